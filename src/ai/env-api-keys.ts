@@ -1,0 +1,19 @@
+/** Environment variables that hold API keys for the built-in providers, in order of preference. */
+const ENV_KEYS: Record<string, string[]> = {
+  anthropic: ["ANTHROPIC_API_KEY"],
+  openai: ["OPENAI_API_KEY"],
+  google: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+};
+
+export function findEnvKeys(provider: string): string[] | undefined {
+  return ENV_KEYS[provider];
+}
+
+/** The API key for a built-in provider from its environment variable, if set. */
+export function getEnvApiKey(provider: string): string | undefined {
+  for (const name of ENV_KEYS[provider] ?? []) {
+    const value = process.env[name];
+    if (value) return value;
+  }
+  return undefined;
+}

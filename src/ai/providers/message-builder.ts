@@ -1,0 +1,235 @@
+/**
+ * The part every provider shares: growing an AssistantMessage block by block and
+ * emitting the matching stream events, and turning any failure into a final
+ * `error` event instead of a throw. A provider only translates its wire events
+ * into calls on the builder.
+ */
+import { errorText } from "../errors.ts";
+import { AssistantMessageEventStream } from "../event-stream.ts";
+import { parseStreamingJson } from "../json-parse.ts";
+import type { AssistantMessage, Model, StopReason, TextContent, ThinkingContent, ToolCall } from "../types.ts";
+import { calculateCost, emptyUsage } from "../usage.ts";
+
+export interface TokenCounts {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+export class AssistantMessageBuilder {
+  readonly output: AssistantMessage;
+  /** Raw argument text of tool calls still streaming, by content index. */
+  private readonly toolArgs = new Map<number, string>();
+  private readonly open = new Set<number>();
+
+  constructor(
+    private readonly model: Model,
+    private readonly stream: AssistantMessageEventStream,
+  ) {
+    this.output = {
+      role: "assistant",
+      content: [],
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: emptyUsage(),
+      stopReason: "stop",
+      timestamp: Date.now(),
+    };
+  }
+
+  start(): void {
+    this.stream.push({ type: "start", partial: this.output });
+  }
+
+  // --- text -------------------------------------------------------------
+
+  startText(textSignature?: string): number {
+    const block: TextContent = { type: "text", text: "" };
+    if (textSignature) block.textSignature = textSignature;
+    const index = this.add(block);
+    this.stream.push({ type: "text_start", contentIndex: index, partial: this.output });
+    return index;
+  }
+
+  appendText(index: number, delta: string): void {
+    if (!delta) return;
+    const block = this.output.content[index] as TextContent;
+    block.text += delta;
+    this.stream.push({ type: "text_delta", contentIndex: index, delta, partial: this.output });
+  }
+
+  endText(index: number, textSignature?: string): void {
+    if (!this.open.delete(index)) return;
+    const block = this.output.content[index] as TextContent;
+    if (textSignature) block.textSignature = textSignature;
+    this.stream.push({ type: "text_end", contentIndex: index, content: block.text, partial: this.output });
+  }
+
+  // --- thinking ---------------------------------------------------------
+
+  startThinking(options: { signature?: string; redacted?: boolean } = {}): number {
+    const block: ThinkingContent = { type: "thinking", thinking: "" };
+    if (options.signature) block.thinkingSignature = options.signature;
+    if (options.redacted) block.redacted = true;
+    const index = this.add(block);
+    this.stream.push({ type: "thinking_start", contentIndex: index, partial: this.output });
+    return index;
+  }
+
+  appendThinking(index: number, delta: string): void {
+    if (!delta) return;
+    const block = this.output.content[index] as ThinkingContent;
+    block.thinking += delta;
+    this.stream.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.output });
+  }
+
+  setThinkingSignature(index: number, signature: string, append = false): void {
+    const block = this.output.content[index] as ThinkingContent;
+    block.thinkingSignature = append ? (block.thinkingSignature ?? "") + signature : signature;
+  }
+
+  endThinking(index: number): void {
+    if (!this.open.delete(index)) return;
+    const block = this.output.content[index] as ThinkingContent;
+    this.stream.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: this.output });
+  }
+
+  // --- tool calls -------------------------------------------------------
+
+  startToolCall(id: string, name: string, thoughtSignature?: string): number {
+    const block: ToolCall = { type: "toolCall", id, name, arguments: {} };
+    if (thoughtSignature) block.thoughtSignature = thoughtSignature;
+    const index = this.add(block);
+    this.toolArgs.set(index, "");
+    this.stream.push({ type: "toolcall_start", contentIndex: index, partial: this.output });
+    return index;
+  }
+
+  /** Appends a fragment of the arguments' JSON; the parsed arguments follow progressively. */
+  appendToolArguments(index: number, delta: string): void {
+    if (!delta) return;
+    const raw = (this.toolArgs.get(index) ?? "") + delta;
+    this.toolArgs.set(index, raw);
+    const block = this.output.content[index] as ToolCall;
+    block.arguments = parseStreamingJson(raw);
+    this.stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: this.output });
+  }
+
+  /**
+   * Closes a tool call. `finalArguments` is for APIs that deliver the arguments
+   * whole (Gemini); otherwise the streamed text is parsed one last time.
+   */
+  endToolCall(index: number, finalArguments?: Record<string, any>): void {
+    if (!this.open.delete(index)) return;
+    const block = this.output.content[index] as ToolCall;
+    if (finalArguments) {
+      block.arguments = finalArguments;
+    } else {
+      const raw = this.toolArgs.get(index) ?? "";
+      block.arguments = parseStreamingJson(raw);
+    }
+    this.toolArgs.delete(index);
+    this.stream.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.output });
+  }
+
+  /** Closes whatever is still open, in order (a stream that ended without block stops). */
+  endOpenBlocks(): void {
+    for (const index of [...this.open].sort((a, b) => a - b)) {
+      const block = this.output.content[index];
+      if (block.type === "text") this.endText(index);
+      else if (block.type === "thinking") this.endThinking(index);
+      else this.endToolCall(index);
+    }
+  }
+
+  isOpen(index: number): boolean {
+    return this.open.has(index);
+  }
+
+  // --- usage and end ----------------------------------------------------
+
+  /** Sets the token counts the provider reported (fields given replace the old ones). */
+  setUsage(counts: TokenCounts): void {
+    const usage = this.output.usage;
+    if (counts.input !== undefined) usage.input = counts.input;
+    if (counts.output !== undefined) usage.output = counts.output;
+    if (counts.cacheRead !== undefined) usage.cacheRead = counts.cacheRead;
+    if (counts.cacheWrite !== undefined) usage.cacheWrite = counts.cacheWrite;
+    usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+    calculateCost(this.model, usage);
+  }
+
+  setStopReason(reason: StopReason): void {
+    this.output.stopReason = reason;
+  }
+
+  setResponseInfo(info: { id?: string; model?: string }): void {
+    if (info.id) this.output.responseId = info.id;
+    if (info.model && info.model !== this.model.id) this.output.responseModel = info.model;
+  }
+
+  hasToolCalls(): boolean {
+    return this.output.content.some((block) => block.type === "toolCall");
+  }
+
+  /** Successful end: closes open blocks and emits `done`. */
+  finish(): void {
+    this.endOpenBlocks();
+    let reason = this.output.stopReason;
+    // Some APIs say "stop" even when the turn ends in tool calls.
+    if (reason === "stop" && this.hasToolCalls()) reason = this.output.stopReason = "toolUse";
+    if (reason === "error" || reason === "aborted") {
+      this.fail(new Error(this.output.errorMessage ?? "The provider ended the response with an error"));
+      return;
+    }
+    this.stream.push({ type: "done", reason, message: this.output });
+    this.stream.end();
+  }
+
+  /** Failed end: the message keeps what streamed so far, with stopReason and errorMessage. */
+  fail(error: unknown, signal?: AbortSignal): void {
+    const aborted = signal?.aborted === true;
+    this.output.stopReason = aborted ? "aborted" : "error";
+    this.output.errorMessage = aborted ? "Request was aborted" : this.output.errorMessage ?? errorText(error);
+    // Drop the partial-JSON bookkeeping; blocks stay as they were streamed.
+    this.open.clear();
+    this.toolArgs.clear();
+    this.stream.push({ type: "error", reason: this.output.stopReason as "aborted" | "error", error: this.output });
+    this.stream.end();
+  }
+
+  private add(block: TextContent | ThinkingContent | ToolCall): number {
+    this.output.content.push(block);
+    const index = this.output.content.length - 1;
+    this.open.add(index);
+    return index;
+  }
+}
+
+/**
+ * Runs a provider's request in the background and returns its event stream at
+ * once. Whatever `run` throws, including an abort, ends the stream with an
+ * `error` event: consumers never see an exception from a provider.
+ */
+export function runProviderStream(
+  model: Model,
+  signal: AbortSignal | undefined,
+  run: (builder: AssistantMessageBuilder) => Promise<void>,
+): AssistantMessageEventStream {
+  const stream = new AssistantMessageEventStream();
+  const builder = new AssistantMessageBuilder(model, stream);
+  builder.start();
+  (async () => {
+    try {
+      if (signal?.aborted) throw new Error("Request was aborted");
+      await run(builder);
+      if (signal?.aborted) throw new Error("Request was aborted");
+      builder.finish();
+    } catch (error) {
+      builder.fail(error, signal);
+    }
+  })();
+  return stream;
+}

@@ -1,0 +1,235 @@
+/**
+ * Provider-neutral LLM types. Field names and shapes follow the spec (seed 000,
+ * "类型") and the pi-ai API that extensions are written against: a message or event
+ * produced here can be written to the wire or a session file as it is.
+ */
+import type { TSchema } from "typebox";
+
+export type KnownApi =
+  | "anthropic-messages"
+  | "openai-completions"
+  | "openai-responses"
+  | "google-generative-ai";
+/** Extensions may register further APIs, so any string is accepted. */
+export type Api = KnownApi | (string & {});
+
+export type KnownProvider = "anthropic" | "openai" | "google";
+export type Provider = KnownProvider | (string & {});
+
+/** Levels a model can reason at; "off" is handled separately (no reasoning). */
+export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ModelThinkingLevel = "off" | ThinkingLevel;
+export const THINKING_LEVELS: readonly ModelThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+/** Per-model mapping of levels to provider values; `null` marks a level unsupported. */
+export type ThinkingLevelMap = Partial<Record<ModelThinkingLevel, string | null>>;
+
+/** Token budgets per thinking level for budget-based APIs (Anthropic, Gemini 2.x). */
+export interface ThinkingBudgets {
+  minimal?: number;
+  low?: number;
+  medium?: number;
+  high?: number;
+}
+
+export interface TextContent {
+  type: "text";
+  text: string;
+  /** Opaque provider id for the text block (OpenAI Responses message id). */
+  textSignature?: string;
+}
+
+export interface ThinkingContent {
+  type: "thinking";
+  thinking: string;
+  /** Opaque signature the provider needs to accept the block back (Anthropic signature, OpenAI reasoning item). */
+  thinkingSignature?: string;
+  /** The provider redacted the reasoning; the payload is in `thinkingSignature`. */
+  redacted?: boolean;
+}
+
+export interface ImageContent {
+  type: "image";
+  /** base64, no data: prefix */
+  data: string;
+  mimeType: string;
+}
+
+export interface ToolCall {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, any>;
+  /** Gemini thought signature attached to a function call. */
+  thoughtSignature?: string;
+}
+
+export interface UsageCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: UsageCost;
+}
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export interface UserMessage {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  api: Api;
+  provider: Provider;
+  model: string;
+  /** Model id the provider reports, when it differs from the requested one. */
+  responseModel?: string;
+  responseId?: string;
+  usage: Usage;
+  stopReason: StopReason;
+  errorMessage?: string;
+  timestamp: number;
+}
+
+export interface ToolResultMessage<TDetails = any> {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+  isError: boolean;
+  timestamp: number;
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface Tool<TParameters extends TSchema = TSchema> {
+  name: string;
+  description: string;
+  parameters: TParameters;
+}
+
+export interface Context {
+  systemPrompt?: string;
+  messages: Message[];
+  tools?: Tool[];
+}
+
+/**
+ * The streaming event model. A stream emits `start`, then block events, and ends
+ * with exactly one `done` (final message) or `error` (message with stopReason
+ * "error" | "aborted" and an errorMessage).
+ */
+export type AssistantMessageEvent =
+  | { type: "start"; partial: AssistantMessage }
+  | { type: "text_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "text_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "text_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "thinking_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "thinking_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "thinking_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "toolcall_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
+  | { type: "done"; reason: Extract<StopReason, "stop" | "length" | "toolUse">; message: AssistantMessage }
+  | { type: "error"; reason: Extract<StopReason, "aborted" | "error">; error: AssistantMessage };
+
+/** Compatibility switches for OpenAI-compatible Chat Completions servers. */
+export interface OpenAICompletionsCompat {
+  supportsStore?: boolean;
+  supportsDeveloperRole?: boolean;
+  supportsReasoningEffort?: boolean;
+  supportsUsageInStreaming?: boolean;
+  maxTokensField?: "max_completion_tokens" | "max_tokens";
+  requiresToolResultName?: boolean;
+  requiresAssistantAfterToolResult?: boolean;
+  requiresThinkingAsText?: boolean;
+  requiresReasoningContentOnAssistantMessages?: boolean;
+  thinkingFormat?: "openai" | "openrouter" | "deepseek" | "zai" | "qwen" | "qwen-chat-template";
+  openRouterRouting?: Record<string, unknown>;
+  vercelGatewayRouting?: { only?: string[]; order?: string[] };
+  supportsStrictMode?: boolean;
+  cacheControlFormat?: "anthropic";
+  supportsLongCacheRetention?: boolean;
+}
+
+export interface OpenAIResponsesCompat {
+  sendSessionIdHeader?: boolean;
+  supportsLongCacheRetention?: boolean;
+}
+
+export interface AnthropicMessagesCompat {
+  supportsEagerToolInputStreaming?: boolean;
+  supportsLongCacheRetention?: boolean;
+}
+
+export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat;
+
+export interface ModelCost {
+  /** USD per million tokens */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface Model<TApi extends Api = Api> {
+  id: string;
+  name: string;
+  api: TApi;
+  provider: Provider;
+  baseUrl: string;
+  reasoning: boolean;
+  thinkingLevelMap?: ThinkingLevelMap;
+  input: ("text" | "image")[];
+  cost: ModelCost;
+  contextWindow: number;
+  maxTokens: number;
+  headers?: Record<string, string>;
+  compat?: ModelCompat;
+}
+
+export type CacheRetention = "none" | "short" | "long";
+
+export interface ProviderResponse {
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface StreamOptions {
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  apiKey?: string;
+  cacheRetention?: CacheRetention;
+  sessionId?: string;
+  /** Inspect or replace the provider payload before it is sent; return undefined to keep it. */
+  onPayload?: (payload: unknown, model: Model) => unknown | undefined | Promise<unknown | undefined>;
+  onResponse?: (response: ProviderResponse, model: Model) => void | Promise<void>;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** SDK-level retries. Defaults to 0: retrying is the session's job, visibly. */
+  maxRetries?: number;
+  maxRetryDelayMs?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export type ProviderStreamOptions = StreamOptions & Record<string, unknown>;
+
+export interface SimpleStreamOptions extends StreamOptions {
+  /** Reasoning level; undefined means off. */
+  reasoning?: ThinkingLevel;
+  thinkingBudgets?: ThinkingBudgets;
+}

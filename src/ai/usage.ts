@@ -1,0 +1,23 @@
+import type { Model, Usage } from "./types.ts";
+
+export function emptyUsage(): Usage {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+/** Fills `usage.cost` from the model's per-million-token prices and returns it. */
+export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["cost"] {
+  const perToken = (pricePerMillion: number, tokens: number) => (pricePerMillion / 1_000_000) * tokens;
+  usage.cost.input = perToken(model.cost.input, usage.input);
+  usage.cost.output = perToken(model.cost.output, usage.output);
+  usage.cost.cacheRead = perToken(model.cost.cacheRead, usage.cacheRead);
+  usage.cost.cacheWrite = perToken(model.cost.cacheWrite, usage.cacheWrite);
+  usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
+  return usage.cost;
+}
