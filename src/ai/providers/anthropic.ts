@@ -1,7 +1,342 @@
-// PLACEHOLDER: replaced by the real anthropic-messages provider.
+/**
+ * The `anthropic-messages` API: Claude through the official SDK. Builds the
+ * request (anthropic-convert.ts), streams the raw server events and translates
+ * each into AssistantMessageBuilder calls.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+  StopReason as AnthropicStopReason,
+} from "@anthropic-ai/sdk/resources/messages";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
+import { traceModuleLoad } from "../load-trace.ts";
+import { clampThinkingLevel, mappedThinkingValue, thinkingBudget } from "../thinking.ts";
+import type { Context, Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel } from "../types.ts";
+import { cacheControlFor, convertMessages, convertSystemPrompt, convertTools, markLastUserMessage } from "./anthropic-convert.ts";
+import { resolveProviderApiKey } from "./api-key.ts";
+import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
-export const stream: ApiStreamFunction = () => {
-  throw new Error("anthropic-messages provider not written yet");
+traceModuleLoad("@anthropic-ai/sdk");
+
+export type AnthropicEffort = "low" | "medium" | "high" | "xhigh" | "max";
+
+/** Options `stream()` understands beyond the common StreamOptions. */
+export interface AnthropicOptions extends StreamOptions {
+  /** Turns extended thinking on (budget mode) or adaptive thinking on newer models. */
+  thinkingEnabled?: boolean;
+  /** Token budget for budget-mode thinking; at least 1024. */
+  thinkingBudgetTokens?: number;
+  /** How hard an adaptive-thinking model works (`output_config.effort`). */
+  effort?: AnthropicEffort;
+  /** Lets budget-mode models think between tool calls (a beta). Default true. */
+  interleavedThinking?: boolean;
+  toolChoice?: "auto" | "any" | "none" | { type: "tool"; name: string };
+}
+
+/** Room kept for the visible answer when max_tokens is raised to fit a thinking budget. */
+const ANSWER_ROOM_TOKENS = 4096;
+const MIN_THINKING_BUDGET = 1024;
+const FINE_GRAINED_TOOL_STREAMING_BETA = "fine-grained-tool-streaming-2025-05-14";
+const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
+
+const DEFAULT_EFFORT: Record<ThinkingLevel, AnthropicEffort> = {
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "max",
 };
-export const streamSimple: ApiStreamSimpleFunction = () => stream(undefined as never, undefined as never);
+
+/**
+ * Models that take `thinking: {type: "adaptive"}` with an effort instead of a
+ * token budget (Opus 4.6 and later, Sonnet 4.6, the Claude 5 generation). The
+ * newest reject budgets outright, so these always get adaptive thinking.
+ */
+export function usesAdaptiveThinking(modelId: string): boolean {
+  const id = modelId.toLowerCase();
+  return (
+    /(opus|sonnet)-4[-.]([6-9])/.test(id) ||
+    /claude-(opus|sonnet|haiku|fable|mythos)-5/.test(id) ||
+    /\b(fable|mythos)\b/.test(id)
+  );
+}
+
+// --- the request ------------------------------------------------------------
+
+type RequestBody = MessageCreateParamsStreaming & { temperature?: number };
+
+interface PreparedRequest {
+  body: RequestBody;
+  betas: string[];
+}
+
+function prepareRequest(model: Model, context: Context, options: AnthropicOptions): PreparedRequest {
+  const cacheControl = cacheControlFor(model, options.cacheRetention);
+  const messages = convertMessages(context, model);
+  if (cacheControl) markLastUserMessage(messages, cacheControl);
+
+  const body: RequestBody = {
+    model: model.id,
+    max_tokens: options.maxTokens ?? model.maxTokens,
+    messages,
+    stream: true,
+  };
+  const system = convertSystemPrompt(context.systemPrompt, cacheControl);
+  if (system) body.system = system;
+
+  const betas: string[] = [];
+  const hasTools = (context.tools?.length ?? 0) > 0;
+  if (hasTools) {
+    body.tools = convertTools(context.tools!, model);
+    if (model.compat?.supportsEagerToolInputStreaming === false) betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
+    if (options.toolChoice) body.tool_choice = typeof options.toolChoice === "string" ? { type: options.toolChoice } : options.toolChoice;
+  }
+
+  const thinking = applyThinking(body, model, options);
+  if (thinking === "budget" && hasTools && options.interleavedThinking !== false) betas.push(INTERLEAVED_THINKING_BETA);
+  // The API only accepts the default temperature while the model thinks.
+  if (options.temperature !== undefined && thinking === "off") body.temperature = options.temperature;
+
+  const userId = options.metadata?.user_id;
+  if (typeof userId === "string") body.metadata = { user_id: userId };
+  return { body, betas };
+}
+
+/** Sets the thinking knobs on the body and says which kind was used. */
+function applyThinking(body: RequestBody, model: Model, options: AnthropicOptions): "off" | "budget" | "adaptive" {
+  if (!model.reasoning || !options.thinkingEnabled) return "off";
+  if (usesAdaptiveThinking(model.id)) {
+    body.thinking = { type: "adaptive" };
+    if (options.effort) body.output_config = { effort: options.effort };
+    return "adaptive";
+  }
+  const requested = Math.max(MIN_THINKING_BUDGET, options.thinkingBudgetTokens ?? thinkingBudget("medium", model.maxTokens));
+  // max_tokens covers thinking and answer, and must exceed the budget.
+  const maxTokens = Math.min(model.maxTokens, Math.max(body.max_tokens, requested + ANSWER_ROOM_TOKENS));
+  const budget = Math.min(requested, maxTokens - MIN_THINKING_BUDGET);
+  if (budget < MIN_THINKING_BUDGET) return "off"; // the model's output limit leaves no room to think
+  body.max_tokens = maxTokens;
+  body.thinking = { type: "enabled", budget_tokens: budget };
+  return "budget";
+}
+
+function requestHeaders(model: Model, options: AnthropicOptions, betas: string[]): Record<string, string> {
+  const headers: Record<string, string> = { ...model.headers, ...options.headers };
+  if (betas.length === 0) return headers;
+  const existingKey = Object.keys(headers).find((key) => key.toLowerCase() === "anthropic-beta");
+  const existing = existingKey ? headers[existingKey].split(",").map((beta) => beta.trim()).filter(Boolean) : [];
+  if (existingKey) delete headers[existingKey];
+  headers["anthropic-beta"] = [...new Set([...existing, ...betas])].join(",");
+  return headers;
+}
+
+// --- the response -------------------------------------------------------------
+
+function mapStopReason(reason: AnthropicStopReason): StopReason | "refusal" {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+    case "pause_turn":
+      return "stop";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "tool_use":
+      return "toolUse";
+    case "refusal":
+      return "refusal";
+    default:
+      return "stop";
+  }
+}
+
+interface WireBlock {
+  index: number;
+  kind: "text" | "thinking" | "toolCall";
+  /** Arguments a tool_use block started with, used when no input_json_delta follows. */
+  initialInput?: Record<string, unknown>;
+  sawArguments?: boolean;
+}
+
+/** Translates one response's raw events into builder calls. */
+class AnthropicEventReader {
+  private readonly blocks = new Map<number, WireBlock>();
+  private stopReason: StopReason | "refusal" | undefined;
+  private refusalDetail = "";
+  completed = false;
+
+  constructor(private readonly builder: AssistantMessageBuilder) {}
+
+  handle(event: RawMessageStreamEvent): void {
+    const builder = this.builder;
+    switch (event.type) {
+      case "message_start": {
+        const { id, model, usage } = event.message;
+        builder.setResponseInfo({ id, model });
+        builder.setUsage({
+          input: usage.input_tokens,
+          output: usage.output_tokens,
+          cacheRead: usage.cache_read_input_tokens ?? 0,
+          cacheWrite: usage.cache_creation_input_tokens ?? 0,
+        });
+        break;
+      }
+      case "content_block_start":
+        this.startBlock(event.index, event.content_block);
+        break;
+      case "content_block_delta":
+        this.applyDelta(event.index, event.delta);
+        break;
+      case "content_block_stop":
+        this.stopBlock(event.index);
+        break;
+      case "message_delta": {
+        if (event.delta.stop_reason) this.stopReason = mapStopReason(event.delta.stop_reason);
+        const details = event.delta.stop_details;
+        if (details?.type === "refusal") {
+          this.refusalDetail = [details.category, details.explanation].filter(Boolean).join(": ");
+        }
+        const usage = event.usage;
+        // message_delta counts are cumulative; the input side may be absent or null.
+        builder.setUsage({
+          output: usage.output_tokens ?? undefined,
+          input: usage.input_tokens ?? undefined,
+          cacheRead: usage.cache_read_input_tokens ?? undefined,
+          cacheWrite: usage.cache_creation_input_tokens ?? undefined,
+        });
+        break;
+      }
+      case "message_stop":
+        this.completed = true;
+        break;
+    }
+  }
+
+  /** Settles the stop reason once the stream is over; throws for a refusal or a cut-off stream. */
+  finish(): void {
+    if (!this.completed && this.stopReason === undefined) {
+      throw new Error("Anthropic stream: connection closed before the response was complete");
+    }
+    if (this.stopReason === "refusal") {
+      const detail = this.refusalDetail ? ` (${this.refusalDetail})` : "";
+      throw new Error(`The model refused to continue (stop_reason: refusal)${detail}`);
+    }
+    this.builder.setStopReason(this.stopReason ?? "stop");
+  }
+
+  private startBlock(wireIndex: number, block: Extract<RawMessageStreamEvent, { type: "content_block_start" }>["content_block"]): void {
+    const builder = this.builder;
+    switch (block.type) {
+      case "text": {
+        const index = builder.startText();
+        this.blocks.set(wireIndex, { index, kind: "text" });
+        if (block.text) builder.appendText(index, block.text);
+        break;
+      }
+      case "thinking": {
+        const index = builder.startThinking({ signature: block.signature || undefined });
+        this.blocks.set(wireIndex, { index, kind: "thinking" });
+        if (block.thinking) builder.appendThinking(index, block.thinking);
+        break;
+      }
+      case "redacted_thinking": {
+        // The reasoning is encrypted; keep the data so it can be sent back unchanged.
+        const index = builder.startThinking({ redacted: true, signature: block.data });
+        this.blocks.set(wireIndex, { index, kind: "thinking" });
+        builder.appendThinking(index, "[Reasoning redacted]");
+        break;
+      }
+      case "tool_use": {
+        const index = builder.startToolCall(block.id, block.name);
+        const input = block.input;
+        const initialInput =
+          input && typeof input === "object" && Object.keys(input).length > 0 ? (input as Record<string, unknown>) : undefined;
+        this.blocks.set(wireIndex, { index, kind: "toolCall", initialInput });
+        break;
+      }
+      default:
+        // Server-side tool blocks (web search, code execution) are not requested by xcsh.
+        break;
+    }
+  }
+
+  private applyDelta(wireIndex: number, delta: Extract<RawMessageStreamEvent, { type: "content_block_delta" }>["delta"]): void {
+    const block = this.blocks.get(wireIndex);
+    if (!block) return;
+    switch (delta.type) {
+      case "text_delta":
+        if (block.kind === "text") this.builder.appendText(block.index, delta.text);
+        break;
+      case "thinking_delta":
+        if (block.kind === "thinking") this.builder.appendThinking(block.index, delta.thinking);
+        break;
+      case "signature_delta":
+        if (block.kind === "thinking") this.builder.setThinkingSignature(block.index, delta.signature, true);
+        break;
+      case "input_json_delta":
+        if (block.kind === "toolCall" && delta.partial_json) {
+          block.sawArguments = true;
+          this.builder.appendToolArguments(block.index, delta.partial_json);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private stopBlock(wireIndex: number): void {
+    const block = this.blocks.get(wireIndex);
+    if (!block) return;
+    this.blocks.delete(wireIndex);
+    if (block.kind === "text") this.builder.endText(block.index);
+    else if (block.kind === "thinking") this.builder.endThinking(block.index);
+    else this.builder.endToolCall(block.index, block.sawArguments ? undefined : block.initialInput);
+  }
+}
+
+// --- entry points ---------------------------------------------------------------
+
+export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderStreamOptions) => {
+  const options = (rawOptions ?? {}) as AnthropicOptions;
+  return runProviderStream(model, options.signal, async (builder) => {
+    const apiKey = resolveProviderApiKey(model, options);
+    const { body, betas } = prepareRequest(model, context, options);
+    const client = new Anthropic({
+      apiKey,
+      baseURL: model.baseUrl,
+      // This SDK sends the key as a Bearer token; Anthropic-compatible proxies read x-api-key.
+      defaultHeaders: { "x-api-key": apiKey, ...requestHeaders(model, options, betas) },
+      // Retrying is the session's job, where the user can see and abort it.
+      maxRetries: options.maxRetries ?? 0,
+      timeout: options.timeoutMs,
+      dangerouslyAllowBrowser: true,
+    });
+
+    const replaced = await options.onPayload?.(body, model);
+    const payload = (replaced === undefined ? body : { ...(replaced as object), stream: true }) as MessageCreateParamsStreaming;
+
+    const { data: events, response } = await client.messages.create(payload, { signal: options.signal }).withResponse();
+    await options.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
+
+    const reader = new AnthropicEventReader(builder);
+    for await (const event of events) reader.handle(event);
+    // An abort ends the SDK's iteration quietly; runProviderStream reports it.
+    if (options.signal?.aborted) return;
+    reader.finish();
+  });
+};
+
+export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
+  const native: AnthropicOptions = { ...options, thinkingEnabled: false };
+  const level = options?.reasoning && model.reasoning ? clampThinkingLevel(model, options.reasoning) : "off";
+  if (level !== "off") {
+    native.thinkingEnabled = true;
+    if (usesAdaptiveThinking(model.id)) {
+      native.effort = mappedThinkingValue(model, level, DEFAULT_EFFORT[level]) as AnthropicEffort;
+    } else {
+      native.thinkingBudgetTokens = thinkingBudget(level, model.maxTokens, options?.thinkingBudgets);
+    }
+  }
+  return stream(model, context, native as ProviderStreamOptions);
+};

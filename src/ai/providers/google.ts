@@ -1,7 +1,320 @@
-// PLACEHOLDER: replaced by the real google-generative-ai provider.
+/**
+ * The `google-generative-ai` API (Gemini) through the @google/genai SDK.
+ * Gemini streams whole parts per chunk: text and thought parts extend the open
+ * block, a function call arrives complete.
+ */
+import {
+  ApiError,
+  FunctionCallingConfigMode,
+  GoogleGenAI,
+  ThinkingLevel,
+  type GenerateContentConfig,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+  type GenerateContentResponseUsageMetadata,
+  type Part,
+  type ThinkingConfig,
+} from "@google/genai";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
+import { traceModuleLoad } from "../load-trace.ts";
+import { clampThinkingLevel, thinkingBudget } from "../thinking.ts";
+import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets } from "../types.ts";
+import { resolveProviderApiKey } from "./api-key.ts";
+import { convertMessages, convertSystemPrompt, convertTools, isGemini3, newLocalCallId } from "./google-convert.ts";
+import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
-export const stream: ApiStreamFunction = () => {
-  throw new Error("google-generative-ai provider not written yet");
+traceModuleLoad("@google/genai");
+
+const GEMINI_LEVELS = ["MINIMAL", "LOW", "MEDIUM", "HIGH"] as const;
+export type GoogleThinkingLevel = (typeof GEMINI_LEVELS)[number];
+
+/** Gemini's thinking knobs: a token budget (Gemini 2.x) or a level (Gemini 3). */
+export interface GoogleThinkingOptions {
+  /** Whether thoughts are streamed back; a model that cannot stop thinking still thinks when false. */
+  enabled: boolean;
+  budgetTokens?: number;
+  level?: GoogleThinkingLevel;
+}
+
+/** Options of this API, read as extra fields of the stream options. */
+export interface GoogleOptions {
+  toolChoice?: "auto" | "none" | "any";
+  thinking?: GoogleThinkingOptions;
+}
+
+type GoogleStreamOptions = StreamOptions & GoogleOptions;
+
+// --- client -----------------------------------------------------------------
+
+const DEFAULT_API_VERSION = "v1beta";
+
+/**
+ * A models.json baseUrl names the API version (`…/v1beta`, as the service's own
+ * docs write it); the SDK wants the origin and the version apart. A baseUrl
+ * without one (a gateway prefix) gets v1beta, where thinking and thought
+ * signatures live, rather than the SDK's own default.
+ */
+export function splitBaseUrl(baseUrl: string): { baseUrl?: string; apiVersion: string } {
+  const trimmed = baseUrl.replace(/\/+$/, "");
+  const match = /^(.*)\/(v\d+(?:alpha|beta)?\d*)$/.exec(trimmed);
+  if (match) return { baseUrl: match[1], apiVersion: match[2] };
+  return trimmed ? { baseUrl: trimmed, apiVersion: DEFAULT_API_VERSION } : { apiVersion: DEFAULT_API_VERSION };
+}
+
+function createClient(model: Model, options: GoogleStreamOptions | undefined): GoogleGenAI {
+  const maxRetries = options?.maxRetries ?? 0;
+  return new GoogleGenAI({
+    apiKey: resolveProviderApiKey(model, options),
+    // Never let GOOGLE_GENAI_USE_VERTEXAI in the environment reroute a Gemini API model.
+    vertexai: false,
+    httpOptions: {
+      ...splitBaseUrl(model.baseUrl),
+      headers: { ...model.headers, ...options?.headers },
+      timeout: options?.timeoutMs,
+      // Without retryOptions the SDK sends exactly one request: retrying is the session's job.
+      retryOptions:
+        maxRetries > 0
+          ? {
+              attempts: maxRetries + 1,
+              maxDelay: options?.maxRetryDelayMs !== undefined ? options.maxRetryDelayMs / 1000 : undefined,
+            }
+          : undefined,
+    },
+  });
+}
+
+// --- request ----------------------------------------------------------------
+
+function thinkingConfig(model: Model, thinking: GoogleThinkingOptions | undefined): ThinkingConfig | undefined {
+  // A model without reasoning never gets thinking parameters.
+  if (!model.reasoning || !thinking) return undefined;
+  const config: ThinkingConfig = {};
+  if (thinking.enabled) config.includeThoughts = true;
+  if (thinking.budgetTokens !== undefined) config.thinkingBudget = thinking.budgetTokens;
+  if (thinking.level) config.thinkingLevel = ThinkingLevel[thinking.level];
+  return config;
+}
+
+const TOOL_CHOICE_MODES = {
+  auto: FunctionCallingConfigMode.AUTO,
+  none: FunctionCallingConfigMode.NONE,
+  any: FunctionCallingConfigMode.ANY,
+} as const;
+
+function buildParameters(model: Model, context: Parameters<ApiStreamFunction>[1], options: GoogleStreamOptions | undefined) {
+  const config: GenerateContentConfig = { maxOutputTokens: options?.maxTokens ?? model.maxTokens };
+  const systemInstruction = convertSystemPrompt(context);
+  if (systemInstruction) config.systemInstruction = systemInstruction;
+  if (options?.temperature !== undefined) config.temperature = options.temperature;
+  const tools = convertTools(context);
+  if (tools) {
+    config.tools = tools;
+    if (options?.toolChoice) config.toolConfig = { functionCallingConfig: { mode: TOOL_CHOICE_MODES[options.toolChoice] } };
+  }
+  const thinking = thinkingConfig(model, options?.thinking);
+  if (thinking) config.thinkingConfig = thinking;
+  return { model: model.id, contents: convertMessages(model, context), config } satisfies GenerateContentParameters;
+}
+
+// --- response ---------------------------------------------------------------
+
+/** Which block the next text or thought part extends. */
+interface OpenBlock {
+  kind: "text" | "thinking";
+  index: number;
+}
+
+/** Translates streamed chunks into builder calls; remembers what the last chunk said. */
+class ChunkReader {
+  private open: OpenBlock | undefined;
+  finishReason: string | undefined;
+  finishMessage: string | undefined;
+  blockReason: string | undefined;
+
+  constructor(private readonly builder: AssistantMessageBuilder) {}
+
+  read(chunk: GenerateContentResponse): void {
+    this.builder.setResponseInfo({ id: chunk.responseId, model: chunk.modelVersion });
+    if (chunk.usageMetadata) this.setUsage(chunk.usageMetadata);
+    if (chunk.promptFeedback?.blockReason) {
+      this.blockReason = [chunk.promptFeedback.blockReason, chunk.promptFeedback.blockReasonMessage].filter(Boolean).join(": ");
+    }
+    const candidate = chunk.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) this.readPart(part);
+    if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+    if (candidate?.finishMessage) this.finishMessage = candidate.finishMessage;
+  }
+
+  closeOpenBlock(): void {
+    if (!this.open) return;
+    if (this.open.kind === "text") this.builder.endText(this.open.index);
+    else this.builder.endThinking(this.open.index);
+    this.open = undefined;
+  }
+
+  private readPart(part: Part): void {
+    if (part.functionCall) {
+      this.closeOpenBlock();
+      const call = part.functionCall;
+      const args = call.args ?? {};
+      const index = this.builder.startToolCall(call.id || newLocalCallId(), call.name ?? "", part.thoughtSignature);
+      this.builder.appendToolArguments(index, JSON.stringify(args));
+      this.builder.endToolCall(index, args);
+      return;
+    }
+    if (part.text === undefined && !part.thoughtSignature) return; // inline data, code execution: not ours
+    const kind = part.thought ? "thinking" : "text";
+    const text = part.text ?? "";
+    // An empty part only matters when it carries a signature to keep.
+    if (!text && !part.thoughtSignature) return;
+    const index = this.blockFor(kind);
+    if (kind === "thinking") {
+      this.builder.appendThinking(index, text);
+      if (part.thoughtSignature) this.builder.setThinkingSignature(index, part.thoughtSignature);
+    } else {
+      this.builder.appendText(index, text);
+      if (part.thoughtSignature) (this.builder.output.content[index] as TextContent).textSignature = part.thoughtSignature;
+    }
+  }
+
+  private blockFor(kind: OpenBlock["kind"]): number {
+    if (this.open?.kind === kind) return this.open.index;
+    this.closeOpenBlock();
+    const index = kind === "text" ? this.builder.startText() : this.builder.startThinking();
+    this.open = { kind, index };
+    return index;
+  }
+
+  private setUsage(usage: GenerateContentResponseUsageMetadata): void {
+    // promptTokenCount includes the cached tokens; they are priced apart.
+    const cached = usage.cachedContentTokenCount ?? 0;
+    this.builder.setUsage({
+      input: (usage.promptTokenCount ?? 0) - cached + (usage.toolUsePromptTokenCount ?? 0),
+      output: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+      cacheRead: cached,
+      cacheWrite: 0,
+    });
+  }
+
+  /** Sets the stop reason, or throws when the service ended the turn with a failure. */
+  finish(): void {
+    this.closeOpenBlock();
+    if (this.blockReason && !this.finishReason) throw new Error(`Gemini blocked the prompt: ${this.blockReason}`);
+    switch (this.finishReason) {
+      case "STOP":
+        this.builder.setStopReason("stop"); // the builder turns it into toolUse when calls were made
+        return;
+      case "MAX_TOKENS":
+      case "CONTINUATION": // output cut at a per-request limit; automatic continuation is off
+        this.builder.setStopReason("length");
+        return;
+      case undefined:
+        throw new Error("Gemini stream ended without a finish reason: connection closed early");
+      default: {
+        const detail = this.finishMessage ? `: ${this.finishMessage}` : "";
+        throw new Error(`Gemini stopped the response (finishReason ${this.finishReason})${detail}`);
+      }
+    }
+  }
+}
+
+// --- errors -----------------------------------------------------------------
+
+/**
+ * The SDK's error message is the service's JSON body without the HTTP status;
+ * errors.ts classifies by status and text, so both go in.
+ */
+function describeError(error: unknown, userSignal: AbortSignal | undefined, timeoutMs: number | undefined): unknown {
+  if (error instanceof ApiError) {
+    const message = error.message.startsWith(String(error.status)) ? error.message : `${error.status} ${error.message}`;
+    return new Error(message);
+  }
+  // The SDK enforces its timeout by aborting the request, which looks like an abort.
+  const aborted = error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+  if (aborted && !userSignal?.aborted && timeoutMs !== undefined) return new Error(`Request timed out after ${timeoutMs} ms`);
+  return error;
+}
+
+// --- entry points -----------------------------------------------------------
+
+export const stream: ApiStreamFunction = (model, context, rawOptions) => {
+  const options = rawOptions as GoogleStreamOptions | undefined;
+  const userSignal = options?.signal;
+  return runProviderStream(model, userSignal, async (builder) => {
+    const client = createClient(model, options);
+    let payload: GenerateContentParameters = buildParameters(model, context, options);
+    const replaced = await options?.onPayload?.(payload, model);
+    if (replaced !== undefined) payload = replaced as GenerateContentParameters;
+
+    // Our own controller as well as the caller's: whenever reading stops early
+    // (an exception here), the HTTP request is cancelled instead of left open.
+    const stop = new AbortController();
+    const abortSignal = userSignal ? AbortSignal.any([userSignal, stop.signal]) : stop.signal;
+    try {
+      const chunks = await client.models.generateContentStream({
+        ...payload,
+        // The SDK would silently re-request a dropped stream; the session retries visibly instead.
+        config: { ...payload.config, abortSignal, automaticContinuation: false },
+      });
+      const reader = new ChunkReader(builder);
+      let first = true;
+      for await (const chunk of chunks) {
+        if (first) {
+          first = false;
+          await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
+        }
+        reader.read(chunk);
+      }
+      reader.finish();
+    } catch (error) {
+      throw describeError(error, userSignal, options?.timeoutMs);
+    } finally {
+      stop.abort();
+    }
+  });
 };
-export const streamSimple: ApiStreamSimpleFunction = () => stream(undefined as never, undefined as never);
+
+/**
+ * The per-model thinking decision. Gemini 3 takes a level and cannot stop
+ * thinking; Gemini 2.5 takes a token budget, where 0 turns thinking off on Flash
+ * and Flash-Lite while Pro needs at least 128. A model's thinkingLevelMap entry
+ * (a level name for Gemini 3, a number for budget models) overrides the default.
+ */
+export function geminiThinking(
+  model: Model,
+  level: ModelThinkingLevel,
+  maxTokens: number,
+  budgets?: ThinkingBudgets,
+): GoogleThinkingOptions | undefined {
+  if (!model.reasoning) return undefined;
+  const id = model.id.replace(/^models\//, "");
+  const mapped = model.thinkingLevelMap?.[level] ?? undefined;
+
+  if (isGemini3(model)) {
+    const fallback: GoogleThinkingLevel = level === "off" || level === "minimal" || level === "low" ? "LOW" : "HIGH";
+    const named = mapped?.toUpperCase();
+    const chosen = GEMINI_LEVELS.find((value) => value === named) ?? fallback;
+    return { enabled: level !== "off", level: chosen };
+  }
+
+  const mappedBudget = mapped !== undefined && /^-?\d+$/.test(mapped) ? Number(mapped) : undefined;
+  if (level === "off") {
+    if (mappedBudget !== undefined) return { enabled: false, budgetTokens: mappedBudget };
+    if (id.startsWith("gemini-2.5-pro")) return { enabled: false, budgetTokens: 128 };
+    if (id.startsWith("gemini-2")) return { enabled: false, budgetTokens: 0 };
+    return undefined; // an unknown family: leave the model's own default
+  }
+  let budget = mappedBudget ?? thinkingBudget(level, maxTokens, budgets);
+  // Flash models accept at most 24576 thinking tokens.
+  if (mappedBudget === undefined && id.includes("flash")) budget = Math.min(budget, 24576);
+  return { enabled: true, budgetTokens: budget };
+}
+
+export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
+  const level = clampThinkingLevel(model, options?.reasoning ?? "off");
+  const maxTokens = options?.maxTokens ?? model.maxTokens;
+  const thinking = geminiThinking(model, level, maxTokens, options?.thinkingBudgets);
+  const { reasoning: _reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
+  const googleOptions: GoogleStreamOptions = { ...rest, thinking };
+  return stream(model, context, googleOptions as ProviderStreamOptions);
+};

@@ -1,7 +1,195 @@
-// PLACEHOLDER: replaced by the real openai-completions provider.
+/**
+ * The `openai-completions` API: OpenAI Chat Completions and the many servers that
+ * imitate it (OpenRouter, DeepSeek, vLLM, llama.cpp, Ollama, …). The request is
+ * shaped by `openai-completions-convert.ts`; this file streams the reply chunks
+ * into the neutral event model.
+ */
+import { APIError } from "openai";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
+import { traceModuleLoad } from "../load-trace.ts";
+import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
+import type { Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel, ToolCall } from "../types.ts";
+import type { AssistantMessageBuilder } from "./message-builder.ts";
+import { runProviderStream } from "./message-builder.ts";
+import { createOpenAIClient } from "./openai-client.ts";
+import { buildPayload, detectCompat, REASONING_FIELDS } from "./openai-completions-convert.ts";
 
-export const stream: ApiStreamFunction = () => {
-  throw new Error("openai-completions provider not written yet");
+traceModuleLoad("openai");
+
+export interface OpenAICompletionsOptions extends StreamOptions {
+  /** The provider's value for the reasoning level ("low", "high", …); undefined turns thinking off. */
+  reasoningEffort?: string;
+  toolChoice?: "auto" | "none" | "required" | { type: "function"; function: { name: string } };
+}
+
+/** Fields compatible servers add to a streamed delta or chunk beyond OpenAI's own. */
+type Delta = ChatCompletionChunk.Choice.Delta & Partial<Record<(typeof REASONING_FIELDS)[number], string | null>>;
+type Usage = CompletionUsage & {
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  /** DeepSeek reports its cache hits here. */
+  prompt_cache_hit_tokens?: number;
 };
-export const streamSimple: ApiStreamSimpleFunction = () => stream(undefined as never, undefined as never);
+type Choice = ChatCompletionChunk.Choice & { usage?: Usage | null };
+type Chunk = Omit<ChatCompletionChunk, "choices" | "usage"> & { choices?: Choice[]; usage?: Usage | null };
+
+function stopReasonOf(finishReason: string): StopReason {
+  switch (finishReason) {
+    case "length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "toolUse";
+    case "content_filter":
+      return "error";
+    default:
+      return "stop";
+  }
+}
+
+/**
+ * Translates chunks into builder calls. Text and thinking arrive as one running
+ * block at a time; tool calls are keyed by their `index` because several can be
+ * in flight at once.
+ */
+class ChunkReader {
+  private current: { kind: "text" | "thinking"; index: number } | undefined;
+  /** Content index of each tool call, by the call's wire index. */
+  private readonly toolCalls = new Map<number, number>();
+
+  constructor(private readonly builder: AssistantMessageBuilder) {}
+
+  read(chunk: Chunk): void {
+    this.builder.setResponseInfo({ id: chunk.id, model: chunk.model });
+    if (chunk.usage) this.readUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    if (choice.usage) this.readUsage(choice.usage);
+    const delta = (choice.delta ?? {}) as Delta;
+
+    // Servers name the reasoning field differently and some send two names for the same text: take one.
+    const field = REASONING_FIELDS.find((name) => typeof delta[name] === "string" && delta[name] !== "");
+    if (field) this.appendRunning("thinking", delta[field]!, field);
+    if (typeof delta.content === "string" && delta.content !== "") this.appendRunning("text", delta.content);
+    delta.tool_calls?.forEach((call, position) => this.readToolCall(call, position));
+
+    if (choice.finish_reason) this.finish(choice.finish_reason);
+  }
+
+  private appendRunning(kind: "text" | "thinking", delta: string, signature?: string): void {
+    if (this.current?.kind !== kind) {
+      this.closeRunning();
+      const index = kind === "text" ? this.builder.startText() : this.builder.startThinking({ signature });
+      this.current = { kind, index };
+    }
+    if (kind === "text") this.builder.appendText(this.current.index, delta);
+    else this.builder.appendThinking(this.current.index, delta);
+  }
+
+  private closeRunning(): void {
+    if (!this.current) return;
+    if (this.current.kind === "text") this.builder.endText(this.current.index);
+    else this.builder.endThinking(this.current.index);
+    this.current = undefined;
+  }
+
+  private readToolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall, position: number): void {
+    // A few servers leave out `index`; their calls then arrive one per array slot.
+    const wireIndex = call.index ?? position;
+    let contentIndex = this.toolCalls.get(wireIndex);
+    const block = contentIndex === undefined ? undefined : (this.builder.output.content[contentIndex] as ToolCall);
+    // Some servers reuse index 0 for every call, each with its own id.
+    if (block && call.id && block.id !== call.id && this.builder.isOpen(contentIndex!)) {
+      this.builder.endToolCall(contentIndex!);
+      contentIndex = undefined;
+    }
+    if (contentIndex === undefined) {
+      this.closeRunning();
+      const id = call.id || `call_${this.toolCalls.size + 1}`;
+      contentIndex = this.builder.startToolCall(id, call.function?.name ?? "");
+      this.toolCalls.set(wireIndex, contentIndex);
+    } else if (call.function?.name) {
+      const open = this.builder.output.content[contentIndex] as ToolCall;
+      if (!open.name) open.name = call.function.name;
+    }
+    const args = call.function?.arguments;
+    if (args) this.builder.appendToolArguments(contentIndex, args);
+  }
+
+  private finish(finishReason: string): void {
+    this.closeRunning();
+    for (const index of [...this.toolCalls.values()].sort((a, b) => a - b)) this.builder.endToolCall(index);
+    const reason = stopReasonOf(finishReason);
+    this.builder.setStopReason(reason);
+    if (reason === "error") this.builder.output.errorMessage = `The provider's content filter stopped the response (finish_reason: ${finishReason})`;
+  }
+
+  private readUsage(usage: Usage): void {
+    const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
+    const cacheWrite = usage.prompt_tokens_details?.cache_write_tokens ?? 0;
+    // prompt_tokens counts cached tokens too; input is what was processed fresh.
+    this.builder.setUsage({
+      input: Math.max(0, (usage.prompt_tokens ?? 0) - cacheRead - cacheWrite),
+      output: usage.completion_tokens ?? 0,
+      cacheRead,
+      cacheWrite,
+    });
+  }
+}
+
+/**
+ * A failure reported inside the stream (OpenRouter sends `{"error":{"code":502,…}}`
+ * as a chunk) reaches us without an HTTP status; its code takes the status's
+ * place so the error can be classified like an HTTP one.
+ */
+function withStreamErrorCode(error: unknown): unknown {
+  if (!(error instanceof APIError) || error.status !== undefined || error.code == null) return error;
+  const code = String(error.code);
+  return error.message.startsWith(code) ? error : new Error(`${code} ${error.message}`);
+}
+
+export const stream: ApiStreamFunction = (model, context, rawOptions) => {
+  const options = rawOptions as OpenAICompletionsOptions | undefined;
+  return runProviderStream(model, options?.signal, async (builder) => {
+    const client = createOpenAIClient(model, options);
+    const compat = detectCompat(model);
+    let payload: unknown = buildPayload(model, context, compat, {
+      maxTokens: options?.maxTokens,
+      temperature: options?.temperature,
+      reasoningEffort: options?.reasoningEffort,
+      toolChoice: options?.toolChoice,
+      cacheRetention: options?.cacheRetention,
+      sessionId: options?.sessionId,
+    });
+    const replaced = await options?.onPayload?.(payload, model);
+    if (replaced !== undefined) payload = replaced;
+
+    const { data: chunks, response } = await client.chat.completions
+      .create(payload as ChatCompletionCreateParamsStreaming, { signal: options?.signal })
+      .withResponse();
+    await options?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
+
+    const reader = new ChunkReader(builder);
+    try {
+      for await (const chunk of chunks) reader.read(chunk as Chunk);
+    } catch (error) {
+      throw withStreamErrorCode(error);
+    }
+  });
+};
+
+/** The provider value for a level, or undefined when the model will not reason. */
+function reasoningEffortFor(model: Model, level: ThinkingLevel | undefined): string | undefined {
+  if (!model.reasoning || !level) return undefined;
+  const clamped = clampThinkingLevel(model, level);
+  if (clamped === "off") return undefined;
+  return mappedThinkingValue(model, clamped, clamped);
+}
+
+export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
+  const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
+  // Chat Completions reasons by effort level, not by token budget.
+  const providerOptions: ProviderStreamOptions = { ...rest, reasoningEffort: reasoningEffortFor(model, reasoning) };
+  return stream(model, context, providerOptions);
+};

@@ -1,7 +1,278 @@
-// PLACEHOLDER: replaced by the real openai-responses provider.
+/**
+ * The OpenAI Responses API (`POST /responses`, streamed). Requests are stateless
+ * (`store: false`): reasoning comes back encrypted and is replayed from the
+ * thinking block's signature on the next turn; see openai-responses-convert.ts.
+ */
+import { APIError } from "openai";
+import type {
+  Response as OpenAIResponse,
+  ResponseCreateParamsStreaming,
+  ResponseOutputItem,
+  ResponseStreamEvent,
+  ResponseUsage,
+} from "openai/resources/responses/responses";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
+import { traceModuleLoad } from "../load-trace.ts";
+import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
+import type { Context, Model, ProviderStreamOptions, StreamOptions, ThinkingLevel } from "../types.ts";
+import { createOpenAIClient } from "./openai-client.ts";
+import { convertInput, convertTools } from "./openai-responses-convert.ts";
+import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
-export const stream: ApiStreamFunction = () => {
-  throw new Error("openai-responses provider not written yet");
+traceModuleLoad("openai");
+
+/** Responses-specific options, read from the extra fields of ProviderStreamOptions. */
+export interface OpenAIResponsesOptions {
+  /** `reasoning.effort` (e.g. "minimal" … "xhigh"); absent means no reasoning parameters. */
+  reasoningEffort?: string;
+  /** `reasoning.summary`; defaults to "auto" whenever an effort is sent. */
+  reasoningSummary?: "auto" | "concise" | "detailed";
+  /** `service_tier`, e.g. "flex" or "priority". */
+  serviceTier?: "auto" | "default" | "flex" | "scale" | "priority";
+}
+
+type Options = StreamOptions & OpenAIResponsesOptions;
+
+function buildPayload(model: Model, context: Context, options: Options | undefined): ResponseCreateParamsStreaming {
+  const payload: ResponseCreateParamsStreaming = {
+    model: model.id,
+    input: convertInput(context, model),
+    stream: true,
+    store: false,
+    max_output_tokens: options?.maxTokens ?? model.maxTokens,
+  };
+  if (context.systemPrompt) payload.instructions = context.systemPrompt;
+  if (context.tools?.length) payload.tools = convertTools(context.tools);
+  if (options?.temperature !== undefined) payload.temperature = options.temperature;
+  if (options?.serviceTier) payload.service_tier = options.serviceTier;
+
+  if (model.reasoning) {
+    if (options?.reasoningEffort) {
+      payload.reasoning = {
+        effort: options.reasoningEffort as NonNullable<ResponseCreateParamsStreaming["reasoning"]>["effort"],
+        summary: options.reasoningSummary ?? "auto",
+      };
+    }
+    // A reasoning model may reason even at its default effort; with store: false
+    // its reasoning items can only be replayed next turn with their encrypted content.
+    payload.include = ["reasoning.encrypted_content"];
+  }
+
+  if (options?.cacheRetention !== "none" && options?.sessionId) {
+    payload.prompt_cache_key = options.sessionId;
+    if (options.cacheRetention === "long" && model.compat?.supportsLongCacheRetention) payload.prompt_cache_retention = "24h";
+  }
+  return payload;
+}
+
+/** Token counts as the builder wants them: `input_tokens` includes the cached ones. */
+function applyUsage(builder: AssistantMessageBuilder, usage: ResponseUsage | null | undefined): void {
+  if (!usage) return;
+  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
+  builder.setUsage({
+    input: Math.max(0, usage.input_tokens - cached),
+    cacheRead: cached,
+    output: usage.output_tokens,
+  });
+}
+
+function failureText(response: OpenAIResponse): string {
+  const error = response.error;
+  if (!error) return `The response failed (status ${response.status ?? "failed"})`;
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}
+
+/** The JSON a thinking block keeps so the reasoning item can be replayed (see the converter). */
+function reasoningSignature(item: Extract<ResponseOutputItem, { type: "reasoning" }>): string {
+  return JSON.stringify({ type: "reasoning", id: item.id, encrypted_content: item.encrypted_content, summary: item.summary });
+}
+
+function parseArguments(raw: string): Record<string, any> | undefined {
+  try {
+    const value = JSON.parse(raw);
+    return value && typeof value === "object" && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Translates the Responses event stream into builder calls. Output items are
+ * keyed by `output_index`, which every item-level event carries.
+ */
+class ResponsesEventReader {
+  private readonly blocks = new Map<number, number>();
+  /** Function calls whose arguments arrived as deltas (so `.done` must not repeat them). */
+  private readonly streamedArguments = new Set<number>();
+  /** True once the response reached a final state; a stream that ends before is a dropped connection. */
+  finished = false;
+
+  constructor(private readonly builder: AssistantMessageBuilder) {}
+
+  handle(event: ResponseStreamEvent): void {
+    const builder = this.builder;
+    switch (event.type) {
+      case "response.created":
+        builder.setResponseInfo({ id: event.response.id, model: event.response.model });
+        break;
+
+      case "response.output_item.added": {
+        const item = event.item;
+        if (item.type === "reasoning") {
+          this.blocks.set(event.output_index, builder.startThinking());
+        } else if (item.type === "message") {
+          this.blocks.set(event.output_index, builder.startText(item.id));
+        } else if (item.type === "function_call") {
+          const id = item.id ? `${item.call_id}|${item.id}` : item.call_id;
+          const index = builder.startToolCall(id, item.name);
+          this.blocks.set(event.output_index, index);
+          if (item.arguments) {
+            builder.appendToolArguments(index, item.arguments);
+            this.streamedArguments.add(event.output_index);
+          }
+        }
+        break;
+      }
+
+      case "response.reasoning_summary_part.added": {
+        const index = this.blocks.get(event.output_index);
+        // Summary parts are separate paragraphs of one thinking block.
+        if (index !== undefined && event.summary_index > 0) builder.appendThinking(index, "\n\n");
+        break;
+      }
+
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta": {
+        const index = this.blocks.get(event.output_index);
+        if (index !== undefined) builder.appendThinking(index, event.delta);
+        break;
+      }
+
+      case "response.output_text.delta":
+      case "response.refusal.delta": {
+        const index = this.blocks.get(event.output_index);
+        if (index !== undefined) builder.appendText(index, event.delta);
+        break;
+      }
+
+      case "response.function_call_arguments.delta": {
+        const index = this.blocks.get(event.output_index);
+        if (index === undefined) break;
+        builder.appendToolArguments(index, event.delta);
+        this.streamedArguments.add(event.output_index);
+        break;
+      }
+
+      case "response.function_call_arguments.done": {
+        const index = this.blocks.get(event.output_index);
+        if (index === undefined || this.streamedArguments.has(event.output_index)) break;
+        builder.appendToolArguments(index, event.arguments);
+        this.streamedArguments.add(event.output_index);
+        break;
+      }
+
+      case "response.output_item.done":
+        this.finishItem(event.output_index, event.item);
+        break;
+
+      case "response.completed":
+        applyUsage(builder, event.response.usage);
+        builder.setStopReason("stop");
+        this.finished = true;
+        break;
+
+      case "response.incomplete": {
+        applyUsage(builder, event.response.usage);
+        const reason = event.response.incomplete_details?.reason;
+        if (reason && reason !== "max_output_tokens") throw new Error(`The response is incomplete: ${reason}`);
+        builder.setStopReason("length");
+        this.finished = true;
+        break;
+      }
+
+      case "response.failed":
+        applyUsage(builder, event.response.usage);
+        throw new Error(failureText(event.response));
+
+      case "error":
+        throw new Error(event.code ? `${event.code}: ${event.message}` : event.message);
+    }
+  }
+
+  /** The item's final form: fills in anything the deltas missed and closes its block. */
+  private finishItem(outputIndex: number, item: ResponseOutputItem): void {
+    const builder = this.builder;
+    const index = this.blocks.get(outputIndex);
+    if (index === undefined) return;
+    const block = builder.output.content[index];
+    if (item.type === "reasoning" && block.type === "thinking") {
+      if (!block.thinking) {
+        const summary = item.summary.map((part) => part.text).join("\n\n");
+        builder.appendThinking(index, summary || (item.content ?? []).map((part) => part.text).join("\n\n"));
+      }
+      builder.setThinkingSignature(index, reasoningSignature(item));
+      builder.endThinking(index);
+    } else if (item.type === "message" && block.type === "text") {
+      if (!block.text) {
+        const text = item.content.map((part) => (part.type === "output_text" ? part.text : part.refusal)).join("");
+        builder.appendText(index, text);
+      }
+      builder.endText(index, item.id);
+    } else if (item.type === "function_call" && block.type === "toolCall") {
+      if (!this.streamedArguments.has(outputIndex)) builder.appendToolArguments(index, item.arguments);
+      builder.endToolCall(index, parseArguments(item.arguments));
+    }
+  }
+}
+
+/** Errors from an `error` event inside the stream carry no HTTP status; keep the provider's code. */
+function describeStreamError(error: unknown): unknown {
+  if (error instanceof APIError && error.status === undefined && error.code && !error.message.includes(error.code)) {
+    return new Error(`${error.code}: ${error.message}`);
+  }
+  return error;
+}
+
+export const stream: ApiStreamFunction = (model, context, options?: ProviderStreamOptions) => {
+  const opts = options as Options | undefined;
+  return runProviderStream(model, opts?.signal, async (builder) => {
+    const sessionHeader: Record<string, string> =
+      model.compat?.sendSessionIdHeader && opts?.sessionId ? { session_id: opts.sessionId } : {};
+    const client = createOpenAIClient(model, { ...opts, headers: { ...opts?.headers, ...sessionHeader } });
+
+    let payload = buildPayload(model, context, opts);
+    const replaced = await opts?.onPayload?.(payload, model);
+    if (replaced !== undefined) payload = replaced as ResponseCreateParamsStreaming;
+
+    const { data: events, response } = await client.responses.create(payload, { signal: opts?.signal }).withResponse();
+    await opts?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
+
+    const reader = new ResponsesEventReader(builder);
+    try {
+      for await (const event of events) reader.handle(event);
+    } catch (error) {
+      throw describeStreamError(error);
+    }
+    // The SDK ends the iteration quietly on abort; runProviderStream reports that.
+    if (!reader.finished && !opts?.signal?.aborted) throw new Error("Connection closed before the response completed");
+  });
 };
-export const streamSimple: ApiStreamSimpleFunction = () => stream(undefined as never, undefined as never);
+
+/** The effort for a level: the model's own mapping when it has one, else the level's name. */
+function reasoningEffort(model: Model, level: ThinkingLevel | undefined): string | undefined {
+  if (!model.reasoning) return undefined;
+  if (level === undefined) {
+    // "Off" only becomes a parameter when the model says how to ask for it (e.g. "none").
+    const off = model.thinkingLevelMap?.off;
+    return typeof off === "string" ? off : undefined;
+  }
+  const clamped = clampThinkingLevel(model, level);
+  if (clamped === "off") return undefined;
+  return mappedThinkingValue(model, clamped, clamped);
+}
+
+export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
+  const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
+  const effort = reasoningEffort(model, reasoning);
+  return stream(model, context, { ...rest, ...(effort ? { reasoningEffort: effort } : {}) });
+};

@@ -12,7 +12,7 @@ export interface FakeUsage {
 
 export type FakeBlock =
   | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: "thinking"; thinking: string; signature?: string; redacted?: boolean }
   | { type: "toolCall"; id?: string; name: string; arguments: Record<string, unknown> };
 
 /** A streamed model reply. */
@@ -86,7 +86,7 @@ export interface NormalizedReply {
 
 export type NormalizedBlock =
   | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "thinking"; thinking: string; signature: string; redacted?: boolean }
   | { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> };
 
 export function normalizeReply(reply: FakeReply, request: RecordedRequest, sequence: number): NormalizedReply {

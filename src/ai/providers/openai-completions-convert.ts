@@ -1,0 +1,371 @@
+/**
+ * Request side of the Chat Completions provider: which dialect of the API a
+ * server speaks (the compat switches), and turning a provider-neutral Context
+ * into the request body that dialect accepts. Kept free of the SDK at runtime so
+ * loading it costs nothing.
+ */
+import type {
+  AssistantMessage,
+  CacheRetention,
+  Context,
+  ImageContent,
+  Model,
+  OpenAICompletionsCompat,
+  TextContent,
+  ToolResultMessage,
+  UserMessage,
+} from "../types.ts";
+import { transformMessages } from "./transform-messages.ts";
+
+// --- compat ---------------------------------------------------------------
+
+export type ThinkingFormat = NonNullable<OpenAICompletionsCompat["thinkingFormat"]>;
+
+/** Every switch decided; `model.compat` wins over what the host suggests. */
+export interface ResolvedCompat {
+  supportsStore: boolean;
+  supportsDeveloperRole: boolean;
+  supportsReasoningEffort: boolean;
+  supportsUsageInStreaming: boolean;
+  maxTokensField: "max_completion_tokens" | "max_tokens";
+  requiresToolResultName: boolean;
+  requiresAssistantAfterToolResult: boolean;
+  requiresThinkingAsText: boolean;
+  requiresReasoningContentOnAssistantMessages: boolean;
+  thinkingFormat: ThinkingFormat;
+  supportsStrictMode: boolean;
+  supportsLongCacheRetention: boolean;
+  cacheControlFormat?: "anthropic";
+  openRouterRouting?: Record<string, unknown>;
+  vercelGatewayRouting?: { only?: string[]; order?: string[] };
+  /** OpenAI's own prompt cache is steered by `prompt_cache_key`; other hosts may reject it. */
+  sendsPromptCacheKey: boolean;
+}
+
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Defaults by host. OpenAI itself gets the full feature set; hosts with a known
+ * reasoning dialect get that dialect; anything else (local servers, proxies) gets
+ * what nearly every compatible server accepts.
+ */
+export function detectCompat(model: Pick<Model, "baseUrl" | "compat">): ResolvedCompat {
+  const host = hostOf(model.baseUrl);
+  const isOpenAI = host === "api.openai.com";
+  const isDeepSeek = host.endsWith("deepseek.com");
+  let thinkingFormat: ThinkingFormat = "openai";
+  if (host.endsWith("openrouter.ai")) thinkingFormat = "openrouter";
+  else if (isDeepSeek) thinkingFormat = "deepseek";
+  else if (host.endsWith("z.ai") || host.endsWith("bigmodel.cn")) thinkingFormat = "zai";
+  else if (host.includes("dashscope")) thinkingFormat = "qwen";
+
+  const defaults: ResolvedCompat = {
+    supportsStore: isOpenAI,
+    supportsDeveloperRole: isOpenAI,
+    supportsReasoningEffort: true,
+    supportsUsageInStreaming: true,
+    maxTokensField: isOpenAI ? "max_completion_tokens" : "max_tokens",
+    requiresToolResultName: false,
+    requiresAssistantAfterToolResult: false,
+    requiresThinkingAsText: false,
+    // DeepSeek's thinking mode wants the reasoning of earlier tool-call steps back.
+    requiresReasoningContentOnAssistantMessages: isDeepSeek,
+    thinkingFormat,
+    supportsStrictMode: isOpenAI,
+    supportsLongCacheRetention: true,
+    sendsPromptCacheKey: isOpenAI,
+  };
+  const overrides = Object.fromEntries(Object.entries(model.compat ?? {}).filter(([, value]) => value !== undefined));
+  return { ...defaults, ...overrides } as ResolvedCompat;
+}
+
+// --- wire shapes ------------------------------------------------------------
+
+interface CacheControl {
+  type: "ephemeral";
+  ttl?: "1h";
+}
+
+export type WireContentPart =
+  | { type: "text"; text: string; cache_control?: CacheControl }
+  | { type: "image_url"; image_url: { url: string } };
+
+export interface WireToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** The reasoning fields compatible servers stream, in order of preference. */
+export const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
+export type ReasoningField = (typeof REASONING_FIELDS)[number];
+
+export interface WireMessage extends Partial<Record<ReasoningField, string>> {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  content: string | WireContentPart[] | null;
+  tool_calls?: WireToolCall[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface WireTool {
+  type: "function";
+  function: { name: string; description: string; parameters: unknown; strict?: boolean };
+  cache_control?: CacheControl;
+}
+
+/** The request body. Extra dialect fields (enable_thinking, provider, …) ride along. */
+export interface CompletionsPayload {
+  model: string;
+  messages: WireMessage[];
+  stream: true;
+  stream_options?: { include_usage: boolean };
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  tools?: WireTool[];
+  tool_choice?: unknown;
+  [field: string]: unknown;
+}
+
+// --- messages ---------------------------------------------------------------
+
+/** OpenAI accepts ids of at most 40 characters from [A-Za-z0-9_-]; Responses ids are "call|item" pairs. */
+export function normalizeToolCallId(id: string): string {
+  const base = id.includes("|") ? id.slice(0, id.indexOf("|")) : id;
+  return base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40);
+}
+
+function imagePart(image: ImageContent): WireContentPart {
+  return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
+}
+
+function userMessage(message: UserMessage, acceptsImages: boolean): WireMessage {
+  if (typeof message.content === "string") return { role: "user", content: message.content };
+  const parts: WireContentPart[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") parts.push({ type: "text", text: block.text });
+    else if (acceptsImages) parts.push(imagePart(block));
+  }
+  // A message whose images were all dropped would otherwise be empty, which servers reject.
+  if (parts.length === 0) parts.push({ type: "text", text: "(image omitted: this model does not accept images)" });
+  return { role: "user", content: parts };
+}
+
+function joinedText(blocks: (TextContent | ImageContent)[]): string {
+  return blocks
+    .filter((block): block is TextContent => block.type === "text")
+    .map((block) => block.text)
+    .join("\n");
+}
+
+function assistantMessage(message: AssistantMessage, compat: ResolvedCompat, reasoningOn: boolean): WireMessage | undefined {
+  const texts: string[] = [];
+  const thoughts: string[] = [];
+  let reasoningField: ReasoningField = "reasoning_content";
+  const toolCalls: WireToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") {
+      if (block.text) texts.push(block.text);
+    } else if (block.type === "thinking") {
+      // Only this model's own thinking is still a thinking block (transformMessages made the rest text).
+      if (block.redacted || !block.thinking) continue;
+      if (compat.requiresThinkingAsText) texts.push(block.thinking);
+      else thoughts.push(block.thinking);
+      // The signature is the field the server streamed it in; send it back the same way.
+      const field = REASONING_FIELDS.find((name) => name === block.thinkingSignature);
+      if (field) reasoningField = field;
+    } else {
+      toolCalls.push({
+        id: block.id,
+        type: "function",
+        function: { name: block.name, arguments: JSON.stringify(block.arguments ?? {}) },
+      });
+    }
+  }
+  const wire: WireMessage = { role: "assistant", content: texts.length > 0 ? texts.join("\n\n") : null };
+  if (toolCalls.length > 0) wire.tool_calls = toolCalls;
+  // Servers that need it get the reasoning back (empty when there was none); OpenAI rejects the field.
+  if (compat.requiresReasoningContentOnAssistantMessages && (thoughts.length > 0 || reasoningOn)) {
+    wire[reasoningField] = thoughts.join("\n\n");
+  }
+  if (wire.content === null && !wire.tool_calls) return undefined;
+  return wire;
+}
+
+function toolMessage(message: ToolResultMessage, compat: ResolvedCompat, acceptsImages: boolean): WireMessage {
+  const text = joinedText(message.content);
+  const hasImages = acceptsImages && message.content.some((block) => block.type === "image");
+  const wire: WireMessage = {
+    role: "tool",
+    tool_call_id: message.toolCallId,
+    // Tool messages carry text only; images follow in a user message.
+    content: text || (hasImages ? "(image attached below)" : "(no output)"),
+  };
+  if (compat.requiresToolResultName) wire.name = message.toolName;
+  return wire;
+}
+
+/** The messages array: system prompt, then the conversation in the dialect's shape. */
+export function convertMessages(model: Model, context: Context, compat: ResolvedCompat, reasoningOn: boolean): WireMessage[] {
+  const out: WireMessage[] = [];
+  if (context.systemPrompt) {
+    const role = model.reasoning && compat.supportsDeveloperRole ? "developer" : "system";
+    out.push({ role, content: context.systemPrompt });
+  }
+  const acceptsImages = model.input.includes("image");
+  let pendingImages: ImageContent[] = [];
+
+  const push = (message: WireMessage) => {
+    const previous = out[out.length - 1];
+    // Some servers refuse a user turn straight after tool results.
+    if (message.role === "user" && previous?.role === "tool" && compat.requiresAssistantAfterToolResult) {
+      out.push({ role: "assistant", content: "I have processed the tool results." });
+    }
+    out.push(message);
+  };
+  // Tool messages must directly follow their assistant message, so images wait for the run to end.
+  const flushImages = () => {
+    if (pendingImages.length === 0) return;
+    const parts: WireContentPart[] = [{ type: "text", text: "Images returned by the tool calls above:" }];
+    for (const image of pendingImages) parts.push(imagePart(image));
+    pendingImages = [];
+    push({ role: "user", content: parts });
+  };
+
+  for (const message of transformMessages(context.messages, model, { normalizeToolCallId })) {
+    if (message.role === "toolResult") {
+      push(toolMessage(message, compat, acceptsImages));
+      if (acceptsImages) pendingImages.push(...message.content.filter((b): b is ImageContent => b.type === "image"));
+      continue;
+    }
+    flushImages();
+    if (message.role === "user") {
+      push(userMessage(message, acceptsImages));
+    } else {
+      const wire = assistantMessage(message, compat, reasoningOn);
+      if (wire) push(wire);
+    }
+  }
+  flushImages();
+  return out;
+}
+
+// --- prompt caching -----------------------------------------------------------
+
+/** Anthropic-style cache breakpoints: system prompt, last tool, last user/assistant text. */
+function addCacheControl(payload: CompletionsPayload, marker: CacheControl): void {
+  const mark = (message: WireMessage): boolean => {
+    if (typeof message.content === "string") {
+      if (!message.content) return false;
+      message.content = [{ type: "text", text: message.content, cache_control: marker }];
+      return true;
+    }
+    const parts = message.content ?? [];
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const part = parts[i];
+      if (part.type === "text") {
+        part.cache_control = marker;
+        return true;
+      }
+    }
+    return false;
+  };
+  const system = payload.messages.find((m) => m.role === "system" || m.role === "developer");
+  if (system) mark(system);
+  const lastTool = payload.tools?.[payload.tools.length - 1];
+  if (lastTool) lastTool.cache_control = marker;
+  for (let i = payload.messages.length - 1; i >= 0; i--) {
+    const message = payload.messages[i];
+    if ((message.role === "user" || message.role === "assistant") && mark(message)) break;
+  }
+}
+
+// --- reasoning ----------------------------------------------------------------
+
+/**
+ * Puts the reasoning choice into the dialect's fields. `effort` is the provider
+ * value for the chosen level, undefined when thinking is off.
+ */
+function applyReasoning(payload: CompletionsPayload, model: Model, compat: ResolvedCompat, effort: string | undefined): void {
+  if (!model.reasoning) return;
+  const on = effort !== undefined;
+  // A model that reasons by default may name the value that turns it off.
+  const offValue = typeof model.thinkingLevelMap?.off === "string" ? model.thinkingLevelMap.off : undefined;
+  switch (compat.thinkingFormat) {
+    case "openai":
+      if (compat.supportsReasoningEffort && (effort ?? offValue)) payload.reasoning_effort = effort ?? offValue;
+      break;
+    case "openrouter":
+      if (effort ?? offValue) payload.reasoning = { effort: effort ?? offValue };
+      break;
+    case "deepseek":
+      payload.thinking = { type: on ? "enabled" : "disabled" };
+      if (on && compat.supportsReasoningEffort) payload.reasoning_effort = effort;
+      break;
+    case "zai":
+    case "qwen":
+      payload.enable_thinking = on;
+      break;
+    case "qwen-chat-template":
+      payload.chat_template_kwargs = { enable_thinking: on };
+      break;
+  }
+}
+
+// --- payload ------------------------------------------------------------------
+
+export interface PayloadOptions {
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: string;
+  toolChoice?: unknown;
+  cacheRetention?: CacheRetention;
+  sessionId?: string;
+}
+
+export function buildPayload(model: Model, context: Context, compat: ResolvedCompat, options: PayloadOptions): CompletionsPayload {
+  const reasoningOn = model.reasoning && options.reasoningEffort !== undefined;
+  const payload: CompletionsPayload = {
+    model: model.id,
+    messages: convertMessages(model, context, compat, reasoningOn),
+    stream: true,
+  };
+  if (compat.supportsUsageInStreaming) payload.stream_options = { include_usage: true };
+  payload[compat.maxTokensField] = options.maxTokens ?? model.maxTokens;
+  if (options.temperature !== undefined) payload.temperature = options.temperature;
+  if (context.tools && context.tools.length > 0) {
+    payload.tools = context.tools.map((tool) => {
+      const wire: WireTool = {
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      };
+      // Strict mode demands schemas tools are not written for; say so explicitly where it is understood.
+      if (compat.supportsStrictMode) wire.function.strict = false;
+      return wire;
+    });
+    if (options.toolChoice !== undefined) payload.tool_choice = options.toolChoice;
+  }
+  // Ask the service not to keep the conversation.
+  if (compat.supportsStore) payload.store = false;
+  applyReasoning(payload, model, compat, options.reasoningEffort);
+
+  const retention = options.cacheRetention ?? "short";
+  const longRetention = retention === "long" && compat.supportsLongCacheRetention;
+  if (compat.cacheControlFormat === "anthropic" && retention !== "none") {
+    addCacheControl(payload, longRetention ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
+  }
+  if (compat.sendsPromptCacheKey && retention !== "none") {
+    if (options.sessionId) payload.prompt_cache_key = options.sessionId;
+    if (longRetention) payload.prompt_cache_retention = "24h";
+  }
+  if (compat.openRouterRouting) payload.provider = compat.openRouterRouting;
+  if (compat.vercelGatewayRouting) payload.providerOptions = { gateway: compat.vercelGatewayRouting };
+  return payload;
+}
