@@ -1,0 +1,212 @@
+/**
+ * Picks the model and thinking level for a run from `--provider`, `--model`,
+ * `--thinking` and the settings.
+ *
+ * `--model` accepts `provider/id`, an id, or a pattern: a case-insensitive substring of
+ * a model's id or name. An exact id beats any pattern match. When several models match,
+ * the one from the `--provider` given wins, then one with a configured API key, then
+ * the first in registry order (built-in catalog order: newest first). A `:level` suffix
+ * (`sonnet:high`) sets the thinking level; it is only taken off when it *is* a thinking
+ * level, so ids such as `llama3.1:8b` stay whole, and an id that matches exactly with
+ * its suffix (a model really called `foo:high`) is taken as it is.
+ *
+ * Without `--model`: `settings.defaultProvider`/`defaultModel`, else the first model with
+ * a configured key, trying anthropic, openai, google, then the other providers.
+ *
+ * Thinking level, first one set wins: `--thinking`, the `:level` suffix,
+ * `settings.defaultThinkingLevel`, "off". The level is then clamped to what the model
+ * supports. A warning comes back when a level the user asked for on the command line
+ * (flag or suffix) had to change; levels from settings or the "off" default are
+ * clamped silently, since they are not about this model in particular.
+ */
+import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { DEFAULT_MODEL_IDS } from "../ai/models-catalog.ts";
+import { getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
+import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
+import type { ModelRegistry } from "./model-registry.ts";
+import type { Settings } from "./settings.ts";
+
+export interface ResolveModelOptions {
+  provider?: string;
+  model?: string;
+  thinking?: string;
+  settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel">;
+}
+
+export type ResolveModelResult =
+  | { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string }
+  | { error: string };
+
+/** What the resolver needs from a registry. */
+export type ModelSource = Pick<ModelRegistry, "getAll" | "hasAuth" | "modelsJsonPath">;
+
+interface Picked {
+  model: Model;
+  suffix?: ModelThinkingLevel;
+  warning?: string;
+}
+
+export function resolveModel(registry: ModelSource, options: ResolveModelOptions): ResolveModelResult {
+  const models = registry.getAll();
+  const providers = [...new Set(models.map((model) => model.provider))];
+  const hasAuth = (model: Model) => registry.hasAuth(model);
+
+  if (options.provider !== undefined && !providers.includes(options.provider)) {
+    return { error: unknownProviderMessage(options.provider, providers) };
+  }
+  if (options.thinking !== undefined && !isThinkingLevel(options.thinking)) {
+    return { error: `Invalid thinking level "${options.thinking}". Use one of: ${THINKING_LEVELS.join(", ")}.` };
+  }
+
+  const picked = options.model
+    ? matchModelArgument(options.model, models, options.provider, hasAuth)
+    : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
+  if ("error" in picked) return picked;
+
+  const { model } = picked;
+  const fromCommandLine = (options.thinking as ModelThinkingLevel | undefined) ?? picked.suffix;
+  const requested = fromCommandLine ?? options.settings.defaultThinkingLevel ?? "off";
+  const thinkingLevel = clampThinkingLevel(model, requested);
+  const warnings = picked.warning ? [picked.warning] : [];
+  if (fromCommandLine !== undefined && thinkingLevel !== requested) {
+    warnings.push(
+      model.reasoning
+        ? `Model ${model.provider}/${model.id} does not support thinking level "${requested}"; using "${thinkingLevel}".`
+        : `Model ${model.provider}/${model.id} does not support thinking; using "${thinkingLevel}".`,
+    );
+  }
+  return warnings.length > 0 ? { model, thinkingLevel, warning: warnings.join(" ") } : { model, thinkingLevel };
+}
+
+export function unknownModelMessage(text: string): string {
+  return `Unknown model "${text}". Run xcsh --list-models to see the available models.`;
+}
+
+function unknownProviderMessage(provider: string, known: string[]): string {
+  return `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+}
+
+/** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */
+function matchModelArgument(
+  text: string,
+  models: Model[],
+  preferredProvider: string | undefined,
+  hasAuth: (model: Model) => boolean,
+): Picked | { error: string } {
+  // The text as given first; then without a trailing `:level`, if it has one.
+  const readings: { query: string; suffix?: ModelThinkingLevel }[] = [{ query: text }];
+  const colon = text.lastIndexOf(":");
+  const tail = text.slice(colon + 1);
+  if (colon > 0 && isThinkingLevel(tail)) readings.push({ query: text.slice(0, colon), suffix: tail });
+
+  const providers = new Set(models.map((model) => model.provider));
+  // `provider/rest` narrows the search to that provider; the whole text is still tried
+  // as an id afterwards, because ids may contain "/" (e.g. "anthropic/claude-sonnet-4").
+  const scopes = (query: string) => {
+    const list: { pool: Model[]; query: string }[] = [];
+    const slash = query.indexOf("/");
+    if (slash > 0 && providers.has(query.slice(0, slash))) {
+      const provider = query.slice(0, slash);
+      list.push({ pool: models.filter((model) => model.provider === provider), query: query.slice(slash + 1) });
+    }
+    list.push({ pool: models, query });
+    return list;
+  };
+
+  for (const exact of [true, false]) {
+    for (const { query, suffix } of readings) {
+      for (const scope of scopes(query)) {
+        const matches = scope.pool.filter((model) => (exact ? isExactMatch(model, scope.query) : isPatternMatch(model, scope.query)));
+        if (matches.length > 0) return { model: choose(matches, preferredProvider, hasAuth), suffix };
+      }
+    }
+  }
+  return { error: unknownModelMessage(text) };
+}
+
+function isExactMatch(model: Model, query: string): boolean {
+  return model.id.toLowerCase() === query.toLowerCase();
+}
+
+function isPatternMatch(model: Model, query: string): boolean {
+  const needle = query.toLowerCase();
+  return needle !== "" && (model.id.toLowerCase().includes(needle) || model.name.toLowerCase().includes(needle));
+}
+
+/** Among several matches: the preferred provider's, then an authenticated one, then registry order. */
+function choose(matches: Model[], preferredProvider: string | undefined, hasAuth: (model: Model) => boolean): Model {
+  const fromPreferred = matches.filter((model) => model.provider === preferredProvider);
+  const pool = fromPreferred.length > 0 ? fromPreferred : matches;
+  return pool.find(hasAuth) ?? pool[0];
+}
+
+function pickDefaultModel(
+  models: Model[],
+  options: ResolveModelOptions,
+  hasAuth: (model: Model) => boolean,
+  modelsJsonPath: string,
+): Picked | { error: string } {
+  const { settings } = options;
+
+  if (options.provider !== undefined) {
+    // `--provider` alone: the settings' model if it belongs to that provider, else the provider's default.
+    const inProvider = models.filter((model) => model.provider === options.provider);
+    const fromSettings =
+      settings.defaultProvider === options.provider && settings.defaultModel
+        ? inProvider.find((model) => model.id === settings.defaultModel)
+        : undefined;
+    return { model: fromSettings ?? providerDefault(inProvider, hasAuth) ?? providerDefault(inProvider, hasAuth, false)! };
+  }
+
+  let warning: string | undefined;
+  if (settings.defaultModel) {
+    const scoped = settings.defaultProvider
+      ? models.filter((model) => model.provider === settings.defaultProvider)
+      : models;
+    const picked = matchModelArgument(settings.defaultModel, scoped, settings.defaultProvider, hasAuth);
+    if (!("error" in picked)) return picked;
+    const where = settings.defaultProvider ? `${settings.defaultProvider}/${settings.defaultModel}` : settings.defaultModel;
+    warning = `The default model "${where}" from settings was not found.`;
+  } else if (settings.defaultProvider) {
+    const inProvider = models.filter((model) => model.provider === settings.defaultProvider);
+    const picked = providerDefault(inProvider, hasAuth);
+    if (picked) return { model: picked };
+    warning = inProvider.length === 0
+      ? `The default provider "${settings.defaultProvider}" from settings is unknown.`
+      : `The default provider "${settings.defaultProvider}" from settings has no API key configured.`;
+  }
+
+  const model = firstAvailable(models, hasAuth);
+  if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning) };
+  return { model, warning: warning && `${warning} Using ${model.provider}/${model.id}.` };
+}
+
+/**
+ * A provider's everyday model (DEFAULT_MODEL_IDS), else its first model; only among
+ * models with a configured key unless `requireAuth` is false.
+ */
+function providerDefault(inProvider: Model[], hasAuth: (model: Model) => boolean, requireAuth = true): Model | undefined {
+  const pool = requireAuth ? inProvider.filter(hasAuth) : inProvider;
+  const preferredId = (DEFAULT_MODEL_IDS as Record<string, string | undefined>)[pool[0]?.provider ?? ""];
+  return pool.find((model) => model.id === preferredId) ?? pool[0];
+}
+
+/** The first provider with a configured key, trying anthropic, openai, google, then the rest in order. */
+function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Model | undefined {
+  const present = new Set(models.map((model) => model.provider));
+  const builtins: string[] = getBuiltinProviders();
+  const order = [...builtins.filter((provider) => present.has(provider)), ...[...present].filter((provider) => !builtins.includes(provider))];
+  for (const provider of order) {
+    const picked = providerDefault(models.filter((model) => model.provider === provider), hasAuth);
+    if (picked) return picked;
+  }
+  return undefined;
+}
+
+function noModelAvailableMessage(modelsJsonPath: string, warning: string | undefined): string {
+  const envVars = getBuiltinProviders().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
+  const list = envVars.length > 1 ? `${envVars.slice(0, -1).join(", ")} or ${envVars.at(-1)}` : envVars.join("");
+  const advice = `No model available: no API key is configured. Set ${list}, or add a provider with an "apiKey" to ${modelsJsonPath}.`;
+  return warning ? `${warning} ${advice}` : advice;
+}

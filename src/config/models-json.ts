@@ -1,0 +1,161 @@
+/**
+ * models.json: custom providers and models, and overrides of the built-in ones
+ * (format: spec/reference/models.md). This module only reads and validates the file;
+ * model-registry.ts turns it into models.
+ */
+import Type, { type Static } from "typebox";
+import Compile, { type Validator } from "typebox/compile";
+import { getProviders } from "../ai/models.ts";
+import { THINKING_LEVELS, type KnownApi } from "../ai/types.ts";
+import { ConfigError } from "./errors.ts";
+import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
+
+export const SUPPORTED_APIS: readonly KnownApi[] = [
+  "openai-completions",
+  "openai-responses",
+  "anthropic-messages",
+  "google-generative-ai",
+];
+
+const MODELS_JSON_HINT = "Fix models.json and try again.";
+
+const TokenCount = Type.Integer({ minimum: 1 });
+const Price = Type.Number({ minimum: 0 });
+
+const ApiSchema = Type.Enum(SUPPORTED_APIS);
+const InputSchema = Type.Array(Type.Enum(["text", "image"]));
+const HeadersSchema = Type.Record(Type.String(), Type.String());
+const CostSchema = Type.Object({
+  input: Type.Optional(Price),
+  output: Type.Optional(Price),
+  cacheRead: Type.Optional(Price),
+  cacheWrite: Type.Optional(Price),
+});
+const ThinkingLevelMapSchema = Type.Object(
+  Object.fromEntries(THINKING_LEVELS.map((level) => [level, Type.Optional(Type.Union([Type.String(), Type.Null()]))])),
+);
+/** Known compat switches are type-checked; unknown ones pass through for newer providers. */
+const CompatSchema = Type.Object({
+  supportsStore: Type.Optional(Type.Boolean()),
+  supportsDeveloperRole: Type.Optional(Type.Boolean()),
+  supportsReasoningEffort: Type.Optional(Type.Boolean()),
+  supportsUsageInStreaming: Type.Optional(Type.Boolean()),
+  maxTokensField: Type.Optional(Type.Enum(["max_completion_tokens", "max_tokens"])),
+  requiresToolResultName: Type.Optional(Type.Boolean()),
+  requiresAssistantAfterToolResult: Type.Optional(Type.Boolean()),
+  requiresThinkingAsText: Type.Optional(Type.Boolean()),
+  requiresReasoningContentOnAssistantMessages: Type.Optional(Type.Boolean()),
+  thinkingFormat: Type.Optional(Type.Enum(["openai", "openrouter", "deepseek", "zai", "qwen", "qwen-chat-template"])),
+  openRouterRouting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  vercelGatewayRouting: Type.Optional(
+    Type.Object({ only: Type.Optional(Type.Array(Type.String())), order: Type.Optional(Type.Array(Type.String())) }),
+  ),
+  supportsStrictMode: Type.Optional(Type.Boolean()),
+  cacheControlFormat: Type.Optional(Type.Literal("anthropic")),
+  supportsLongCacheRetention: Type.Optional(Type.Boolean()),
+  sendSessionIdHeader: Type.Optional(Type.Boolean()),
+  supportsEagerToolInputStreaming: Type.Optional(Type.Boolean()),
+});
+
+const ModelConfigSchema = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.String()),
+  api: Type.Optional(ApiSchema),
+  reasoning: Type.Optional(Type.Boolean()),
+  thinkingLevelMap: Type.Optional(ThinkingLevelMapSchema),
+  input: Type.Optional(InputSchema),
+  contextWindow: Type.Optional(TokenCount),
+  maxTokens: Type.Optional(TokenCount),
+  cost: Type.Optional(CostSchema),
+  headers: Type.Optional(HeadersSchema),
+  compat: Type.Optional(CompatSchema),
+});
+
+/** The fields models.md allows in `modelOverrides` (cost may be partial). */
+const ModelOverrideSchema = Type.Object({
+  name: Type.Optional(Type.String()),
+  reasoning: Type.Optional(Type.Boolean()),
+  input: Type.Optional(InputSchema),
+  cost: Type.Optional(CostSchema),
+  contextWindow: Type.Optional(TokenCount),
+  maxTokens: Type.Optional(TokenCount),
+  headers: Type.Optional(HeadersSchema),
+  compat: Type.Optional(CompatSchema),
+});
+
+const ProviderConfigSchema = Type.Object({
+  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  api: Type.Optional(ApiSchema),
+  apiKey: Type.Optional(Type.String()),
+  headers: Type.Optional(HeadersSchema),
+  authHeader: Type.Optional(Type.Boolean()),
+  compat: Type.Optional(CompatSchema),
+  models: Type.Optional(Type.Array(ModelConfigSchema)),
+  modelOverrides: Type.Optional(Type.Record(Type.String(), ModelOverrideSchema)),
+});
+
+const ModelsJsonSchema = Type.Object({
+  providers: Type.Optional(Type.Record(Type.String(), ProviderConfigSchema)),
+});
+
+export type ModelConfig = Static<typeof ModelConfigSchema>;
+export type ModelOverride = Static<typeof ModelOverrideSchema>;
+export type ProviderConfig = Static<typeof ProviderConfigSchema>;
+export interface ModelsJson {
+  providers: Record<string, ProviderConfig>;
+}
+
+let validator: Validator | undefined;
+function modelsJsonValidator(): Validator {
+  // Compiled on first use, not at import: most startups never need it.
+  validator ??= Compile(ModelsJsonSchema);
+  return validator;
+}
+
+/**
+ * Reads and validates models.json. A missing file means no custom configuration.
+ * Throws ConfigError for invalid JSON (with line and column), schema violations (with
+ * the field path and what was expected) and inconsistent providers.
+ */
+export function loadModelsJson(file: string): ModelsJson {
+  const content = readJsonFile(file, MODELS_JSON_HINT);
+  if (content === undefined) return { providers: {} };
+  return parseModelsJson(content, file);
+}
+
+/** Validates already-parsed models.json content; `file` is used in error messages. */
+export function parseModelsJson(content: unknown, file: string): ModelsJson {
+  if (typeof content !== "object" || content === null || Array.isArray(content)) {
+    throw new ConfigError(file, 'expected a JSON object with a "providers" object at the top level', MODELS_JSON_HINT);
+  }
+  assertMatchesSchema<Static<typeof ModelsJsonSchema>>(modelsJsonValidator(), content, file, MODELS_JSON_HINT);
+  const modelsJson: ModelsJson = { providers: content.providers ?? {} };
+  const problems = findProviderProblems(modelsJson);
+  if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);
+  return modelsJson;
+}
+
+/** What the schema cannot express: rules that depend on whether a provider is built in. */
+function findProviderProblems(modelsJson: ModelsJson): string[] {
+  const builtIn = new Set<string>(getProviders());
+  const problems: string[] = [];
+  for (const [name, provider] of Object.entries(modelsJson.providers)) {
+    const at = (...segments: (string | number)[]) => formatPath(toPointer(["providers", name, ...segments]));
+    if (provider.baseUrl !== undefined && !URL.canParse(provider.baseUrl)) {
+      problems.push(`${at("baseUrl")}: ${JSON.stringify(provider.baseUrl)} is not a URL (expected e.g. "http://localhost:11434/v1")`);
+    }
+    const models = provider.models ?? [];
+    if (builtIn.has(name) || models.length === 0) continue;
+    if (provider.baseUrl === undefined) {
+      problems.push(`${at()}: "baseUrl" is required for a custom provider that defines models (e.g. "http://localhost:11434/v1")`);
+    }
+    if (provider.api === undefined) {
+      models.forEach((model, index) => {
+        if (model.api === undefined) {
+          problems.push(`${at("models", index)}: "api" is required, on the provider or on the model (one of ${SUPPORTED_APIS.join(", ")})`);
+        }
+      });
+    }
+  }
+  return problems;
+}

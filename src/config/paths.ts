@@ -1,0 +1,48 @@
+/**
+ * Where xcsh keeps its configuration. Every function reads the environment when it is
+ * called, so tests (and embedders) can point XCSH_CODING_AGENT_DIR elsewhere at any time.
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const AGENT_DIR_ENV = "XCSH_CODING_AGENT_DIR";
+export const PROJECT_CONFIG_DIR_NAME = ".xcsh";
+
+function homeDir(): string {
+  return process.env.HOME || homedir();
+}
+
+/** Expands a leading `~` (alone or followed by a separator) to the home directory. */
+export function expandHome(path: string): string {
+  if (path === "~") return homeDir();
+  if (path.startsWith("~/") || path.startsWith("~\\")) return join(homeDir(), path.slice(2));
+  return path;
+}
+
+/** The global config root: `$XCSH_CODING_AGENT_DIR`, else `~/.xcsh/agent`. */
+export function getAgentDir(): string {
+  const fromEnv = process.env[AGENT_DIR_ENV];
+  if (fromEnv) return resolve(expandHome(fromEnv));
+  return join(homeDir(), PROJECT_CONFIG_DIR_NAME, "agent");
+}
+
+export function getModelsJsonPath(): string {
+  return join(getAgentDir(), "models.json");
+}
+
+export function getSettingsPath(): string {
+  return join(getAgentDir(), "settings.json");
+}
+
+export function getSessionsDir(): string {
+  return join(getAgentDir(), "sessions");
+}
+
+/** The project-local config folder: `<cwd>/.xcsh`. */
+export function getProjectConfigDir(cwd: string): string {
+  return join(cwd, PROJECT_CONFIG_DIR_NAME);
+}
+
+export function getProjectSettingsPath(cwd: string): string {
+  return join(getProjectConfigDir(cwd), "settings.json");
+}
