@@ -1,0 +1,171 @@
+/**
+ * The local shell backend of the bash tool (and of the user's `!` commands):
+ * finds a shell, runs a command in its own process group, streams its output,
+ * and kills the whole process tree on abort or timeout.
+ */
+import { accessSync, constants } from "node:fs";
+import { basename } from "node:path";
+
+export interface BashExecOptions {
+  /** Called with stdout and stderr bytes as they arrive. */
+  onData: (data: Buffer) => void;
+  signal?: AbortSignal;
+  /** Seconds; no limit when absent. */
+  timeout?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface BashOperations {
+  /** Runs `command` in `cwd`; `exitCode` is null when the command was killed. */
+  exec: (command: string, cwd: string, options: BashExecOptions) => Promise<{ exitCode: number | null }>;
+}
+
+export interface LocalBashOperationsOptions {
+  /** Shell to run commands with, instead of the detected one. */
+  shellPath?: string;
+}
+
+/** How long a process group gets to exit on SIGTERM before it is SIGKILLed. */
+const KILL_GRACE_MS = 200;
+/**
+ * After the shell exits, how long to keep reading output with nothing arriving.
+ * A background job (`server &`) keeps the pipes open forever; its output after
+ * the shell ends is not waited for.
+ */
+const DRAIN_IDLE_MS = 100;
+
+const SHELL_NAMES = new Set(["bash", "zsh"]);
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let detectedShell: string | undefined;
+
+/** `$SHELL` when it is bash or zsh, else /bin/bash, else whatever `sh` is on PATH. */
+export function detectShell(): string {
+  if (detectedShell) return detectedShell;
+  const fromEnv = process.env.SHELL;
+  if (fromEnv && SHELL_NAMES.has(basename(fromEnv)) && isExecutable(fromEnv)) detectedShell = fromEnv;
+  else if (isExecutable("/bin/bash")) detectedShell = "/bin/bash";
+  else detectedShell = Bun.which("bash") ?? Bun.which("sh") ?? "sh";
+  return detectedShell;
+}
+
+// Process groups still running, killed if xcsh itself exits: being detached,
+// they would otherwise outlive it.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const group of liveGroups) signalGroup(group, "SIGKILL");
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Kills a process group: SIGTERM so programs can clean up, then SIGKILL for
+ * whatever is left (a trap, a child ignoring TERM) after a short grace.
+ */
+export function killProcessTree(pid: number): void {
+  signalGroup(pid, "SIGTERM");
+  setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS).unref();
+}
+
+/** Reads a stream to its end, or until `stop` resolves. */
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  onData: (data: Buffer) => void,
+  stop: Promise<void>,
+): Promise<void> {
+  const reader = stream.getReader();
+  // Cancelling ends a pending read. (Racing each read against `stop` instead
+  // would pile a reaction per chunk onto `stop`, keeping every chunk alive.)
+  let finished = false;
+  void stop.then(() => {
+    if (!finished) reader.cancel().catch(() => {});
+  });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.byteLength > 0) onData(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    }
+  } finally {
+    finished = true;
+    reader.releaseLock();
+  }
+}
+
+export function createLocalBashOperations(options: LocalBashOperationsOptions = {}): BashOperations {
+  return {
+    async exec(command, cwd, { onData, signal, timeout, env }) {
+      if (signal?.aborted) return { exitCode: null };
+      const shell = options.shellPath ?? detectShell();
+      const proc = Bun.spawn([shell, "-c", command], {
+        cwd,
+        env: env ?? process.env,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        // A new session (setsid): the command and everything it starts share a
+        // process group we can kill as one, and it has no terminal to read from.
+        detached: true,
+      });
+      trackGroup(proc.pid);
+
+      let killed = false;
+      const kill = () => {
+        if (killed) return;
+        killed = true;
+        killProcessTree(proc.pid);
+      };
+      signal?.addEventListener("abort", kill, { once: true });
+      const timer = timeout !== undefined && timeout > 0 ? setTimeout(kill, timeout * 1000) : undefined;
+
+      // Stop reading once the shell has exited and output has gone quiet.
+      let lastDataAt = Date.now();
+      const noteData = (data: Buffer) => {
+        lastDataAt = Date.now();
+        onData(data);
+      };
+      const drained = proc.exited.then(async () => {
+        for (;;) {
+          const idle = Date.now() - lastDataAt;
+          if (idle >= DRAIN_IDLE_MS) return;
+          await Bun.sleep(DRAIN_IDLE_MS - idle);
+        }
+      });
+
+      try {
+        await Promise.all([pump(proc.stdout, noteData, drained), pump(proc.stderr, noteData, drained)]);
+        const exitCode = await proc.exited;
+        return { exitCode: killed ? null : exitCode };
+      } catch (error) {
+        // A failing onData must not leave the command running unobserved.
+        kill();
+        throw error;
+      } finally {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener("abort", kill);
+        liveGroups.delete(proc.pid);
+      }
+    },
+  };
+}

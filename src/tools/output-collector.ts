@@ -1,0 +1,160 @@
+/**
+ * Collects a command's streamed output with bounded memory. It keeps only a
+ * rolling tail (enough for the tail-truncated view the model sees) plus
+ * running totals; once the output outgrows the truncation limits, everything
+ * is also written to a temp file so the model can still read all of it.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, type TruncationResult } from "./truncate.ts";
+
+export interface OutputCollectorOptions {
+  maxLines?: number;
+  maxBytes?: number;
+  /** Start of the temp file's name; a random part and `.log` follow. */
+  tempFilePrefix?: string;
+}
+
+export interface OutputSnapshot {
+  /** The output's tail, within the limits. */
+  text: string;
+  /** Present only when the output was cut. */
+  truncation?: TruncationResult;
+  /** Where the complete output is, once it outgrew the limits. */
+  fullOutputPath?: string;
+}
+
+// Escape sequences (colors, cursor moves, window titles) mean nothing to a model.
+const ANSI_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const COMPLETE_ANSI_AT_START = /^(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_])/;
+// Every control character but tab and newline, `\r` included (CRLF becomes LF).
+const CONTROL_CHARACTERS = /[\x00-\x08\x0b-\x1f\x7f]/g;
+/** An unfinished escape longer than this is garbage, not a sequence split across chunks. */
+const MAX_PENDING_ESCAPE = 256;
+
+export class OutputCollector {
+  private readonly maxLines: number;
+  private readonly maxBytes: number;
+  private readonly tempFilePrefix: string;
+  private readonly decoder = new TextDecoder("utf-8");
+  /** The end of an escape sequence cut by a chunk boundary, completed by the next chunk. */
+  private pendingEscape = "";
+  private tail = "";
+  /** Whether `tail` has lost the start of the output. */
+  private tailTrimmed = false;
+  private totalBytes = 0;
+  private newlineCount = 0;
+  private endsWithNewline = false;
+  private fileDescriptor: number | undefined;
+  private filePath: string | undefined;
+  private cachedSnapshot: OutputSnapshot | undefined;
+
+  constructor(options: OutputCollectorOptions = {}) {
+    this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.tempFilePrefix = options.tempFilePrefix ?? "xcsh-bash-";
+  }
+
+  /** Adds raw bytes as they arrive from the process. */
+  push(chunk: Uint8Array): void {
+    const decoded = this.pendingEscape + this.decoder.decode(chunk, { stream: true });
+    this.pendingEscape = "";
+    this.append(this.holdBackUnfinishedEscape(decoded));
+  }
+
+  /** Flushes what was held back and closes the full-output file. Call once, when the process is done. */
+  finish(): void {
+    const rest = this.pendingEscape + this.decoder.decode();
+    this.pendingEscape = "";
+    this.append(rest);
+    if (this.fileDescriptor !== undefined) {
+      closeSync(this.fileDescriptor);
+      this.fileDescriptor = undefined;
+    }
+  }
+
+  get fullOutputPath(): string | undefined {
+    return this.filePath;
+  }
+
+  /** The tail-truncated view of everything collected so far. */
+  snapshot(): OutputSnapshot {
+    if (this.cachedSnapshot) return this.cachedSnapshot;
+    const truncation = truncateTail(this.tail, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+    if (this.tailTrimmed) {
+      // The view is computed on the tail only; the totals must describe the whole output.
+      truncation.totalBytes = this.totalBytes;
+      truncation.totalLines = this.totalLines();
+    }
+    this.cachedSnapshot = {
+      text: truncation.content,
+      ...(truncation.truncated ? { truncation } : {}),
+      ...(this.filePath !== undefined ? { fullOutputPath: this.filePath } : {}),
+    };
+    return this.cachedSnapshot;
+  }
+
+  private append(raw: string): void {
+    const text = sanitize(raw);
+    if (text.length === 0) return;
+    this.cachedSnapshot = undefined;
+    this.tail += text;
+    this.totalBytes += Buffer.byteLength(text, "utf8");
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.newlineCount++;
+    this.endsWithNewline = text.endsWith("\n");
+
+    if (this.fileDescriptor !== undefined) {
+      writeSync(this.fileDescriptor, text);
+    } else if (this.exceedsLimits()) {
+      // The tail is only ever trimmed after this point, so it still holds the whole output here.
+      this.openFullOutputFile();
+      writeSync(this.fileDescriptor!, this.tail);
+    }
+    this.trimTail();
+  }
+
+  private holdBackUnfinishedEscape(text: string): string {
+    const escapeStart = text.lastIndexOf("\x1b");
+    if (escapeStart === -1 || text.length - escapeStart > MAX_PENDING_ESCAPE) return text;
+    if (COMPLETE_ANSI_AT_START.test(text.slice(escapeStart))) return text;
+    this.pendingEscape = text.slice(escapeStart);
+    return text.slice(0, escapeStart);
+  }
+
+  private totalLines(): number {
+    // Counted the way truncateTail counts: a final newline ends a line, it does not start one.
+    return this.newlineCount + (this.endsWithNewline ? 0 : 1);
+  }
+
+  private exceedsLimits(): boolean {
+    return this.totalBytes > this.maxBytes || this.totalLines() > this.maxLines;
+  }
+
+  private openFullOutputFile(): void {
+    this.filePath = join(tmpdir(), `${this.tempFilePrefix}${randomBytes(8).toString("hex")}.log`);
+    this.fileDescriptor = openSync(this.filePath, "w");
+  }
+
+  /**
+   * Drops the start of the tail when it grows large. The kept part stays longer
+   * than maxBytes (in characters, so also in bytes), which guarantees that
+   * truncateTail stops before reaching the cut first line: the view of the tail
+   * is the view of the whole output.
+   */
+  private trimTail(): void {
+    const keep = this.maxBytes * 2;
+    if (this.tail.length <= keep * 2) return;
+    let start = this.tail.length - keep;
+    // Do not start in the middle of a surrogate pair.
+    const code = this.tail.charCodeAt(start);
+    if (code >= 0xdc00 && code <= 0xdfff) start++;
+    this.tail = this.tail.slice(start);
+    this.tailTrimmed = true;
+  }
+}
+
+function sanitize(text: string): string {
+  return text.replace(ANSI_SEQUENCE, "").replace(CONTROL_CHARACTERS, "");
+}

@@ -1,0 +1,216 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createGrepTool, type GrepToolInput } from "../../src/tools/grep.ts";
+import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
+
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "xcsh-grep-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function writeTree(files: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+}
+
+async function grep(params: GrepToolInput, signal?: AbortSignal) {
+  const result = await createGrepTool(root).execute("call-1", params, signal);
+  const first = result.content[0];
+  return { text: first.type === "text" ? first.text : "", details: result.details };
+}
+
+describe("grep", () => {
+  test("prints path:LINE: text for each match, in path order", async () => {
+    await writeTree({
+      "src/b.ts": "const beta = 1;\nexport function beta2() {}\n",
+      "src/a.ts": "// nothing\nconst alpha = beta;\n",
+      "README.md": "no code here\n",
+    });
+    const { text, details } = await grep({ pattern: "beta\\w*" });
+    expect(text).toBe("src/a.ts:2: const alpha = beta;\nsrc/b.ts:1: const beta = 1;\nsrc/b.ts:2: export function beta2() {}");
+    expect(details).toBeUndefined();
+  });
+
+  test("says so when nothing matches", async () => {
+    await writeTree({ "a.txt": "hello\n" });
+    expect((await grep({ pattern: "absent" })).text).toBe("No matches found");
+  });
+
+  test("context lines are marked with dashes, and separate groups with --", async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => (i === 2 || i === 9 ? `match ${i + 1}` : `line ${i + 1}`));
+    await writeTree({ "f.txt": `${lines.join("\n")}\n`, "g.txt": "match in g\n" });
+    const { text } = await grep({ pattern: "match", context: 1 });
+    expect(text).toBe(
+      [
+        "f.txt-2- line 2",
+        "f.txt:3: match 3",
+        "f.txt-4- line 4",
+        "--",
+        "f.txt-9- line 9",
+        "f.txt:10: match 10",
+        "f.txt-11- line 11",
+        "--",
+        "g.txt:1: match in g",
+      ].join("\n"),
+    );
+  });
+
+  test("overlapping context merges into one group", async () => {
+    await writeTree({ "f.txt": "a\nhit\nb\nhit\nc\n" });
+    const { text } = await grep({ pattern: "hit", context: 1 });
+    expect(text).toBe("f.txt-1- a\nf.txt:2: hit\nf.txt-3- b\nf.txt:4: hit\nf.txt-5- c");
+  });
+
+  test("ignoreCase matches regardless of case", async () => {
+    await writeTree({ "f.txt": "Hello\nHELLO\nhello\nhelo\n" });
+    expect((await grep({ pattern: "hello" })).text).toBe("f.txt:3: hello");
+    expect((await grep({ pattern: "hello", ignoreCase: true })).text).toBe("f.txt:1: Hello\nf.txt:2: HELLO\nf.txt:3: hello");
+  });
+
+  test("literal searches for the text as written, regex characters included", async () => {
+    await writeTree({ "f.ts": "call(a.b)\ncallXaYb)\n" });
+    expect((await grep({ pattern: "call(a.b)", literal: true })).text).toBe("f.ts:1: call(a.b)");
+    expect((await grep({ pattern: "CALL(A.B)", literal: true, ignoreCase: true })).text).toBe("f.ts:1: call(a.b)");
+  });
+
+  test("an invalid regex is an error that suggests literal", async () => {
+    await writeTree({ "f.ts": "x\n" });
+    await expect(grep({ pattern: "call(" })).rejects.toThrow(/Invalid regular expression.*literal: true/);
+  });
+
+  test("glob without a slash filters names at any depth; with a slash it matches the path", async () => {
+    await writeTree({
+      "a.ts": "needle\n",
+      "a.js": "needle\n",
+      "src/deep/b.spec.ts": "needle\n",
+      "src/c.ts": "needle\n",
+      "test/d.spec.ts": "needle\n",
+    });
+    expect((await grep({ pattern: "needle", glob: "*.ts" })).text).toBe(
+      "a.ts:1: needle\nsrc/c.ts:1: needle\nsrc/deep/b.spec.ts:1: needle\ntest/d.spec.ts:1: needle",
+    );
+    expect((await grep({ pattern: "needle", glob: "src/**/*.spec.ts" })).text).toBe("src/deep/b.spec.ts:1: needle");
+    expect((await grep({ pattern: "needle", glob: "**/*.spec.ts" })).text).toBe("src/deep/b.spec.ts:1: needle\ntest/d.spec.ts:1: needle");
+  });
+
+  test("path narrows the search; paths are shown relative to it, and a single file by its name", async () => {
+    await writeTree({ "src/lib/x.ts": "token\n", "other.ts": "token\n" });
+    expect((await grep({ pattern: "token", path: "src" })).text).toBe("lib/x.ts:1: token");
+    expect((await grep({ pattern: "token", path: "src/lib/x.ts" })).text).toBe("x.ts:1: token");
+    expect((await grep({ pattern: "token", path: join(root, "other.ts") })).text).toBe("other.ts:1: token");
+  });
+
+  test("stops at limit and says how to see more", async () => {
+    const body = Array.from({ length: 30 }, (_, i) => `hit ${i + 1}`).join("\n");
+    await writeTree({ "a.txt": body, "b.txt": body });
+    const { text, details } = await grep({ pattern: "hit", limit: 40 });
+    const matchLines = text.split("\n").filter((line) => /^[ab]\.txt:\d+:/.test(line));
+    expect(matchLines).toHaveLength(40);
+    expect(matchLines.at(-1)).toBe("b.txt:10: hit 10");
+    expect(text).toContain("[Showing the first 40 matches; there are more.");
+    expect(text).toContain("limit=80");
+    expect(details?.matchLimitReached).toBe(40);
+  });
+
+  test("the default limit is 100 matches", async () => {
+    await writeTree({ "a.txt": Array.from({ length: 150 }, () => "x").join("\n") });
+    const { text, details } = await grep({ pattern: "x" });
+    expect(text.split("\n").filter((line) => line.startsWith("a.txt:"))).toHaveLength(100);
+    expect(details?.matchLimitReached).toBe(100);
+  });
+
+  test("exactly limit matches is not reported as more", async () => {
+    await writeTree({ "a.txt": "hit\nhit\n", "b.txt": "hit\n" });
+    const { text, details } = await grep({ pattern: "hit", limit: 3 });
+    expect(text).toBe("a.txt:1: hit\na.txt:2: hit\nb.txt:1: hit");
+    expect(details).toBeUndefined();
+  });
+
+  test("skips gitignored files, node_modules, .git and binary files", async () => {
+    await writeTree({
+      ".gitignore": "dist/\n*.gen.ts\n",
+      "dist/out.js": "needle\n",
+      "types.gen.ts": "needle\n",
+      "node_modules/pkg/index.js": "needle\n",
+      ".git/HEAD": "needle\n",
+      "image.bin": Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 1, 2, 3])]),
+      "src/keep.ts": "needle\n",
+      ".hidden/config": "needle\n",
+    });
+    expect((await grep({ pattern: "needle" })).text).toBe(".hidden/config:1: needle\nsrc/keep.ts:1: needle");
+  });
+
+  test("cuts long lines and says so", async () => {
+    const long = `start ${"x".repeat(GREP_MAX_LINE_LENGTH * 2)} end`;
+    await writeTree({ "min.js": `${long}\n` });
+    const { text, details } = await grep({ pattern: "start" });
+    expect(text).toContain("min.js:1: start xxx");
+    expect(text).not.toContain(" end");
+    expect(text).toContain(`longer than ${GREP_MAX_LINE_LENGTH} characters`);
+    expect(details?.linesTruncated).toBe(true);
+  });
+
+  test("head-truncates output past 50KB with a notice", async () => {
+    const line = `hit ${"y".repeat(400)}`;
+    await writeTree({ "big.txt": Array.from({ length: 300 }, () => line).join("\n") });
+    const { text, details } = await grep({ pattern: "hit", limit: 1000 });
+    expect(details?.truncation?.truncated).toBe(true);
+    expect(text).toContain("big.txt:1: hit");
+    expect(text).not.toContain("big.txt:300:");
+    expect(text).toMatch(/\[Output truncated to \d+ lines .*Narrow the search/);
+    expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
+  });
+
+  test("CRLF files show lines without the carriage return and $ still anchors", async () => {
+    await writeTree({ "win.txt": "first end\r\nsecond\r\n" });
+    expect((await grep({ pattern: "end$" })).text).toBe("win.txt:1: first end");
+  });
+
+  test("a missing path is an error naming it", async () => {
+    await expect(grep({ pattern: "x", path: "nope" })).rejects.toThrow(`Path not found: ${join(root, "nope")}`);
+  });
+
+  test("an aborted signal stops the search", async () => {
+    await writeTree({ "a.txt": "x\n" });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(grep({ pattern: "x" }, controller.signal)).rejects.toThrow("Operation aborted");
+  });
+
+  test("an abort during the search stops reading files", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = "content\n";
+    await writeTree(files);
+    const controller = new AbortController();
+    let reads = 0;
+    const tool = createGrepTool(root, {
+      operations: {
+        isDirectory: () => true,
+        readFile: async (path) => {
+          reads++;
+          if (reads === 5) controller.abort();
+          return readFile(path, "utf8");
+        },
+      },
+    });
+    await expect(tool.execute("call-1", { pattern: "absent" }, controller.signal)).rejects.toThrow("Operation aborted");
+    expect(reads).toBeLessThan(100);
+  });
+
+  test("custom operations supply the file text", async () => {
+    await writeTree({ "a.txt": "on disk\n" });
+    const tool = createGrepTool(root, {
+      operations: { isDirectory: () => false, readFile: () => "remote line\nanother remote line\n" },
+    });
+    const result = await tool.execute("call-1", { pattern: "another", path: "a.txt" });
+    expect(result.content).toEqual([{ type: "text", text: "a.txt:2: another remote line" }]);
+  });
+});
