@@ -1,0 +1,178 @@
+/**
+ * The agent loop: ask the model, run the tools it calls, feed the results back,
+ * and repeat until it answers without tools and no queued message is waiting.
+ * Emits the event sequence of seed 000; knows nothing of files or sessions.
+ */
+import { streamSimple } from "../ai/stream.ts";
+import type { AssistantMessage, Message, Model, SimpleStreamOptions, Tool, ToolResultMessage } from "../ai/types.ts";
+import { emptyUsage } from "../ai/usage.ts";
+import { executeToolCalls, type ToolExecutionConfig } from "./tool-execution.ts";
+import type { AgentContext, AgentEvent, AgentMessage, StreamFn } from "./types.ts";
+
+export interface AgentLoopConfig extends SimpleStreamOptions, ToolExecutionConfig {
+  model: Model;
+  /** Turns the agent's messages into what the LLM accepts (drops or converts custom roles). */
+  convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Rewrites the message list before each LLM call (pruning, injected context). */
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /** A key per call, for short-lived credentials. */
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Steering messages due now (after a turn's tool calls). */
+  getSteeringMessages?: () => Promise<AgentMessage[]> | AgentMessage[];
+  /** Follow-up messages due now (when the agent would stop). */
+  getFollowUpMessages?: () => Promise<AgentMessage[]> | AgentMessage[];
+  /** Return true to end the run after the current turn. */
+  shouldStopAfterTurn?: (turn: { message: AssistantMessage; toolResults: ToolResultMessage[] }) => boolean | Promise<boolean>;
+  streamFn?: StreamFn;
+}
+
+type Emit = (event: AgentEvent) => Promise<void>;
+
+/**
+ * Runs from the given new messages (may be empty to continue the transcript)
+ * and returns every message the run added. `context.messages` grows as the run
+ * goes, so a caller sees the transcript as it stands at any event.
+ */
+export async function runAgentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: Emit,
+  signal?: AbortSignal,
+): Promise<AgentMessage[]> {
+  const added: AgentMessage[] = [];
+  const deliver = async (messages: AgentMessage[]) => {
+    for (const message of messages) {
+      context.messages.push(message);
+      added.push(message);
+      await emit({ type: "message_start", message });
+      await emit({ type: "message_end", message });
+    }
+  };
+
+  await emit({ type: "agent_start" });
+  let incoming = prompts;
+
+  while (true) {
+    await emit({ type: "turn_start" });
+    await deliver(incoming);
+    incoming = [];
+
+    const assistant = await streamAssistantMessage(context, config, emit, signal);
+    context.messages.push(assistant);
+    added.push(assistant);
+
+    if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
+      await emit({ type: "turn_end", message: assistant, toolResults: [] });
+      break;
+    }
+
+    const hasToolCalls = assistant.content.some((block) => block.type === "toolCall");
+    let toolResults: ToolResultMessage[] = [];
+    let terminate = false;
+    if (hasToolCalls) {
+      const batch = await executeToolCalls(assistant, context, config, signal, emit);
+      toolResults = batch.results;
+      terminate = batch.terminate;
+      await deliver(toolResults);
+    }
+    await emit({ type: "turn_end", message: assistant, toolResults });
+
+    if (signal?.aborted) break;
+    if (await config.shouldStopAfterTurn?.({ message: assistant, toolResults })) break;
+
+    const steering = (await config.getSteeringMessages?.()) ?? [];
+    if (steering.length > 0) {
+      incoming = steering;
+      continue;
+    }
+    if (hasToolCalls && !terminate) continue;
+
+    const followUps = (await config.getFollowUpMessages?.()) ?? [];
+    if (followUps.length > 0) {
+      incoming = followUps;
+      continue;
+    }
+    break;
+  }
+
+  await emit({ type: "agent_end", messages: added });
+  return added;
+}
+
+function failedMessage(config: AgentLoopConfig, errorMessage: string, aborted: boolean): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: config.model.api,
+    provider: config.model.provider,
+    model: config.model.id,
+    usage: emptyUsage(),
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}
+
+/** One LLM call, forwarded as message_start / message_update* / message_end. */
+async function streamAssistantMessage(
+  context: AgentContext,
+  config: AgentLoopConfig,
+  emit: Emit,
+  signal: AbortSignal | undefined,
+): Promise<AssistantMessage> {
+  let final: AssistantMessage | undefined;
+  let started = false;
+  try {
+    const messages = config.transformContext ? await config.transformContext(context.messages, signal) : context.messages;
+    const llmMessages = await config.convertToLlm(messages);
+    const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
+    const streamFn = config.streamFn ?? streamSimple;
+    const events = await streamFn(
+      config.model,
+      { systemPrompt: context.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
+      { ...streamOptionsOf(config), apiKey, signal },
+    );
+    for await (const event of events) {
+      if (event.type === "start") {
+        started = true;
+        await emit({ type: "message_start", message: { ...event.partial } });
+      } else if (event.type === "done" || event.type === "error") {
+        final = event.type === "done" ? event.message : event.error;
+      } else {
+        if (!started) {
+          started = true;
+          await emit({ type: "message_start", message: { ...event.partial } });
+        }
+        await emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+      }
+    }
+  } catch (error) {
+    // StreamFns must not throw, but a hook or custom stream might: end the turn cleanly.
+    final = failedMessage(config, error instanceof Error ? error.message : String(error), signal?.aborted === true);
+  }
+  final ??= failedMessage(config, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
+  if (!started) await emit({ type: "message_start", message: { ...final } });
+  await emit({ type: "message_end", message: final });
+  return final;
+}
+
+/** The provider options of the loop config, without the loop's own callbacks. */
+function streamOptionsOf(config: AgentLoopConfig): SimpleStreamOptions {
+  return {
+    temperature: config.temperature,
+    maxTokens: config.maxTokens,
+    reasoning: config.reasoning,
+    thinkingBudgets: config.thinkingBudgets,
+    cacheRetention: config.cacheRetention,
+    sessionId: config.sessionId,
+    onPayload: config.onPayload,
+    onResponse: config.onResponse,
+    headers: config.headers,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    maxRetryDelayMs: config.maxRetryDelayMs,
+    metadata: config.metadata,
+  };
+}

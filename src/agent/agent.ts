@@ -1,0 +1,181 @@
+/**
+ * The stateful agent: owns the transcript, the model and tools, the steering
+ * and follow-up queues, and the abort controller of the run in progress.
+ * Listeners receive every event in order; the run waits for async listeners,
+ * so a listener that persists messages never falls behind.
+ */
+import type { ImageContent, Message, Model, ModelThinkingLevel, SimpleStreamOptions, ThinkingLevel } from "../ai/types.ts";
+import { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
+import { convertToLlm as defaultConvertToLlm } from "./convert-messages.ts";
+import { MessageQueue } from "./message-queue.ts";
+import type { ToolExecutionConfig } from "./tool-execution.ts";
+import type { AgentContext, AgentEvent, AgentMessage, AgentTool, InterruptMode, QueueMode, StreamFn, ToolExecutionMode } from "./types.ts";
+
+export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
+
+export interface AgentState {
+  systemPrompt: string;
+  model: Model;
+  thinkingLevel: ModelThinkingLevel;
+  tools: AgentTool<any>[];
+  messages: AgentMessage[];
+}
+
+export interface AgentOptions extends Omit<ToolExecutionConfig, "hasPendingSteering" | "onSteeringQueued"> {
+  initialState: Pick<AgentState, "model"> & Partial<AgentState>;
+  convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  transformContext?: AgentLoopConfig["transformContext"];
+  getApiKey?: AgentLoopConfig["getApiKey"];
+  streamFn?: StreamFn;
+  /** Provider options passed on every call (headers, budgets, timeouts). */
+  streamOptions?: Omit<SimpleStreamOptions, "reasoning" | "signal">;
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+}
+
+export class Agent {
+  readonly state: AgentState;
+  readonly steeringQueue: MessageQueue;
+  readonly followUpQueue: MessageQueue;
+  toolExecution: ToolExecutionMode;
+  interruptMode: InterruptMode;
+  streamOptions: Omit<SimpleStreamOptions, "reasoning" | "signal">;
+
+  private readonly listeners: AgentListener[] = [];
+  private controller: AbortController | undefined;
+  private running: Promise<void> | undefined;
+  /** Events are delivered one after another, even when emitted from a tool callback. */
+  private eventChain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: AgentOptions) {
+    const initial = options.initialState;
+    this.state = {
+      systemPrompt: initial.systemPrompt ?? "",
+      model: initial.model,
+      thinkingLevel: initial.thinkingLevel ?? "off",
+      tools: initial.tools ?? [],
+      messages: initial.messages ?? [],
+    };
+    this.steeringQueue = new MessageQueue(options.steeringMode ?? "one-at-a-time");
+    this.followUpQueue = new MessageQueue(options.followUpMode ?? "one-at-a-time");
+    this.toolExecution = options.toolExecution ?? "parallel";
+    this.interruptMode = options.interruptMode ?? "wait";
+    this.streamOptions = options.streamOptions ?? {};
+  }
+
+  subscribe(listener: AgentListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index !== -1) this.listeners.splice(index, 1);
+    };
+  }
+
+  get isStreaming(): boolean {
+    return this.running !== undefined;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.controller?.signal;
+  }
+
+  /** Starts a run from a prompt. Rejects if a run is already going: queue with steer/followUp instead. */
+  prompt(input: string | AgentMessage | AgentMessage[], images?: ImageContent[]): Promise<void> {
+    const messages = typeof input === "string" ? [userMessage(input, images)] : Array.isArray(input) ? input : [input];
+    return this.start(messages);
+  }
+
+  /** Runs again from the transcript as it is (after an error, or when the last message is a tool result). */
+  continue(): Promise<void> {
+    return this.start([]);
+  }
+
+  steer(message: AgentMessage): void {
+    this.steeringQueue.enqueue(message);
+  }
+
+  followUp(message: AgentMessage): void {
+    this.followUpQueue.enqueue(message);
+  }
+
+  clearQueues(): { steering: AgentMessage[]; followUp: AgentMessage[] } {
+    return { steering: this.steeringQueue.clear(), followUp: this.followUpQueue.clear() };
+  }
+
+  abort(): void {
+    this.controller?.abort();
+  }
+
+  /** Resolves when no run is in progress (immediately if idle). */
+  async waitForIdle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Forgets the transcript and queues. */
+  reset(): void {
+    this.abort();
+    this.state.messages = [];
+    this.clearQueues();
+  }
+
+  private start(messages: AgentMessage[]): Promise<void> {
+    if (this.running) {
+      return Promise.reject(new Error("The agent is already working. Queue the message with steer() or followUp(), or abort first."));
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    const run = this.run(messages, controller.signal).finally(() => {
+      if (this.controller === controller) this.controller = undefined;
+      this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async run(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
+    const context: AgentContext = {
+      systemPrompt: this.state.systemPrompt,
+      messages: this.state.messages,
+      tools: this.state.tools,
+    };
+    const level = this.state.thinkingLevel;
+    const config: AgentLoopConfig = {
+      ...this.streamOptions,
+      model: this.state.model,
+      reasoning: level === "off" ? undefined : (level as ThinkingLevel),
+      convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm,
+      transformContext: this.options.transformContext,
+      getApiKey: this.options.getApiKey,
+      streamFn: this.options.streamFn,
+      getSteeringMessages: () => this.steeringQueue.drain(),
+      getFollowUpMessages: () => this.followUpQueue.drain(),
+      toolExecution: this.toolExecution,
+      interruptMode: this.interruptMode,
+      hasPendingSteering: () => this.steeringQueue.length > 0,
+      onSteeringQueued: (listener) => this.steeringQueue.onEnqueue(listener),
+      beforeToolCall: this.options.beforeToolCall,
+      afterToolCall: this.options.afterToolCall,
+    };
+    await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);
+    await this.eventChain;
+  }
+
+  private emit(event: AgentEvent, signal: AbortSignal): Promise<void> {
+    this.eventChain = this.eventChain.then(async () => {
+      for (const listener of [...this.listeners]) {
+        try {
+          await listener(event, signal);
+        } catch (error) {
+          // A failing listener must not break the run or starve the others.
+          process.stderr.write(`xcsh: event listener failed on ${event.type}: ${(error as Error).message}\n`);
+        }
+      }
+    });
+    return this.eventChain;
+  }
+}
+
+function userMessage(text: string, images?: ImageContent[]): AgentMessage {
+  const content = images?.length ? [{ type: "text" as const, text }, ...images] : text;
+  return { role: "user", content, timestamp: Date.now() };
+}

@@ -1,0 +1,49 @@
+import type { AgentMessage, QueueMode } from "./types.ts";
+
+/**
+ * Messages waiting to be delivered to the agent: steering (after the current
+ * tool calls) or follow-up (when the agent would stop). "one-at-a-time" hands
+ * out one message per delivery point, "all" the whole queue at once.
+ */
+export class MessageQueue {
+  private items: AgentMessage[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(public mode: QueueMode = "one-at-a-time") {}
+
+  enqueue(message: AgentMessage): void {
+    this.items.push(message);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Takes the messages due now, per the mode. */
+  drain(): AgentMessage[] {
+    if (this.items.length === 0) return [];
+    if (this.mode === "all") {
+      const all = this.items;
+      this.items = [];
+      return all;
+    }
+    return [this.items.shift()!];
+  }
+
+  clear(): AgentMessage[] {
+    const removed = this.items;
+    this.items = [];
+    return removed;
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  peek(): readonly AgentMessage[] {
+    return this.items;
+  }
+
+  /** Calls `listener` whenever a message is queued; returns the unsubscribe function. */
+  onEnqueue(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

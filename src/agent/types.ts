@@ -1,0 +1,114 @@
+/**
+ * Types of the agent loop: tools, messages the agent keeps, events it emits,
+ * and the hooks later layers plug in. Event shapes are those of seed 000
+ * ("事件") and pi's AgentEvent, so modes forward them unchanged.
+ */
+import type { Static, TSchema } from "typebox";
+import type {
+  AssistantMessage,
+  AssistantMessageEvent,
+  ImageContent,
+  Message,
+  Model,
+  ModelThinkingLevel,
+  SimpleStreamOptions,
+  TextContent,
+  Tool,
+  ToolCall,
+  ToolResultMessage,
+} from "../ai/types.ts";
+import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
+
+/**
+ * Messages the agent keeps beyond the LLM's own: apps add roles (bashExecution,
+ * custom, …) by declaration merging into this interface.
+ */
+export interface CustomAgentMessages {}
+
+export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
+
+export interface AgentToolResult<TDetails = any> {
+  content: (TextContent | ImageContent)[];
+  details: TDetails;
+  /** Stop after this tool batch (only when every result in the batch asks for it). */
+  terminate?: boolean;
+}
+
+export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolResult<TDetails>) => void;
+
+export type ToolExecutionMode = "sequential" | "parallel";
+
+/** The arguments a tool receives: its schema's static type, or `any` for `AgentTool<any>` collections. */
+export type ToolParams<TParameters extends TSchema> = 0 extends 1 & TParameters ? any : Static<TParameters>;
+
+export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any> extends Tool<TParameters> {
+  /** Human-readable name for UIs. */
+  label: string;
+  /** Adapts raw arguments (old spellings, shapes) before schema validation. */
+  prepareArguments?: (args: unknown) => ToolParams<TParameters>;
+  /** Runs the tool. Throws on failure; the loop turns the throw into an error result. */
+  execute: (
+    toolCallId: string,
+    params: ToolParams<TParameters>,
+    signal?: AbortSignal,
+    onUpdate?: AgentToolUpdateCallback<TDetails>,
+  ) => Promise<AgentToolResult<TDetails>>;
+  /** "sequential" keeps this tool from running alongside others. */
+  executionMode?: ToolExecutionMode;
+}
+
+export interface AgentContext {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  tools?: AgentTool<any>[];
+}
+
+export type AgentEvent =
+  | { type: "agent_start" }
+  | { type: "agent_end"; messages: AgentMessage[] }
+  | { type: "turn_start" }
+  | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: AgentMessage }
+  | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
+  | { type: "message_end"; message: AgentMessage }
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: any }
+  | { type: "tool_execution_update"; toolCallId: string; toolName: string; args: any; partialResult: any }
+  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean };
+
+export type QueueMode = "all" | "one-at-a-time";
+/** "immediate": queued steering skips and interrupts the rest of the turn's tool calls. */
+export type InterruptMode = "immediate" | "wait";
+
+export interface BeforeToolCallResult {
+  block?: boolean;
+  reason?: string;
+}
+
+export interface AfterToolCallResult {
+  content?: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+}
+
+export interface BeforeToolCallContext {
+  assistantMessage: AssistantMessage;
+  toolCall: ToolCall;
+  args: unknown;
+  context: AgentContext;
+}
+
+export interface AfterToolCallContext extends BeforeToolCallContext {
+  result: AgentToolResult<any>;
+  isError: boolean;
+}
+
+export type StreamFn = (
+  model: Model,
+  context: { systemPrompt?: string; messages: Message[]; tools?: Tool[] },
+  options?: SimpleStreamOptions,
+) => AssistantMessageEventStream | Promise<AssistantMessageEventStream>;
+
+export interface ThinkingLevelState {
+  thinkingLevel: ModelThinkingLevel;
+}
