@@ -1,0 +1,103 @@
+/**
+ * Command-line parsing. Pure: turns argv into a typed description of what the
+ * user asked for, or a message saying what is wrong with it. No I/O here, so
+ * `--version` and `--help` stay instant.
+ */
+
+export type Mode = "text" | "json" | "rpc";
+
+export interface CliArgs {
+  /** -p/--print: run the prompt non-interactively and print the answer. */
+  print: boolean;
+  mode?: Mode;
+  provider?: string;
+  model?: string;
+  thinking?: string;
+  apiKey?: string;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  /** --tools a,b: the tools to enable. */
+  tools?: string;
+  /** --no-tools: run without any tool. */
+  noTools: boolean;
+  /** --list-models, with the optional search text (empty string lists all). */
+  listModels?: string;
+  version: boolean;
+  help: boolean;
+  /** Prompt text: the -p argument and any positional words. */
+  messages: string[];
+}
+
+type Parsed = { ok: true; args: CliArgs } | { ok: false; error: string };
+
+/** Options that take a value, mapped to the field that receives it. */
+const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
+  "--mode": "mode",
+  "--provider": "provider",
+  "--model": "model",
+  "--thinking": "thinking",
+  "--api-key": "apiKey",
+  "--system-prompt": "systemPrompt",
+  "--append-system-prompt": "appendSystemPrompt",
+  "--tools": "tools",
+};
+
+const MODES: readonly Mode[] = ["text", "json", "rpc"];
+
+export function parseArgs(argv: string[]): Parsed {
+  const args: CliArgs = { print: false, noTools: false, version: false, help: false, messages: [] };
+  const fail = (error: string): Parsed => ({ ok: false, error: `${error}. Run xcsh --help for usage.` });
+
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let inlineValue: string | undefined;
+    if (arg.startsWith("--") && arg.includes("=")) {
+      inlineValue = arg.slice(arg.indexOf("=") + 1);
+      arg = arg.slice(0, arg.indexOf("="));
+    }
+    const takeValue = (): string | undefined => {
+      if (inlineValue !== undefined) return inlineValue;
+      const next = argv[i + 1];
+      if (next === undefined) return undefined;
+      i++;
+      return next;
+    };
+
+    if (arg === "--") {
+      args.messages.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "-h" || arg === "--help") args.help = true;
+    else if (arg === "-v" || arg === "--version") args.version = true;
+    else if (arg === "--no-tools") args.noTools = true;
+    else if (arg === "-p" || arg === "--print") {
+      args.print = true;
+      // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith("-")) {
+        args.messages.push(next);
+        i++;
+      }
+    } else if (arg === "--list-models") {
+      const next = argv[i + 1];
+      if (inlineValue !== undefined) args.listModels = inlineValue;
+      else if (next !== undefined && !next.startsWith("-")) {
+        args.listModels = next;
+        i++;
+      } else args.listModels = "";
+    } else if (arg in VALUE_OPTIONS) {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      (args as unknown as Record<string, unknown>)[VALUE_OPTIONS[arg]] = value;
+    } else if (arg.startsWith("-") && arg !== "-") {
+      return fail(`Unknown option ${arg}`);
+    } else {
+      args.messages.push(arg);
+    }
+  }
+
+  if (args.mode !== undefined && !MODES.includes(args.mode)) {
+    return fail(`Unknown mode "${args.mode}" (use one of: ${MODES.join(", ")})`);
+  }
+  return { ok: true, args };
+}

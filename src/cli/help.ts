@@ -1,0 +1,31 @@
+export const HELP_TEXT = `xcsh — a coding agent in one executable
+
+Usage:
+  xcsh -p "prompt"                 Run a prompt and print the answer
+  echo "prompt" | xcsh -p          Prompt from standard input
+  xcsh --list-models [search]      List the models you can use
+
+Options:
+  -p, --print [prompt]             Non-interactive: answer the prompt and exit
+  --mode <text|json>               text prints the final answer (default);
+                                   json prints every event as a JSON line
+  --provider <name>                Provider: anthropic, openai, google, or one from models.json
+  --model <pattern>                Model id, provider/id, or a part of its name;
+                                   a :<thinking> suffix sets the level (sonnet:high)
+  --thinking <level>               off, minimal, low, medium, high, xhigh
+  --api-key <key>                  API key for this run (overrides the environment)
+  --system-prompt <text>           Replace the system prompt
+  --append-system-prompt <text>    Add to the system prompt
+  --tools <list>                   Tools to enable: read,bash,edit,write,grep,find,ls
+                                   (default read,bash,edit,write)
+  --no-tools                       Run without tools
+  --list-models [search]           List models (filtered by search text)
+  -v, --version                    Print the version
+  -h, --help                       Print this help
+
+Configuration (in ~/.xcsh/agent, or $XCSH_CODING_AGENT_DIR):
+  settings.json                    defaultProvider, defaultModel, defaultThinkingLevel, …
+  models.json                      custom providers and models (pi's format)
+
+API keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, or --api-key.
+`;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bun
+/**
+ * The xcsh entry point. Only argument parsing, help and version are loaded up
+ * front; each mode and the provider SDKs are imported when a command needs them,
+ * so `xcsh --version` starts in milliseconds.
+ */
+import { parseArgs } from "./args.ts";
+import { HELP_TEXT } from "./help.ts";
+import { versionText } from "./version.ts";
+import { reportFatal } from "./fatal.ts";
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseArgs(argv);
+  if (!parsed.ok) return reportFatal(parsed.error, 2);
+  const args = parsed.args;
+
+  if (args.help) {
+    process.stdout.write(HELP_TEXT);
+    return 0;
+  }
+  if (args.version) {
+    process.stdout.write(versionText() + "\n");
+    return 0;
+  }
+  if (args.listModels !== undefined) {
+    const { listModels } = await import("./list-models.ts");
+    return listModels(args.listModels);
+  }
+  if (args.mode === "rpc") {
+    return reportFatal("--mode rpc is not available in this version yet; use -p or --mode json", 2);
+  }
+  const { runPrintMode } = await import("../modes/print/print-mode.ts");
+  return runPrintMode(args, args.mode === "json" ? "json" : "text");
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.exitCode = reportFatal(error, 1);
+  },
+);

@@ -1,0 +1,119 @@
+/**
+ * Non-interactive runs: `xcsh -p "…"` prints the final answer as text, and
+ * `--mode json` prints every event as one JSON line after a session header.
+ * Failures leave one line on stderr and a non-zero exit code.
+ */
+import { randomUUID } from "node:crypto";
+import type { Agent } from "../../agent/agent.ts";
+import type { AgentEvent } from "../../agent/types.ts";
+import type { AssistantMessage } from "../../ai/types.ts";
+import type { CliArgs } from "../../cli/args.ts";
+import { createCodingAgent } from "../../core/create-agent.ts";
+import { prepareRun } from "../../core/run-setup.ts";
+import { UserError } from "../../core/user-error.ts";
+import { defaultToolNames, parseToolNames, type ToolName } from "../../tools/index.ts";
+import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { readPipedStdin } from "./read-stdin.ts";
+
+async function collectPrompt(args: CliArgs): Promise<string> {
+  const fromArgs = args.messages.join(" ").trim();
+  const piped = await readPipedStdin();
+  // Piped text is the material, the argument says what to do with it.
+  const prompt = [fromArgs, piped?.trimEnd()].filter(Boolean).join("\n\n");
+  if (!prompt) {
+    throw new UserError('No prompt given. Pass it as xcsh -p "your prompt", or pipe it: echo "your prompt" | xcsh -p', 2);
+  }
+  return prompt;
+}
+
+function selectedTools(args: CliArgs): readonly ToolName[] {
+  if (args.noTools) return [];
+  if (args.tools === undefined) return defaultToolNames;
+  const parsed = parseToolNames(args.tools);
+  if ("error" in parsed) throw new UserError(parsed.error, 2);
+  return parsed.names;
+}
+
+function textOf(message: AssistantMessage): string {
+  return message.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text)
+    .join("");
+}
+
+/**
+ * Text output. Without tools the answer streams as it arrives; with tools only
+ * the final answer goes to stdout (the model's remarks between tool calls are
+ * not the answer), and tool activity is shown on stderr when it is a terminal.
+ */
+function attachTextOutput(agent: Agent, streamLive: boolean): void {
+  const showProgress = process.stderr.isTTY === true;
+  agent.subscribe((event) => {
+    if (streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
+      process.stdout.write(event.assistantMessageEvent.delta);
+    } else if (showProgress && event.type === "tool_execution_start") {
+      const args = JSON.stringify(event.args);
+      process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
+    }
+  });
+}
+
+function attachJsonOutput(agent: Agent, cwd: string): void {
+  const write = claimStdoutForProtocol();
+  write({ type: "session", version: 3, id: randomUUID(), timestamp: new Date().toISOString(), cwd });
+  agent.subscribe((event: AgentEvent) => write(event));
+}
+
+export async function runPrintMode(args: CliArgs, format: "text" | "json"): Promise<number> {
+  const cwd = process.cwd();
+  if (format === "json") claimStdoutForProtocol();
+  const prompt = await collectPrompt(args);
+  const toolNames = selectedTools(args);
+  const setup = await prepareRun({ cwd, provider: args.provider, model: args.model, thinking: args.thinking, apiKey: args.apiKey });
+  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
+
+  const agent = createCodingAgent(setup, {
+    cwd,
+    toolNames,
+    systemPrompt: args.systemPrompt,
+    appendSystemPrompt: args.appendSystemPrompt,
+  });
+  const streamLive = toolNames.length === 0;
+  if (format === "json") attachJsonOutput(agent, cwd);
+  else attachTextOutput(agent, streamLive);
+
+  // A signal aborts the run (killing running commands) and sets the conventional exit code.
+  let interruptedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interruptedBy ??= signal;
+    agent.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    await agent.prompt(prompt);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+
+  const final = agent.state.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
+  if (interruptedBy) {
+    process.stderr.write(`xcsh: interrupted (${interruptedBy})\n`);
+    return interruptedBy === "SIGTERM" ? 143 : 130;
+  }
+  if (format === "text" && final) {
+    const answer = textOf(final);
+    if (!streamLive) process.stdout.write(answer);
+    if (answer && !answer.endsWith("\n")) process.stdout.write("\n");
+  }
+  if (!final || final.stopReason === "error") {
+    process.stderr.write(`xcsh: ${setup.model.provider}/${setup.model.id}: ${final?.errorMessage ?? "the run ended without an answer"}\n`);
+    return 1;
+  }
+  if (final.stopReason === "aborted") {
+    process.stderr.write("xcsh: interrupted\n");
+    return 130;
+  }
+  return 0;
+}

@@ -1,0 +1,59 @@
+/**
+ * The system prompt: who the agent is, the tools it has and how to use them,
+ * the project's instruction files, and where and when it is working.
+ */
+import type { ContextFile } from "./context-files.ts";
+
+export interface PromptTool {
+  name: string;
+  description: string;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+}
+
+export interface SystemPromptOptions {
+  cwd: string;
+  tools: PromptTool[];
+  contextFiles: ContextFile[];
+  /** Replaces the built-in base prompt (--system-prompt). Tools, context and environment still follow. */
+  customPrompt?: string;
+  /** Added after everything else (--append-system-prompt). */
+  appendPrompt?: string;
+  now?: Date;
+}
+
+const BASE_PROMPT = `You are xcsh, an expert coding assistant working in the user's project. You read code, run commands, edit files and write new ones to get the user's task done.`;
+
+const GENERAL_GUIDELINES = [
+  "Look before you change: read the relevant files and search the code base before editing.",
+  "Prefer small, precise edits over rewriting whole files.",
+  "After changing code, run the project's checks or tests when you can, and report what you verified.",
+  "Be concise. Show file paths clearly when you mention them.",
+];
+
+function firstSentence(text: string): string {
+  const line = text.split("\n")[0].trim();
+  const end = line.search(/\.\s/);
+  return end === -1 ? line : line.slice(0, end + 1);
+}
+
+export function buildSystemPrompt(options: SystemPromptOptions): string {
+  const sections: string[] = [options.customPrompt?.trim() || BASE_PROMPT];
+
+  if (options.tools.length > 0) {
+    const lines = options.tools.map((tool) => `- ${tool.name}: ${tool.promptSnippet ?? firstSentence(tool.description)}`);
+    sections.push(`Available tools:\n${lines.join("\n")}`);
+    const guidelines = [...GENERAL_GUIDELINES, ...options.tools.flatMap((tool) => tool.promptGuidelines ?? [])];
+    sections.push(`Guidelines:\n${[...new Set(guidelines)].map((rule) => `- ${rule}`).join("\n")}`);
+  }
+
+  if (options.contextFiles.length > 0) {
+    const files = options.contextFiles.map((file) => `## ${file.path}\n\n${file.content.trim()}`);
+    sections.push(`# Project context\n\nInstructions from the project's context files:\n\n${files.join("\n\n")}`);
+  }
+
+  const now = options.now ?? new Date();
+  sections.push(`Current date: ${now.toISOString().slice(0, 10)}\nCurrent working directory: ${options.cwd}`);
+  if (options.appendPrompt?.trim()) sections.push(options.appendPrompt.trim());
+  return sections.join("\n\n");
+}

@@ -1,0 +1,92 @@
+/**
+ * Runs the real xcsh binary as a user would. The binary is dist/xcsh, rebuilt
+ * when any source file is newer than it, so tests never run a stale build.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+export const BINARY = join(root, "dist", process.platform === "win32" ? "xcsh.exe" : "xcsh");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+let built = false;
+/** Builds dist/xcsh unless it is newer than every file under src/ and package.json. */
+export function ensureBinary(): string {
+  if (built) return BINARY;
+  const sourceTime = Math.max(newestMtime(join(root, "src")), statSync(join(root, "package.json")).mtimeMs);
+  if (!existsSync(BINARY) || statSync(BINARY).mtimeMs < sourceTime) {
+    const result = Bun.spawnSync([process.execPath, "run", "build"], { cwd: root, stdout: "inherit", stderr: "inherit" });
+    if (result.exitCode !== 0) throw new Error("bun run build failed");
+  }
+  built = true;
+  return BINARY;
+}
+
+/** A private HOME and config root, so tests never see the developer's own config or keys. */
+export interface TestHome {
+  home: string;
+  agentDir: string;
+  env: Record<string, string>;
+  writeModelsJson(config: unknown): void;
+  writeSettings(settings: unknown): void;
+  cleanup(): void;
+}
+
+const KEY_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"];
+
+export function makeTestHome(): TestHome {
+  const home = mkdtempSync(join(tmpdir(), "xcsh-test-"));
+  const agentDir = join(home, ".xcsh", "agent");
+  mkdirSync(agentDir, { recursive: true });
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !KEY_VARS.includes(name) && !name.startsWith("XCSH_")) env[name] = value;
+  }
+  env.HOME = home;
+  env.XCSH_CODING_AGENT_DIR = agentDir;
+  return {
+    home,
+    agentDir,
+    env,
+    writeModelsJson: (config) => writeFileSync(join(agentDir, "models.json"), JSON.stringify(config, null, 2)),
+    writeSettings: (settings) => writeFileSync(join(agentDir, "settings.json"), JSON.stringify(settings, null, 2)),
+    cleanup: () => rmSync(home, { recursive: true, force: true }),
+  };
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the binary to completion. `stdin` text is piped in; without it stdin is /dev/null. */
+export async function runXcsh(
+  args: string[],
+  options: { env: Record<string, string>; stdin?: string; cwd?: string; timeoutMs?: number },
+): Promise<RunResult> {
+  const proc = Bun.spawn([ensureBinary(), ...args], {
+    env: options.env,
+    cwd: options.cwd ?? options.env.HOME,
+    stdin: options.stdin !== undefined ? new Blob([options.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  return { exitCode, stdout, stderr };
+}
