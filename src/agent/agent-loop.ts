@@ -5,7 +5,7 @@
  */
 import { streamSimple } from "../ai/stream.ts";
 import type { AssistantMessage, Message, Model, SimpleStreamOptions, Tool, ToolResultMessage } from "../ai/types.ts";
-import { emptyUsage } from "../ai/usage.ts";
+import { failedAssistantMessage } from "../ai/usage.ts";
 import { executeToolCalls, type ToolExecutionConfig } from "./tool-execution.ts";
 import type { AgentContext, AgentEvent, AgentMessage, StreamFn } from "./types.ts";
 
@@ -100,20 +100,6 @@ export async function runAgentLoop(
   return added;
 }
 
-function failedMessage(config: AgentLoopConfig, errorMessage: string, aborted: boolean): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: config.model.api,
-    provider: config.model.provider,
-    model: config.model.id,
-    usage: emptyUsage(),
-    stopReason: aborted ? "aborted" : "error",
-    errorMessage,
-    timestamp: Date.now(),
-  };
-}
-
 /** One LLM call, forwarded as message_start / message_update* / message_end. */
 async function streamAssistantMessage(
   context: AgentContext,
@@ -150,9 +136,9 @@ async function streamAssistantMessage(
     }
   } catch (error) {
     // StreamFns must not throw, but a hook or custom stream might: end the turn cleanly.
-    final = failedMessage(config, error instanceof Error ? error.message : String(error), signal?.aborted === true);
+    final = failedAssistantMessage(config.model, error instanceof Error ? error.message : String(error), signal?.aborted === true);
   }
-  final ??= failedMessage(config, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
+  final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
   if (!started) await emit({ type: "message_start", message: { ...final } });
   await emit({ type: "message_end", message: final });
   return final;

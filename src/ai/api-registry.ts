@@ -4,6 +4,7 @@
  */
 import { AssistantMessageEventStream } from "./event-stream.ts";
 import { errorText } from "./errors.ts";
+import { failedAssistantMessage } from "./usage.ts";
 import type { Api, Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "./types.ts";
 
 export type ApiStreamFunction = (model: Model, context: Context, options?: ProviderStreamOptions) => AssistantMessageEventStream;
@@ -66,17 +67,7 @@ export function lazyApiProvider(api: Api, load: () => Promise<ProviderModule>): 
         outer.push({
           type: "error",
           reason: "error",
-          error: {
-            role: "assistant",
-            content: [],
-            api: model.api,
-            provider: model.provider,
-            model: model.id,
-            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-            stopReason: "error",
-            errorMessage: `Could not load the ${api} provider: ${errorText(error)}`,
-            timestamp: Date.now(),
-          },
+          error: failedAssistantMessage(model, `Could not load the ${api} provider: ${errorText(error)}`),
         });
         outer.end();
       });

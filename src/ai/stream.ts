@@ -1,7 +1,7 @@
 import { getApiProvider } from "./api-registry.ts";
 import { AssistantMessageEventStream } from "./event-stream.ts";
 import type { AssistantMessage, Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "./types.ts";
-import { emptyUsage } from "./usage.ts";
+import { failedAssistantMessage } from "./usage.ts";
 
 function providerFor(model: Model) {
   return getApiProvider(model.api);
@@ -10,17 +10,7 @@ function providerFor(model: Model) {
 /** A stream that fails at once, for a model whose API nobody serves. */
 function unknownApiStream(model: Model): AssistantMessageEventStream {
   const stream = new AssistantMessageEventStream();
-  const message: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason: "error",
-    errorMessage: `No provider is registered for API "${model.api}" (model ${model.provider}/${model.id})`,
-    timestamp: Date.now(),
-  };
+  const message = failedAssistantMessage(model, `No provider is registered for API "${model.api}" (model ${model.provider}/${model.id})`);
   stream.push({ type: "error", reason: "error", error: message });
   stream.end();
   return stream;

@@ -1,4 +1,4 @@
-import type { Model, Usage } from "./types.ts";
+import type { AssistantMessage, Model, Usage } from "./types.ts";
 
 export function emptyUsage(): Usage {
   return {
@@ -20,4 +20,23 @@ export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["
   usage.cost.cacheWrite = perToken(model.cost.cacheWrite, usage.cacheWrite);
   usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
   return usage.cost;
+}
+
+/** An assistant message that failed before any content arrived (no provider, a throw before streaming). */
+export function failedAssistantMessage(
+  model: Pick<Model, "api" | "provider" | "id">,
+  errorMessage: string,
+  aborted = false,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: emptyUsage(),
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage,
+    timestamp: Date.now(),
+  };
 }
