@@ -236,6 +236,20 @@ describe("steering and follow-up queues", () => {
     expect(second).toContain("steer two");
   });
 
+  test("follow-up in all mode delivers every queued message in one turn", async () => {
+    server.enqueue({ ...text("first answer"), delayMs: 100 }, text("both follow-ups answered"));
+    const before = server.requests.length;
+    const { agent } = makeAgent([], { followUpMode: "all" });
+    const run = agent.prompt("question");
+    agent.followUp({ role: "user", content: "follow-up one", timestamp: Date.now() });
+    agent.followUp({ role: "user", content: "follow-up two", timestamp: Date.now() });
+    await run;
+    expect(server.requests.length - before).toBe(2);
+    const second = JSON.stringify(server.requests[before + 1].body.messages);
+    expect(second).toContain("follow-up one");
+    expect(second).toContain("follow-up two");
+  });
+
   test("follow-up waits until the agent would stop, within the same run", async () => {
     server.enqueue({ ...text("first answer"), delayMs: 100 }, text("follow-up answer"));
     const before = server.requests.length;
