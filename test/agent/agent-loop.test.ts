@@ -341,6 +341,21 @@ describe("abort", () => {
 });
 
 describe("message conversion", () => {
+  test("transformContext rewrites what each LLM call sees, not the transcript", async () => {
+    server.enqueue(text("short context seen"));
+    const before = server.requests.length;
+    const { agent } = makeAgent([], {
+      transformContext: async (messages) => [{ role: "user", content: "[earlier messages pruned]", timestamp: 0 }, ...messages.slice(-1)],
+    });
+    agent.state.messages.push({ role: "user", content: "an old, long message", timestamp: 1 });
+    await agent.prompt("latest question");
+    const sent = JSON.stringify(requestMessages(before));
+    expect(sent).toContain("[earlier messages pruned]");
+    expect(sent).toContain("latest question");
+    expect(sent).not.toContain("an old, long message");
+    expect(agent.state.messages).toHaveLength(3);
+  });
+
   test("a user bash execution reaches the model as a 'Ran `cmd`' user message", async () => {
     server.enqueue(text("seen"));
     const before = server.requests.length;
