@@ -6,7 +6,7 @@
  */
 import type { ImageContent, Message, Model, ModelThinkingLevel, SimpleStreamOptions, ThinkingLevel } from "../ai/types.ts";
 import { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
-import { convertToLlm as defaultConvertToLlm } from "./convert-messages.ts";
+import { convertToLlm as defaultConvertToLlm } from "./messages.ts";
 import { MessageQueue } from "./message-queue.ts";
 import type { ToolExecutionConfig } from "./tool-execution.ts";
 import type { AgentContext, AgentEvent, AgentMessage, AgentTool, InterruptMode, QueueMode, StreamFn, ToolExecutionMode } from "./types.ts";

@@ -2,5 +2,5 @@ export * from "./types.ts";
 export { Agent, type AgentOptions, type AgentState, type AgentListener } from "./agent.ts";
 export { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
 export { MessageQueue } from "./message-queue.ts";
-export { convertToLlm, bashExecutionToText, type BashExecutionMessage, type CustomMessage } from "./convert-messages.ts";
+export * from "./messages.ts";
 export { validateToolArguments } from "./validate-arguments.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Type } from "typebox";
 import { Agent, type AgentOptions } from "../../src/agent/agent.ts";
 import type { AgentEvent, AgentTool } from "../../src/agent/types.ts";
-import type { BashExecutionMessage } from "../../src/agent/convert-messages.ts";
+import type { BashExecutionMessage } from "../../src/agent/messages.ts";
 import type { Model } from "../../src/ai/types.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 
