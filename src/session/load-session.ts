@@ -1,0 +1,45 @@
+/**
+ * Loading a session file for use: read it, migrate it to the current version
+ * in memory, and keep only entries that can sit in the tree. Whether the file
+ * on disk must be rewritten afterwards is the caller's decision (`migrated`).
+ */
+import { migrateSessionEntries } from "./migrate.ts";
+import { readSessionFile } from "./session-file.ts";
+import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.ts";
+
+export type LoadedSessionFile =
+  /** No file at that path. */
+  | { kind: "missing" }
+  /** A file with no session in it yet (empty, or its first write was torn): start afresh there. */
+  | { kind: "fresh"; warnings: string[] }
+  | {
+      kind: "loaded";
+      header: SessionHeader;
+      entries: SessionEntry[];
+      warnings: string[];
+      /** The file ends mid-line: the next append must start a fresh line. */
+      needsNewline: boolean;
+      /** Migrated from an older version: the file on disk is out of date. */
+      migrated: boolean;
+    };
+
+/** Throws SessionFileError for a file that is not a readable session. */
+export function loadSessionFile(file: string): LoadedSessionFile {
+  const parsed = readSessionFile(file);
+  if (!parsed) return { kind: "missing" };
+  const header = parsed.header;
+  if (!header) return { kind: "fresh", warnings: parsed.warnings };
+
+  const warnings = [...parsed.warnings];
+  if ((header.version ?? 1) > CURRENT_SESSION_VERSION) {
+    warnings.push(`${file}: written by a newer version (v${header.version}); entries of unknown types are kept as they are`);
+  }
+  const fileEntries: FileEntry[] = [header, ...parsed.entries];
+  const migrated = migrateSessionEntries(fileEntries);
+  const entries: SessionEntry[] = [];
+  for (const entry of parsed.entries) {
+    if (typeof entry.id === "string") entries.push(entry);
+    else warnings.push(`${file}: an entry of type "${entry.type}" has no id and was skipped`);
+  }
+  return { kind: "loaded", header, entries, warnings, needsNewline: parsed.needsNewline, migrated };
+}

@@ -1,0 +1,426 @@
+/**
+ * A session: its header, its tree of entries, the current leaf, and the file
+ * it lives in (seed 002's SessionManager API, which extensions call).
+ *
+ * Appending makes the new entry a child of the leaf and moves the leaf to it.
+ * Each append is written at once as one complete line, so a crash loses
+ * nothing that an append had returned. The file itself is created with the
+ * first entry: a run that never appends leaves no empty session file behind.
+ *
+ * Old files (v1, v2) are migrated on load and rewritten as v3 at once,
+ * atomically (temp file + rename): appending v3 entries to a file that still
+ * reads as v1 would make it unreadable as either. If the rewrite fails (a
+ * read-only file), the session loads anyway and the rewrite is retried with
+ * the next append.
+ */
+import { dirname, join, resolve } from "node:path";
+import type { ImageContent, TextContent } from "../ai/types.ts";
+import type { AgentMessage } from "../agent/types.ts";
+import { buildSessionContext } from "./build-context.ts";
+import { EntryIndex } from "./entry-index.ts";
+import { generateEntryId, generateSessionId } from "./ids.ts";
+import { loadSessionFile } from "./load-session.ts";
+import { appendEntryLine, createSessionFile, SessionFileError, writeSessionFileAtomically } from "./session-file.ts";
+import { findMostRecentSession, listAllSessions, listSessions } from "./session-list.ts";
+import { getDefaultSessionDir, sessionFileName } from "./session-paths.ts";
+import {
+  CURRENT_SESSION_VERSION,
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  type CustomEntry,
+  type CustomMessageEntry,
+  type LabelEntry,
+  type ModelChangeEntry,
+  type NewSessionOptions,
+  type SessionContext,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfo,
+  type SessionInfoEntry,
+  type SessionListProgress,
+  type SessionMessageEntry,
+  type SessionTreeNode,
+  type ThinkingLevelChangeEntry,
+} from "./types.ts";
+
+/**
+ * How the file on disk relates to memory:
+ * - memory: an in-memory session, nothing is written;
+ * - unwritten: no file yet, created with the header and first entry;
+ * - rewrite: the file is out of date as a whole (migrated, empty, torn first
+ *   write) and is replaced on the next append;
+ * - append: the file holds every entry, new ones are appended.
+ */
+type DiskState = "memory" | "unwritten" | "rewrite" | "append";
+
+/** Roles that have their own entry types and must not be appended as plain messages. */
+const ROLES_WITH_OWN_ENTRIES = new Map([
+  ["compactionSummary", "appendCompaction()"],
+  ["branchSummary", "branchWithSummary()"],
+]);
+
+/** Drops keys whose value is undefined, so in-memory entries equal what a reload gives. */
+function withoutUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+  return value;
+}
+
+export class SessionManager {
+  private cwd: string;
+  private sessionDir: string;
+  private persisted: boolean;
+  private header!: SessionHeader;
+  private sessionFile: string | undefined;
+  private index = new EntryIndex();
+  private leafId: string | null = null;
+  private disk: DiskState = "memory";
+  /** The file ends mid-line (a torn write): the next append starts with "\n". */
+  private needsNewline = false;
+  private loadWarnings: string[] = [];
+
+  private constructor(cwd: string, sessionDir: string, persisted: boolean) {
+    this.cwd = resolve(cwd);
+    this.sessionDir = sessionDir;
+    this.persisted = persisted;
+  }
+
+  // ---- creating and opening -------------------------------------------------
+
+  /** A new session for `cwd`, stored in `sessionDir` (default: the project's folder under the config root). */
+  static create(cwd: string, sessionDir?: string): SessionManager {
+    const manager = new SessionManager(cwd, resolve(sessionDir ?? getDefaultSessionDir(cwd)), true);
+    manager.newSession();
+    return manager;
+  }
+
+  /**
+   * An existing session file. A path that does not exist yet becomes a new
+   * session written there. New sessions started later (`newSession`) go to
+   * `sessionDir`, by default the folder of `path`. `cwdOverride` replaces the
+   * working directory recorded in the file. Throws SessionFileError for a file
+   * that is not a readable session.
+   */
+  static open(path: string, sessionDir?: string, cwdOverride?: string): SessionManager {
+    const file = resolve(path);
+    const manager = new SessionManager(cwdOverride ?? process.cwd(), resolve(sessionDir ?? dirname(file)), true);
+    manager.setSessionFile(file);
+    if (cwdOverride !== undefined) manager.cwd = resolve(cwdOverride);
+    return manager;
+  }
+
+  /** The most recently modified session of `cwd`, or a new one when there is none. */
+  static continueRecent(cwd: string, sessionDir?: string): SessionManager {
+    const dir = resolve(sessionDir ?? getDefaultSessionDir(cwd));
+    const recent = findMostRecentSession(dir);
+    return recent ? SessionManager.open(recent, dir) : SessionManager.create(cwd, dir);
+  }
+
+  /** A session that is never written to disk. */
+  static inMemory(cwd: string = process.cwd()): SessionManager {
+    const manager = new SessionManager(cwd, "", false);
+    manager.newSession();
+    return manager;
+  }
+
+  /**
+   * A copy of another session (all of its tree) as a new session of
+   * `targetCwd`, recording the source as its parent session. Written at once.
+   */
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string): SessionManager {
+    const source = resolve(sourcePath);
+    const loaded = loadSessionFile(source);
+    if (loaded.kind === "missing") throw new SessionFileError(source, "no such file");
+    const entries = loaded.kind === "loaded" ? loaded.entries : [];
+    const manager = new SessionManager(targetCwd, resolve(sessionDir ?? getDefaultSessionDir(targetCwd)), true);
+    manager.newSession({ parentSession: source });
+    manager.adoptEntries(entries.map((entry) => ({ ...entry })));
+    return manager;
+  }
+
+  static list(cwd: string, sessionDir?: string, onProgress?: SessionListProgress): Promise<SessionInfo[]> {
+    return listSessions(resolve(sessionDir ?? getDefaultSessionDir(cwd)), onProgress);
+  }
+
+  static listAll(onProgress?: SessionListProgress): Promise<SessionInfo[]> {
+    return listAllSessions(onProgress);
+  }
+
+  // ---- switching sessions ---------------------------------------------------
+
+  /** Starts an empty session (same cwd and folder). Returns its file path; undefined in memory. */
+  newSession(options?: NewSessionOptions): string | undefined {
+    const id = options?.id ?? generateSessionId();
+    const timestamp = new Date().toISOString();
+    this.header = withoutUndefined({
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id,
+      timestamp,
+      cwd: this.cwd,
+      parentSession: options?.parentSession,
+    });
+    this.index = new EntryIndex();
+    this.leafId = null;
+    this.needsNewline = false;
+    this.loadWarnings = [];
+    if (!this.persisted) {
+      this.sessionFile = undefined;
+      this.disk = "memory";
+      return undefined;
+    }
+    this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, id));
+    this.disk = "unwritten";
+    return this.sessionFile;
+  }
+
+  /**
+   * Switches to the session in `path` (its cwd becomes this manager's). A
+   * missing file becomes a new session written there; an empty file or one
+   * whose first write was torn is started afresh (with a load warning). Throws
+   * SessionFileError when the file is not a readable session.
+   */
+  setSessionFile(path: string): void {
+    const file = resolve(path);
+    const loaded = loadSessionFile(file);
+    if (!this.persisted) {
+      this.persisted = true;
+      this.sessionDir = dirname(file);
+    }
+    if (loaded.kind !== "loaded") {
+      this.newSession();
+      this.sessionFile = file;
+      this.disk = loaded.kind === "fresh" ? "rewrite" : "unwritten";
+      this.loadWarnings = loaded.kind === "fresh" ? loaded.warnings : [];
+      return;
+    }
+    this.header = loaded.header;
+    if (typeof this.header.cwd === "string") this.cwd = this.header.cwd;
+    this.sessionFile = file;
+    this.index = new EntryIndex(loaded.entries);
+    this.leafId = this.index.lastEntry?.id ?? null;
+    this.loadWarnings = loaded.warnings;
+    this.needsNewline = loaded.needsNewline;
+    this.disk = "append";
+    if (loaded.migrated) this.rewriteAfterMigration();
+  }
+
+  /**
+   * Copies the path from the root to `leafId` into a new session whose parent
+   * is this one, and switches to it. Labels on copied entries come along (as
+   * label entries after the path). Returns the new file; undefined in memory.
+   */
+  createBranchedSession(leafId: string): string | undefined {
+    const copied = this.index.copyPathWithLabels(leafId);
+    if (copied.length === 0) throw new Error(`Entry ${leafId} not found in this session`);
+    const file = this.newSession({ parentSession: this.sessionFile });
+    this.adoptEntries(copied);
+    return file;
+  }
+
+  // ---- appending ------------------------------------------------------------
+
+  /** Appends a conversation message. Compaction and branch summaries have their own methods. */
+  appendMessage(message: AgentMessage): string {
+    const dedicated = ROLES_WITH_OWN_ENTRIES.get(message.role);
+    if (dedicated) throw new Error(`appendMessage() does not take "${message.role}" messages; use ${dedicated}`);
+    return this.commit<SessionMessageEntry>({ ...this.entryBase("message"), message });
+  }
+
+  appendThinkingLevelChange(thinkingLevel: string): string {
+    return this.commit<ThinkingLevelChangeEntry>({ ...this.entryBase("thinking_level_change"), thinkingLevel });
+  }
+
+  appendModelChange(provider: string, modelId: string): string {
+    return this.commit<ModelChangeEntry>({ ...this.entryBase("model_change"), provider, modelId });
+  }
+
+  appendCompaction<T = unknown>(
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: T,
+    fromHook?: boolean,
+  ): string {
+    return this.commit<CompactionEntry<T>>(
+      withoutUndefined({ ...this.entryBase("compaction"), summary, firstKeptEntryId, tokensBefore, details, fromHook }),
+    );
+  }
+
+  /** Extension state: kept in the session, never sent to the LLM. */
+  appendCustomEntry(customType: string, data?: unknown): string {
+    return this.commit<CustomEntry>(withoutUndefined({ ...this.entryBase("custom"), customType, data }));
+  }
+
+  /** Sets the session's display name. */
+  appendSessionInfo(name: string): string {
+    return this.commit<SessionInfoEntry>({ ...this.entryBase("session_info"), name: name.trim() });
+  }
+
+  /** An extension's message that is part of the LLM context. */
+  appendCustomMessageEntry<T = unknown>(
+    customType: string,
+    content: string | (TextContent | ImageContent)[],
+    display: boolean,
+    details?: T,
+  ): string {
+    return this.commit<CustomMessageEntry<T>>(
+      withoutUndefined({ ...this.entryBase("custom_message"), customType, content, display, details }),
+    );
+  }
+
+  /** Sets (or with undefined/empty, clears) the label of an existing entry. */
+  appendLabelChange(targetId: string, label: string | undefined): string {
+    if (!this.index.byId.has(targetId)) throw new Error(`Entry ${targetId} not found in this session`);
+    return this.commit<LabelEntry>(withoutUndefined({ ...this.entryBase("label"), targetId, label: label || undefined }));
+  }
+
+  // ---- moving in the tree ---------------------------------------------------
+
+  /** Moves the leaf to an existing entry; the next append starts a branch there. */
+  branch(entryId: string): void {
+    if (!this.index.byId.has(entryId)) throw new Error(`Entry ${entryId} not found in this session`);
+    this.leafId = entryId;
+  }
+
+  /** Moves the leaf before the first entry: the next append starts a new root. */
+  resetLeaf(): void {
+    this.leafId = null;
+  }
+
+  /**
+   * Moves the leaf to `entryId` (null: before the first entry) and appends a
+   * summary of the branch being left there. The entry's `fromId` is the leaf
+   * that was left ("root" when it was already at the start).
+   */
+  branchWithSummary<T = unknown>(entryId: string | null, summary: string, details?: T, fromHook?: boolean): string {
+    if (entryId !== null && !this.index.byId.has(entryId)) throw new Error(`Entry ${entryId} not found in this session`);
+    const fromId = this.leafId ?? "root";
+    this.leafId = entryId;
+    return this.commit<BranchSummaryEntry<T>>(
+      withoutUndefined({ ...this.entryBase("branch_summary"), fromId, summary, details, fromHook }),
+    );
+  }
+
+  // ---- reading --------------------------------------------------------------
+
+  getLeafId(): string | null {
+    return this.leafId;
+  }
+
+  getLeafEntry(): SessionEntry | undefined {
+    return this.leafId === null ? undefined : this.index.byId.get(this.leafId);
+  }
+
+  getEntry(id: string): SessionEntry | undefined {
+    return this.index.byId.get(id);
+  }
+
+  /** The entries from the root to `fromId` (default: the leaf), root first. */
+  getBranch(fromId?: string): SessionEntry[] {
+    const id = fromId ?? this.leafId;
+    return id === null ? [] : this.index.pathTo(id);
+  }
+
+  getTree(): SessionTreeNode[] {
+    return this.index.tree();
+  }
+
+  getChildren(parentId: string): SessionEntry[] {
+    return this.index.childrenOf(parentId);
+  }
+
+  getLabel(id: string): string | undefined {
+    return this.index.labelOf(id);
+  }
+
+  buildSessionContext(): SessionContext {
+    return buildSessionContext(this.index.entries, this.leafId, this.index.byId);
+  }
+
+  /** Every entry, in file order, without the header. */
+  getEntries(): SessionEntry[] {
+    return [...this.index.entries];
+  }
+
+  getHeader(): SessionHeader {
+    return { ...this.header };
+  }
+
+  getSessionName(): string | undefined {
+    return this.index.sessionName;
+  }
+
+  getCwd(): string {
+    return this.cwd;
+  }
+
+  getSessionDir(): string {
+    return this.sessionDir;
+  }
+
+  getSessionId(): string {
+    return this.header.id;
+  }
+
+  /** The session's file (it may not exist until the first append); undefined in memory. */
+  getSessionFile(): string | undefined {
+    return this.sessionFile;
+  }
+
+  /** Whether this session is kept in a file (false for `inMemory`). */
+  isPersisted(): boolean {
+    return this.persisted;
+  }
+
+  /** Problems met loading the file (skipped lines, a failed rewrite), for the user to see. */
+  getLoadWarnings(): string[] {
+    return [...this.loadWarnings];
+  }
+
+  // ---- internals ------------------------------------------------------------
+
+  private entryBase<K extends string>(type: K): { type: K; id: string; parentId: string | null; timestamp: string } {
+    return { type, id: generateEntryId(this.index.byId), parentId: this.leafId, timestamp: new Date().toISOString() };
+  }
+
+  /** Writes the entry, then adds it to the tree as the new leaf (memory never runs ahead of the file). */
+  private commit<T extends SessionEntry>(entry: T): string {
+    this.persist(entry);
+    this.index.add(entry);
+    this.leafId = entry.id;
+    return entry.id;
+  }
+
+  private persist(entry: SessionEntry): void {
+    const file = this.sessionFile;
+    if (this.disk === "memory" || file === undefined) return;
+    if (this.disk === "unwritten") createSessionFile(file, this.header, entry);
+    else if (this.disk === "rewrite") writeSessionFileAtomically(file, this.header, [...this.index.entries, entry]);
+    else appendEntryLine(file, entry, this.needsNewline);
+    this.disk = "append";
+    this.needsNewline = false;
+  }
+
+  /** Replaces this session's entries (fork, branch extraction) and writes them out at once. */
+  private adoptEntries(entries: SessionEntry[]): void {
+    this.index = new EntryIndex(entries);
+    this.leafId = this.index.lastEntry?.id ?? null;
+    if (this.sessionFile === undefined || entries.length === 0) return;
+    writeSessionFileAtomically(this.sessionFile, this.header, entries);
+    this.disk = "append";
+  }
+
+  private rewriteAfterMigration(): void {
+    const file = this.sessionFile;
+    if (file === undefined) return;
+    try {
+      writeSessionFileAtomically(file, this.header, this.index.entries);
+      this.needsNewline = false;
+    } catch (error) {
+      this.disk = "rewrite";
+      this.loadWarnings.push(
+        `${file}: migrated to v${CURRENT_SESSION_VERSION} but could not be rewritten (${(error as Error).message}); retrying with the next append`,
+      );
+    }
+  }
+}
