@@ -1,0 +1,181 @@
+/**
+ * Compaction in two steps: `prepareCompaction` decides from the session path
+ * what to summarize and what to keep (pure, so extensions can inspect or
+ * replace it), and `compact` makes the summary. The caller appends the
+ * resulting compaction entry.
+ */
+import { createCompactionSummaryMessage } from "../../agent/messages.ts";
+import type { AgentMessage } from "../../agent/types.ts";
+import type { Model, ModelThinkingLevel } from "../../ai/types.ts";
+import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
+import { findCutPoint, messagesOfEntries } from "./cut-point.ts";
+import {
+  computeFileLists,
+  extractFileOperations,
+  formatFileOperations,
+  mergeCompactionDetails,
+  stripFileOperations,
+  type CompactionDetails,
+  type FileOperations,
+} from "./file-operations.ts";
+import { generateSummary, generateTurnPrefixSummary } from "./summarize.ts";
+import { estimateContextTokens, estimateTokens, type CompactionSettings } from "./token-estimate.ts";
+
+export interface CompactionPreparation {
+  /** Where the kept, verbatim part of the conversation begins. */
+  firstKeptEntryId: string;
+  /** Whole turns before the cut, to be folded into the summary. */
+  messagesToSummarize: AgentMessage[];
+  /** When the cut splits a turn: that turn's beginning, summarized on its own. */
+  turnPrefixMessages: AgentMessage[];
+  isSplitTurn: boolean;
+  /** Estimated context size before compaction. */
+  tokensBefore: number;
+  /** The summary of the previous compaction on the path, to be updated. */
+  previousSummary?: string;
+  /** Files read and modified, including those of earlier compactions. */
+  fileOps: FileOperations;
+  settings: CompactionSettings;
+}
+
+export interface CompactionResult<T = CompactionDetails> {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: T;
+}
+
+export interface CompactOptions {
+  headers?: Record<string, string>;
+  customInstructions?: string;
+  signal?: AbortSignal;
+  thinkingLevel?: ModelThinkingLevel;
+}
+
+function findLastCompaction(entries: SessionEntry[]): { entry: CompactionEntry; index: number } | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i];
+    if (entry.type === "compaction") return { entry, index: i };
+  }
+  return undefined;
+}
+
+/**
+ * The context the LLM currently sees, as a token count: the previous summary and
+ * kept messages, then everything after the previous compaction. Provider usage
+ * is trusted only when reported after that compaction; older reports describe a
+ * context that was already replaced.
+ */
+function estimateCurrentContext(
+  entries: SessionEntry[],
+  startIndex: number,
+  previous: { entry: CompactionEntry; index: number } | undefined,
+): number {
+  const compactionIndex = previous?.index ?? -1;
+  const before: AgentMessage[] = previous
+    ? [
+        createCompactionSummaryMessage(previous.entry.summary, previous.entry.tokensBefore, previous.entry.timestamp),
+        ...messagesOfEntries(entries, startIndex, compactionIndex),
+      ]
+    : [];
+  const after = estimateContextTokens(messagesOfEntries(entries, compactionIndex + 1, entries.length));
+  if (after.lastUsageIndex !== null) return after.tokens;
+  return before.reduce((sum, message) => sum + estimateTokens(message), 0) + after.tokens;
+}
+
+/**
+ * What a compaction of this session path would summarize and keep, or
+ * undefined when there is nothing to summarize (the path ends in a compaction,
+ * or all of it fits in `keepRecentTokens`).
+ */
+export function prepareCompaction(pathEntries: SessionEntry[], settings: CompactionSettings): CompactionPreparation | undefined {
+  const last = pathEntries[pathEntries.length - 1];
+  if (!last || last.type === "compaction") return undefined;
+
+  const previous = findLastCompaction(pathEntries);
+  // Messages the previous compaction kept are still verbatim in the context, so
+  // they are candidates again; if that entry is gone, start after the compaction.
+  let startIndex = previous ? previous.index + 1 : 0;
+  if (previous) {
+    const keptIndex = pathEntries.findIndex((entry) => entry.id === previous.entry.firstKeptEntryId);
+    if (keptIndex >= 0 && keptIndex < previous.index) startIndex = keptIndex;
+  }
+
+  const cut = findCutPoint(pathEntries, startIndex, pathEntries.length, settings.keepRecentTokens);
+  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
+  const messagesToSummarize = messagesOfEntries(pathEntries, startIndex, historyEnd);
+  const turnPrefixMessages = cut.isSplitTurn
+    ? messagesOfEntries(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex)
+    : [];
+  if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return undefined;
+
+  const fileOps = extractFileOperations([...messagesToSummarize, ...turnPrefixMessages]);
+  if (previous) mergeCompactionDetails(fileOps, previous.entry.details);
+
+  return {
+    firstKeptEntryId: pathEntries[cut.firstKeptEntryIndex].id,
+    messagesToSummarize,
+    turnPrefixMessages,
+    isSplitTurn: cut.isSplitTurn,
+    tokensBefore: estimateCurrentContext(pathEntries, startIndex, previous),
+    previousSummary: previous?.entry.summary,
+    fileOps,
+    settings,
+  };
+}
+
+function joinSummaries(history: string | undefined, turnPrefix: string | undefined): string {
+  if (history && turnPrefix) return `${history}\n\n---\n\n## Earlier in the Current Turn\n${turnPrefix}`;
+  return history ?? turnPrefix ?? "";
+}
+
+/**
+ * Summarizes what `preparation` says to summarize. History and the split turn's
+ * prefix are summarized in parallel; if either fails the other is cancelled and
+ * the error (the provider's message) is thrown.
+ */
+export async function compact(
+  preparation: CompactionPreparation,
+  model: Model,
+  apiKey: string | undefined,
+  options: CompactOptions = {},
+): Promise<CompactionResult<CompactionDetails> & { details: CompactionDetails }> {
+  const { messagesToSummarize, turnPrefixMessages, isSplitTurn, settings } = preparation;
+  // File lists are rebuilt from details below; the model need not copy them.
+  const previousSummary = preparation.previousSummary === undefined ? undefined : stripFileOperations(preparation.previousSummary);
+
+  const controller = new AbortController();
+  const abort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) abort();
+  else options.signal?.addEventListener("abort", abort, { once: true });
+  const callOptions = { ...options, signal: controller.signal };
+
+  const cancelOnFailure = <T>(promise: Promise<T>) =>
+    promise.catch((error: unknown) => {
+      controller.abort();
+      throw error;
+    });
+
+  try {
+    const [history, turnPrefix] = await Promise.all([
+      messagesToSummarize.length > 0
+        ? cancelOnFailure(generateSummary(messagesToSummarize, model, settings.reserveTokens, apiKey, { ...callOptions, previousSummary }))
+        : Promise.resolve(previousSummary),
+      isSplitTurn && turnPrefixMessages.length > 0
+        ? cancelOnFailure(generateTurnPrefixSummary(turnPrefixMessages, model, settings.reserveTokens, apiKey, callOptions))
+        : Promise.resolve(undefined),
+    ]);
+
+    const details = computeFileLists(preparation.fileOps);
+    const fileBlocks = formatFileOperations(details);
+    const text = stripFileOperations(joinSummaries(history, turnPrefix));
+    return {
+      summary: fileBlocks ? `${text}\n\n${fileBlocks}` : text,
+      firstKeptEntryId: preparation.firstKeptEntryId,
+      tokensBefore: preparation.tokensBefore,
+      details,
+    };
+  } finally {
+    options.signal?.removeEventListener("abort", abort);
+  }
+}

@@ -1,0 +1,45 @@
+/** Context compaction: token accounting, where to cut, file tracking, and the summary call. */
+export {
+  calculateContextTokens,
+  DEFAULT_COMPACTION_SETTINGS,
+  estimateContextTokens,
+  estimateTokens,
+  getLastAssistantUsage,
+  IMAGE_TOKEN_ESTIMATE,
+  shouldCompact,
+  type CompactionSettings,
+  type ContextTokenEstimate,
+} from "./token-estimate.ts";
+export {
+  findCutPoint,
+  findTurnStartIndex,
+  findValidCutPoints,
+  messageOfEntry,
+  messagesOfEntries,
+  type CutPoint,
+} from "./cut-point.ts";
+export {
+  computeFileLists,
+  createFileOperations,
+  extractFileOperations,
+  formatFileOperations,
+  mergeCompactionDetails,
+  stripFileOperations,
+  type CompactionDetails,
+  type FileOperations,
+} from "./file-operations.ts";
+export {
+  generateSummary,
+  generateTurnPrefixSummary,
+  serializeConversation,
+  SUMMARIZATION_SYSTEM_PROMPT,
+  TOOL_RESULT_CHAR_LIMIT,
+  type SummaryOptions,
+} from "./summarize.ts";
+export {
+  compact,
+  prepareCompaction,
+  type CompactionPreparation,
+  type CompactionResult,
+  type CompactOptions,
+} from "./compact.ts";

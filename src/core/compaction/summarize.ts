@@ -1,0 +1,209 @@
+/**
+ * The LLM call that condenses conversation history into a handover note. The
+ * conversation goes to the model as one labelled transcript inside a single
+ * user message: sent as real chat turns, the model would carry on the
+ * conversation instead of describing it.
+ */
+import { convertToLlm } from "../../agent/messages.ts";
+import type { AgentMessage } from "../../agent/types.ts";
+import { completeSimple } from "../../ai/stream.ts";
+import type { AssistantMessage, ImageContent, Message, Model, ModelThinkingLevel, TextContent } from "../../ai/types.ts";
+
+/** Tool output beyond this many characters is cut from the transcript; it is mostly file contents and logs. */
+export const TOOL_RESULT_CHAR_LIMIT = 2000;
+/** Each tool-call argument is cut to this many characters (a `write` carries a whole file). */
+const TOOL_ARGUMENT_CHAR_LIMIT = 500;
+
+export interface SummaryOptions {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** What the user wants the summary to focus on (`/compact <instructions>`). */
+  customInstructions?: string;
+  /** The summary of the history before these messages, to be updated rather than rewritten. */
+  previousSummary?: string;
+  thinkingLevel?: ModelThinkingLevel;
+}
+
+function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n[... ${text.length - limit} more characters truncated]`;
+}
+
+function blocksToText(content: string | (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+}
+
+function formatArguments(args: Record<string, unknown>): string {
+  return Object.entries(args ?? {})
+    .map(([key, value]) => `${key}=${truncate(JSON.stringify(value) ?? "undefined", TOOL_ARGUMENT_CHAR_LIMIT)}`)
+    .join(", ");
+}
+
+function serializeAssistant(message: AssistantMessage): string[] {
+  const thinking: string[] = [];
+  const text: string[] = [];
+  const calls: string[] = [];
+  for (const block of message.content) {
+    if (block.type === "thinking" && !block.redacted) thinking.push(block.thinking);
+    else if (block.type === "text") text.push(block.text);
+    else if (block.type === "toolCall") calls.push(`${block.name}(${formatArguments(block.arguments)})`);
+  }
+  const lines: string[] = [];
+  if (thinking.length > 0) lines.push(`[Assistant thinking]: ${thinking.join("\n")}`);
+  if (text.length > 0) lines.push(`[Assistant]: ${text.join("\n")}`);
+  if (calls.length > 0) lines.push(`[Assistant tool calls]: ${calls.join("; ")}`);
+  if (message.stopReason === "error" || message.stopReason === "aborted") {
+    lines.push(`[Assistant ${message.stopReason}]: ${message.errorMessage ?? "(no details)"}`);
+  }
+  return lines;
+}
+
+/** LLM messages as a labelled plain-text transcript. */
+export function serializeConversation(messages: Message[]): string {
+  const parts: string[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      parts.push(`[User]: ${blocksToText(message.content)}`);
+    } else if (message.role === "assistant") {
+      parts.push(...serializeAssistant(message));
+    } else {
+      const output = truncate(blocksToText(message.content), TOOL_RESULT_CHAR_LIMIT);
+      parts.push(`[Tool result]: ${message.isError ? `(error) ${output}` : output}`);
+    }
+  }
+  return parts.join("\n\n");
+}
+
+export const SUMMARIZATION_SYSTEM_PROMPT = `You write handover notes for a coding assistant. You are given a transcript of an earlier part of a session between a user and an AI coding assistant. Another assistant, who has not seen the transcript, will continue the work using only your note and the most recent messages.
+
+Do not continue the conversation, answer questions from it, or call tools. Only write the note.`;
+
+const SUMMARY_FORMAT = `Use this structure, with terse bullet points. Leave a section out if there is nothing to say in it.
+
+## Goal
+What the user is trying to accomplish.
+
+## Constraints & Preferences
+- Requirements, conventions and preferences the user stated.
+
+## Progress
+### Done
+- [x] Completed work.
+### In Progress
+- [ ] Work under way.
+### Blocked
+- Open problems, if any.
+
+## Key Decisions
+- **Decision**: why it was made.
+
+## Next Steps
+1. What should happen next.
+
+## Critical Context
+- Exact file paths, function names, commands, error messages, values and anything else the successor needs to continue without asking again.
+
+Prefer concrete facts over narrative. Keep exact names, paths and error texts verbatim.`;
+
+function focusSection(customInstructions: string | undefined): string {
+  const focus = customInstructions?.trim();
+  return focus ? `\n\nThe user asked the note to focus on: ${focus}` : "";
+}
+
+function summaryPrompt(transcript: string, previousSummary: string | undefined, customInstructions: string | undefined): string {
+  const conversation = `<conversation>\n${transcript}\n</conversation>`;
+  if (previousSummary !== undefined) {
+    return `${conversation}
+
+<previous-summary>
+${previousSummary}
+</previous-summary>
+
+The previous summary covers the session up to the start of the conversation above. Update it with what happened in the conversation: keep what still holds, move finished work to Done, record new decisions, and drop what is no longer relevant. Output the complete updated note.
+
+${SUMMARY_FORMAT}${focusSection(customInstructions)}`;
+  }
+  return `${conversation}
+
+Write the handover note for this conversation.
+
+${SUMMARY_FORMAT}${focusSection(customInstructions)}`;
+}
+
+function turnPrefixPrompt(transcript: string, customInstructions: string | undefined): string {
+  return `<conversation>
+${transcript}
+</conversation>
+
+This is the beginning of a turn that is still in progress: the user's request and the assistant's first steps. The rest of the turn is kept verbatim and follows your note, so describe only what the later part needs in order to make sense.
+
+Write a short note (a few bullet points): what the user asked for in this turn, what the assistant has done so far, and the exact files, commands and findings the rest of the turn builds on.${focusSection(customInstructions)}`;
+}
+
+/** Output budget: a share of the reserve, never more than the model can produce. */
+function outputBudget(model: Model, reserveTokens: number, share: number): number {
+  const budget = Math.max(256, Math.floor(share * reserveTokens));
+  return model.maxTokens > 0 ? Math.min(budget, model.maxTokens) : budget;
+}
+
+async function requestSummary(
+  model: Model,
+  prompt: string,
+  maxTokens: number,
+  apiKey: string | undefined,
+  options: SummaryOptions,
+): Promise<string> {
+  const level = options.thinkingLevel;
+  const response = await completeSimple(
+    model,
+    {
+      systemPrompt: SUMMARIZATION_SYSTEM_PROMPT,
+      messages: [{ role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() }],
+    },
+    {
+      apiKey,
+      headers: options.headers,
+      signal: options.signal,
+      maxTokens,
+      reasoning: level && level !== "off" ? level : undefined,
+    },
+  );
+  if (response.stopReason === "error" || response.stopReason === "aborted") {
+    throw new Error(response.errorMessage ?? (response.stopReason === "aborted" ? "Summarization was aborted" : "Summarization failed"));
+  }
+  const text = response.content
+    .filter((block): block is TextContent => block.type === "text")
+    .map((block) => block.text)
+    .join("")
+    .trim();
+  // An empty summary would silently erase the history it replaces.
+  if (!text) throw new Error("Summarization returned no text");
+  return text;
+}
+
+/** Summarizes `messages`, updating `options.previousSummary` when given. */
+export async function generateSummary(
+  messages: AgentMessage[],
+  model: Model,
+  reserveTokens: number,
+  apiKey: string | undefined,
+  options: SummaryOptions = {},
+): Promise<string> {
+  const transcript = serializeConversation(convertToLlm(messages));
+  const prompt = summaryPrompt(transcript, options.previousSummary, options.customInstructions);
+  return requestSummary(model, prompt, outputBudget(model, reserveTokens, 0.8), apiKey, options);
+}
+
+/** A short note on the beginning of a turn whose end is kept verbatim. */
+export async function generateTurnPrefixSummary(
+  messages: AgentMessage[],
+  model: Model,
+  reserveTokens: number,
+  apiKey: string | undefined,
+  options: Omit<SummaryOptions, "previousSummary"> = {},
+): Promise<string> {
+  const transcript = serializeConversation(convertToLlm(messages));
+  const prompt = turnPrefixPrompt(transcript, options.customInstructions);
+  return requestSummary(model, prompt, outputBudget(model, reserveTokens, 0.5), apiKey, options);
+}
