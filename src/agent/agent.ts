@@ -40,6 +40,8 @@ export class Agent {
   toolExecution: ToolExecutionMode;
   interruptMode: InterruptMode;
   streamOptions: Omit<SimpleStreamOptions, "reasoning" | "signal">;
+  /** The key for each call; replaceable, so a model switch brings its provider's key. */
+  getApiKey: AgentLoopConfig["getApiKey"];
 
   private readonly listeners: AgentListener[] = [];
   private controller: AbortController | undefined;
@@ -61,6 +63,7 @@ export class Agent {
     this.toolExecution = options.toolExecution ?? "parallel";
     this.interruptMode = options.interruptMode ?? "wait";
     this.streamOptions = options.streamOptions ?? {};
+    this.getApiKey = options.getApiKey;
   }
 
   subscribe(listener: AgentListener): () => void {
@@ -145,7 +148,7 @@ export class Agent {
       reasoning: level === "off" ? undefined : (level as ThinkingLevel),
       convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm,
       transformContext: this.options.transformContext,
-      getApiKey: this.options.getApiKey,
+      getApiKey: this.getApiKey,
       streamFn: this.options.streamFn,
       getSteeringMessages: () => this.steeringQueue.drain(),
       getFollowUpMessages: () => this.followUpQueue.drain(),

@@ -8,28 +8,27 @@ import type { AgentMessage, QueueMode } from "./types.ts";
 export class MessageQueue {
   private items: AgentMessage[] = [];
   private readonly listeners = new Set<() => void>();
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(public mode: QueueMode = "one-at-a-time") {}
 
   enqueue(message: AgentMessage): void {
     this.items.push(message);
     for (const listener of this.listeners) listener();
+    this.changed();
   }
 
   /** Takes the messages due now, per the mode. */
   drain(): AgentMessage[] {
     if (this.items.length === 0) return [];
-    if (this.mode === "all") {
-      const all = this.items;
-      this.items = [];
-      return all;
-    }
-    return [this.items.shift()!];
+    const taken = this.mode === "all" ? this.items.splice(0) : this.items.splice(0, 1);
+    this.changed();
+    return taken;
   }
 
   clear(): AgentMessage[] {
-    const removed = this.items;
-    this.items = [];
+    const removed = this.items.splice(0);
+    if (removed.length > 0) this.changed();
     return removed;
   }
 
@@ -39,6 +38,16 @@ export class MessageQueue {
 
   peek(): readonly AgentMessage[] {
     return this.items;
+  }
+
+  /** Calls `listener` after every change (queued, delivered, cleared); returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   /** Calls `listener` whenever a message is queued; returns the unsubscribe function. */

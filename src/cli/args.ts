@@ -20,6 +20,15 @@ export interface CliArgs {
   tools?: string;
   /** --no-tools: run without any tool. */
   noTools: boolean;
+  /** --session: a session file, or the start of a session id. */
+  session?: string;
+  /** -c/--continue: resume the most recent session of this directory. */
+  continueSession: boolean;
+  /** --no-session: keep nothing on disk. */
+  noSession: boolean;
+  sessionDir?: string;
+  /** --name/-n: the session's display name. */
+  name?: string;
   /** --list-models, with the optional search text (empty string lists all). */
   listModels?: string;
   version: boolean;
@@ -40,12 +49,24 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--system-prompt": "systemPrompt",
   "--append-system-prompt": "appendSystemPrompt",
   "--tools": "tools",
+  "--session": "session",
+  "--session-dir": "sessionDir",
+  "--name": "name",
+  "-n": "name",
 };
 
 const MODES: readonly Mode[] = ["text", "json", "rpc"];
 
 export function parseArgs(argv: string[]): Parsed {
-  const args: CliArgs = { print: false, noTools: false, version: false, help: false, messages: [] };
+  const args: CliArgs = {
+    print: false,
+    noTools: false,
+    continueSession: false,
+    noSession: false,
+    version: false,
+    help: false,
+    messages: [],
+  };
   const fail = (error: string): Parsed => ({ ok: false, error: `${error}. Run xcsh --help for usage.` });
 
   for (let i = 0; i < argv.length; i++) {
@@ -70,6 +91,8 @@ export function parseArgs(argv: string[]): Parsed {
     if (arg === "-h" || arg === "--help") args.help = true;
     else if (arg === "-v" || arg === "--version") args.version = true;
     else if (arg === "--no-tools") args.noTools = true;
+    else if (arg === "-c" || arg === "--continue") args.continueSession = true;
+    else if (arg === "--no-session") args.noSession = true;
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
       // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.

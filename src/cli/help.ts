@@ -19,6 +19,11 @@ Options:
   --tools <list>                   Tools to enable: read,bash,edit,write,grep,find,ls
                                    (default read,bash,edit,write)
   --no-tools                       Run without tools
+  -c, --continue                   Continue the most recent session in this directory
+  --session <path|id>              Open a session file, or the session whose id starts so
+  --no-session                     Keep nothing on disk
+  --session-dir <dir>              Store sessions here instead of ~/.xcsh/agent/sessions
+  -n, --name <name>                Name the session
   --list-models [search]           List models (filtered by search text)
   -v, --version                    Print the version
   -h, --help                       Print this help

@@ -3,12 +3,13 @@
  * registry, the chosen model and thinking level, and the credentials for it.
  * Shared by every mode so they fail the same way, with the same messages.
  */
+import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { resolveModel } from "../config/model-resolver.ts";
-import { loadSettings, type Settings } from "../config/settings.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { loadSettings, type Settings } from "../config/settings.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -17,6 +18,8 @@ export interface RunSetupOptions {
   model?: string;
   thinking?: string;
   apiKey?: string;
+  /** A resumed session's model and level, used when the command line names none. */
+  previous?: { model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
 }
 
 export interface RunSetup {
@@ -30,17 +33,23 @@ export interface RunSetup {
   warnings: string[];
 }
 
+function chooseModel(options: RunSetupOptions, settings: Settings, registry: ModelRegistry) {
+  const previousModel = options.previous?.model;
+  const resumed = !options.model && !options.provider && previousModel ? registry.find(previousModel.provider, previousModel.modelId) : undefined;
+  if (resumed) {
+    const level = options.thinking ?? options.previous?.thinkingLevel;
+    const thinkingLevel = isThinkingLevel(level) ? clampThinkingLevel(resumed, level) : clampThinkingLevel(resumed, settings.defaultThinkingLevel ?? "off");
+    return { model: resumed, thinkingLevel } as { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string };
+  }
+  const resolved = resolveModel(registry, { provider: options.provider, model: options.model, thinking: options.thinking, settings });
+  if ("error" in resolved) throw new UserError(resolved.error);
+  return resolved;
+}
+
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = loadSettings(options.cwd);
   const registry = ModelRegistry.load();
-  const resolved = resolveModel(registry, {
-    provider: options.provider,
-    model: options.model,
-    thinking: options.thinking,
-    settings,
-  });
-  if ("error" in resolved) throw new UserError(resolved.error);
-  const { model } = resolved;
+  const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
 
   const apiKey = await registry.getApiKey(model, options.apiKey);
   if (!apiKey) {
@@ -50,14 +59,6 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
       : `set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
     throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
-  const headers = await registry.getHeaders(model);
-  return {
-    settings,
-    registry,
-    model,
-    thinkingLevel: resolved.thinkingLevel,
-    apiKey,
-    headers,
-    warnings: resolved.warning ? [resolved.warning] : [],
-  };
+  const headers = await registry.getHeaders(model, apiKey);
+  return { settings, registry, model, thinkingLevel, apiKey, headers, warnings: warning ? [warning] : [] };
 }

@@ -98,11 +98,21 @@ describe("failures are one clear line on stderr and a non-zero exit", () => {
   });
 
   test("a provider error shows the status and the provider's message", async () => {
-    server.enqueue({ type: "error", status: 500, message: "the fake backend fell over" });
+    server.enqueue({ type: "error", status: 400, message: "the fake backend refuses this request" });
     const result = await runXcsh(["-p", "hi", "--model", "openai-responses-model"], { env: home.env });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("500");
-    expect(result.stderr).toContain("the fake backend fell over");
+    expect(result.stderr).toContain("400");
+    expect(result.stderr).toContain("the fake backend refuses this request");
+  });
+
+  test("a transient error is retried (settings.retry), with progress on stderr", async () => {
+    home.writeSettings({ retry: { baseDelayMs: 20 } });
+    server.enqueue({ type: "error", status: 529, message: "Overloaded" }, { content: [{ type: "text", text: "second time lucky" }] });
+    const result = await runXcsh(["-p", "hi", "--model", "anthropic-messages-model"], { env: home.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("second time lucky\n");
+    expect(result.stderr).toContain("retrying");
+    expect(result.stderr).toContain("attempt 1 of 3");
   });
 
   test("a broken models.json names the file and the problem", async () => {

@@ -3,13 +3,10 @@
  * `--mode json` prints every event as one JSON line after a session header.
  * Failures leave one line on stderr and a non-zero exit code.
  */
-import { randomUUID } from "node:crypto";
-import type { Agent } from "../../agent/agent.ts";
-import type { AgentEvent } from "../../agent/types.ts";
 import type { AssistantMessage } from "../../ai/types.ts";
 import type { CliArgs } from "../../cli/args.ts";
-import { createCodingAgent } from "../../core/create-agent.ts";
-import { prepareRun } from "../../core/run-setup.ts";
+import type { AgentSession } from "../../core/agent-session.ts";
+import { createAgentSession } from "../../core/create-session.ts";
 import { UserError } from "../../core/user-error.ts";
 import { defaultToolNames, parseToolNames, type ToolName } from "../../tools/index.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
@@ -46,22 +43,27 @@ function textOf(message: AssistantMessage): string {
  * the final answer goes to stdout (the model's remarks between tool calls are
  * not the answer), and tool activity is shown on stderr when it is a terminal.
  */
-function attachTextOutput(agent: Agent, streamLive: boolean): void {
+function attachTextOutput(session: AgentSession, streamLive: boolean): void {
   const showProgress = process.stderr.isTTY === true;
-  agent.subscribe((event) => {
+  session.subscribe((event) => {
     if (streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
       process.stdout.write(event.assistantMessageEvent.delta);
     } else if (showProgress && event.type === "tool_execution_start") {
       const args = JSON.stringify(event.args);
       process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
+    } else if (event.type === "auto_retry_start") {
+      process.stderr.write(`xcsh: ${event.errorMessage} — retrying in ${Math.round(event.delayMs / 1000)}s (attempt ${event.attempt} of ${event.maxAttempts})\n`);
+    } else if (event.type === "compaction_start" && event.reason !== "manual") {
+      process.stderr.write("xcsh: the context is full; summarizing earlier messages…\n");
     }
   });
 }
 
-function attachJsonOutput(agent: Agent, cwd: string): void {
+/** The session header first (as pi's json mode), then every event. */
+function attachJsonOutput(session: AgentSession): void {
   const write = claimStdoutForProtocol();
-  write({ type: "session", version: 3, id: randomUUID(), timestamp: new Date().toISOString(), cwd });
-  agent.subscribe((event: AgentEvent) => write(event));
+  write(session.sessionManager.getHeader());
+  session.subscribe((event) => write(event));
 }
 
 export async function runPrintMode(args: CliArgs, format: "text" | "json"): Promise<number> {
@@ -69,35 +71,44 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json"): Prom
   if (format === "json") claimStdoutForProtocol();
   const prompt = await collectPrompt(args);
   const toolNames = selectedTools(args);
-  const setup = await prepareRun({ cwd, provider: args.provider, model: args.model, thinking: args.thinking, apiKey: args.apiKey });
-  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
-
-  const agent = createCodingAgent(setup, {
+  const { session, setup } = await createAgentSession({
     cwd,
+    provider: args.provider,
+    model: args.model,
+    thinking: args.thinking,
+    apiKey: args.apiKey,
     toolNames,
     systemPrompt: args.systemPrompt,
     appendSystemPrompt: args.appendSystemPrompt,
+    sessions: {
+      noSession: args.noSession,
+      session: args.session,
+      continueRecent: args.continueSession,
+      sessionDir: args.sessionDir,
+      name: args.name,
+    },
   });
+  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
   const streamLive = toolNames.length === 0;
-  if (format === "json") attachJsonOutput(agent, cwd);
-  else attachTextOutput(agent, streamLive);
+  if (format === "json") attachJsonOutput(session);
+  else attachTextOutput(session, streamLive);
 
   // A signal aborts the run (killing running commands) and sets the conventional exit code.
   let interruptedBy: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     interruptedBy ??= signal;
-    agent.abort();
+    void session.abort();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    await agent.prompt(prompt);
+    await session.prompt(prompt);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
 
-  const final = agent.state.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
+  const final = session.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
   if (interruptedBy) {
     process.stderr.write(`xcsh: interrupted (${interruptedBy})\n`);
     return interruptedBy === "SIGTERM" ? 143 : 130;

@@ -41,6 +41,8 @@ export interface FakeLlmServer {
   requests: RecordedRequest[];
   /** Responses still waiting in the script. */
   pending(): number;
+  /** Drops every response still waiting (a failed test must not leave replies for the next). */
+  clearScript(): void;
   /** Requests whose streams are still open (e.g. stalled ones). */
   openStreams(): number;
   close(): Promise<void>;
@@ -188,6 +190,9 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     },
     requests,
     pending: () => script.length,
+    clearScript: () => {
+      script.length = 0;
+    },
     openStreams: () => open,
     async close() {
       await server.stop(true);

@@ -1,0 +1,406 @@
+/**
+ * AgentSession ties the agent to the session file and the user's settings:
+ * every message is persisted as it completes, transient provider failures are
+ * retried, a full context is compacted, and queued messages are reported.
+ * Model switching and session navigation live in their own modules; this file
+ * is the prompt lifecycle.
+ */
+import type { Agent } from "../agent/agent.ts";
+import type { AgentMessage } from "../agent/types.ts";
+import { isContextOverflow } from "../ai/errors.ts";
+import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel, ThinkingLevel } from "../ai/types.ts";
+import type { ModelRegistry } from "../config/model-registry.ts";
+import type { Settings } from "../config/settings.ts";
+import type { SessionManager } from "../session/session-manager.ts";
+import { AutoRetry } from "./auto-retry.ts";
+import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
+import { calculateContextTokens, shouldCompact, type CompactionResult } from "./compaction/index.ts";
+import { runCompaction } from "./compaction-runner.ts";
+import { ModelControl } from "./model-control.ts";
+import type { AgentSessionEvent, AgentSessionListener, CompactionReason } from "./session-events.ts";
+import { messageText } from "./message-text.ts";
+import { SessionNavigator } from "./session-navigation.ts";
+import { computeSessionStats, type SessionStats } from "./session-stats.ts";
+
+export interface AgentSessionOptions {
+  cwd: string;
+  agent: Agent;
+  sessionManager: SessionManager;
+  settings: Settings;
+  registry: ModelRegistry;
+  /** --api-key: used for the provider of the model the session started with. */
+  apiKeyOverride?: string;
+}
+
+export interface PromptOptions {
+  images?: ImageContent[];
+  /** Required while the agent is working: queue as steering or as a follow-up. */
+  streamingBehavior?: "steer" | "followUp";
+}
+
+/** Messages persisted as session entries; summaries are written as their own entry types. */
+const PERSISTED_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom"]);
+
+export class AgentSession {
+  readonly cwd: string;
+  readonly agent: Agent;
+  readonly sessionManager: SessionManager;
+  readonly settings: Settings;
+  readonly registry: ModelRegistry;
+  readonly models: ModelControl;
+  readonly navigation: SessionNavigator;
+  autoCompactionEnabled: boolean;
+
+  private readonly listeners: AgentSessionListener[] = [];
+  private readonly autoRetry: AutoRetry;
+  private running: Promise<void> | undefined;
+  private compactionController: AbortController | undefined;
+  private bashController: AbortController | undefined;
+  /** User commands run while the agent worked; added to the context once it is idle. */
+  private pendingBashMessages: AgentMessage[] = [];
+
+  constructor(options: AgentSessionOptions) {
+    this.cwd = options.cwd;
+    this.agent = options.agent;
+    this.sessionManager = options.sessionManager;
+    this.settings = options.settings;
+    this.registry = options.registry;
+    this.autoRetry = new AutoRetry(options.settings.retry);
+    this.autoCompactionEnabled = options.settings.compaction.enabled;
+    this.models = new ModelControl(this, options.apiKeyOverride);
+    this.navigation = new SessionNavigator(this);
+    // Keys follow the current model; a missing key surfaces as the provider's clear error.
+    this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
+
+    this.agent.subscribe(async (event) => {
+      if (event.type === "message_end" && PERSISTED_ROLES.has(event.message.role)) {
+        this.sessionManager.appendMessage(event.message as Parameters<SessionManager["appendMessage"]>[0]);
+      }
+      await this.emit(event);
+    });
+    const reportQueues = () => void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    this.agent.steeringQueue.onChange(reportQueues);
+    this.agent.followUpQueue.onChange(reportQueues);
+  }
+
+  // --- events ----------------------------------------------------------------
+
+  subscribe(listener: AgentSessionListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index !== -1) this.listeners.splice(index, 1);
+    };
+  }
+
+  async emit(event: AgentSessionEvent): Promise<void> {
+    for (const listener of [...this.listeners]) {
+      try {
+        await listener(event);
+      } catch (error) {
+        process.stderr.write(`xcsh: session listener failed on ${event.type}: ${(error as Error).message}\n`);
+      }
+    }
+  }
+
+  // --- state -----------------------------------------------------------------
+
+  get model(): Model {
+    return this.agent.state.model;
+  }
+
+  get thinkingLevel(): ModelThinkingLevel {
+    return this.agent.state.thinkingLevel;
+  }
+
+  get messages(): AgentMessage[] {
+    return this.agent.state.messages;
+  }
+
+  /** Working on a prompt, including retry waits and the compaction that follows a run. */
+  get isStreaming(): boolean {
+    return this.running !== undefined || this.agent.isStreaming;
+  }
+
+  get isCompacting(): boolean {
+    return this.compactionController !== undefined;
+  }
+
+  get isRetrying(): boolean {
+    return this.autoRetry.isWaiting;
+  }
+
+  get autoRetryEnabled(): boolean {
+    return this.autoRetry.enabled;
+  }
+
+  set autoRetryEnabled(enabled: boolean) {
+    this.autoRetry.enabled = enabled;
+  }
+
+  get pendingMessageCount(): number {
+    return this.agent.steeringQueue.length + this.agent.followUpQueue.length;
+  }
+
+  queuedTexts(): { steering: string[]; followUp: string[] } {
+    return { steering: this.agent.steeringQueue.peek().map(messageText), followUp: this.agent.followUpQueue.peek().map(messageText) };
+  }
+
+  // --- prompting -------------------------------------------------------------
+
+  /**
+   * Runs a prompt to the end, including retries and compaction. While the agent
+   * is working the prompt must say how to queue it (streamingBehavior).
+   */
+  async prompt(text: string, options: PromptOptions = {}): Promise<void> {
+    const message = userMessage(text, options.images);
+    if (this.isStreaming) {
+      if (options.streamingBehavior === "steer") return this.agent.steer(message);
+      if (options.streamingBehavior === "followUp") return this.agent.followUp(message);
+      throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
+    }
+    await this.runToCompletion(() => this.agent.prompt(message));
+  }
+
+  steer(text: string, images?: ImageContent[]): void {
+    this.agent.steer(userMessage(text, images));
+  }
+
+  followUp(text: string, images?: ImageContent[]): void {
+    this.agent.followUp(userMessage(text, images));
+  }
+
+  /** Stops everything in progress: the model stream, tools, a retry wait, a compaction. */
+  async abort(): Promise<void> {
+    this.autoRetry.cancel();
+    this.compactionController?.abort();
+    this.agent.abort();
+    await this.waitForIdle();
+  }
+
+  async waitForIdle(): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
+    await this.agent.waitForIdle();
+  }
+
+  private async runToCompletion(start: () => Promise<void>): Promise<void> {
+    const run = (async () => {
+      await start();
+      await this.recoverAfterRun();
+    })();
+    this.running = run;
+    try {
+      await run;
+    } finally {
+      if (this.running === run) this.running = undefined;
+      this.flushPendingBash();
+    }
+  }
+
+  /** After a run: retry a transient failure, compact on overflow (then retry once), or compact past the threshold. */
+  private async recoverAfterRun(): Promise<void> {
+    let attempt = 0;
+    let overflowHandled = false;
+    while (true) {
+      const last = this.lastAssistant();
+      if (!last || last.stopReason === "aborted") {
+        if (attempt > 0) await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Aborted" });
+        return;
+      }
+      const contextWindow = this.model.contextWindow;
+      if (this.autoRetry.isRetryable(last, contextWindow)) {
+        if (attempt >= this.autoRetry.maxAttempts) {
+          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: last.errorMessage });
+          return;
+        }
+        attempt++;
+        const delayMs = this.autoRetry.delayFor(attempt);
+        await this.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
+        this.dropLastMessage();
+        if (!(await this.autoRetry.wait(delayMs))) {
+          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
+          return;
+        }
+        await this.agent.continue();
+        continue;
+      }
+      if (attempt > 0) {
+        const success = last.stopReason !== "error";
+        await this.emit({ type: "auto_retry_end", success, attempt, ...(success ? {} : { finalError: last.errorMessage }) });
+        attempt = 0;
+      }
+      if (last.stopReason === "error" && isContextOverflow(last, contextWindow) && this.autoCompactionEnabled && !overflowHandled) {
+        overflowHandled = true;
+        this.dropLastMessage();
+        if (await this.compactAutomatically("overflow")) {
+          await this.agent.continue();
+          continue;
+        }
+        return;
+      }
+      if (last.stopReason !== "error" && this.autoCompactionEnabled) {
+        const compaction = { ...this.settings.compaction, enabled: true };
+        if (shouldCompact(calculateContextTokens(last.usage), contextWindow, compaction)) await this.compactAutomatically("threshold");
+      }
+      return;
+    }
+  }
+
+  private lastAssistant(): AssistantMessage | undefined {
+    return this.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
+  }
+
+  /** Takes a failed reply out of the context (it stays in the session file, where replay skips it). */
+  private dropLastMessage(): void {
+    if (this.messages.at(-1)?.role === "assistant") this.messages.pop();
+  }
+
+  // --- compaction ------------------------------------------------------------
+
+  /** Manual compaction; aborts a run in progress first. Throws with the reason when it fails. */
+  async compact(customInstructions?: string): Promise<CompactionResult> {
+    if (this.agent.isStreaming || this.running) await this.abort();
+    const outcome = await this.runCompactionWithEvents("manual", customInstructions, false);
+    if ("error" in outcome) throw new Error(outcome.error);
+    return outcome.result;
+  }
+
+  private async compactAutomatically(reason: "threshold" | "overflow"): Promise<boolean> {
+    const outcome = await this.runCompactionWithEvents(reason, undefined, reason === "overflow");
+    return "result" in outcome;
+  }
+
+  private async runCompactionWithEvents(
+    reason: CompactionReason,
+    customInstructions: string | undefined,
+    retryAfter: boolean,
+  ): Promise<{ result: CompactionResult } | { error: string }> {
+    const automatic = reason !== "manual";
+    const controller = new AbortController();
+    this.compactionController = controller;
+    await this.emit({ type: "compaction_start", reason });
+    if (automatic) await this.emit({ type: "auto_compaction_start", reason });
+    try {
+      const apiKey = await this.models.apiKeyFor(this.model);
+      const result = await runCompaction({
+        sessionManager: this.sessionManager,
+        model: this.model,
+        apiKey,
+        headers: this.agent.streamOptions.headers,
+        settings: this.settings.compaction,
+        customInstructions,
+        thinkingLevel: this.thinkingLevel === "off" ? undefined : (this.thinkingLevel as ThinkingLevel),
+        signal: controller.signal,
+      });
+      this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
+      await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retryAfter });
+      if (automatic) await this.emit({ type: "auto_compaction_end", result, aborted: false, willRetry: retryAfter });
+      return { result };
+    } catch (error) {
+      const aborted = controller.signal.aborted;
+      const errorMessage = aborted ? "Compaction was aborted" : (error as Error).message;
+      const failure = { result: null, aborted, willRetry: false, ...(aborted ? {} : { errorMessage }) };
+      await this.emit({ type: "compaction_end", reason, ...failure });
+      if (automatic) await this.emit({ type: "auto_compaction_end", ...failure });
+      return { error: errorMessage };
+    } finally {
+      if (this.compactionController === controller) this.compactionController = undefined;
+    }
+  }
+
+  // --- retry -----------------------------------------------------------------
+
+  /** Cancels a retry wait in progress. */
+  abortRetry(): void {
+    this.autoRetry.cancel();
+  }
+
+  // --- user bash ---------------------------------------------------------------
+
+  /** Runs a command for the user; its output reaches the model with the next prompt. */
+  async executeBash(command: string, options: { excludeFromContext?: boolean } = {}): Promise<BashResult> {
+    if (this.bashController) throw new Error("A command is already running. Abort it first (abort_bash).");
+    const controller = new AbortController();
+    this.bashController = controller;
+    try {
+      const result = await executeBash(command, { cwd: this.cwd, signal: controller.signal });
+      const message = bashExecutionMessage(command, result, options.excludeFromContext);
+      if (this.isStreaming) this.pendingBashMessages.push(message);
+      else this.recordMessage(message);
+      return result;
+    } finally {
+      this.bashController = undefined;
+    }
+  }
+
+  abortBash(): void {
+    this.bashController?.abort();
+  }
+
+  get isBashRunning(): boolean {
+    return this.bashController !== undefined;
+  }
+
+  private flushPendingBash(): void {
+    const pending = this.pendingBashMessages.splice(0);
+    for (const message of pending) this.recordMessage(message);
+  }
+
+  /** Adds a message to the context and the session file without running the agent. */
+  recordMessage(message: AgentMessage): void {
+    this.messages.push(message);
+    if (PERSISTED_ROLES.has(message.role)) this.sessionManager.appendMessage(message as Parameters<SessionManager["appendMessage"]>[0]);
+  }
+
+  // --- information ------------------------------------------------------------
+
+  getSessionStats(): SessionStats {
+    const allMessages = this.sessionManager
+      .getEntries()
+      .flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+    const branch = this.sessionManager.getBranch();
+    const lastCompaction = branch.findLastIndex((entry) => entry.type === "compaction");
+    const lastReply = branch.findLastIndex((entry) => entry.type === "message" && entry.message.role === "assistant");
+    return computeSessionStats({
+      sessionFile: this.sessionManager.getSessionFile(),
+      sessionId: this.sessionManager.getSessionId(),
+      allMessages,
+      contextMessages: this.messages,
+      compactedSinceLastReply: lastCompaction > lastReply,
+      model: this.model,
+    });
+  }
+
+  getLastAssistantText(): string | null {
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const message = this.messages[i];
+      if (message.role !== "assistant") continue;
+      const text = message.content
+        .filter((block) => block.type === "text")
+        .map((block) => block.text)
+        .join("");
+      if (text) return text;
+    }
+    return null;
+  }
+
+  get sessionName(): string | undefined {
+    return this.sessionManager.getSessionName();
+  }
+
+  setSessionName(name: string): void {
+    const trimmed = name.trim();
+    if (!trimmed) throw new Error("Session name cannot be empty");
+    this.sessionManager.appendSessionInfo(trimmed);
+  }
+
+  setLabel(entryId: string, label: string | undefined): void {
+    if (!this.sessionManager.getEntry(entryId)) throw new Error(`No entry with id ${entryId} in this session`);
+    this.sessionManager.appendLabelChange(entryId, label?.trim() || undefined);
+  }
+}
+
+function userMessage(text: string, images?: ImageContent[]): AgentMessage {
+  const content = images?.length ? [{ type: "text" as const, text }, ...images] : text;
+  return { role: "user", content, timestamp: Date.now() };
+}

@@ -1,0 +1,63 @@
+/**
+ * Retrying transient provider failures (overload, rate limit, 5xx, dropped
+ * connections) with exponential backoff, visibly: the session reports each
+ * attempt, and the wait can be cancelled (abort_retry) or the feature turned off.
+ */
+import { isContextOverflow, isTransientError } from "../ai/errors.ts";
+import type { AssistantMessage } from "../ai/types.ts";
+
+export interface AutoRetrySettings {
+  enabled: boolean;
+  maxRetries: number;
+  baseDelayMs: number;
+}
+
+export class AutoRetry {
+  enabled: boolean;
+  private waitController: AbortController | undefined;
+
+  constructor(private readonly settings: AutoRetrySettings) {
+    this.enabled = settings.enabled;
+  }
+
+  get maxAttempts(): number {
+    return this.settings.maxRetries;
+  }
+
+  /** 2s, 4s, 8s… for attempts 1, 2, 3 with the default base. */
+  delayFor(attempt: number): number {
+    return this.settings.baseDelayMs * 2 ** (attempt - 1);
+  }
+
+  /** A failure worth another try: transient, and not a context overflow (compaction handles those). */
+  isRetryable(message: AssistantMessage, contextWindow: number): boolean {
+    return this.enabled && message.stopReason === "error" && isTransientError(message) && !isContextOverflow(message, contextWindow);
+  }
+
+  get isWaiting(): boolean {
+    return this.waitController !== undefined;
+  }
+
+  /** Waits out the backoff. Resolves false when the wait was cancelled. */
+  async wait(delayMs: number): Promise<boolean> {
+    const controller = new AbortController();
+    this.waitController = controller;
+    try {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        controller.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return !controller.signal.aborted;
+    } finally {
+      if (this.waitController === controller) this.waitController = undefined;
+    }
+  }
+
+  /** Cancels a wait in progress (abort_retry, abort). */
+  cancel(): void {
+    this.waitController?.abort();
+  }
+}

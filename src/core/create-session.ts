@@ -1,0 +1,70 @@
+/**
+ * Opens the session a command asked for (new, continued, a given file, or
+ * none) and builds the AgentSession around it: model and thinking level from
+ * the command line, else from the resumed session, else from settings.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { SessionManager } from "../session/session-manager.ts";
+import { AgentSession } from "./agent-session.ts";
+import { createCodingAgent, type CreateAgentOptions } from "./create-agent.ts";
+import { prepareRun, type RunSetup, type RunSetupOptions } from "./run-setup.ts";
+import { UserError } from "./user-error.ts";
+
+export interface SessionChoice {
+  /** --no-session: keep nothing on disk. */
+  noSession?: boolean;
+  /** --session: a file path, or the start of a session id. */
+  session?: string;
+  /** -c/--continue: the most recent session of this directory. */
+  continueRecent?: boolean;
+  /** --session-dir: where sessions are stored instead of the default. */
+  sessionDir?: string;
+  /** --name/-n: display name for the session. */
+  name?: string;
+}
+
+export interface CreateSessionOptions extends Omit<RunSetupOptions, "previous">, Omit<CreateAgentOptions, "cwd"> {
+  sessions: SessionChoice;
+}
+
+export interface CreatedSession {
+  session: AgentSession;
+  setup: RunSetup;
+}
+
+async function openSessionManager(cwd: string, choice: SessionChoice): Promise<SessionManager> {
+  const sessionDir = choice.sessionDir ? resolve(cwd, choice.sessionDir) : undefined;
+  if (choice.noSession) return SessionManager.inMemory(cwd);
+  if (choice.session) {
+    const asPath = resolve(cwd, choice.session);
+    if (existsSync(asPath)) return SessionManager.open(asPath, sessionDir);
+    const sessions = sessionDir ? await SessionManager.list(cwd, sessionDir) : await SessionManager.listAll();
+    const matches = sessions.filter((info) => info.id.startsWith(choice.session!));
+    if (matches.length === 1) return SessionManager.open(matches[0].path, sessionDir);
+    if (matches.length > 1) {
+      throw new UserError(`Session id "${choice.session}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`);
+    }
+    throw new UserError(`No session file or id matches "${choice.session}". Give a .jsonl path or the start of a session id.`);
+  }
+  if (choice.continueRecent) return SessionManager.continueRecent(cwd, sessionDir);
+  return SessionManager.create(cwd, sessionDir);
+}
+
+export async function createAgentSession(options: CreateSessionOptions): Promise<CreatedSession> {
+  const sessionManager = await openSessionManager(options.cwd, options.sessions);
+  const context = sessionManager.buildSessionContext();
+  const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
+  const agent = createCodingAgent(setup, options);
+  agent.state.messages = context.messages;
+  const session = new AgentSession({
+    cwd: options.cwd,
+    agent,
+    sessionManager,
+    settings: setup.settings,
+    registry: setup.registry,
+    apiKeyOverride: options.apiKey,
+  });
+  if (options.sessions.name !== undefined) session.setSessionName(options.sessions.name);
+  return { session, setup };
+}

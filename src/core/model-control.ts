@@ -1,0 +1,94 @@
+/**
+ * Switching the session's model and thinking level: the change takes effect for
+ * the next model call, is recorded in the session file, and the thinking level
+ * is kept within what the model supports.
+ */
+import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
+import type { Model, ModelThinkingLevel } from "../ai/types.ts";
+import { findEnvKeys } from "../ai/env-api-keys.ts";
+import type { Agent } from "../agent/agent.ts";
+import type { ModelRegistry } from "../config/model-registry.ts";
+import type { SessionManager } from "../session/session-manager.ts";
+
+/** What model control needs of the session. */
+export interface ModelHost {
+  readonly agent: Agent;
+  readonly registry: ModelRegistry;
+  readonly sessionManager: SessionManager;
+  readonly model: Model;
+  readonly thinkingLevel: ModelThinkingLevel;
+}
+
+export interface CycleModelResult {
+  model: Model;
+  thinkingLevel: ModelThinkingLevel;
+  isScoped: boolean;
+}
+
+export class ModelControl {
+  /** The provider --api-key was given for: the key applies to that provider only. */
+  private readonly overrideProvider: string | undefined;
+
+  constructor(
+    private readonly session: ModelHost,
+    private readonly apiKeyOverride: string | undefined,
+  ) {
+    this.overrideProvider = apiKeyOverride ? session.agent.state.model.provider : undefined;
+  }
+
+  /** The key for a model's provider; throws with what to do when there is none. */
+  async apiKeyFor(model: Model): Promise<string> {
+    const override = model.provider === this.overrideProvider ? this.apiKeyOverride : undefined;
+    const key = await this.session.registry.getApiKey(model, override);
+    if (key) return key;
+    const envVars = findEnvKeys(model.provider);
+    const how = envVars ? `set ${envVars.join(" or ")}` : `set "apiKey" for provider "${model.provider}" in models.json`;
+    throw new Error(`No API key for ${model.provider}/${model.id}: ${how}.`);
+  }
+
+  /** Points the agent at a model: its key and headers are resolved per call. */
+  async applyModel(model: Model): Promise<void> {
+    const agent = this.session.agent;
+    agent.state.model = model;
+    agent.streamOptions.headers = await this.session.registry.getHeaders(model);
+  }
+
+  async setModel(model: Model): Promise<Model> {
+    await this.apiKeyFor(model);
+    const previousLevel = this.session.thinkingLevel;
+    await this.applyModel(model);
+    this.session.sessionManager.appendModelChange(model.provider, model.id);
+    const clamped = clampThinkingLevel(model, previousLevel);
+    if (clamped !== previousLevel) this.setThinkingLevel(clamped);
+    return model;
+  }
+
+  /** The next model that has a key configured; undefined when there is no other. */
+  async cycleModel(): Promise<CycleModelResult | undefined> {
+    const available = this.session.registry.getAvailable();
+    if (available.length <= 1) return undefined;
+    const current = this.session.model;
+    const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);
+    const next = available[(index + 1) % available.length];
+    await this.setModel(next);
+    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: false };
+  }
+
+  /** Sets the level, clamped to the model; returns the level in effect. */
+  setThinkingLevel(level: ModelThinkingLevel): ModelThinkingLevel {
+    const effective = clampThinkingLevel(this.session.model, level);
+    if (effective !== this.session.thinkingLevel) {
+      this.session.agent.state.thinkingLevel = effective;
+      this.session.sessionManager.appendThinkingLevelChange(effective);
+    }
+    return effective;
+  }
+
+  /** The next supported level; undefined for a model without reasoning. */
+  cycleThinkingLevel(): ModelThinkingLevel | undefined {
+    const levels = getSupportedThinkingLevels(this.session.model);
+    if (levels.length <= 1) return undefined;
+    const index = levels.indexOf(this.session.thinkingLevel);
+    return this.setThinkingLevel(levels[(index + 1) % levels.length]);
+  }
+}
