@@ -241,6 +241,19 @@ describe("models, names, stats", () => {
     expect(fresh.session.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
   });
 
+  test("labels mark entries, and clearing one removes it", async () => {
+    const { session, manager } = makeSession();
+    server.enqueue(text("labelled answer"));
+    await session.prompt("question");
+    const answer = manager.getEntries().find((entry) => entry.type === "message" && entry.message.role === "assistant")!;
+    session.setLabel(answer.id, "checkpoint-1");
+    expect(manager.getLabel(answer.id)).toBe("checkpoint-1");
+    expect(SessionManager.open(manager.getSessionFile()!).getLabel(answer.id)).toBe("checkpoint-1");
+    session.setLabel(answer.id, undefined);
+    expect(manager.getLabel(answer.id)).toBeUndefined();
+    expect(() => session.setLabel("ffffffff", "x")).toThrow(/No entry/);
+  });
+
   test("session name, stats and last assistant text", async () => {
     const { session } = makeSession();
     expect(() => session.setSessionName("   ")).toThrow("Session name cannot be empty");
