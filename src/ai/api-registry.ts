@@ -85,6 +85,7 @@ const BUILTIN_LOADERS: Record<string, () => Promise<ProviderModule>> = {
   "openai-completions": () => import("./providers/openai-completions.ts"),
   "openai-responses": () => import("./providers/openai-responses.ts"),
   "google-generative-ai": () => import("./providers/google.ts"),
+  "faux": () => import("./providers/faux.ts"),
 };
 
 /** (Re)registers the built-in APIs that are not taken by an extension. */

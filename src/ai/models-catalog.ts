@@ -291,19 +291,43 @@ export const GOOGLE_MODELS: readonly Model<"google-generative-ai">[] = [
   }),
 ];
 
+/**
+ * The offline model (providers/faux.ts): replays a script, needs no key or network.
+ * Listed last and never picked as a default on its own (model-resolver.ts).
+ */
+export const FAUX_MODELS: readonly Model<"faux">[] = [
+  {
+    id: "faux-1",
+    name: "Faux (offline)",
+    api: "faux",
+    provider: "faux",
+    baseUrl: "faux://local",
+    reasoning: true,
+    input: TEXT_AND_IMAGE,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 200_000,
+    maxTokens: 16_384,
+  },
+];
+
+/** Providers of the built-in catalog (`faux` until types.ts's KnownProvider names it). */
+export type CatalogProvider = KnownProvider;
+
 /** The catalog by provider, in the order providers are offered by default. */
-export const BUILTIN_MODELS: Readonly<Record<KnownProvider, readonly Model[]>> = {
+export const BUILTIN_MODELS: Readonly<Record<CatalogProvider, readonly Model[]>> = {
   anthropic: ANTHROPIC_MODELS,
   openai: OPENAI_MODELS,
   google: GOOGLE_MODELS,
+  faux: FAUX_MODELS,
 };
 
 /**
  * The model picked for a provider when no model is named: a capable everyday model
  * rather than the newest and most expensive one.
  */
-export const DEFAULT_MODEL_IDS: Readonly<Record<KnownProvider, string>> = {
+export const DEFAULT_MODEL_IDS: Readonly<Record<CatalogProvider, string>> = {
   anthropic: "claude-sonnet-4-6",
   openai: "gpt-5.1",
   google: "gemini-2.5-pro",
+  faux: "faux-1",
 };

@@ -9,11 +9,13 @@ export type KnownApi =
   | "anthropic-messages"
   | "openai-completions"
   | "openai-responses"
-  | "google-generative-ai";
+  | "google-generative-ai"
+  /** The offline scripted model (src/ai/providers/faux.ts). */
+  | "faux";
 /** Extensions may register further APIs, so any string is accepted. */
 export type Api = KnownApi | (string & {});
 
-export type KnownProvider = "anthropic" | "openai" | "google";
+export type KnownProvider = "anthropic" | "openai" | "google" | "faux";
 export type Provider = KnownProvider | (string & {});
 
 /** Levels a model can reason at; "off" is handled separately (no reasoning). */

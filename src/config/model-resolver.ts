@@ -11,7 +11,8 @@
  * its suffix (a model really called `foo:high`) is taken as it is.
  *
  * Without `--model`: `settings.defaultProvider`/`defaultModel`, else the first model with
- * a configured key, trying anthropic, openai, google, then the other providers.
+ * a configured key, trying anthropic, openai, google, then the other providers (never the
+ * offline faux, which is only used when named).
  *
  * Thinking level, first one set wins: `--thinking`, the `:level` suffix,
  * `settings.defaultThinkingLevel`, "off". The level is then clamped to what the model
@@ -192,9 +193,15 @@ function providerDefault(inProvider: Model[], hasAuth: (model: Model) => boolean
   return pool.find((model) => model.id === preferredId) ?? pool[0];
 }
 
+/**
+ * Providers only used when named: the offline faux model always "has a key", and
+ * answering a real prompt with its canned reply would hide a missing API key.
+ */
+const NEVER_DEFAULT_PROVIDERS = new Set(["faux"]);
+
 /** The first provider with a configured key, trying anthropic, openai, google, then the rest in order. */
 function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Model | undefined {
-  const present = new Set(models.map((model) => model.provider));
+  const present = new Set(models.map((model) => model.provider).filter((provider) => !NEVER_DEFAULT_PROVIDERS.has(provider)));
   const builtins: string[] = getBuiltinProviders();
   const order = [...builtins.filter((provider) => present.has(provider)), ...[...present].filter((provider) => !builtins.includes(provider))];
   for (const provider of order) {

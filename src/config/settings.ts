@@ -46,6 +46,8 @@ export interface Settings {
   thinkingBudgets?: ThinkingBudgets;
   compaction: CompactionSettings;
   retry: RetrySettings;
+  /** Script for the offline faux provider (a path; relative ones are taken from the working directory). */
+  fauxScript?: string;
   /** Everything else in the files, known to other parts of xcsh or not, kept as written. */
   [key: string]: unknown;
 }
@@ -117,6 +119,7 @@ const SettingsFileSchema = Type.Object({
   prompts: Type.Optional(StringList),
   themes: Type.Optional(StringList),
   enableSkillCommands: Type.Optional(Type.Boolean()),
+  fauxScript: Type.Optional(Type.String()),
 });
 
 let validator: Validator | undefined;

@@ -3,8 +3,8 @@ import { getModel, getModels, getProviders, modelsAreEqual } from "../../src/ai/
 import { getSupportedThinkingLevels } from "../../src/ai/thinking.ts";
 
 describe("built-in model catalog", () => {
-  test("offers anthropic, openai and google in that order", () => {
-    expect(getProviders()).toEqual(["anthropic", "openai", "google"]);
+  test("offers anthropic, openai and google in that order, then the offline faux", () => {
+    expect(getProviders()).toEqual(["anthropic", "openai", "google", "faux"]);
   });
 
   test("each provider's models use the provider's API and endpoint", () => {
@@ -12,10 +12,11 @@ describe("built-in model catalog", () => {
       anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com" },
       openai: { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
       google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
+      faux: { api: "faux", baseUrl: "faux://local" },
     } as const;
     for (const provider of getProviders()) {
       const models = getModels(provider);
-      expect(models.length).toBeGreaterThan(2);
+      expect(models.length).toBeGreaterThan(provider === "faux" ? 0 : 2);
       for (const model of models) {
         expect(model.provider).toBe(provider);
         expect(model.api).toBe(expected[provider].api);
@@ -25,7 +26,8 @@ describe("built-in model catalog", () => {
   });
 
   test("every model has sane limits and prices, and unique ids within its provider", () => {
-    for (const provider of getProviders()) {
+    // faux is free: it runs in-process (see "the offline faux model costs nothing").
+    for (const provider of getProviders().filter((name) => name !== "faux")) {
       const ids = new Set<string>();
       for (const model of getModels(provider)) {
         expect(ids.has(model.id)).toBe(false);
@@ -38,6 +40,16 @@ describe("built-in model catalog", () => {
         expect(model.cost.cacheRead).toBeLessThan(model.cost.input);
       }
     }
+  });
+
+  test("the offline faux model costs nothing and needs no network", () => {
+    expect(getModels("faux").map((model) => model.id)).toEqual(["faux-1"]);
+    expect(getModel("faux", "faux-1")).toMatchObject({
+      api: "faux",
+      baseUrl: "faux://local",
+      reasoning: true,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    });
   });
 
   test("includes the families users ask for by name", () => {

@@ -33,9 +33,9 @@ describe("ModelRegistry.load", () => {
 
   test("without models.json, the built-in catalog is all there is", () => {
     const registry = ModelRegistry.load();
-    const expected = [...getModels("anthropic"), ...getModels("openai"), ...getModels("google")];
+    const expected = [...getModels("anthropic"), ...getModels("openai"), ...getModels("google"), ...getModels("faux")];
     expect(registry.getAll()).toEqual(expected);
-    expect(registry.getProviders()).toEqual(["anthropic", "openai", "google"]);
+    expect(registry.getProviders()).toEqual(["anthropic", "openai", "google", "faux"]);
   });
 
   test("a broken models.json is a ConfigError naming the file", () => {
@@ -69,7 +69,7 @@ describe("merging models.json into the catalog", () => {
       zeta: { baseUrl: "http://z/v1", api: "openai-completions", models: [{ id: "z1" }, { id: "z2" }] },
       alpha: { baseUrl: "http://a/v1", api: "openai-completions", models: [{ id: "a1" }] },
     });
-    expect(registry.getProviders()).toEqual(["anthropic", "openai", "google", "zeta", "alpha"]);
+    expect(registry.getProviders()).toEqual(["anthropic", "openai", "google", "faux", "zeta", "alpha"]);
     expect(registry.getAll().slice(-3).map((model) => model.id)).toEqual(["z1", "z2", "a1"]);
   });
 
@@ -193,12 +193,13 @@ describe("auth", () => {
       ollama: { baseUrl: "http://l/v1", api: "openai-completions", apiKey: "ollama", models: [{ id: "llama3.1:8b" }] },
       nokey: { baseUrl: "http://n/v1", api: "openai-completions", models: [{ id: "n1" }] },
     });
-    expect(registry.getAvailable().map((model) => `${model.provider}/${model.id}`)).toEqual(["ollama/llama3.1:8b"]);
+    // faux needs no key, so it is always available.
+    expect(registry.getAvailable().map((model) => `${model.provider}/${model.id}`)).toEqual(["faux/faux-1", "ollama/llama3.1:8b"]);
     sandbox.setEnv("OPENAI_API_KEY", "sk-openai");
     expect(registry.hasAuth(registry.find("openai", "gpt-4o")!)).toBe(true);
     expect(registry.hasAuth(registry.find("anthropic", "claude-sonnet-4-5")!)).toBe(false);
     expect(registry.hasAuth(registry.find("nokey", "n1")!)).toBe(false);
-    expect(new Set(registry.getAvailable().map((model) => model.provider))).toEqual(new Set(["openai", "ollama"]));
+    expect(new Set(registry.getAvailable().map((model) => model.provider))).toEqual(new Set(["openai", "faux", "ollama"]));
   });
 
   test("hasAuth never runs a !command", () => {

@@ -89,7 +89,7 @@ describe("--model matching", () => {
       error: 'Unknown model "no-such-model". Run xcsh --list-models to see the available models.',
     });
     expect(resolve({ provider: "nope", model: "gpt-4o" })).toEqual({
-      error: 'Unknown provider "nope". Known providers: anthropic, openai, google, ollama, openrouter.',
+      error: 'Unknown provider "nope". Known providers: anthropic, openai, google, faux, ollama, openrouter.',
     });
   });
 });
