@@ -29,6 +29,10 @@ export interface CliArgs {
   sessionDir?: string;
   /** --name/-n: the session's display name. */
   name?: string;
+  /** --rpc-lean: message_update events carry deltas without the cumulative message. */
+  rpcLean: boolean;
+  /** --faux-script: the script the offline faux provider replays. */
+  fauxScript?: string;
   /** --list-models, with the optional search text (empty string lists all). */
   listModels?: string;
   version: boolean;
@@ -53,6 +57,7 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--session-dir": "sessionDir",
   "--name": "name",
   "-n": "name",
+  "--faux-script": "fauxScript",
 };
 
 const MODES: readonly Mode[] = ["text", "json", "rpc"];
@@ -63,6 +68,7 @@ export function parseArgs(argv: string[]): Parsed {
     noTools: false,
     continueSession: false,
     noSession: false,
+    rpcLean: false,
     version: false,
     help: false,
     messages: [],
@@ -93,6 +99,7 @@ export function parseArgs(argv: string[]): Parsed {
     else if (arg === "--no-tools") args.noTools = true;
     else if (arg === "-c" || arg === "--continue") args.continueSession = true;
     else if (arg === "--no-session") args.noSession = true;
+    else if (arg === "--rpc-lean") args.rpcLean = true;
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
       // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.

@@ -7,13 +7,17 @@ Usage:
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
-  --mode <text|json>               text prints the final answer (default);
-                                   json prints every event as a JSON line
+  --mode <text|json|rpc>           text prints the final answer (default);
+                                   json prints every event as a JSON line;
+                                   rpc serves JSONL commands on stdin (docs/rpc.md)
+  --rpc-lean                       rpc: stream deltas without repeating the whole message
   --provider <name>                Provider: anthropic, openai, google, or one from models.json
   --model <pattern>                Model id, provider/id, or a part of its name;
                                    a :<thinking> suffix sets the level (sonnet:high)
   --thinking <level>               off, minimal, low, medium, high, xhigh
   --api-key <key>                  API key for this run (overrides the environment)
+  --faux-script <file>             Replies for the offline faux provider (JSON script);
+                                   try: xcsh --provider faux -p "hello"
   --system-prompt <text>           Replace the system prompt
   --append-system-prompt <text>    Add to the system prompt
   --tools <list>                   Tools to enable: read,bash,edit,write,grep,find,ls

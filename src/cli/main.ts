@@ -4,6 +4,7 @@
  * front; each mode and the provider SDKs are imported when a command needs them,
  * so `xcsh --version` starts in milliseconds.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "./args.ts";
 import { HELP_TEXT } from "./help.ts";
 import { versionText } from "./version.ts";
@@ -13,6 +14,9 @@ async function main(argv: string[]): Promise<number> {
   const parsed = parseArgs(argv);
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;
+  // The faux provider runs in this process and reads its script from the environment;
+  // absolute, so a later change of directory cannot lose it.
+  if (args.fauxScript) process.env.XCSH_FAUX_SCRIPT = resolve(args.fauxScript);
 
   if (args.help) {
     process.stdout.write(HELP_TEXT);
@@ -27,7 +31,8 @@ async function main(argv: string[]): Promise<number> {
     return listModels(args.listModels);
   }
   if (args.mode === "rpc") {
-    return reportFatal("--mode rpc is not available in this version yet; use -p or --mode json", 2);
+    const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");
+    return runRpcMode(args);
   }
   const { runPrintMode } = await import("../modes/print/print-mode.ts");
   return runPrintMode(args, args.mode === "json" ? "json" : "text");

@@ -21,6 +21,7 @@ import type { AgentSessionEvent, AgentSessionListener, CompactionReason } from "
 import { messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { computeSessionStats, type SessionStats } from "./session-stats.ts";
+import type { TodoPhase } from "./todos.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -50,6 +51,8 @@ export class AgentSession {
   readonly models: ModelControl;
   readonly navigation: SessionNavigator;
   autoCompactionEnabled: boolean;
+  /** The host's todo plan (set_todos); in memory only. */
+  todoPhases: TodoPhase[] = [];
 
   private readonly listeners: AgentSessionListener[] = [];
   private readonly autoRetry: AutoRetry;
@@ -258,9 +261,12 @@ export class AgentSession {
   // --- compaction ------------------------------------------------------------
 
   /** Manual compaction; aborts a run in progress first. Throws with the reason when it fails. */
-  async compact(customInstructions?: string): Promise<CompactionResult> {
+  async compact(
+    customInstructions?: string,
+    overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
+  ): Promise<CompactionResult> {
     if (this.agent.isStreaming || this.running) await this.abort();
-    const outcome = await this.runCompactionWithEvents("manual", customInstructions, false);
+    const outcome = await this.runCompactionWithEvents("manual", customInstructions, false, overrides);
     if ("error" in outcome) throw new Error(outcome.error);
     return outcome.result;
   }
@@ -274,6 +280,7 @@ export class AgentSession {
     reason: CompactionReason,
     customInstructions: string | undefined,
     retryAfter: boolean,
+    overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
   ): Promise<{ result: CompactionResult } | { error: string }> {
     const automatic = reason !== "manual";
     const controller = new AbortController();
@@ -287,7 +294,11 @@ export class AgentSession {
         model: this.model,
         apiKey,
         headers: this.agent.streamOptions.headers,
-        settings: this.settings.compaction,
+        settings: {
+          ...this.settings.compaction,
+          ...(overrides.reserveTokens !== undefined ? { reserveTokens: overrides.reserveTokens } : {}),
+          ...(overrides.keepRecentTokens !== undefined ? { keepRecentTokens: overrides.keepRecentTokens } : {}),
+        },
         customInstructions,
         thinkingLevel: this.thinkingLevel === "off" ? undefined : (this.thinkingLevel as ThinkingLevel),
         signal: controller.signal,

@@ -63,9 +63,18 @@ export class ModelControl {
     return model;
   }
 
+  /**
+   * Models with a key configured. The offline faux model needs no key, so it
+   * would always be there; it is offered only while it is the model in use.
+   */
+  availableModels(): Model[] {
+    const usingFaux = this.session.model.provider === "faux";
+    return this.session.registry.getAvailable().filter((model) => model.provider !== "faux" || usingFaux);
+  }
+
   /** The next model that has a key configured; undefined when there is no other. */
   async cycleModel(): Promise<CycleModelResult | undefined> {
-    const available = this.session.registry.getAvailable();
+    const available = this.availableModels();
     if (available.length <= 1) return undefined;
     const current = this.session.model;
     const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);

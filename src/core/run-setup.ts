@@ -3,6 +3,7 @@
  * registry, the chosen model and thinking level, and the credentials for it.
  * Shared by every mode so they fail the same way, with the same messages.
  */
+import { resolve } from "node:path";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
@@ -18,6 +19,8 @@ export interface RunSetupOptions {
   model?: string;
   thinking?: string;
   apiKey?: string;
+  /** false: start without a key (RPC hosts may pick another model); the provider reports it on use. */
+  requireApiKey?: boolean;
   /** A resumed session's model and level, used when the command line names none. */
   previous?: { model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
 }
@@ -27,7 +30,7 @@ export interface RunSetup {
   registry: ModelRegistry;
   model: Model;
   thinkingLevel: ModelThinkingLevel;
-  apiKey: string;
+  apiKey: string | undefined;
   headers?: Record<string, string>;
   /** Something the user should know but that does not stop the run (a clamped thinking level). */
   warnings: string[];
@@ -48,11 +51,13 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = loadSettings(options.cwd);
+  // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
+  if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
   const registry = ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
 
   const apiKey = await registry.getApiKey(model, options.apiKey);
-  if (!apiKey) {
+  if (!apiKey && options.requireApiKey !== false) {
     const envVars = findEnvKeys(model.provider);
     const how = envVars
       ? `set ${envVars.join(" or ")}, or pass --api-key`

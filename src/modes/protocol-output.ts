@@ -4,6 +4,7 @@
  * stderr instead, and frames are written whole, one JSON object per line.
  */
 import { format } from "node:util";
+import { serializeFrame } from "./rpc/jsonl.ts";
 
 let claimed = false;
 
@@ -18,6 +19,6 @@ export function claimStdoutForProtocol(): (frame: unknown) => void {
     console.debug = toStderr;
   }
   return (frame) => {
-    process.stdout.write(JSON.stringify(frame) + "\n");
+    process.stdout.write(serializeFrame(frame));
   };
 }

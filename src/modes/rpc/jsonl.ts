@@ -1,0 +1,52 @@
+/**
+ * Strict JSONL framing (seed 000, "分帧"): records end at LF only; one trailing
+ * CR is dropped; U+2028/U+2029 are ordinary characters inside a record (they
+ * are legal in JSON strings, so a generic line reader would corrupt them); a
+ * last record without LF still counts. Long lines cost linear time: each chunk
+ * is scanned once and only the pieces of an unfinished record are kept.
+ */
+
+const LF = 0x0a;
+
+/** Yields each record of a byte stream as text, without its line ending. */
+export async function* readJsonlLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
+  // Pieces of the record in progress; joined once the record ends.
+  let pending: string[] = [];
+  const finish = (last: string): string => {
+    pending.push(last);
+    const record = pending.length === 1 ? pending[0] : pending.join("");
+    pending = [];
+    return record.endsWith("\r") ? record.slice(0, -1) : record;
+  };
+
+  for await (const chunk of stream) {
+    let start = 0;
+    let newline = chunk.indexOf(LF, start);
+    while (newline !== -1) {
+      yield finish(decoder.decode(chunk.subarray(start, newline), { stream: true }));
+      start = newline + 1;
+      newline = chunk.indexOf(LF, start);
+    }
+    if (start < chunk.length) pending.push(decoder.decode(chunk.subarray(start), { stream: true }));
+  }
+  const rest = decoder.decode();
+  if (rest) pending.push(rest);
+  if (pending.length > 0) {
+    const last = finish("");
+    if (last.length > 0) yield last;
+  }
+}
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * One frame: the object as JSON and a single LF. JSON.stringify escapes LF
+ * inside strings; U+2028/U+2029 are escaped too, so clients that split on them
+ * (Node's readline) still see whole frames. The JSON value is unchanged.
+ */
+export function serializeFrame(frame: unknown): string {
+  const json = JSON.stringify(frame);
+  const safe = json.includes("\u2028") || json.includes("\u2029") ? json.replace(LINE_SEPARATORS, (ch) => (ch === "\u2028" ? "\\u2028" : "\\u2029")) : json;
+  return safe + "\n";
+}

@@ -1,0 +1,199 @@
+/**
+ * What each RPC command does, given the session. A handler returns the data
+ * of a successful response or throws an Error whose message becomes the
+ * failure's `error`. Handlers never write to stdout themselves.
+ */
+import { isThinkingLevel } from "../../ai/thinking.ts";
+import type { AgentSession } from "../../core/agent-session.ts";
+import { estimateContextTokens } from "../../core/compaction/index.ts";
+import { normalizeTodoPhases } from "../../core/todos.ts";
+import type { HostToolBridge } from "./host-tools.ts";
+import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
+
+export interface RpcContext {
+  session: AgentSession;
+  hostTools: HostToolBridge;
+  /** Names of the tools the host currently provides (replaced by set_host_tools). */
+  hostToolNames: Set<string>;
+}
+
+/** A result whose follow-up work starts only after the response is written (prompt: the response precedes agent_start). */
+export class ThenStart {
+  constructor(
+    readonly data: unknown,
+    readonly start: () => void,
+  ) {}
+}
+
+type Handler<T extends RpcCommand["type"]> = (command: Extract<RpcCommand, { type: T }>, context: RpcContext) => unknown | Promise<unknown>;
+type Handlers = { [T in RpcCommand["type"]]: Handler<T> };
+
+const QUEUE_MODES = ["all", "one-at-a-time"];
+const INTERRUPT_MODES = ["immediate", "wait"];
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== "string") throw new Error(`"${field}" must be a string`);
+  return value;
+}
+
+function requireBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") throw new Error(`"${field}" must be true or false`);
+  return value;
+}
+
+function requireMode(value: unknown, allowed: string[]): string {
+  if (typeof value !== "string" || !allowed.includes(value)) throw new Error(`"mode" must be one of: ${allowed.join(", ")}`);
+  return value;
+}
+
+export function sessionState(session: AgentSession): RpcSessionState {
+  const manager = session.sessionManager;
+  const sessionFile = manager.getSessionFile();
+  const sessionName = session.sessionName;
+  const queued = session.pendingMessageCount;
+  return {
+    model: session.model ?? null,
+    thinkingLevel: session.thinkingLevel,
+    isStreaming: session.isStreaming,
+    isCompacting: session.isCompacting,
+    steeringMode: session.agent.steeringQueue.mode,
+    followUpMode: session.agent.followUpQueue.mode,
+    interruptMode: session.agent.interruptMode,
+    ...(sessionFile ? { sessionFile } : {}),
+    sessionId: manager.getSessionId(),
+    ...(sessionName ? { sessionName } : {}),
+    autoCompactionEnabled: session.autoCompactionEnabled,
+    messageCount: session.messages.length,
+    pendingMessageCount: queued,
+    queuedMessageCount: queued,
+    todoPhases: session.todoPhases,
+  };
+}
+
+/**
+ * Accepts a prompt: refusals throw before anything starts; the run itself
+ * begins right after the response is written, and its failures travel as events.
+ */
+function acceptPrompt(session: AgentSession, command: { message: unknown; images?: unknown; streamingBehavior?: unknown }): ThenStart {
+  const message = requireString(command.message, "message");
+  const behavior = command.streamingBehavior;
+  if (behavior !== undefined && behavior !== "steer" && behavior !== "followUp") {
+    throw new Error('"streamingBehavior" must be "steer" or "followUp"');
+  }
+  if (session.isStreaming && behavior === undefined) {
+    throw new Error('The agent is already working. Send the prompt with "streamingBehavior": "steer" or "followUp", or abort first.');
+  }
+  return new ThenStart(undefined, () => {
+    session
+      .prompt(message, { images: command.images as never, streamingBehavior: behavior as "steer" | "followUp" | undefined })
+      .catch((error) => process.stderr.write(`xcsh: prompt failed: ${(error as Error).message}\n`));
+  });
+}
+
+function findModel(session: AgentSession, provider: string, modelId: string) {
+  const model = session.registry.find(provider, modelId);
+  if (!model) throw new Error(`Model not found: ${provider}/${modelId}`);
+  return model;
+}
+
+export const handlers: Handlers = {
+  prompt: (command, { session }) => acceptPrompt(session, command),
+  steer: (command, { session }) => session.steer(requireString(command.message, "message"), command.images),
+  follow_up: (command, { session }) => session.followUp(requireString(command.message, "message"), command.images),
+  abort: async (_command, { session }) => {
+    await session.abort();
+  },
+  abort_and_prompt: async (command, { session }) => {
+    requireString(command.message, "message");
+    await session.abort();
+    return acceptPrompt(session, { message: command.message, images: command.images });
+  },
+  new_session: async (command, { session }) => {
+    await session.navigation.newSession({ parentSession: command.parentSession });
+    return { cancelled: false };
+  },
+  get_state: (_command, { session }) => sessionState(session),
+  get_messages: (_command, { session }) => ({ messages: session.messages }),
+  set_model: async (command, { session }) => {
+    const model = findModel(session, requireString(command.provider, "provider"), requireString(command.modelId, "modelId"));
+    return session.models.setModel(model);
+  },
+  cycle_model: async (_command, { session }) => (await session.models.cycleModel()) ?? null,
+  get_available_models: (_command, { session }) => ({ models: session.models.availableModels() }),
+  set_thinking_level: (command, { session }) => {
+    if (!isThinkingLevel(command.level)) throw new Error('"level" must be one of: off, minimal, low, medium, high, xhigh');
+    session.models.setThinkingLevel(command.level);
+  },
+  cycle_thinking_level: (_command, { session }) => {
+    const level = session.models.cycleThinkingLevel();
+    return level === undefined ? null : { level };
+  },
+  set_steering_mode: (command, { session }) => {
+    session.agent.steeringQueue.mode = requireMode(command.mode, QUEUE_MODES) as "all";
+  },
+  set_follow_up_mode: (command, { session }) => {
+    session.agent.followUpQueue.mode = requireMode(command.mode, QUEUE_MODES) as "all";
+  },
+  set_interrupt_mode: (command, { session }) => {
+    session.agent.interruptMode = requireMode(command.mode, INTERRUPT_MODES) as "wait";
+  },
+  compact: async (command, { session }) => {
+    const result = await session.compact(command.customInstructions, {
+      reserveTokens: command.reserveTokens,
+      keepRecentTokens: command.keepRecentTokens,
+    });
+    return { ...result, estimatedTokensAfter: estimateContextTokens(session.messages).tokens };
+  },
+  set_auto_compaction: (command, { session }) => {
+    session.autoCompactionEnabled = requireBoolean(command.enabled, "enabled");
+  },
+  set_auto_retry: (command, { session }) => {
+    session.autoRetryEnabled = requireBoolean(command.enabled, "enabled");
+  },
+  abort_retry: (_command, { session }) => session.abortRetry(),
+  bash: (command, { session }) => session.executeBash(requireString(command.command, "command")),
+  abort_bash: (_command, { session }) => session.abortBash(),
+  get_session_stats: (_command, { session }) => session.getSessionStats(),
+  export_html: () => {
+    throw new Error("export_html is not supported by this version of xcsh yet");
+  },
+  switch_session: async (command, { session }) => {
+    await session.navigation.switchSession(requireString(command.sessionPath, "sessionPath"));
+    return { cancelled: false };
+  },
+  fork: async (command, { session }) => ({ ...(await session.navigation.fork(requireString(command.entryId, "entryId"))), cancelled: false }),
+  branch: async (command, { session }) => ({ ...(await session.navigation.fork(requireString(command.entryId, "entryId"))), cancelled: false }),
+  clone: async (_command, { session }) => {
+    await session.navigation.clone();
+    return { cancelled: false };
+  },
+  get_fork_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
+  get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
+  get_last_assistant_text: (_command, { session }) => ({ text: session.getLastAssistantText() }),
+  set_session_name: (command, { session }) => session.setSessionName(requireString(command.name, "name")),
+  get_commands: () => ({ commands: [] }),
+  set_todos: (command, { session }) => {
+    const normalized = normalizeTodoPhases(command.phases);
+    if ("error" in normalized) throw new Error(normalized.error);
+    session.todoPhases = normalized.phases;
+    return { todoPhases: normalized.phases };
+  },
+  set_host_tools: (command, context) => {
+    const created = context.hostTools.createTools(command.tools);
+    if ("error" in created) throw new Error(created.error);
+    const builtinNames = new Set(context.session.agent.state.tools.map((tool) => tool.name).filter((name) => !context.hostToolNames.has(name)));
+    const clash = created.tools.find((tool) => builtinNames.has(tool.name));
+    if (clash) throw new Error(`Host tool "${clash.name}" has the name of a built-in tool`);
+    // Replace in place: a run in progress sees the new set at its next model call.
+    const tools = context.session.agent.state.tools;
+    for (let i = tools.length - 1; i >= 0; i--) if (context.hostToolNames.has(tools[i].name)) tools.splice(i, 1);
+    tools.push(...created.tools);
+    context.hostToolNames.clear();
+    for (const tool of created.tools) context.hostToolNames.add(tool.name);
+    return { toolNames: created.tools.map((tool) => tool.name) };
+  },
+};
+
+export function isKnownCommand(type: unknown): type is RpcCommand["type"] {
+  return typeof type === "string" && Object.hasOwn(handlers, type);
+}

@@ -1,0 +1,139 @@
+/**
+ * `xcsh --mode rpc`: JSONL commands on stdin, responses and events on stdout.
+ * Every command gets exactly one response, echoing its id. Commands that change
+ * state run one after another in arrival order; commands that must never wait
+ * (abort, steer, queries, host-tool frames) are handled the moment they arrive.
+ * Stdin EOF ends the process with code 0 once the work in progress is done.
+ */
+import type { CliArgs } from "../../cli/args.ts";
+import { createAgentSession } from "../../core/create-session.ts";
+import { parseToolNames, defaultToolNames } from "../../tools/index.ts";
+import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { HostToolBridge } from "./host-tools.ts";
+import { handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
+import { readJsonlLines } from "./jsonl.ts";
+import { leanEvent } from "./rpc-output.ts";
+import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
+import { UserError } from "../../core/user-error.ts";
+
+/** Never queued behind a long command: they stop, steer or only read state. */
+const IMMEDIATE = new Set<string>([
+  "abort",
+  "abort_and_prompt",
+  "abort_retry",
+  "abort_bash",
+  "steer",
+  "follow_up",
+  "get_state",
+  "get_messages",
+  "get_session_stats",
+  "get_last_assistant_text",
+  "get_fork_messages",
+  "get_branch_messages",
+  "get_commands",
+  "get_available_models",
+  "set_steering_mode",
+  "set_follow_up_mode",
+  "set_interrupt_mode",
+  "set_auto_retry",
+  "set_auto_compaction",
+]);
+
+function parseFailure(error: string) {
+  return { type: "response", command: "parse", success: false, error };
+}
+
+export async function runRpcMode(args: CliArgs): Promise<number> {
+  const write = claimStdoutForProtocol();
+  const toolNames = args.noTools ? [] : args.tools === undefined ? defaultToolNames : toolList(args.tools);
+  const { session, setup } = await createAgentSession({
+    cwd: process.cwd(),
+    provider: args.provider,
+    model: args.model,
+    thinking: args.thinking,
+    apiKey: args.apiKey,
+    toolNames,
+    systemPrompt: args.systemPrompt,
+    appendSystemPrompt: args.appendSystemPrompt,
+    // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
+    requireApiKey: false,
+    sessions: {
+      noSession: args.noSession,
+      session: args.session,
+      continueRecent: args.continueSession,
+      sessionDir: args.sessionDir,
+      name: args.name,
+    },
+  });
+  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
+
+  const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
+  session.subscribe((event) => write(lean ? leanEvent(event) : event));
+  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set() };
+
+  const respond = async (command: RpcCommand) => {
+    const id = typeof command.id === "string" || typeof command.id === "number" ? { id: command.id } : {};
+    try {
+      const result = await (handlers[command.type] as (c: RpcCommand, ctx: RpcContext) => unknown)(command, context);
+      const data = result instanceof ThenStart ? result.data : result;
+      write({ ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) });
+      if (result instanceof ThenStart) result.start();
+    } catch (error) {
+      write({ ...id, type: "response", command: command.type, success: false, error: (error as Error).message || String(error) });
+    }
+  };
+
+  const stop = (signal: NodeJS.Signals) => {
+    void session.abort().finally(() => process.exit(signal === "SIGTERM" ? 143 : 130));
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", () => void session.abort());
+
+  let ordered: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    inFlight.add(work);
+    work.finally(() => inFlight.delete(work));
+  };
+
+  for await (const line of readJsonlLines(Bun.stdin.stream())) {
+    if (line.trim() === "") continue;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(line);
+    } catch (error) {
+      write(parseFailure(`Failed to parse command: ${(error as Error).message}`));
+      continue;
+    }
+    if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
+      write(parseFailure("Failed to parse command: a command must be a JSON object"));
+      continue;
+    }
+    const type = (frame as { type?: unknown }).type;
+    if (type === "host_tool_update") context.hostTools.handleUpdate(frame as HostToolUpdateFrame);
+    else if (type === "host_tool_result") context.hostTools.handleResult(frame as HostToolResultFrame);
+    else if (type === "extension_ui_response") {
+      // No extension asks anything yet; responses for unknown requests are ignored (seed 001).
+    } else if (!isKnownCommand(type)) {
+      write({ type: "response", command: typeof type === "string" ? type : "unknown", success: false, error: `Unknown command: ${String(type)}` });
+    } else if (IMMEDIATE.has(type)) {
+      track(respond(frame as RpcCommand));
+    } else {
+      ordered = ordered.then(() => respond(frame as RpcCommand));
+      track(ordered);
+    }
+  }
+
+  // EOF: let the commands and the run in progress finish, so nothing is lost, then exit cleanly.
+  await ordered;
+  await Promise.all(inFlight);
+  await session.waitForIdle();
+  context.hostTools.rejectAll("The host closed stdin");
+  return 0;
+}
+
+function toolList(list: string) {
+  const parsed = parseToolNames(list);
+  if ("error" in parsed) throw new UserError(parsed.error, 2);
+  return parsed.names;
+}
