@@ -129,7 +129,7 @@ async function streamAssistantMessage(
       } else {
         if (!started) {
           started = true;
-          await emit({ type: "message_start", message: { ...event.partial } });
+          await emit({ type: "message_start", message: { ...event.partial, content: [] } });
         }
         await emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
       }
@@ -139,7 +139,7 @@ async function streamAssistantMessage(
     final = failedAssistantMessage(config.model, error instanceof Error ? error.message : String(error), signal?.aborted === true);
   }
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
-  if (!started) await emit({ type: "message_start", message: { ...final } });
+  if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
   await emit({ type: "message_end", message: final });
   return final;
 }

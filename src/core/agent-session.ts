@@ -14,10 +14,10 @@ import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
 import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
-import { calculateContextTokens, shouldCompact, type CompactionResult } from "./compaction/index.ts";
+import { calculateContextTokens, estimateContextTokens, shouldCompact } from "./compaction/index.ts";
 import { runCompaction } from "./compaction-runner.ts";
 import { ModelControl } from "./model-control.ts";
-import type { AgentSessionEvent, AgentSessionListener, CompactionReason } from "./session-events.ts";
+import type { AgentSessionEvent, AgentSessionListener, CompactionReason, ReportedCompaction } from "./session-events.ts";
 import { messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { computeSessionStats, type SessionStats } from "./session-stats.ts";
@@ -190,6 +190,12 @@ export class AgentSession {
     const run = (async () => {
       await start();
       await this.recoverAfterRun();
+      // Messages queued while retrying or compacting after the loop ended: nobody else will deliver them.
+      while (this.pendingMessageCount > 0 && !this.agent.signal?.aborted) {
+        const next = this.agent.steeringQueue.length > 0 ? this.agent.steeringQueue.drain() : this.agent.followUpQueue.drain();
+        await this.agent.prompt(next);
+        await this.recoverAfterRun();
+      }
     })();
     this.running = run;
     try {
@@ -264,7 +270,7 @@ export class AgentSession {
   async compact(
     customInstructions?: string,
     overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
-  ): Promise<CompactionResult> {
+  ): Promise<ReportedCompaction> {
     if (this.agent.isStreaming || this.running) await this.abort();
     const outcome = await this.runCompactionWithEvents("manual", customInstructions, false, overrides);
     if ("error" in outcome) throw new Error(outcome.error);
@@ -281,7 +287,7 @@ export class AgentSession {
     customInstructions: string | undefined,
     retryAfter: boolean,
     overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
-  ): Promise<{ result: CompactionResult } | { error: string }> {
+  ): Promise<{ result: ReportedCompaction } | { error: string }> {
     const automatic = reason !== "manual";
     const controller = new AbortController();
     this.compactionController = controller;
@@ -289,7 +295,7 @@ export class AgentSession {
     if (automatic) await this.emit({ type: "auto_compaction_start", reason });
     try {
       const apiKey = await this.models.apiKeyFor(this.model);
-      const result = await runCompaction({
+      const compacted = await runCompaction({
         sessionManager: this.sessionManager,
         model: this.model,
         apiKey,
@@ -304,6 +310,7 @@ export class AgentSession {
         signal: controller.signal,
       });
       this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
+      const result: ReportedCompaction = { ...compacted, estimatedTokensAfter: estimateContextTokens(this.agent.state.messages).tokens };
       await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retryAfter });
       if (automatic) await this.emit({ type: "auto_compaction_end", result, aborted: false, willRetry: retryAfter });
       return { result };

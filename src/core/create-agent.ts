@@ -4,6 +4,7 @@
  * files, and provider options from settings.
  */
 import { Agent } from "../agent/agent.ts";
+import type { QueueMode } from "../agent/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
@@ -30,6 +31,9 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions):
   const providerRetry = setup.settings.retry?.provider;
   return new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel, systemPrompt, tools },
+    // Validated by the settings schema ("all" | "one-at-a-time").
+    steeringMode: setup.settings.steeringMode as QueueMode | undefined,
+    followUpMode: setup.settings.followUpMode as QueueMode | undefined,
     getApiKey: () => setup.apiKey,
     streamOptions: {
       headers: setup.headers,

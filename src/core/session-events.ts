@@ -8,6 +8,9 @@ import type { CompactionResult } from "./compaction/index.ts";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
+/** A compaction's result as reported: with a heuristic estimate of the rebuilt context's size (seed 000). */
+export type ReportedCompaction = CompactionResult & { estimatedTokensAfter: number };
+
 export type AgentSessionEvent =
   | AgentEvent
   | { type: "queue_update"; steering: readonly string[]; followUp: readonly string[] }
@@ -15,7 +18,7 @@ export type AgentSessionEvent =
   | {
       type: "compaction_end";
       reason: CompactionReason;
-      result: CompactionResult | null;
+      result: ReportedCompaction | null;
       aborted: boolean;
       willRetry: boolean;
       errorMessage?: string;
@@ -24,7 +27,7 @@ export type AgentSessionEvent =
   | { type: "auto_compaction_start"; reason: "threshold" | "overflow" }
   | {
       type: "auto_compaction_end";
-      result: CompactionResult | null;
+      result: ReportedCompaction | null;
       aborted: boolean;
       willRetry: boolean;
       errorMessage?: string;

@@ -4,6 +4,7 @@
  * in-place branching. After each move the agent's context is rebuilt from the
  * session file, so what the model sees is always what the file says.
  */
+import { existsSync } from "node:fs";
 import { isThinkingLevel } from "../ai/thinking.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
@@ -36,6 +37,7 @@ export class SessionNavigator {
 
   /** Opens another session file and takes up its model and thinking level. */
   async switchSession(sessionPath: string): Promise<void> {
+    if (!existsSync(sessionPath)) throw new Error(`Session file not found: ${sessionPath}`);
     await this.session.abort();
     this.session.sessionManager.setSessionFile(sessionPath);
     await this.reload({ restoreModel: true });

@@ -160,6 +160,21 @@ describe("compaction", () => {
     expect(session.getSessionStats().contextUsage).toMatchObject({ tokens: null, percent: null, contextWindow: 4000 });
   });
 
+  test("a follow-up queued during the compaction after a run is still delivered", async () => {
+    const { session, events } = makeSession({ settings: { compaction: { reserveTokens: 500, keepRecentTokens: 1 } } });
+    // keepRecentTokens 1 splits the last turn: two summary calls (history and turn prefix).
+    const slowSummary = { ...text("Slow summary."), delayMs: 150 };
+    server.enqueue(text("one"), { ...text("two"), ...bigUsage }, slowSummary, slowSummary, text("answer to the follow-up"));
+    await session.prompt("question one");
+    session.subscribe((event) => {
+      if (event.type === "compaction_start") void session.prompt("and one more thing", { streamingBehavior: "followUp" });
+    });
+    await session.prompt("question two");
+    expect(eventsOf(events, "compaction_end")).toHaveLength(1);
+    expect(session.pendingMessageCount).toBe(0);
+    expect(session.getLastAssistantText()).toBe("answer to the follow-up");
+  });
+
   test("a context overflow is compacted and the prompt retried once", async () => {
     const { session, events } = makeSession({ settings: { compaction: { reserveTokens: 500, keepRecentTokens: 1 } } });
     server.enqueue(text("earlier answer"));
@@ -239,6 +254,11 @@ describe("models, names, stats", () => {
     await fresh.session.navigation.switchSession(manager.getSessionFile()!);
     expect(fresh.session.model.id).toBe("other");
     expect(fresh.session.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+  });
+
+  test("switching to a session file that does not exist is refused", async () => {
+    const { session } = makeSession();
+    await expect(session.navigation.switchSession(join(root, "no-such-session.jsonl"))).rejects.toThrow(/Session file not found/);
   });
 
   test("labels mark entries, and clearing one removes it", async () => {

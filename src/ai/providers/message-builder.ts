@@ -40,7 +40,9 @@ export class AssistantMessageBuilder {
   }
 
   start(): void {
-    this.stream.push({ type: "start", partial: this.output });
+    // A snapshot: consumers may read this event after content has already arrived,
+    // and a client that starts from message_start then appends deltas must not see text twice.
+    this.stream.push({ type: "start", partial: { ...this.output, content: [] } });
   }
 
   // --- text -------------------------------------------------------------

@@ -28,6 +28,8 @@ export class HostToolBridge {
   private readonly pending = new Map<string, PendingCall>();
   private callCounter = 0;
   private cancelCounter = 0;
+  /** Set once the host has gone away (stdin closed): no call can be answered any more. */
+  private closedReason: string | undefined;
 
   constructor(private readonly send: (frame: object) => void) {}
 
@@ -68,6 +70,7 @@ export class HostToolBridge {
     signal: AbortSignal | undefined,
     onUpdate: ((partial: AgentToolResult<unknown>) => void) | undefined,
   ): Promise<AgentToolResult<unknown>> {
+    if (this.closedReason) return Promise.reject(new Error(this.closedReason));
     const id = `host_${++this.callCounter}`;
     return new Promise((resolve, reject) => {
       const cleanup = () => signal?.removeEventListener("abort", onAbort);
@@ -115,6 +118,12 @@ export class HostToolBridge {
       pending.resolve({ content, details: frame.result?.details });
     }
     return true;
+  }
+
+  /** The host went away: fails every waiting call now, and every later call at once. */
+  close(reason: string): void {
+    this.closedReason = reason;
+    this.rejectAll(reason);
   }
 
   /** Fails every call still waiting (the host went away). */

@@ -5,7 +5,6 @@
  */
 import { isThinkingLevel } from "../../ai/thinking.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
-import { estimateContextTokens } from "../../core/compaction/index.ts";
 import { normalizeTodoPhases } from "../../core/todos.ts";
 import type { HostToolBridge } from "./host-tools.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
@@ -138,11 +137,10 @@ export const handlers: Handlers = {
     session.agent.interruptMode = requireMode(command.mode, INTERRUPT_MODES) as "wait";
   },
   compact: async (command, { session }) => {
-    const result = await session.compact(command.customInstructions, {
+    return session.compact(command.customInstructions, {
       reserveTokens: command.reserveTokens,
       keepRecentTokens: command.keepRecentTokens,
     });
-    return { ...result, estimatedTokensAfter: estimateContextTokens(session.messages).tokens };
   },
   set_auto_compaction: (command, { session }) => {
     session.autoCompactionEnabled = requireBoolean(command.enabled, "enabled");

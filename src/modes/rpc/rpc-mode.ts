@@ -124,11 +124,13 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
     }
   }
 
-  // EOF: let the commands and the run in progress finish, so nothing is lost, then exit cleanly.
+  // EOF: the host can no longer answer host tool calls, so they fail now rather than
+  // leaving the run waiting forever. The commands and the run in progress finish, so
+  // nothing is lost, then the process exits cleanly.
+  context.hostTools.close("The host closed stdin");
   await ordered;
   await Promise.all(inFlight);
   await session.waitForIdle();
-  context.hostTools.rejectAll("The host closed stdin");
   return 0;
 }
 

@@ -3,7 +3,7 @@
  * every message_update repeats the whole partial message — output that grows
  * with the square of a long answer. The lean form (--rpc-lean) sends deltas
  * without the cumulative message; final messages are still sent whole, once,
- * in message_end and the done/error event.
+ * in message_end (and turn_end / agent_end).
  */
 import type { AgentSessionEvent } from "../../core/session-events.ts";
 /** The lean form of an event: message_update without `message` and `partial`. */

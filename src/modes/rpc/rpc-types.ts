@@ -4,7 +4,7 @@
  */
 import type { AgentMessage } from "../../agent/types.ts";
 import type { ImageContent, Model, ModelThinkingLevel } from "../../ai/types.ts";
-import type { CompactionResult } from "../../core/compaction/index.ts";
+import type { ReportedCompaction } from "../../core/session-events.ts";
 import type { BashResult } from "../../core/bash-executor.ts";
 import type { SessionStats } from "../../core/session-stats.ts";
 import type { TodoPhase } from "../../core/todos.ts";
@@ -109,7 +109,7 @@ export interface RpcResponseData {
   cycle_model: { model: Model; thinkingLevel: ModelThinkingLevel; isScoped: boolean } | null;
   get_available_models: { models: Model[] };
   cycle_thinking_level: { level: ModelThinkingLevel } | null;
-  compact: CompactionResult & { estimatedTokensAfter: number };
+  compact: ReportedCompaction;
   bash: BashResult;
   get_session_stats: SessionStats;
   export_html: { path: string };
