@@ -1,0 +1,170 @@
+/**
+ * JSONL framing of `xcsh --mode rpc` (seed 000, "分帧"): LF is the only record
+ * separator, a CR before it is dropped, U+2028/U+2029 stay inside strings,
+ * bad lines get a `parse` error and the reader carries on, and a last line
+ * without LF still counts.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createRpcFixture, duplicateResponseIds, textOf, type RpcFixture } from "../../support/rpc-harness.ts";
+
+let fixture: RpcFixture;
+
+beforeAll(() => {
+  fixture = createRpcFixture();
+});
+afterAll(() => fixture.cleanup());
+
+describe("record separators", () => {
+  test("CRLF line endings are accepted", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const responded = rpc.waitForResponse("crlf-1");
+    rpc.write('{"id":"crlf-1","type":"set_session_name","name":"crlf name"}\r\n{"id":"crlf-2","type":"get_state"}\r\n');
+    expect((await responded).success).toBe(true);
+    const state = await rpc.waitForResponse("crlf-2");
+    // The CR was not taken as part of the record (the name would end in "\r" or the JSON would not parse).
+    expect(state.data.sessionName).toBe("crlf name");
+    expect(rpc.ofType("response").filter((frame) => frame.command === "parse")).toHaveLength(0);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("U+2028 and U+2029 inside a message round-trip exactly and never split a frame", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const text = "first\u2028second\u2029third";
+    fixture.server.enqueue((request) => {
+      // Echo the user's text back: it must reach the model unchanged too.
+      const last = request.body.messages.at(-1);
+      return { content: [{ type: "text", text: `echo:${typeof last.content === "string" ? last.content : last.content[0].text}` }] };
+    });
+    expect((await rpc.request({ type: "prompt", message: text })).success).toBe(true);
+    const end = await rpc.waitForEvent("agent_end");
+
+    expect(textOf(end.messages[0])).toBe(text);
+    expect(textOf(end.messages[1])).toBe(`echo:${text}`);
+    const messages = (await rpc.request({ type: "get_messages" })).data.messages;
+    expect(textOf(messages[0])).toBe(text);
+
+    // On the wire the separators are escaped, so even a reader that splits on them sees whole frames.
+    const carrying = rpc.rawLines.filter((line) => line.includes("\\u2028"));
+    expect(carrying.length).toBeGreaterThan(0);
+    expect(rpc.rawLines.some((line) => line.includes("\u2028") || line.includes("\u2029"))).toBe(false);
+    expect(rpc.ofType("__unparseable_stdout__")).toHaveLength(0);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("a multi-byte character split across two writes is decoded whole", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const bytes = new TextEncoder().encode('{"id":"utf","type":"set_session_name","name":"会话名称"}\n');
+    const middleOfFirstCharacter = bytes.indexOf(0xe4) + 1;
+    const responded = rpc.waitForResponse("utf");
+    rpc.write(bytes.subarray(0, middleOfFirstCharacter));
+    await Bun.sleep(30); // let the first half arrive as its own chunk; correctness does not depend on it
+    rpc.write(bytes.subarray(middleOfFirstCharacter));
+    expect((await responded).success).toBe(true);
+    expect((await rpc.request({ type: "get_state" })).data.sessionName).toBe("会话名称");
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("a last line without LF is still executed before exit", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    rpc.write('{"id":"no-lf","type":"get_state"}');
+    const code = await rpc.close();
+    expect(code).toBe(0);
+    const response = rpc.responses.find((frame) => frame.id === "no-lf");
+    expect(response).toMatchObject({ command: "get_state", success: true });
+  });
+
+  test("empty and blank lines are ignored", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    rpc.write("\n\n   \n\r\n\t\n");
+    expect((await rpc.request({ type: "get_state" })).success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+    expect(rpc.responses).toHaveLength(1);
+  });
+
+  test("several commands in one write are all answered, in order", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const ids = ["m1", "m2", "m3", "m4"];
+    const last = rpc.waitForResponse("m4");
+    rpc.write(ids.map((id) => JSON.stringify({ id, type: "get_state" })).join("\n") + "\n");
+    await last;
+    expect(rpc.responses.map((frame) => frame.id)).toEqual(ids);
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("malformed input", () => {
+  test("invalid JSON gets a parse error without id, and the next command works", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    rpc.send('{"id":"broken","type":"get_state"\n');
+    const failure = await rpc.waitFor((frame) => frame.type === "response" && frame.command === "parse");
+    expect(failure.success).toBe(false);
+    expect(failure.error).toStartWith("Failed to parse command:");
+    expect(failure.id).toBeUndefined();
+
+    const next = await rpc.request({ type: "get_state" });
+    expect(next.success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("JSON that is not an object is rejected as a parse error", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const inputs = ["[1,2,3]", "42", '"get_state"', "null", "true"];
+    for (const input of inputs) rpc.send(input + "\n");
+    const state = await rpc.request({ type: "get_state" });
+    expect(state.success).toBe(true);
+    const failures = rpc.responses.filter((frame) => frame.command === "parse");
+    expect(failures).toHaveLength(inputs.length);
+    for (const failure of failures) {
+      expect(failure.success).toBe(false);
+      expect(failure.error).toStartWith("Failed to parse command:");
+    }
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("an unknown command fails with its name and without the id", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    rpc.send({ id: "u-1", type: "x" });
+    const failure = await rpc.waitFor((frame) => frame.type === "response" && frame.command === "x");
+    expect(failure).toEqual({ type: "response", command: "x", success: false, error: "Unknown command: x" });
+    expect((await rpc.request({ type: "get_state" })).success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("long lines", () => {
+  test("a 10 MB session name arrives whole", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    // 10 MB of UTF-8: 7 MB of ASCII and 1 M three-byte characters.
+    const name = "n".repeat(7 * 1024 * 1024) + "名".repeat(1024 * 1024) + "-end";
+    const started = Date.now();
+    const response = await rpc.request({ type: "set_session_name", name }, 10_000);
+    expect(response.success).toBe(true);
+    const state = await rpc.request({ type: "get_state" }, 10_000);
+    expect(state.data.sessionName.length).toBe(name.length);
+    expect(state.data.sessionName === name).toBe(true);
+    // Linear, not quadratic, in the line length.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(await rpc.close()).toBe(0);
+  }, 15_000);
+
+  test("a 10 MB prompt reaches the model intact", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session", "--rpc-lean"]);
+    const message = "p".repeat(10 * 1024 * 1024 - 3) + "END";
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue({ content: [{ type: "text", text: "got it" }] });
+    expect((await rpc.request({ type: "prompt", message }, 10_000)).success).toBe(true);
+    await rpc.waitForEvent("agent_end", () => true, 10_000);
+    const sent = fixture.server.requests[before].body.messages.at(-1);
+    const sentText = typeof sent.content === "string" ? sent.content : sent.content[0].text;
+    expect(sentText.length).toBe(message.length);
+    expect(sentText.endsWith("END")).toBe(true);
+    // --rpc-lean: message_update carries the delta only, not the cumulative message.
+    for (const update of rpc.ofType("message_update")) {
+      expect(update.message).toBeUndefined();
+      expect(update.assistantMessageEvent.partial).toBeUndefined();
+    }
+    expect(rpc.ofType("message_update").some((update) => update.assistantMessageEvent.type === "text_delta")).toBe(true);
+    expect(await rpc.close()).toBe(0);
+    expect(duplicateResponseIds(rpc.frames)).toEqual([]);
+  }, 15_000);
+});
