@@ -33,8 +33,8 @@ export function pathToEntry(leafId: string, byId: ReadonlyMap<string, SessionEnt
   return path.reverse();
 }
 
-/** The message an entry contributes to the context, if any. */
-function entryToMessage(entry: SessionEntry): AgentMessage | undefined {
+/** The message an entry contributes to the LLM context, if any (model changes, labels, state: none). */
+export function messageOfEntry(entry: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case "message":
       return entry.message;
@@ -47,11 +47,14 @@ function entryToMessage(entry: SessionEntry): AgentMessage | undefined {
   }
 }
 
-function pushMessages(entries: readonly SessionEntry[], from: number, to: number, out: AgentMessage[]): void {
+/** Messages of entries[from, to), in order. */
+export function messagesOfEntries(entries: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
+  const messages: AgentMessage[] = [];
   for (let index = from; index < to; index++) {
-    const message = entryToMessage(entries[index]);
-    if (message) out.push(message);
+    const message = messageOfEntry(entries[index]);
+    if (message) messages.push(message);
   }
+  return messages;
 }
 
 /**
@@ -84,15 +87,15 @@ export function buildSessionContext(
 
   const messages: AgentMessage[] = [];
   if (compactionAt === -1) {
-    pushMessages(path, 0, path.length, messages);
+    messages.push(...messagesOfEntries(path, 0, path.length));
     return { messages, thinkingLevel, model };
   }
 
   const compaction = path[compactionAt] as CompactionEntry;
   messages.push(createCompactionSummaryMessage(compaction.summary, compaction.tokensBefore, compaction.timestamp));
   const firstKept = path.findIndex((entry, position) => position < compactionAt && entry.id === compaction.firstKeptEntryId);
-  if (firstKept !== -1) pushMessages(path, firstKept, compactionAt, messages);
-  pushMessages(path, compactionAt + 1, path.length, messages);
+  if (firstKept !== -1) messages.push(...messagesOfEntries(path, firstKept, compactionAt));
+  messages.push(...messagesOfEntries(path, compactionAt + 1, path.length));
   return { messages, thinkingLevel, model };
 }
 

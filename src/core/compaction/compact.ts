@@ -8,7 +8,8 @@ import { createCompactionSummaryMessage } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { Model, ModelThinkingLevel } from "../../ai/types.ts";
 import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
-import { findCutPoint, messagesOfEntries } from "./cut-point.ts";
+import { messagesOfEntries } from "../../session/build-context.ts";
+import { findCutPoint } from "./cut-point.ts";
 import {
   computeFileLists,
   extractFileOperations,

@@ -4,35 +4,9 @@
  * conversation on its own: it never starts with a tool result, and no tool call
  * is separated from its result.
  */
-import { createBranchSummaryMessage, createCustomMessage } from "../../agent/messages.ts";
-import type { AgentMessage } from "../../agent/types.ts";
+import { messageOfEntry } from "../../session/build-context.ts";
 import type { SessionEntry } from "../../session/types.ts";
 import { estimateTokens } from "./token-estimate.ts";
-
-/** The message an entry contributes to the LLM context, if any. */
-export function messageOfEntry(entry: SessionEntry): AgentMessage | undefined {
-  switch (entry.type) {
-    case "message":
-      return entry.message;
-    case "custom_message":
-      return createCustomMessage(entry.customType, entry.content, entry.display, entry.details, entry.timestamp);
-    case "branch_summary":
-      return createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp);
-    default:
-      // model_change, label, custom state, compaction entries: not messages.
-      return undefined;
-  }
-}
-
-/** Messages of entries[start, end), in order. */
-export function messagesOfEntries(entries: SessionEntry[], start: number, end: number): AgentMessage[] {
-  const messages: AgentMessage[] = [];
-  for (let i = start; i < end; i++) {
-    const message = messageOfEntry(entries[i]);
-    if (message) messages.push(message);
-  }
-  return messages;
-}
 
 function entryTokens(entry: SessionEntry): number {
   const message = messageOfEntry(entry);

@@ -14,8 +14,6 @@ export {
   findCutPoint,
   findTurnStartIndex,
   findValidCutPoints,
-  messageOfEntry,
-  messagesOfEntries,
   type CutPoint,
 } from "./cut-point.ts";
 export {

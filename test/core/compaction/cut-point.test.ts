@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BashExecutionMessage } from "../../../src/agent/messages.ts";
-import { estimateTokens, findCutPoint, findValidCutPoints, messageOfEntry } from "../../../src/core/compaction/index.ts";
+import { estimateTokens, findCutPoint, findValidCutPoints } from "../../../src/core/compaction/index.ts";
+import { messageOfEntry } from "../../../src/session/build-context.ts";
 import type { SessionEntry } from "../../../src/session/types.ts";
 import { PathBuilder, textOfTokens, toolCall } from "./entries.ts";
 
