@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
+import { isAlive } from "../support/process.ts";
 
 let server: FakeLlmServer;
 let home: TestHome;
@@ -43,20 +44,6 @@ const bashThenEdit = () => {
   );
 };
 
-/** Running, not merely a zombie waiting for a slow reaper (PID 1 in some sandboxes). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return true;
-  }
-}
 
 function parseLines(stdout: string): any[] {
   return stdout

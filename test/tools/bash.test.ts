@@ -7,6 +7,7 @@ import type { AgentToolResult } from "../../src/agent/types.ts";
 import { createBashTool, type BashToolDetails } from "../../src/tools/bash.ts";
 import { createLocalBashOperations } from "../../src/tools/bash-operations.ts";
 import { OutputCollector } from "../../src/tools/output-collector.ts";
+import { isAlive } from "../support/process.ts";
 
 let dir: string;
 
@@ -32,25 +33,6 @@ async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   throw new Error("expected the promise to reject");
 }
 
-/**
- * Whether a process still exists and has not terminated. A killed orphan stays
- * a zombie until init reaps it, and signal 0 still reaches a zombie; some
- * container inits reap late, so on Linux the process state tells dead from alive.
- */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The state follows the parenthesized command name.
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return existsSync("/proc/self") ? false : true;
-  }
-}
 
 /** Resolves once `predicate` holds, or fails after `timeoutMs`. */
 async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {

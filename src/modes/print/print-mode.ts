@@ -6,10 +6,9 @@
 import type { AssistantMessage } from "../../ai/types.ts";
 import type { CliArgs } from "../../cli/args.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
-import { createAgentSession } from "../../core/create-session.ts";
 import { UserError } from "../../core/user-error.ts";
-import { defaultToolNames, parseToolNames, type ToolName } from "../../tools/index.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
 
 async function collectPrompt(args: CliArgs): Promise<string> {
@@ -21,14 +20,6 @@ async function collectPrompt(args: CliArgs): Promise<string> {
     throw new UserError('No prompt given. Pass it as xcsh -p "your prompt", or pipe it: echo "your prompt" | xcsh -p', 2);
   }
   return prompt;
-}
-
-function selectedTools(args: CliArgs): readonly ToolName[] {
-  if (args.noTools) return [];
-  if (args.tools === undefined) return defaultToolNames;
-  const parsed = parseToolNames(args.tools);
-  if ("error" in parsed) throw new UserError(parsed.error, 2);
-  return parsed.names;
 }
 
 function textOf(message: AssistantMessage): string {
@@ -67,29 +58,10 @@ function attachJsonOutput(session: AgentSession): void {
 }
 
 export async function runPrintMode(args: CliArgs, format: "text" | "json"): Promise<number> {
-  const cwd = process.cwd();
   if (format === "json") claimStdoutForProtocol();
   const prompt = await collectPrompt(args);
-  const toolNames = selectedTools(args);
-  const { session, setup } = await createAgentSession({
-    cwd,
-    provider: args.provider,
-    model: args.model,
-    thinking: args.thinking,
-    apiKey: args.apiKey,
-    toolNames,
-    systemPrompt: args.systemPrompt,
-    appendSystemPrompt: args.appendSystemPrompt,
-    sessions: {
-      noSession: args.noSession,
-      session: args.session,
-      continueRecent: args.continueSession,
-      sessionDir: args.sessionDir,
-      name: args.name,
-    },
-  });
-  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
-  const streamLive = toolNames.length === 0;
+  const { session } = await createSessionFromArgs(args);
+  const streamLive = session.agent.state.tools.length === 0;
   if (format === "json") attachJsonOutput(session);
   else attachTextOutput(session, streamLive);
 
@@ -119,7 +91,7 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json"): Prom
     if (answer && !answer.endsWith("\n")) process.stdout.write("\n");
   }
   if (!final || final.stopReason === "error") {
-    process.stderr.write(`xcsh: ${setup.model.provider}/${setup.model.id}: ${final?.errorMessage ?? "the run ended without an answer"}\n`);
+    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${final?.errorMessage ?? "the run ended without an answer"}\n`);
     return 1;
   }
   if (final.stopReason === "aborted") {

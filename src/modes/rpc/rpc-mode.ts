@@ -6,15 +6,13 @@
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
 import type { CliArgs } from "../../cli/args.ts";
-import { createAgentSession } from "../../core/create-session.ts";
-import { parseToolNames, defaultToolNames } from "../../tools/index.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { readJsonlLines } from "./jsonl.ts";
 import { leanEvent } from "./rpc-output.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
-import { UserError } from "../../core/user-error.ts";
 
 /** Never queued behind a long command: they stop, steer or only read state. */
 const IMMEDIATE = new Set<string>([
@@ -45,27 +43,8 @@ function parseFailure(error: string) {
 
 export async function runRpcMode(args: CliArgs): Promise<number> {
   const write = claimStdoutForProtocol();
-  const toolNames = args.noTools ? [] : args.tools === undefined ? defaultToolNames : toolList(args.tools);
-  const { session, setup } = await createAgentSession({
-    cwd: process.cwd(),
-    provider: args.provider,
-    model: args.model,
-    thinking: args.thinking,
-    apiKey: args.apiKey,
-    toolNames,
-    systemPrompt: args.systemPrompt,
-    appendSystemPrompt: args.appendSystemPrompt,
-    // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
-    requireApiKey: false,
-    sessions: {
-      noSession: args.noSession,
-      session: args.session,
-      continueRecent: args.continueSession,
-      sessionDir: args.sessionDir,
-      name: args.name,
-    },
-  });
-  for (const warning of setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
+  // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
+  const { session, setup } = await createSessionFromArgs(args, { requireApiKey: false });
 
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
   session.subscribe((event) => write(lean ? leanEvent(event) : event));
@@ -132,10 +111,4 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   await Promise.all(inFlight);
   await session.waitForIdle();
   return 0;
-}
-
-function toolList(list: string) {
-  const parsed = parseToolNames(list);
-  if ("error" in parsed) throw new UserError(parsed.error, 2);
-  return parsed.names;
 }
