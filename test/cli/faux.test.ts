@@ -35,6 +35,23 @@ describe("xcsh --provider faux", () => {
     expect(result.exitCode).toBe(0);
   });
 
+  test("answers in --mode rpc too, with no API key (README's first command, as a host runs it)", async () => {
+    const commands = [
+      { id: "s", type: "get_state" },
+      { id: "p", type: "prompt", message: "hello" },
+    ];
+    const result = await runXcsh(["--mode", "rpc", "--provider", "faux", "--no-session"], {
+      env: home.env,
+      stdin: commands.map((command) => JSON.stringify(command)).join("\n") + "\n",
+    });
+    expect(result.exitCode).toBe(0);
+    const frames = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(frames.find((frame) => frame.id === "s").data.model.provider).toBe("faux");
+    expect(frames.find((frame) => frame.id === "p")).toMatchObject({ type: "response", command: "prompt", success: true });
+    const end = frames.find((frame) => frame.type === "agent_end");
+    expect(end.messages.at(-1).content.at(-1).text).toBe(FAUX_GREETING);
+  });
+
   test("replays a script: a bash tool call runs for real, then the final text is printed", async () => {
     writeScript("script.json", {
       responses: [
