@@ -1,0 +1,112 @@
+/** Renders benchmark results as the Markdown of bench/results.md. */
+import { cpus, release, totalmem } from "node:os";
+import { readFileSync } from "node:fs";
+import { formatBytes, formatMs, formatRatio } from "./stats.ts";
+import type { ResultRow } from "./types.ts";
+
+export interface ReportInput {
+  date: Date;
+  versions: Record<string, string>;
+  /** Per workload, its rows and base run count. */
+  sections: { name: string; runs: number; rows: ResultRow[] }[];
+  runsScale: number;
+  referenceConfigured: boolean;
+  durationMs: number;
+  /** The label budgets apply to. */
+  ours: string;
+  /** 1-minute load averages when the run started and ended: a busy machine shows here. */
+  load: { start: number; end: number };
+}
+
+export function describeMachine(): string {
+  let cpu = cpus()[0]?.model?.trim() ?? "unknown CPU";
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
+    if (match) cpu = match[1].trim();
+  } catch {
+    // Not Linux: os.cpus() already named it.
+  }
+  let system = `${process.platform} ${release()}`;
+  try {
+    const match = /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(readFileSync("/etc/os-release", "utf8"));
+    if (match) system = `${match[1]}, kernel ${release()}`;
+  } catch {
+    // No os-release: the kernel release says enough.
+  }
+  return `${cpu}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, ${system}, ${process.arch}`;
+}
+
+function formatValue(row: ResultRow, value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return "n/a";
+  if (row.kind === "time") return formatMs(value);
+  if (row.kind === "bytes") return row.metric.includes("RSS") || value > 1024 * 1024 ? formatBytes(value) : `${Math.round(value).toLocaleString("en-US")} B`;
+  return Math.round(value).toLocaleString("en-US");
+}
+
+function cell(row: ResultRow, label: string): string {
+  const value = row.values[label];
+  const note = row.notes?.[label];
+  if ((value === undefined || !Number.isFinite(value)) && note) return `n/a (${note.replaceAll("|", "\\|")})`;
+  return formatValue(row, value);
+}
+
+function section(name: string, runs: number, rows: ResultRow[]): string {
+  const labels: string[] = [];
+  for (const row of rows) for (const label of [...Object.keys(row.values), ...Object.keys(row.notes ?? {})]) if (!labels.includes(label)) labels.push(label);
+  const ratio = labels.length === 2;
+  const budgets = rows.some((row) => row.budget);
+  const header = ["metric", ...labels, ...(ratio ? [`${labels[0]} ÷ ${labels[1]}`] : []), ...(budgets ? ["budget"] : [])];
+  const lines = [`### ${name}`, "", `Median of ${runs} runs.`, "", `| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`];
+  for (const row of rows) {
+    const cells = [row.metric, ...labels.map((label) => cell(row, label))];
+    if (ratio) cells.push(row.kind === "count" ? "" : formatRatio(row.values[labels[0]], row.values[labels[1]]));
+    if (budgets) cells.push(row.budget ? `${row.budget.text} ${row.budget.met ? "✅" : "❌"}` : "");
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+export function renderReport(input: ReportInput): string {
+  const budgetRows = input.sections.flatMap((s) => s.rows.filter((row) => row.budget));
+  const versions = Object.entries(input.versions).map(([label, version]) => `- ${label}: \`${version}\``);
+  if (!input.referenceConfigured) versions.push("- reference: not measured (set `XCSH_BENCH_REFERENCE` to its executable)");
+  return [
+    "# Benchmarks",
+    "",
+    `Measured ${input.date.toISOString().slice(0, 16).replace("T", " ")} UTC by \`bun run bench\` (${(input.durationMs / 1000).toFixed(0)} s).`,
+    "",
+    `Machine: ${describeMachine()}; Bun ${Bun.version}. Load average ${input.load.start.toFixed(2)} at the start, ${input.load.end.toFixed(2)} at the end.`,
+    "",
+    ...versions,
+    "",
+    "Every figure is the median of whole-process runs (after one discarded warm-up run), with the agents",
+    "alternating run by run. Times are wall-clock as the host sees them; RSS is the process's peak resident",
+    "memory. Ratios are xcsh ÷ the other column: below 1 means xcsh is faster or smaller.",
+    "",
+    "## Budgets",
+    "",
+    "| budget | xcsh | met |",
+    "| --- | --- | --- |",
+    ...budgetRows.map((row) => `| ${row.workload}: ${row.metric} ${row.budget!.text} | ${formatValue(row, row.values[input.ours])} | ${row.budget!.met ? "✅ yes" : "❌ no"} |`),
+    "",
+    "## Results",
+    "",
+    ...input.sections.flatMap((s) => [section(s.name, Math.max(1, Math.round(s.runs * input.runsScale)), s.rows), ""]),
+    "## Workloads",
+    "",
+    "- **Cold start**: `--mode rpc --no-session`, one `get_state` written at spawn, stdin closed once it is answered.",
+    "- **Streamed answer**: the fake LLM server (OpenAI Chat Completions wire format, loopback, a process of its",
+    "  own) streams 20 000 characters in 2 500 deltas; timed from writing `prompt` to reading `agent_end`, the",
+    "  agent already started. The budget is the server's own time to a bare HTTP client plus 150 ms. Default",
+    "  events repeat the whole message in every `message_update` (50 MB here, which the host must read too:",
+    "  Bun reads a pipe at roughly 0.7 GB/s on this machine); `--rpc-lean` sends only the delta.",
+    "- **Session**: a generated v3 session file (100 MiB, 20 000 entries: prompts, tool calls, large tool",
+    "  results, answers) opened with `--session`, `get_messages` written at spawn; timed to the answer's last byte.",
+    "- **grep / find**: a tree of 100 000 small files (50 contain the needle, 500 are `*.md`); the fake server",
+    "  calls the tool once and ends the turn; the count column checks what the tool returned. The reference's",
+    "  grep and find run `rg` and `fd` from PATH (the bench links Debian's `fdfind` as `fd`); where those are",
+    "  missing or too old, its cells say so.",
+    "- **--bytecode**: the same build without `--bytecode`, on the start-up workloads.",
+    "",
+  ].join("\n");
+}
