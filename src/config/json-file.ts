@@ -4,8 +4,9 @@
  * neither), a schema violation gets the field path and what was expected there.
  */
 import { readFileSync } from "node:fs";
+import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
-import type { Validator } from "typebox/compile";
+import { Value } from "typebox/value";
 import { ConfigError } from "./errors.ts";
 
 /**
@@ -184,12 +185,14 @@ export function locateJsonSyntaxError(text: string): { offset: number; message: 
 }
 
 /**
- * Checks `value` against a compiled schema; throws a ConfigError listing each field that
+ * Checks `value` against a schema; throws a ConfigError listing each field that
  * does not fit (at most a handful: the first ones usually explain the rest).
+ * The schema is interpreted, not compiled: compiling costs ~10 ms at start-up,
+ * far more than checking a config file of a few kilobytes.
  */
-export function assertMatchesSchema<T>(validator: Validator, value: unknown, file: string, hint?: string): asserts value is T {
-  if (validator.Check(value)) return;
-  throw new ConfigError(file, describeSchemaErrors(validator.Errors(value), value), hint);
+export function assertMatchesSchema<T>(schema: TSchema, value: unknown, file: string, hint?: string): asserts value is T {
+  if (Value.Check(schema, value)) return;
+  throw new ConfigError(file, describeSchemaErrors(Value.Errors(schema, value), value), hint);
 }
 
 const MAX_REPORTED_PROBLEMS = 5;

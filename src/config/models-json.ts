@@ -4,7 +4,6 @@
  * model-registry.ts turns it into models.
  */
 import Type, { type Static } from "typebox";
-import Compile, { type Validator } from "typebox/compile";
 import { getProviders } from "../ai/models.ts";
 import { THINKING_LEVELS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
@@ -105,13 +104,6 @@ export interface ModelsJson {
   providers: Record<string, ProviderConfig>;
 }
 
-let validator: Validator | undefined;
-function modelsJsonValidator(): Validator {
-  // Compiled on first use, not at import: most startups never need it.
-  validator ??= Compile(ModelsJsonSchema);
-  return validator;
-}
-
 /**
  * Reads and validates models.json. A missing file means no custom configuration.
  * Throws ConfigError for invalid JSON (with line and column), schema violations (with
@@ -128,7 +120,7 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
   if (typeof content !== "object" || content === null || Array.isArray(content)) {
     throw new ConfigError(file, 'expected a JSON object with a "providers" object at the top level', MODELS_JSON_HINT);
   }
-  assertMatchesSchema<Static<typeof ModelsJsonSchema>>(modelsJsonValidator(), content, file, MODELS_JSON_HINT);
+  assertMatchesSchema<Static<typeof ModelsJsonSchema>>(ModelsJsonSchema, content, file, MODELS_JSON_HINT);
   const modelsJson: ModelsJson = { providers: content.providers ?? {} };
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);

@@ -9,7 +9,6 @@
  * person wondering why their setting has no effect.
  */
 import Type from "typebox";
-import Compile, { type Validator } from "typebox/compile";
 import { THINKING_LEVELS, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
@@ -122,13 +121,6 @@ const SettingsFileSchema = Type.Object({
   fauxScript: Type.Optional(Type.String()),
 });
 
-let validator: Validator | undefined;
-function settingsValidator(): Validator {
-  // Compiled on first use: startup that never reads settings pays nothing.
-  validator ??= Compile(SettingsFileSchema);
-  return validator;
-}
-
 /** Settings as written in one file: only what the file sets, validated. */
 export interface SettingsFile {
   defaultProvider?: string;
@@ -147,7 +139,7 @@ export function readSettingsFile(file: string): SettingsFile {
   if (!isPlainObject(content)) {
     throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
   }
-  assertMatchesSchema<SettingsFile>(settingsValidator(), content, file, SETTINGS_HINT);
+  assertMatchesSchema<SettingsFile>(SettingsFileSchema, content, file, SETTINGS_HINT);
   return content;
 }
 
