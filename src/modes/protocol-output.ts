@@ -2,6 +2,7 @@
  * In json and rpc modes stdout carries protocol frames only. Anything else that
  * would print there (console.log from a library or an extension) is sent to
  * stderr instead, and frames are written whole, one JSON object per line.
+ * A string is taken as an already serialized line.
  */
 import { format } from "node:util";
 import { serializeFrame } from "./rpc/jsonl.ts";
@@ -19,6 +20,6 @@ export function claimStdoutForProtocol(): (frame: unknown) => void {
     console.debug = toStderr;
   }
   return (frame) => {
-    process.stdout.write(serializeFrame(frame));
+    process.stdout.write(typeof frame === "string" ? frame : serializeFrame(frame));
   };
 }

@@ -46,7 +46,22 @@ const LINE_SEPARATORS = /[\u2028\u2029]/g;
  * (Node's readline) still see whole frames. The JSON value is unchanged.
  */
 export function serializeFrame(frame: unknown): string {
-  const json = JSON.stringify(frame);
-  const safe = json.includes("\u2028") || json.includes("\u2029") ? json.replace(LINE_SEPARATORS, (ch) => (ch === "\u2028" ? "\\u2028" : "\\u2029")) : json;
-  return safe + "\n";
+  return escapeLineSeparators(JSON.stringify(frame)) + "\n";
+}
+
+function escapeLineSeparators(json: string): string {
+  return json.includes("\u2028") || json.includes("\u2029") ? json.replace(LINE_SEPARATORS, (ch) => (ch === "\u2028" ? "\\u2028" : "\\u2029")) : json;
+}
+
+/**
+ * A default-form message_update line. Its `message` and `assistantMessageEvent.partial`
+ * are the same growing message, so it is stringified once and placed twice:
+ * streaming a long answer is dominated by this serialization.
+ */
+export function serializeMessageUpdate(message: unknown, assistantMessageEvent: { partial?: unknown } & Record<string, unknown>): string {
+  const { partial, ...delta } = assistantMessageEvent;
+  if (partial !== message) return serializeFrame({ type: "message_update", message, assistantMessageEvent });
+  const messageJson = JSON.stringify(message);
+  const deltaJson = JSON.stringify(delta);
+  return escapeLineSeparators(`{"type":"message_update","message":${messageJson},"assistantMessageEvent":${deltaJson.slice(0, -1)},"partial":${messageJson}}}`) + "\n";
 }

@@ -11,7 +11,7 @@ import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { readJsonlLines } from "./jsonl.ts";
-import { leanEvent } from "./rpc-output.ts";
+import { eventFrame } from "./rpc-output.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
 
 /** Never queued behind a long command: they stop, steer or only read state. */
@@ -47,7 +47,7 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   const { session, setup } = await createSessionFromArgs(args, { requireApiKey: false });
 
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
-  session.subscribe((event) => write(lean ? leanEvent(event) : event));
+  session.subscribe((event) => write(eventFrame(event, lean)));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set() };
 
   const respond = async (command: RpcCommand) => {

@@ -6,9 +6,17 @@
  * in message_end (and turn_end / agent_end).
  */
 import type { AgentSessionEvent } from "../../core/session-events.ts";
+import { serializeMessageUpdate } from "./jsonl.ts";
 /** The lean form of an event: message_update without `message` and `partial`. */
 export function leanEvent(event: AgentSessionEvent): object {
   if (event.type !== "message_update") return event;
   const { partial: _partial, ...delta } = event.assistantMessageEvent as { partial?: unknown } & Record<string, unknown>;
   return { type: "message_update", assistantMessageEvent: delta };
+}
+
+/** An event as it goes out: lean or default form; default message_updates serialized cheaply. */
+export function eventFrame(event: AgentSessionEvent, lean: boolean): object | string {
+  if (lean) return leanEvent(event);
+  if (event.type === "message_update") return serializeMessageUpdate(event.message, event.assistantMessageEvent as never);
+  return event;
 }
