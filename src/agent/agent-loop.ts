@@ -17,6 +17,8 @@ export interface AgentLoopConfig extends SimpleStreamOptions, ToolExecutionConfi
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
   /** A key per call, for short-lived credentials. */
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Request headers per call (values may come from commands, resolved at request time). */
+  getHeaders?: (provider: string) => Promise<Record<string, string> | undefined> | Record<string, string> | undefined;
   /** Steering messages due now (after a turn's tool calls). */
   getSteeringMessages?: () => Promise<AgentMessage[]> | AgentMessage[];
   /** Follow-up messages due now (when the agent would stop). */
@@ -114,11 +116,13 @@ async function streamAssistantMessage(
     const llmMessages = await config.convertToLlm(messages);
     const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
+    const extraHeaders = await config.getHeaders?.(config.model.provider);
+    const headers = extraHeaders ? { ...config.headers, ...extraHeaders } : config.headers;
     const streamFn = config.streamFn ?? streamSimple;
     const events = await streamFn(
       config.model,
       { systemPrompt: context.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
-      { ...streamOptionsOf(config), apiKey, signal },
+      { ...streamOptionsOf(config), apiKey, headers, signal },
     );
     for await (const event of events) {
       if (event.type === "start") {

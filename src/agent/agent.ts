@@ -26,6 +26,7 @@ export interface AgentOptions extends Omit<ToolExecutionConfig, "hasPendingSteer
   convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
   transformContext?: AgentLoopConfig["transformContext"];
   getApiKey?: AgentLoopConfig["getApiKey"];
+  getHeaders?: AgentLoopConfig["getHeaders"];
   streamFn?: StreamFn;
   /** Provider options passed on every call (headers, budgets, timeouts). */
   streamOptions?: Omit<SimpleStreamOptions, "reasoning" | "signal">;
@@ -42,6 +43,8 @@ export class Agent {
   streamOptions: Omit<SimpleStreamOptions, "reasoning" | "signal">;
   /** The key for each call; replaceable, so a model switch brings its provider's key. */
   getApiKey: AgentLoopConfig["getApiKey"];
+  /** Headers for each call, resolved then (a `!command` header runs per request). */
+  getHeaders: AgentLoopConfig["getHeaders"];
 
   private readonly listeners: AgentListener[] = [];
   private controller: AbortController | undefined;
@@ -64,6 +67,7 @@ export class Agent {
     this.interruptMode = options.interruptMode ?? "wait";
     this.streamOptions = options.streamOptions ?? {};
     this.getApiKey = options.getApiKey;
+    this.getHeaders = options.getHeaders;
   }
 
   subscribe(listener: AgentListener): () => void {
@@ -149,6 +153,7 @@ export class Agent {
       convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm,
       transformContext: this.options.transformContext,
       getApiKey: this.getApiKey,
+      getHeaders: this.getHeaders,
       streamFn: this.options.streamFn,
       getSteeringMessages: () => this.steeringQueue.drain(),
       getFollowUpMessages: () => this.followUpQueue.drain(),

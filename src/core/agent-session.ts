@@ -74,6 +74,7 @@ export class AgentSession {
     this.navigation = new SessionNavigator(this);
     // Keys follow the current model; a missing key surfaces as the provider's clear error.
     this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
+    this.agent.getHeaders = () => this.models.headersFor(this.model);
 
     this.agent.subscribe(async (event) => {
       if (event.type === "message_end" && PERSISTED_ROLES.has(event.message.role)) {
@@ -299,7 +300,7 @@ export class AgentSession {
         sessionManager: this.sessionManager,
         model: this.model,
         apiKey,
-        headers: this.agent.streamOptions.headers,
+        headers: await this.models.headersFor(this.model),
         settings: {
           ...this.settings.compaction,
           ...(overrides.reserveTokens !== undefined ? { reserveTokens: overrides.reserveTokens } : {}),

@@ -34,9 +34,7 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions):
     // Validated by the settings schema ("all" | "one-at-a-time").
     steeringMode: setup.settings.steeringMode as QueueMode | undefined,
     followUpMode: setup.settings.followUpMode as QueueMode | undefined,
-    getApiKey: () => setup.apiKey,
     streamOptions: {
-      headers: setup.headers,
       thinkingBudgets: setup.settings.thinkingBudgets,
       timeoutMs: providerRetry?.timeoutMs,
       maxRetries: providerRetry?.maxRetries,

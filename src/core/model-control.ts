@@ -46,17 +46,25 @@ export class ModelControl {
     throw new Error(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
 
-  /** Points the agent at a model: its key and headers are resolved per call. */
-  async applyModel(model: Model): Promise<void> {
-    const agent = this.session.agent;
-    agent.state.model = model;
-    agent.streamOptions.headers = await this.session.registry.getHeaders(model);
+  /**
+   * Request headers for a model, resolved now: models.json `!command` and env
+   * values, and `Authorization: Bearer` for `authHeader` providers with the same
+   * key a request would use.
+   */
+  async headersFor(model: Model): Promise<Record<string, string>> {
+    const key = await this.apiKeyFor(model).catch(() => undefined);
+    return this.session.registry.getHeaders(model, key);
+  }
+
+  /** Points the agent at a model; its key and headers are resolved on each call. */
+  applyModel(model: Model): void {
+    this.session.agent.state.model = model;
   }
 
   async setModel(model: Model): Promise<Model> {
     await this.apiKeyFor(model);
     const previousLevel = this.session.thinkingLevel;
-    await this.applyModel(model);
+    this.applyModel(model);
     this.session.sessionManager.appendModelChange(model.provider, model.id);
     const clamped = clampThinkingLevel(model, previousLevel);
     if (clamped !== previousLevel) this.setThinkingLevel(clamped);

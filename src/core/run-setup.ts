@@ -1,6 +1,6 @@
 /**
  * Everything a run needs before the first model call: settings, the model
- * registry, the chosen model and thinking level, and the credentials for it.
+ * registry, the chosen model and thinking level, and a check that a key exists.
  * Shared by every mode so they fail the same way, with the same messages.
  */
 import { resolve } from "node:path";
@@ -30,8 +30,6 @@ export interface RunSetup {
   registry: ModelRegistry;
   model: Model;
   thinkingLevel: ModelThinkingLevel;
-  apiKey: string | undefined;
-  headers?: Record<string, string>;
   /** Something the user should know but that does not stop the run (a clamped thinking level). */
   warnings: string[];
 }
@@ -64,6 +62,6 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
       : `set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
     throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
-  const headers = await registry.getHeaders(model, apiKey);
-  return { settings, registry, model, thinkingLevel, apiKey, headers, warnings: warning ? [warning] : [] };
+  // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
+  return { settings, registry, model, thinkingLevel, warnings: warning ? [warning] : [] };
 }

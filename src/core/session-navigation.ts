@@ -106,7 +106,7 @@ export class SessionNavigator {
     if (!options.restoreModel) return;
     if (context.model) {
       const model = this.session.registry.find(context.model.provider, context.model.modelId);
-      if (model) await this.session.models.applyModel(model);
+      if (model) this.session.models.applyModel(model);
     }
     if (isThinkingLevel(context.thinkingLevel)) agent.state.thinkingLevel = context.thinkingLevel;
   }

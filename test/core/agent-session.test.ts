@@ -237,6 +237,39 @@ describe("user bash", () => {
   });
 });
 
+describe("credentials", () => {
+  test("a !command header is resolved for every request; authHeader sends the key", async () => {
+    const counter = join(root, "header-counter");
+    writeFileSync(
+      join(root, "models-headers.json"),
+      JSON.stringify({
+        providers: {
+          tokened: {
+            baseUrl: server.baseUrl("anthropic-messages"),
+            api: "anthropic-messages",
+            apiKey: "secret-key",
+            authHeader: true,
+            headers: { "x-token": `!echo tick >> ${counter}; wc -l < ${counter}` },
+            models: [{ id: "m" }],
+          },
+        },
+      }),
+    );
+    const registry = ModelRegistry.load({ modelsJsonPath: join(root, "models-headers.json") });
+    const agent = new Agent({ initialState: { model: registry.find("tokened", "m")! } });
+    const settings = structuredClone(DEFAULT_SETTINGS) as Settings;
+    const session = new AgentSession({ cwd: root, agent, sessionManager: SessionManager.inMemory(root), settings, registry });
+    server.enqueue(text("one"), text("two"));
+    const before = server.requests.length;
+    await session.prompt("first");
+    await session.prompt("second");
+    const [first, second] = server.requests.slice(before).map((request) => request.headers);
+    expect(first["x-token"]).toBe("1");
+    expect(second["x-token"]).toBe("2");
+    expect(second.authorization).toBe("Bearer secret-key");
+  });
+});
+
 describe("models, names, stats", () => {
   test("model and thinking changes are recorded and restored on switch", async () => {
     const { session, manager, registry } = makeSession();
