@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { isContextOverflow, isTransientError } from "../../../src/ai/errors.ts";
-import type { AssistantMessageEventStream } from "../../../src/ai/event-stream.ts";
 import { stream, streamSimple } from "../../../src/ai/providers/anthropic.ts";
 import type {
   AssistantMessage,
@@ -16,6 +15,7 @@ import type {
   ToolResultMessage,
 } from "../../../src/ai/types.ts";
 import { startFakeLlm, type FakeBlock, type FakeLlmServer } from "../../support/fake-llm/server.ts";
+import { collectStream, waitUntil } from "../../support/stream-helpers.ts";
 
 let server: FakeLlmServer;
 
@@ -49,12 +49,6 @@ const KEY = { apiKey: "sk-ant-test-key" };
 
 function userContext(text: string, extra: Partial<Context> = {}): Context {
   return { systemPrompt: "You are a careful assistant.", messages: [{ role: "user", content: text, timestamp: 1 }], ...extra };
-}
-
-async function collect(events: AssistantMessageEventStream) {
-  const seen: AssistantMessageEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return { events: seen, message: await events.result() };
 }
 
 function lastBody() {
@@ -92,7 +86,7 @@ describe("text streaming", () => {
       chunkSize: 5,
     });
     const model = makeModel();
-    const { events, message } = await collect(stream(model, userContext("Say hello"), KEY));
+    const { events, message } = await collectStream(stream(model, userContext("Say hello"), KEY));
 
     expect(events.map((event) => event.type)).toEqual([
       "start",
@@ -123,7 +117,7 @@ describe("text streaming", () => {
 
   test("sends the model, key, max_tokens, system prompt and cache breakpoints", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(stream(makeModel(), userContext("Hi"), { ...KEY, temperature: 0.3 }));
+    await collectStream(stream(makeModel(), userContext("Hi"), { ...KEY, temperature: 0.3 }));
 
     const request = server.requests[0];
     expect(request.path).toBe("/v1/messages");
@@ -139,29 +133,29 @@ describe("text streaming", () => {
 
   test("cacheRetention none sends no breakpoints; long asks for a one-hour cache unless the model cannot", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] }, { content: [{ type: "text", text: "c" }] });
-    await collect(stream(makeModel(), userContext("Hi"), { ...KEY, cacheRetention: "none" }));
+    await collectStream(stream(makeModel(), userContext("Hi"), { ...KEY, cacheRetention: "none" }));
     expect(JSON.stringify(lastBody())).not.toContain("cache_control");
 
-    await collect(stream(makeModel(), userContext("Hi"), { ...KEY, cacheRetention: "long" }));
+    await collectStream(stream(makeModel(), userContext("Hi"), { ...KEY, cacheRetention: "long" }));
     expect(lastBody().system[0].cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
     expect(lastBody().messages[0].content[0].cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
 
     const noLong = makeModel({ compat: { supportsLongCacheRetention: false } });
-    await collect(stream(noLong, userContext("Hi"), { ...KEY, cacheRetention: "long" }));
+    await collectStream(stream(noLong, userContext("Hi"), { ...KEY, cacheRetention: "long" }));
     expect(lastBody().system[0].cache_control).toEqual({ type: "ephemeral" });
   });
 
   test("model and option headers reach the server", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     const model = makeModel({ headers: { "x-proxy-tenant": "team-a", "x-shared": "model" } });
-    await collect(stream(model, userContext("Hi"), { ...KEY, headers: { "x-shared": "options" } }));
+    await collectStream(stream(model, userContext("Hi"), { ...KEY, headers: { "x-shared": "options" } }));
     expect(server.requests[0].headers["x-proxy-tenant"]).toBe("team-a");
     expect(server.requests[0].headers["x-shared"]).toBe("options");
   });
 
   test("a reply cut off by max_tokens ends with stopReason length", async () => {
     server.enqueue({ content: [{ type: "text", text: "The answer is" }], stopReason: "length" });
-    const { message } = await collect(stream(makeModel(), userContext("Go"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Go"), KEY));
     expect(message.stopReason).toBe("length");
     expect(message.content).toEqual([{ type: "text", text: "The answer is" }]);
   });
@@ -178,7 +172,7 @@ describe("thinking", () => {
     });
     const model = makeModel();
     const context = userContext("Hello");
-    const { events, message } = await collect(stream(model, context, { ...KEY, thinkingEnabled: true, thinkingBudgetTokens: 2048 }));
+    const { events, message } = await collectStream(stream(model, context, { ...KEY, thinkingEnabled: true, thinkingBudgetTokens: 2048 }));
 
     const types = events.map((event) => event.type);
     expect(types.slice(0, 3)).toEqual(["start", "thinking_start", "thinking_delta"]);
@@ -192,7 +186,7 @@ describe("thinking", () => {
 
     server.enqueue({ content: [{ type: "text", text: "Fine." }] });
     context.messages.push(message, { role: "user", content: "How are you?", timestamp: 3 });
-    await collect(stream(model, context, KEY));
+    await collectStream(stream(model, context, KEY));
     expect(server.requests[1].body.messages[1]).toEqual({
       role: "assistant",
       content: [
@@ -212,7 +206,7 @@ describe("thinking", () => {
     const context: Context = {
       messages: [{ role: "user", content: "Q1", timestamp: 1 }, foreign, { role: "user", content: "Q2", timestamp: 3 }],
     };
-    await collect(stream(model, context, KEY));
+    await collectStream(stream(model, context, KEY));
     expect(lastBody().messages[1].content).toEqual([
       { type: "text", text: "Earlier reasoning" },
       { type: "text", text: "Earlier answer" },
@@ -225,14 +219,14 @@ describe("thinking", () => {
     server.enqueue({ content: [redacted as FakeBlock, { type: "text", text: "Done." }] });
     const model = makeModel();
     const context = userContext("Hi");
-    const { message } = await collect(stream(model, context, { ...KEY, thinkingEnabled: true }));
+    const { message } = await collectStream(stream(model, context, { ...KEY, thinkingEnabled: true }));
 
     const thinking = message.content[0];
     expect(thinking).toMatchObject({ type: "thinking", redacted: true, thinkingSignature: "EmwKAhgBEgy3va3pzix/LafPsn4a" });
 
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     context.messages.push(message, { role: "user", content: "Next", timestamp: 3 });
-    await collect(stream(model, context, KEY));
+    await collectStream(stream(model, context, KEY));
     expect(lastBody().messages[1].content).toEqual([
       { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4a" },
       { type: "text", text: "Done." },
@@ -242,7 +236,7 @@ describe("thinking", () => {
   test("streamSimple maps a reasoning level to a thinking budget, raising max_tokens above it", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
     const model = makeModel();
-    await collect(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "high", maxTokens: 8000, temperature: 0.2 }));
+    await collectStream(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "high", maxTokens: 8000, temperature: 0.2 }));
     const body = lastBody();
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 32768 });
     expect(body.max_tokens).toBeGreaterThan(32768);
@@ -250,17 +244,17 @@ describe("thinking", () => {
     // The API refuses a custom temperature while thinking.
     expect(body.temperature).toBeUndefined();
 
-    await collect(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "low", thinkingBudgets: { low: 3000 } }));
+    await collectStream(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "low", thinkingBudgets: { low: 3000 } }));
     expect(lastBody().thinking).toEqual({ type: "enabled", budget_tokens: 3000 });
   });
 
   test("streamSimple sends no thinking when reasoning is off or the model cannot reason", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
-    await collect(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: undefined, temperature: 0.5 }));
+    await collectStream(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: undefined, temperature: 0.5 }));
     expect(lastBody().thinking).toBeUndefined();
     expect(lastBody().temperature).toBe(0.5);
 
-    await collect(streamSimple(makeModel({ id: "claude-3-5-haiku", reasoning: false }), userContext("Hi"), { ...KEY, reasoning: "high" }));
+    await collectStream(streamSimple(makeModel({ id: "claude-3-5-haiku", reasoning: false }), userContext("Hi"), { ...KEY, reasoning: "high" }));
     expect(lastBody().thinking).toBeUndefined();
     expect(lastBody().output_config).toBeUndefined();
   });
@@ -268,7 +262,7 @@ describe("thinking", () => {
   test("adaptive-thinking models get thinking type adaptive with an effort", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] });
     const model = makeModel({ id: "claude-opus-4-6", maxTokens: 128_000 });
-    await collect(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "medium" }));
+    await collectStream(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "medium" }));
     expect(lastBody().thinking).toEqual({ type: "adaptive" });
     expect(lastBody().output_config).toEqual({ effort: "medium" });
   });
@@ -327,7 +321,7 @@ describe("tool calls", () => {
       { role: "toolResult", toolCallId: "toolu_01B", toolName: "read", content: [{ type: "text", text: "ENOENT: b.txt" }], isError: true, timestamp: 4 },
     ];
     server.enqueue({ content: [{ type: "text", text: "a.txt says alpha" }] });
-    await collect(stream(model, { messages: [{ role: "user", content: "Read both", timestamp: 1 }, assistant, ...results], tools: [readTool] }, KEY));
+    await collectStream(stream(model, { messages: [{ role: "user", content: "Read both", timestamp: 1 }, assistant, ...results], tools: [readTool] }, KEY));
 
     const body = lastBody();
     expect(body.messages).toHaveLength(3);
@@ -366,7 +360,7 @@ describe("tool calls", () => {
       timestamp: 3,
     };
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(stream(makeModel(), { messages: [{ role: "user", content: "go", timestamp: 1 }, assistant, result] }, KEY));
+    await collectStream(stream(makeModel(), { messages: [{ role: "user", content: "go", timestamp: 1 }, assistant, result] }, KEY));
 
     const body = lastBody();
     const callId = body.messages[1].content[0].id;
@@ -377,12 +371,12 @@ describe("tool calls", () => {
   test("without eager input streaming the fine-grained streaming beta header is sent instead", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
     const model = makeModel({ compat: { supportsEagerToolInputStreaming: false } });
-    await collect(stream(model, userContext("Hi", { tools: [readTool] }), KEY));
+    await collectStream(stream(model, userContext("Hi", { tools: [readTool] }), KEY));
     expect(server.requests[0].body.tools[0].eager_input_streaming).toBeUndefined();
     expect(server.requests[0].headers["anthropic-beta"]).toContain("fine-grained-tool-streaming-2025-05-14");
 
     // A request without tools does not need it.
-    await collect(stream(model, userContext("Hi"), KEY));
+    await collectStream(stream(model, userContext("Hi"), KEY));
     expect(server.requests[1].headers["anthropic-beta"]).toBeUndefined();
   });
 });
@@ -418,7 +412,7 @@ describe("images", () => {
       ],
     };
     server.enqueue({ content: [{ type: "text", text: "A pixel." }] });
-    await collect(stream(model, context, KEY));
+    await collectStream(stream(model, context, KEY));
 
     const body = lastBody();
     expect(body.messages[0].content).toEqual([
@@ -439,7 +433,7 @@ describe("errors", () => {
     [529, "Overloaded"],
   ])("HTTP %i ends in an error the retry logic treats as transient", async (status, text) => {
     server.enqueue({ type: "error", status, message: text });
-    const { events, message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { events, message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(events.at(-1)?.type).toBe("error");
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain(String(status));
@@ -449,13 +443,13 @@ describe("errors", () => {
 
   test("the overload body names its error type", async () => {
     server.enqueue({ type: "error", status: 529, message: "Overloaded" });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.errorMessage).toContain("overloaded_error");
   });
 
   test("a 400 prompt-too-long is recognised as context overflow and not retried", async () => {
     server.enqueue({ type: "error", status: 400, message: "prompt is too long: 213462 tokens > 200000 maximum" });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.stopReason).toBe("error");
     expect(isContextOverflow(message)).toBe(true);
     expect(isTransientError(message)).toBe(false);
@@ -463,7 +457,7 @@ describe("errors", () => {
 
   test("a 401 is not transient", async () => {
     server.enqueue({ type: "error", status: 401, message: "invalid x-api-key" });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("401");
     expect(message.errorMessage).toContain("invalid x-api-key");
@@ -474,7 +468,7 @@ describe("errors", () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      const { message } = await collect(stream(makeModel(), userContext("Hi")));
+      const { message } = await collectStream(stream(makeModel(), userContext("Hi")));
       expect(message.stopReason).toBe("error");
       expect(message.errorMessage).toContain("ANTHROPIC_API_KEY");
       expect(server.requests).toHaveLength(0);
@@ -519,7 +513,7 @@ describe("onPayload", () => {
         return { ...(payload as Record<string, unknown>), max_tokens: 1234, stop_sequences: ["END"] };
       },
     };
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), options));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), options));
     expect(message.stopReason).toBe("stop");
     expect(seenModel?.id).toBe("claude-sonnet-4-20250514");
     expect(lastBody().max_tokens).toBe(1234);
@@ -554,8 +548,3 @@ describe("lazy loading", () => {
   });
 });
 
-/** Polls a condition the server exposes no event for (its side of a closed connection). */
-async function waitUntil(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await Bun.sleep(10);
-}

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isTransientError } from "../../../src/ai/errors.ts";
-import type { AssistantMessageEventStream } from "../../../src/ai/event-stream.ts";
+import { collectStream } from "../../support/stream-helpers.ts";
 import { resetFauxScripts } from "../../../src/ai/faux-script.ts";
 import { getModel } from "../../../src/ai/models.ts";
 import { FAUX_GREETING, FAUX_SCRIPT_USED_UP, FAUX_THINKING, stream, streamSimple } from "../../../src/ai/providers/faux.ts";
@@ -49,19 +49,13 @@ function ask(text: string, extra: Partial<Context> = {}): Context {
   return { systemPrompt: "You are a test double.", messages: [{ role: "user", content: text, timestamp: 1 }], ...extra };
 }
 
-async function collect(events: AssistantMessageEventStream) {
-  const seen: AssistantMessageEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return { events: seen, message: await events.result() };
-}
-
 function deltas(events: AssistantMessageEvent[], type: "text_delta" | "thinking_delta" | "toolcall_delta"): string[] {
   return events.flatMap((event) => (event.type === type ? [event.delta] : []));
 }
 
 describe("without a script", () => {
   test("answers the fixed greeting, streamed in chunks, and stops", async () => {
-    const { events, message } = await collect(stream(fauxModel(), ask("hello")));
+    const { events, message } = await collectStream(stream(fauxModel(), ask("hello")));
     expect(message.stopReason).toBe("stop");
     expect(message.content).toEqual([{ type: "text", text: FAUX_GREETING }]);
     expect(message.provider).toBe("faux");
@@ -86,7 +80,7 @@ describe("without a script", () => {
   });
 
   test("with reasoning on, a short thinking block comes first", async () => {
-    const { message } = await collect(streamSimple(fauxModel(), ask("hello"), { reasoning: "medium" }));
+    const { message } = await collectStream(streamSimple(fauxModel(), ask("hello"), { reasoning: "medium" }));
     expect(message.content).toEqual([
       { type: "thinking", thinking: FAUX_THINKING },
       { type: "text", text: FAUX_GREETING },
@@ -110,7 +104,7 @@ describe("scripted replies", () => {
         { content: [{ type: "text", text: "There are three files." }] },
       ],
     });
-    const first = await collect(stream(fauxModel(), ask("list files")));
+    const first = await collectStream(stream(fauxModel(), ask("list files")));
     expect(first.message.stopReason).toBe("toolUse");
     const call = first.message.content[1];
     expect(call).toMatchObject({ type: "toolCall", name: "bash", arguments: { command: "ls -la /tmp" } });
@@ -141,7 +135,7 @@ describe("scripted replies", () => {
         chunkSize: 3,
       },
     ]);
-    const { events, message } = await collect(stream(fauxModel(), ask("go")));
+    const { events, message } = await collectStream(stream(fauxModel(), ask("go")));
     expect(deltas(events, "thinking_delta")).toEqual(["abc", "def", "ghi", "j"]);
     expect(message.content[0]).toEqual({ type: "thinking", thinking: "abcdefghij" });
     expect(message.content[1]).toMatchObject({ type: "toolCall", id: "my-id", name: "read" });
@@ -179,7 +173,7 @@ describe("scripted replies", () => {
 
   test("a scripted error ends the message with stopReason error and the status in the message", async () => {
     useScript([{ error: "overloaded", status: 529 }, { error: "invalid request: bad tool schema", status: 400 }, { error: "plain failure" }]);
-    const { events, message } = await collect(stream(fauxModel(), ask("hi")));
+    const { events, message } = await collectStream(stream(fauxModel(), ask("hi")));
     expect(events.at(-1)?.type).toBe("error");
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toBe("529 overloaded");

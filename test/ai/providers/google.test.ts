@@ -3,11 +3,11 @@
  * server, which answers in Gemini's own SSE format.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { AssistantMessageEventStream } from "../../../src/ai/event-stream.ts";
 import { isContextOverflow, isTransientError } from "../../../src/ai/errors.ts";
 import { stream, streamSimple } from "../../../src/ai/providers/google.ts";
 import type { AssistantMessage, AssistantMessageEvent, Context, Model, ToolCall, ToolResultMessage } from "../../../src/ai/types.ts";
 import { startFakeLlm, type FakeLlmServer } from "../../support/fake-llm/server.ts";
+import { collectStream, waitUntil } from "../../support/stream-helpers.ts";
 
 let server: FakeLlmServer;
 
@@ -45,12 +45,6 @@ function userContext(text: string, extra: Partial<Context> = {}): Context {
   return { messages: [{ role: "user", content: text, timestamp: 1 }], ...extra };
 }
 
-async function collect(events: AssistantMessageEventStream) {
-  const seen: AssistantMessageEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return { events: seen, message: await events.result() };
-}
-
 function lastBody(): any {
   return server.requests[server.requests.length - 1].body;
 }
@@ -64,7 +58,7 @@ const readTool = {
 describe("text", () => {
   test("streams text deltas and ends with the final message", async () => {
     server.enqueue({ content: [{ type: "text", text: "Hello from Gemini, streamed." }], chunkSize: 6 });
-    const { events, message } = await collect(stream(makeModel(), userContext("Hi", { systemPrompt: "Be brief." }), KEY));
+    const { events, message } = await collectStream(stream(makeModel(), userContext("Hi", { systemPrompt: "Be brief." }), KEY));
 
     const types = events.map((event) => event.type);
     expect(types[0]).toBe("start");
@@ -96,7 +90,7 @@ describe("text", () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     const model = makeModel({ baseUrl: `${server.baseUrl("google-generative-ai")}/`, headers: { "x-from-model": "m" } });
     let response: { status: number; headers: Record<string, string> } | undefined;
-    const { message } = await collect(
+    const { message } = await collectStream(
       stream(model, userContext("Hi"), {
         ...KEY,
         headers: { "x-from-options": "o" },
@@ -119,21 +113,21 @@ describe("text", () => {
 
   test("a baseUrl without an API version gets the SDK's default version", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    const { message } = await collect(stream(makeModel({ baseUrl: server.url }), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel({ baseUrl: server.url }), userContext("Hi"), KEY));
     expect(message.content).toEqual([{ type: "text", text: "ok" }]);
     expect(server.requests.at(-1)!.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
   });
 
   test("the model name the service reports is kept when it differs", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }], model: "gemini-2.5-flash-preview-05-20" });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.model).toBe("gemini-2.5-flash");
     expect(message.responseModel).toBe("gemini-2.5-flash-preview-05-20");
   });
 
   test("MAX_TOKENS ends the message with stopReason length", async () => {
     server.enqueue({ content: [{ type: "text", text: "cut off mid" }], stopReason: "length" });
-    const { events, message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { events, message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.stopReason).toBe("length");
     expect(events.at(-1)).toMatchObject({ type: "done", reason: "length" });
   });
@@ -148,7 +142,7 @@ describe("thinking", () => {
       ],
     });
     const model = makeModel();
-    const first = await collect(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
+    const first = await collectStream(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
 
     const types = first.events.map((event) => event.type);
     expect(types.slice(0, 3)).toEqual(["start", "thinking_start", "thinking_delta"]);
@@ -168,7 +162,7 @@ describe("thinking", () => {
         { role: "user", content: "How are you?", timestamp: 2 },
       ],
     };
-    await collect(streamSimple(model, context, { ...KEY, reasoning: "high" }));
+    await collectStream(streamSimple(model, context, { ...KEY, reasoning: "high" }));
     expect(lastBody().contents[1]).toEqual({
       role: "model",
       parts: [
@@ -196,43 +190,43 @@ describe("thinking", () => {
     const context: Context = {
       messages: [{ role: "user", content: "Hi", timestamp: 1 }, foreign, { role: "user", content: "Go on", timestamp: 3 }],
     };
-    await collect(stream(makeModel(), context, KEY));
+    await collectStream(stream(makeModel(), context, KEY));
     expect(lastBody().contents[1]).toEqual({ role: "model", parts: [{ text: "Claude's reasoning" }, { text: "Earlier answer" }] });
   });
 
   test("reasoning off disables thinking on 2.5 Flash with a zero budget", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(makeModel(), userContext("Hi"), KEY));
+    await collectStream(streamSimple(makeModel(), userContext("Hi"), KEY));
     expect(lastBody().generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 });
   });
 
   test("user budgets apply to Gemini 2.x levels", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: "low", thinkingBudgets: { low: 2000 } }));
+    await collectStream(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: "low", thinkingBudgets: { low: 2000 } }));
     expect(lastBody().generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 2000 });
   });
 
   test("Gemini 3 takes a thinking level, and the lowest one when reasoning is off", async () => {
     const model = makeModel({ id: "gemini-3-pro-preview" });
     server.enqueue({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
+    await collectStream(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
     expect(server.requests.at(-1)!.path).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent");
     expect(lastBody().generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingLevel: "HIGH" });
-    await collect(streamSimple(model, userContext("Hi"), KEY));
+    await collectStream(streamSimple(model, userContext("Hi"), KEY));
     expect(lastBody().generationConfig.thinkingConfig).toEqual({ thinkingLevel: "LOW" });
   });
 
   test("a model's thinkingLevelMap picks the Gemini 3 level", async () => {
     const model = makeModel({ id: "gemini-3-flash-preview", thinkingLevelMap: { minimal: "MINIMAL", medium: "MEDIUM" } });
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "medium" }));
+    await collectStream(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "medium" }));
     expect(lastBody().generationConfig.thinkingConfig).toEqual({ includeThoughts: true, thinkingLevel: "MEDIUM" });
   });
 
   test("a model without reasoning never gets thinking parameters", async () => {
     const model = makeModel({ id: "gemini-2.0-flash", reasoning: false });
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
+    await collectStream(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
     expect(lastBody().generationConfig.thinkingConfig).toBeUndefined();
   });
 });
@@ -246,7 +240,7 @@ describe("tool calls", () => {
         { type: "toolCall", name: "read", arguments: { path: "b.txt" } },
       ],
     });
-    const { events, message } = await collect(stream(makeModel(), userContext("Read", { tools: [readTool] }), KEY));
+    const { events, message } = await collectStream(stream(makeModel(), userContext("Read", { tools: [readTool] }), KEY));
 
     const firstDelta = events.findIndex((event) => event.type === "toolcall_delta");
     const firstEnd = events.findIndex((event) => event.type === "toolcall_end");
@@ -272,7 +266,7 @@ describe("tool calls", () => {
   test("the second turn sends the call back and the result as a functionResponse; made-up ids stay local", async () => {
     server.enqueue({ content: [{ type: "toolCall", name: "read", arguments: { path: "a.txt" } }] });
     const model = makeModel();
-    const first = await collect(stream(model, userContext("Read", { tools: [readTool] }), KEY));
+    const first = await collectStream(stream(model, userContext("Read", { tools: [readTool] }), KEY));
     const call = first.message.content[0] as ToolCall;
 
     server.enqueue({ content: [{ type: "text", text: "It says hi." }] });
@@ -284,7 +278,7 @@ describe("tool calls", () => {
         { role: "toolResult", toolCallId: call.id, toolName: "read", content: [{ type: "text", text: "hi" }], isError: false, timestamp: 2 },
       ],
     };
-    const second = await collect(stream(model, context, KEY));
+    const second = await collectStream(stream(model, context, KEY));
     expect(second.message.content).toEqual([{ type: "text", text: "It says hi." }]);
     expect(lastBody().contents.slice(1)).toEqual([
       { role: "model", parts: [{ functionCall: { name: "read", args: { path: "a.txt" } } }] },
@@ -300,7 +294,7 @@ describe("tool calls", () => {
       ],
     });
     const model = makeModel({ id: "gemini-3-pro-preview" });
-    const first = await collect(streamSimple(model, userContext("Read", { tools: [readTool] }), { ...KEY, reasoning: "high" }));
+    const first = await collectStream(streamSimple(model, userContext("Read", { tools: [readTool] }), { ...KEY, reasoning: "high" }));
     const call = first.message.content[1] as ToolCall;
     expect(call.id).toBe("fc_7");
     expect(call.thoughtSignature).toBe("sig-t/call");
@@ -314,7 +308,7 @@ describe("tool calls", () => {
         { role: "toolResult", toolCallId: "fc_7", toolName: "read", content: [{ type: "text", text: "ENOENT" }], isError: true, timestamp: 2 },
       ],
     };
-    await collect(streamSimple(model, context, { ...KEY, reasoning: "high" }));
+    await collectStream(streamSimple(model, context, { ...KEY, reasoning: "high" }));
     expect(lastBody().contents.slice(1)).toEqual([
       {
         role: "model",
@@ -354,7 +348,7 @@ describe("tool calls", () => {
       tools: [readTool],
       messages: [{ role: "user", content: "Read", timestamp: 1 }, foreign, result("toolu_1", "A"), result("toolu_2", "B")],
     };
-    await collect(stream(makeModel({ id: "gemini-3-pro-preview" }), context, KEY));
+    await collectStream(stream(makeModel({ id: "gemini-3-pro-preview" }), context, KEY));
     expect(lastBody().contents.slice(1)).toEqual([
       {
         role: "model",
@@ -391,7 +385,7 @@ describe("images", () => {
         },
       ],
     };
-    await collect(stream(makeModel(), context, KEY));
+    await collectStream(stream(makeModel(), context, KEY));
     expect(lastBody().contents).toEqual([
       { role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
     ]);
@@ -428,7 +422,7 @@ describe("images", () => {
         },
       ],
     };
-    await collect(stream(makeModel(), context, KEY));
+    await collectStream(stream(makeModel(), context, KEY));
     expect(lastBody().contents[2]).toEqual({
       role: "user",
       parts: [
@@ -448,7 +442,7 @@ describe("usage", () => {
       ],
       usage: { input: 1_000, output: 400, cacheRead: 3_000 },
     });
-    const { message } = await collect(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: "low" }));
+    const { message } = await collectStream(streamSimple(makeModel(), userContext("Hi"), { ...KEY, reasoning: "low" }));
     expect(message.usage.input).toBe(1_000);
     expect(message.usage.cacheRead).toBe(3_000);
     expect(message.usage.output).toBe(400); // candidates + thoughts
@@ -468,7 +462,7 @@ describe("errors", () => {
     [503, "The model is overloaded. Please try again later."],
   ])("HTTP %d ends with a transient error carrying status and text", async (status, text) => {
     server.enqueue({ type: "error", status, message: text });
-    const { events, message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { events, message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(events.at(-1)).toMatchObject({ type: "error", reason: "error" });
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toStartWith(`${status} `);
@@ -483,7 +477,7 @@ describe("errors", () => {
       status: 400,
       message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
     });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("INVALID_ARGUMENT");
     expect(isContextOverflow(message)).toBe(true);
@@ -492,7 +486,7 @@ describe("errors", () => {
 
   test("a rejected key is not transient", async () => {
     server.enqueue({ type: "error", status: 401, message: "API key not valid. Please pass a valid API key." });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), KEY));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), KEY));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("API key not valid");
     expect(isTransientError(message)).toBe(false);
@@ -500,7 +494,7 @@ describe("errors", () => {
 
   test("a request that outlives timeoutMs ends with a transient timeout error", async () => {
     server.enqueue({ content: [{ type: "text", text: "too late" }], delayMs: 1_000 });
-    const { message } = await collect(stream(makeModel(), userContext("Hi"), { ...KEY, timeoutMs: 100 }));
+    const { message } = await collectStream(stream(makeModel(), userContext("Hi"), { ...KEY, timeoutMs: 100 }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("timed out");
     expect(isTransientError(message)).toBe(true);
@@ -512,7 +506,7 @@ describe("errors", () => {
     delete process.env.GOOGLE_API_KEY;
     try {
       const before = server.requests.length;
-      const { message } = await collect(stream(makeModel(), userContext("Hi")));
+      const { message } = await collectStream(stream(makeModel(), userContext("Hi")));
       expect(message.stopReason).toBe("error");
       expect(message.errorMessage).toContain("GEMINI_API_KEY");
       expect(server.requests.length).toBe(before);
@@ -548,7 +542,7 @@ describe("onPayload", () => {
   test("a replaced payload is what the server receives", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     let seen: any;
-    const { message } = await collect(
+    const { message } = await collectStream(
       stream(makeModel(), userContext("Hi"), {
         ...KEY,
         onPayload: (payload: any) => {
@@ -591,8 +585,3 @@ describe("lazy loading", () => {
   });
 });
 
-/** Polls a condition the server exposes no event for (its side of a closed connection). */
-async function waitUntil(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await Bun.sleep(10);
-}

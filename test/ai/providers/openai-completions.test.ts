@@ -12,6 +12,7 @@ import type {
   UserMessage,
 } from "../../../src/ai/types.ts";
 import { startFakeLlm, type FakeLlmServer, type FakeReply } from "../../support/fake-llm/server.ts";
+import { collectStream } from "../../support/stream-helpers.ts";
 
 let server: FakeLlmServer;
 beforeAll(() => {
@@ -50,15 +51,6 @@ function reasoningModel(compat?: ModelCompat, overrides: Partial<Model> = {}): M
 const user = (content: UserMessage["content"]): UserMessage => ({ role: "user", content, timestamp: Date.now() });
 const hello: Context = { systemPrompt: "You are terse.", messages: [user("Hi")] };
 
-async function collect(events: AsyncIterable<AssistantMessageEvent>) {
-  const seen: AssistantMessageEvent[] = [];
-  for await (const event of events) seen.push(event);
-  const last = seen[seen.length - 1];
-  const message = last.type === "done" ? last.message : last.type === "error" ? last.error : undefined;
-  if (!message) throw new Error(`stream ended with ${last.type}`);
-  return { events: seen, message };
-}
-
 const lastBody = () => server.requests[server.requests.length - 1].body;
 
 const readTool = {
@@ -70,7 +62,7 @@ const readTool = {
 describe("text streaming", () => {
   test("emits start, text events and done with the final message", async () => {
     server.enqueue({ content: [{ type: "text", text: "Hello there, friend!" }], chunkSize: 6, usage: { input: 12, output: 4 } });
-    const { events, message } = await collect(stream(makeModel(), hello, { apiKey: KEY }));
+    const { events, message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY }));
 
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("start");
@@ -93,7 +85,7 @@ describe("text streaming", () => {
 
   test("sends a conservative request to an unknown host", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(stream(makeModel(), hello, { apiKey: KEY, temperature: 0.3, headers: { "x-extra": "yes" } }));
+    await collectStream(stream(makeModel(), hello, { apiKey: KEY, temperature: 0.3, headers: { "x-extra": "yes" } }));
     const request = server.requests[0];
     expect(request.path).toBe("/v1/chat/completions");
     expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -115,14 +107,14 @@ describe("text streaming", () => {
 
   test("reports the response model when the server names another one", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }], model: "gpt-fake-2025-01-01" });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY }));
     expect(message.model).toBe("gpt-fake");
     expect(message.responseModel).toBe("gpt-fake-2025-01-01");
   });
 
   test("a length stop is reported as length", async () => {
     server.enqueue({ content: [{ type: "text", text: "cut" }], stopReason: "length" });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: KEY, maxTokens: 3 }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY, maxTokens: 3 }));
     expect(message.stopReason).toBe("length");
     expect(lastBody().max_tokens).toBe(3);
   });
@@ -139,7 +131,7 @@ describe("thinking", () => {
 
   test("streams reasoning_content as a thinking block before the text", async () => {
     server.enqueue(thinkingReply);
-    const { events, message } = await collect(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "medium" }));
+    const { events, message } = await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "medium" }));
     const types = events.map((e) => e.type);
     expect(types.slice(0, 3)).toEqual(["start", "thinking_start", "thinking_delta"]);
     expect(types.indexOf("thinking_end")).toBeLessThan(types.indexOf("text_start"));
@@ -152,23 +144,23 @@ describe("thinking", () => {
   test("replays own thinking as reasoning_content only where the server requires it", async () => {
     server.enqueue(thinkingReply);
     const model = reasoningModel({ requiresReasoningContentOnAssistantMessages: true });
-    const first = await collect(streamSimple(model, hello, { apiKey: KEY, reasoning: "high" }));
+    const first = await collectStream(streamSimple(model, hello, { apiKey: KEY, reasoning: "high" }));
     const followUp: Context = { messages: [...hello.messages, first.message, user("And then?")] };
 
     server.enqueue({ content: [{ type: "text", text: "Then this." }] });
-    await collect(streamSimple(model, followUp, { apiKey: KEY, reasoning: "high" }));
+    await collectStream(streamSimple(model, followUp, { apiKey: KEY, reasoning: "high" }));
     const assistant = lastBody().messages.find((m: any) => m.role === "assistant");
     expect(assistant).toEqual({ role: "assistant", content: "Answer.", reasoning_content: "Let me think about it." });
 
     // OpenAI-style servers reject the field: it is dropped.
     server.enqueue({ content: [{ type: "text", text: "Then this." }] });
-    await collect(streamSimple(reasoningModel(), followUp, { apiKey: KEY, reasoning: "high" }));
+    await collectStream(streamSimple(reasoningModel(), followUp, { apiKey: KEY, reasoning: "high" }));
     const plain = lastBody().messages.find((m: any) => m.role === "assistant");
     expect(plain).toEqual({ role: "assistant", content: "Answer." });
 
     // Servers that only take text get the thinking as text.
     server.enqueue({ content: [{ type: "text", text: "Then this." }] });
-    await collect(streamSimple(reasoningModel({ requiresThinkingAsText: true }), followUp, { apiKey: KEY }));
+    await collectStream(streamSimple(reasoningModel({ requiresThinkingAsText: true }), followUp, { apiKey: KEY }));
     const asText = lastBody().messages.find((m: any) => m.role === "assistant");
     expect(asText).toEqual({ role: "assistant", content: "Let me think about it.\n\nAnswer." });
   });
@@ -187,9 +179,9 @@ describe("thinking", () => {
     const context: Context = { messages: [user("a"), earlier, user("b")] };
     const model = reasoningModel({ requiresReasoningContentOnAssistantMessages: true });
     server.enqueue({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(model, context, { apiKey: KEY, reasoning: "low" }));
+    await collectStream(streamSimple(model, context, { apiKey: KEY, reasoning: "low" }));
     expect(lastBody().messages[1]).toEqual({ role: "assistant", content: "Earlier.", reasoning_content: "" });
-    await collect(streamSimple(model, context, { apiKey: KEY }));
+    await collectStream(streamSimple(model, context, { apiKey: KEY }));
     expect(lastBody().messages[1]).toEqual({ role: "assistant", content: "Earlier." });
   });
 
@@ -197,25 +189,25 @@ describe("thinking", () => {
     const ok: FakeReply = { content: [{ type: "text", text: "ok" }] };
     server.enqueue(ok, ok, ok, ok, ok);
 
-    await collect(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "high" }));
+    await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "high" }));
     expect(lastBody().reasoning_effort).toBe("high");
 
-    await collect(streamSimple(reasoningModel(), hello, { apiKey: KEY }));
+    await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY }));
     expect("reasoning_effort" in lastBody()).toBe(false);
 
-    await collect(streamSimple(makeModel(), hello, { apiKey: KEY, reasoning: "high" }));
+    await collectStream(streamSimple(makeModel(), hello, { apiKey: KEY, reasoning: "high" }));
     expect("reasoning_effort" in lastBody()).toBe(false);
 
     // xhigh exists only where the model's map says so; elsewhere it clamps down to high.
-    await collect(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "xhigh" }));
+    await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "xhigh" }));
     expect(lastBody().reasoning_effort).toBe("high");
-    await collect(streamSimple(reasoningModel(undefined, { thinkingLevelMap: { xhigh: "xhigh" } }), hello, { apiKey: KEY, reasoning: "xhigh" }));
+    await collectStream(streamSimple(reasoningModel(undefined, { thinkingLevelMap: { xhigh: "xhigh" } }), hello, { apiKey: KEY, reasoning: "xhigh" }));
     expect(lastBody().reasoning_effort).toBe("xhigh");
   });
 
   test("supportsReasoningEffort: false keeps reasoning_effort out", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(streamSimple(reasoningModel({ supportsReasoningEffort: false }), hello, { apiKey: KEY, reasoning: "high" }));
+    await collectStream(streamSimple(reasoningModel({ supportsReasoningEffort: false }), hello, { apiKey: KEY, reasoning: "high" }));
     expect("reasoning_effort" in lastBody()).toBe(false);
   });
 
@@ -232,9 +224,9 @@ describe("thinking", () => {
     for (const { format, on, off } of cases) {
       const model = reasoningModel({ thinkingFormat: format });
       server.enqueue({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
-      await collect(streamSimple(model, hello, { apiKey: KEY, reasoning: "high" }));
+      await collectStream(streamSimple(model, hello, { apiKey: KEY, reasoning: "high" }));
       expect({ format, knobs: pick(lastBody()) }).toEqual({ format, knobs: on });
-      await collect(streamSimple(model, hello, { apiKey: KEY }));
+      await collectStream(streamSimple(model, hello, { apiKey: KEY }));
       expect({ format, knobs: pick(lastBody()) }).toEqual({ format, knobs: off });
     }
   });
@@ -251,7 +243,7 @@ describe("thinking", () => {
     );
     frames.push(`data: ${JSON.stringify({ id: "x1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`, "data: [DONE]\n\n");
     server.enqueue(rawStream(frames));
-    const { message } = await collect(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "low" }));
+    const { message } = await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "low" }));
     expect(message.content).toEqual([
       { type: "thinking", thinking: "Hm. Plan A, then B.", thinkingSignature: "reasoning_content" },
       { type: "text", text: "Done." },
@@ -312,7 +304,7 @@ describe("tool calls", () => {
   test("the second turn sends the call and its result back", async () => {
     server.enqueue({ content: [{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.txt" } }] });
     const context: Context = { messages: [user("read a.txt")], tools: [readTool] };
-    const first = await collect(stream(makeModel(), context, { apiKey: KEY }));
+    const first = await collectStream(stream(makeModel(), context, { apiKey: KEY }));
     const result: ToolResultMessage = {
       role: "toolResult",
       toolCallId: "call_1",
@@ -322,7 +314,7 @@ describe("tool calls", () => {
       timestamp: Date.now(),
     };
     server.enqueue({ content: [{ type: "text", text: "It says file contents." }] });
-    const second = await collect(stream(makeModel(), { ...context, messages: [...context.messages, first.message, result] }, { apiKey: KEY }));
+    const second = await collectStream(stream(makeModel(), { ...context, messages: [...context.messages, first.message, result] }, { apiKey: KEY }));
     expect(second.message.stopReason).toBe("stop");
     expect(lastBody().messages).toEqual([
       { role: "user", content: "read a.txt" },
@@ -349,7 +341,7 @@ describe("tool calls", () => {
         "data: [DONE]\n\n",
       ]),
     );
-    const { message } = await collect(stream(makeModel(), { messages: [user("two")], tools: [readTool] }, { apiKey: KEY }));
+    const { message } = await collectStream(stream(makeModel(), { messages: [user("two")], tools: [readTool] }, { apiKey: KEY }));
     expect(message.stopReason).toBe("toolUse");
     expect(message.content).toEqual([
       { type: "toolCall", id: "call_a", name: "read", arguments: { path: "x" } },
@@ -361,7 +353,7 @@ describe("tool calls", () => {
     const chunk = (delta: unknown, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "x3", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     server.enqueue(rawStream([chunk({ content: "Some" }), chunk({}, "content_filter"), "data: [DONE]\n\n"]));
-    const { events, message } = await collect(stream(makeModel(), hello, { apiKey: KEY }));
+    const { events, message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY }));
     expect(events[events.length - 1].type).toBe("error");
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("content filter");
@@ -373,7 +365,7 @@ describe("request conversion", () => {
   test("user images go out as data URLs", async () => {
     server.enqueue({ content: [{ type: "text", text: "A pixel." }] });
     const context: Context = { messages: [user([{ type: "text", text: "What is this?" }, { type: "image", data: PNG, mimeType: "image/png" }])] };
-    await collect(stream(makeModel(), context, { apiKey: KEY }));
+    await collectStream(stream(makeModel(), context, { apiKey: KEY }));
     expect(lastBody().messages).toEqual([
       {
         role: "user",
@@ -416,7 +408,7 @@ describe("request conversion", () => {
       ],
     };
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(stream(makeModel({ compat: { requiresToolResultName: true } }), context, { apiKey: KEY }));
+    await collectStream(stream(makeModel({ compat: { requiresToolResultName: true } }), context, { apiKey: KEY }));
     expect(lastBody().messages.slice(2)).toEqual([
       { role: "tool", tool_call_id: "call_s", content: "Screenshot taken", name: "screenshot" },
       { role: "tool", tool_call_id: "call_r", content: "ENOENT: no such file", name: "read" },
@@ -433,9 +425,9 @@ describe("request conversion", () => {
   test("requiresAssistantAfterToolResult puts an assistant turn between tool results and the user", async () => {
     server.enqueue({ content: [{ type: "toolCall", id: "call_9", name: "read", arguments: { path: "c" } }] }, { content: [{ type: "text", text: "ok" }] });
     const model = makeModel({ compat: { requiresAssistantAfterToolResult: true } });
-    const first = await collect(stream(model, { messages: [user("go")], tools: [readTool] }, { apiKey: KEY }));
+    const first = await collectStream(stream(model, { messages: [user("go")], tools: [readTool] }, { apiKey: KEY }));
     const result: ToolResultMessage = { role: "toolResult", toolCallId: "call_9", toolName: "read", content: [{ type: "text", text: "c!" }], isError: false, timestamp: Date.now() };
-    await collect(stream(model, { messages: [user("go"), first.message, result, user("next")], tools: [readTool] }, { apiKey: KEY }));
+    await collectStream(stream(model, { messages: [user("go"), first.message, result, user("next")], tools: [readTool] }, { apiKey: KEY }));
     expect(lastBody().messages.map((m: any) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
   });
 
@@ -450,7 +442,7 @@ describe("request conversion", () => {
       openRouterRouting: { only: ["anthropic"] },
       cacheControlFormat: "anthropic",
     });
-    const { message } = await collect(stream(model, { systemPrompt: "sys", messages: [user("hi")], tools: [readTool] }, { apiKey: KEY }));
+    const { message } = await collectStream(stream(model, { systemPrompt: "sys", messages: [user("hi")], tools: [readTool] }, { apiKey: KEY }));
     const body = lastBody();
     expect(body.messages).toEqual([
       { role: "developer", content: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }] },
@@ -486,7 +478,7 @@ describe("request conversion", () => {
   test("onPayload can replace the request body", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     let seen: any;
-    const { message } = await collect(
+    const { message } = await collectStream(
       stream(makeModel(), hello, {
         apiKey: KEY,
         onPayload: (payload) => {
@@ -504,7 +496,7 @@ describe("request conversion", () => {
   test("onResponse sees the HTTP status", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     let status = 0;
-    await collect(stream(makeModel(), hello, { apiKey: KEY, onResponse: (response) => void (status = response.status) }));
+    await collectStream(stream(makeModel(), hello, { apiKey: KEY, onResponse: (response) => void (status = response.status) }));
     expect(status).toBe(200);
   });
 });
@@ -512,7 +504,7 @@ describe("request conversion", () => {
 describe("usage and cost", () => {
   test("cached prompt tokens are split out and priced from model.cost", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }], usage: { input: 1000, cacheRead: 4000, output: 500 } });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY }));
     expect(message.usage).toMatchObject({ input: 1000, cacheRead: 4000, cacheWrite: 0, output: 500, totalTokens: 5500 });
     // $2 / $8 / $0.5 per million tokens.
     expect(message.usage.cost.input).toBeCloseTo(0.002, 10);
@@ -525,7 +517,7 @@ describe("usage and cost", () => {
 describe("errors", () => {
   const failWith = async (status: number, message: string) => {
     server.enqueue({ type: "error", status, message });
-    return (await collect(stream(makeModel(), hello, { apiKey: KEY }))).message;
+    return (await collectStream(stream(makeModel(), hello, { apiKey: KEY }))).message;
   };
 
   test("429, 500 and 503 overload are transient errors", async () => {
@@ -561,7 +553,7 @@ describe("errors", () => {
   test("an error inside the stream ends it with that error", async () => {
     const data = { id: "x4", object: "chat.completion.chunk", created: 1, model: "m", error: { code: 502, message: "Upstream provider error" }, choices: [{ index: 0, delta: {}, finish_reason: "error" }] };
     server.enqueue(rawStream([`data: ${JSON.stringify({ ...data, error: undefined, choices: [{ index: 0, delta: { content: "par" }, finish_reason: null }] })}\n\n`, `data: ${JSON.stringify(data)}\n\n`]));
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain("Upstream provider error");
     expect(isTransientError(message)).toBe(true);
@@ -571,7 +563,7 @@ describe("errors", () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     try {
-      const { message } = await collect(stream(makeModel(), hello));
+      const { message } = await collectStream(stream(makeModel(), hello));
       expect(message.stopReason).toBe("error");
       expect(message.errorMessage).toContain("OPENAI_API_KEY");
       expect(server.requests.length).toBe(0);
@@ -614,7 +606,7 @@ describe("abort", () => {
   test("an already aborted signal sends nothing", async () => {
     const controller = new AbortController();
     controller.abort();
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: KEY, signal: controller.signal }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: KEY, signal: controller.signal }));
     expect(message.stopReason).toBe("aborted");
     expect(server.requests.length).toBe(0);
   });

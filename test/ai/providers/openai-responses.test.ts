@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { isContextOverflow, isTransientError } from "../../../src/ai/errors.ts";
-import type { AssistantMessageEventStream } from "../../../src/ai/event-stream.ts";
 import { stream, streamSimple } from "../../../src/ai/providers/openai-responses.ts";
 import type { AssistantMessage, AssistantMessageEvent, Context, Model, ToolCall } from "../../../src/ai/types.ts";
 import { startFakeLlm, type FakeLlmServer } from "../../support/fake-llm/server.ts";
+import { collectStream, waitUntil } from "../../support/stream-helpers.ts";
 
 let server: FakeLlmServer;
 
@@ -41,23 +41,8 @@ function makeModel(overrides: Partial<Model> = {}): Model {
 
 const hello: Context = { systemPrompt: "Be brief.", messages: [{ role: "user", content: "Hi", timestamp: 1 }] };
 
-async function collect(events: AssistantMessageEventStream): Promise<{ events: AssistantMessageEvent[]; message: AssistantMessage }> {
-  const seen: AssistantMessageEvent[] = [];
-  for await (const event of events) seen.push(event);
-  return { events: seen, message: await events.result() };
-}
-
 function lastBody(): any {
   return server.requests[server.requests.length - 1].body;
-}
-
-/** Polls a condition the test cannot await directly (the server noticing a closed socket). */
-async function waitUntil(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(5);
-  }
 }
 
 const readTool = {
@@ -70,7 +55,7 @@ describe("text streaming", () => {
   test("streams text events and ends with the complete message", async () => {
     server.enqueue({ content: [{ type: "text", text: "Hello there, friend!" }], chunkSize: 6, usage: { input: 12, output: 7 } });
     let responseStatus = 0;
-    const { events, message } = await collect(
+    const { events, message } = await collectStream(
       stream(makeModel(), hello, { apiKey: API_KEY, onResponse: (response) => void (responseStatus = response.status) }),
     );
 
@@ -107,7 +92,7 @@ describe("text streaming", () => {
   test("sends maxTokens, temperature, headers and the session's cache key", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     const model = makeModel({ headers: { "x-from-model": "m" } });
-    await collect(
+    await collectStream(
       stream(model, hello, { apiKey: API_KEY, maxTokens: 500, temperature: 0.2, sessionId: "session-42", headers: { "x-from-call": "c" } }),
     );
     const request = server.requests[0];
@@ -118,7 +103,7 @@ describe("text streaming", () => {
 
   test("a response cut off at max_output_tokens ends with stopReason length", async () => {
     server.enqueue({ content: [{ type: "text", text: "This is cut" }], stopReason: "length" });
-    const { events, message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { events, message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("length");
     expect(message.content[0]).toMatchObject({ type: "text", text: "This is cut" });
     expect(events.at(-1)).toMatchObject({ type: "done", reason: "length" });
@@ -126,7 +111,7 @@ describe("text streaming", () => {
 
   test("the reported model name is kept when it differs from the requested one", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }], model: "gpt-test-2025-01-01" });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.model).toBe("gpt-test");
     expect(message.responseModel).toBe("gpt-test-2025-01-01");
   });
@@ -141,7 +126,7 @@ describe("reasoning", () => {
       ],
       chunkSize: 5,
     });
-    const { events, message } = await collect(streamSimple(makeModel(), hello, { apiKey: API_KEY, reasoning: "high" }));
+    const { events, message } = await collectStream(streamSimple(makeModel(), hello, { apiKey: API_KEY, reasoning: "high" }));
 
     const types = events.map((event) => event.type);
     expect(types.slice(0, 3)).toEqual(["start", "thinking_start", "thinking_delta"]);
@@ -168,7 +153,7 @@ describe("reasoning", () => {
       ],
     });
     const model = makeModel();
-    const first = await collect(streamSimple(model, hello, { apiKey: API_KEY, reasoning: "medium" }));
+    const first = await collectStream(streamSimple(model, hello, { apiKey: API_KEY, reasoning: "medium" }));
     const reasoningId = JSON.parse((first.message.content[0] as { thinkingSignature: string }).thinkingSignature).id;
     const messageId = (first.message.content[1] as { textSignature: string }).textSignature;
 
@@ -176,7 +161,7 @@ describe("reasoning", () => {
     const followUp: Context = {
       messages: [...hello.messages, first.message, { role: "user", content: "And then?", timestamp: 2 }],
     };
-    const second = await collect(streamSimple(model, followUp, { apiKey: API_KEY, reasoning: "medium" }));
+    const second = await collectStream(streamSimple(model, followUp, { apiKey: API_KEY, reasoning: "medium" }));
     expect(second.message.stopReason).toBe("stop");
 
     expect(lastBody().input).toEqual([
@@ -200,10 +185,10 @@ describe("reasoning", () => {
         { type: "text", text: "Reply." },
       ],
     });
-    const first = await collect(streamSimple(makeModel({ id: "other-model" }), hello, { apiKey: API_KEY, reasoning: "low" }));
+    const first = await collectStream(streamSimple(makeModel({ id: "other-model" }), hello, { apiKey: API_KEY, reasoning: "low" }));
 
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    await collect(stream(makeModel(), { messages: [...hello.messages, first.message] }, { apiKey: API_KEY }));
+    await collectStream(stream(makeModel(), { messages: [...hello.messages, first.message] }, { apiKey: API_KEY }));
     const input = lastBody().input;
     expect(input.some((item: { type: string }) => item.type === "reasoning")).toBe(false);
     expect(input.slice(1)).toEqual([
@@ -216,24 +201,24 @@ describe("reasoning", () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
     server.enqueue({ content: [{ type: "text", text: "c" }] }, { content: [{ type: "text", text: "d" }] });
 
-    await collect(streamSimple(makeModel(), hello, { apiKey: API_KEY, reasoning: "high" }));
+    await collectStream(streamSimple(makeModel(), hello, { apiKey: API_KEY, reasoning: "high" }));
     expect(lastBody().reasoning).toEqual({ effort: "high", summary: "auto" });
     expect(lastBody().include).toEqual(["reasoning.encrypted_content"]);
 
-    await collect(streamSimple(makeModel(), hello, { apiKey: API_KEY }));
+    await collectStream(streamSimple(makeModel(), hello, { apiKey: API_KEY }));
     expect(lastBody().reasoning).toBeUndefined();
 
-    await collect(streamSimple(makeModel({ reasoning: false }), hello, { apiKey: API_KEY, reasoning: "high" }));
+    await collectStream(streamSimple(makeModel({ reasoning: false }), hello, { apiKey: API_KEY, reasoning: "high" }));
     expect(lastBody().reasoning).toBeUndefined();
     expect(lastBody().include).toBeUndefined();
 
     // A model that says how to ask for "off" gets that effort when reasoning is off.
     server.enqueue({ content: [{ type: "text", text: "e" }] });
-    await collect(streamSimple(makeModel({ thinkingLevelMap: { off: "none" } }), hello, { apiKey: API_KEY }));
+    await collectStream(streamSimple(makeModel({ thinkingLevelMap: { off: "none" } }), hello, { apiKey: API_KEY }));
     expect(lastBody().reasoning).toEqual({ effort: "none", summary: "auto" });
 
     // xhigh is clamped to high unless the model lists it; a mapped level sends the model's value.
-    await collect(streamSimple(makeModel({ thinkingLevelMap: { high: "max" } }), hello, { apiKey: API_KEY, reasoning: "xhigh" }));
+    await collectStream(streamSimple(makeModel({ thinkingLevelMap: { high: "max" } }), hello, { apiKey: API_KEY, reasoning: "xhigh" }));
     expect(lastBody().reasoning).toEqual({ effort: "max", summary: "auto" });
   });
 });
@@ -282,7 +267,7 @@ describe("tool calls", () => {
   test("the second turn sends the function call and its output back", async () => {
     server.enqueue(toolCallReply);
     const model = makeModel();
-    const first = await collect(stream(model, { ...hello, tools: [readTool] }, { apiKey: API_KEY }));
+    const first = await collectStream(stream(model, { ...hello, tools: [readTool] }, { apiKey: API_KEY }));
     const call = first.message.content[1] as ToolCall;
 
     server.enqueue({ content: [{ type: "text", text: "The file says hi." }] });
@@ -294,7 +279,7 @@ describe("tool calls", () => {
         { role: "toolResult", toolCallId: call.id, toolName: "read_file", content: [{ type: "text", text: "hi" }], isError: false, timestamp: 3 },
       ],
     };
-    const { message } = await collect(stream(model, second, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(model, second, { apiKey: API_KEY }));
     expect(message.content[0]).toMatchObject({ type: "text", text: "The file says hi." });
 
     const [callId, itemId] = call.id.split("|");
@@ -324,7 +309,7 @@ describe("tool calls", () => {
         { role: "toolResult", toolCallId: "toolu_01:weird/id", toolName: "read_file", content: [{ type: "text", text: "A" }], isError: true, timestamp: 3 },
       ],
     };
-    const { message } = await collect(stream(makeModel(), context, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), context, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("stop");
     expect(lastBody().input.slice(1)).toEqual([
       { type: "function_call", call_id: "toolu_01_weird_id", name: "read_file", arguments: '{"path":"a"}' },
@@ -360,7 +345,7 @@ describe("images", () => {
         },
       ],
     };
-    await collect(stream(makeModel(), context, { apiKey: API_KEY }));
+    await collectStream(stream(makeModel(), context, { apiKey: API_KEY }));
     expect(lastBody().input).toEqual([
       {
         type: "message",
@@ -387,7 +372,7 @@ describe("images", () => {
 describe("usage and cost", () => {
   test("cached prompt tokens are split out of input_tokens and priced from model.cost", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }], usage: { input: 1000, cacheRead: 4000, output: 500 } });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.usage).toMatchObject({ input: 1000, cacheRead: 4000, cacheWrite: 0, output: 500, totalTokens: 5500 });
     // $2 / $8 / $0.50 per million input / output / cache-read tokens.
     expect(message.usage.cost.input).toBeCloseTo(0.002, 10);
@@ -406,7 +391,7 @@ describe("errors", () => {
     ];
     for (const { status, message: text } of cases) {
       server.enqueue({ type: "error", status, message: text });
-      const { events, message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+      const { events, message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
       expect(events.map((event) => event.type)).toEqual(["start", "error"]);
       expect(message.stopReason).toBe("error");
       expect(message.errorMessage).toBe(`${status} ${text}`);
@@ -420,7 +405,7 @@ describe("errors", () => {
       status: 400,
       message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
     });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toStartWith("400 Your input exceeds the context window");
     expect(isContextOverflow(message)).toBe(true);
@@ -429,7 +414,7 @@ describe("errors", () => {
 
   test("401 is an error that is not retried", async () => {
     server.enqueue({ type: "error", status: 401, message: "Incorrect API key provided: sk-test-key." });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toStartWith("401 Incorrect API key");
     expect(isTransientError(message)).toBe(false);
@@ -446,7 +431,7 @@ describe("errors", () => {
     ];
     // A 200 with an SSE body: the scripted raw body lets the test send events the encoder never emits.
     server.enqueue({ type: "error", status: 200, body: frames.join(""), headers: { "content-type": "text/event-stream" } });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toBe("server_error: The model produced invalid content.");
   });
@@ -457,7 +442,7 @@ describe("errors", () => {
       `event: error\ndata: ${JSON.stringify({ type: "error", sequence_number: 1, code: "rate_limit_exceeded", message: "Please slow down.", param: null })}\n\n`,
     ];
     server.enqueue({ type: "error", status: 200, body: frames.join(""), headers: { "content-type": "text/event-stream" } });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toBe("rate_limit_exceeded: Please slow down.");
     expect(isTransientError(message)).toBe(true);
@@ -466,7 +451,7 @@ describe("errors", () => {
   test("a stream that ends before the response completes is a transient error", async () => {
     const frame = `event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response: { id: "resp_y", model: "gpt-test", status: "in_progress", output: [] } })}\n\n`;
     server.enqueue({ type: "error", status: 200, body: frame, headers: { "content-type": "text/event-stream" } });
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
     expect(isTransientError(message)).toBe(true);
   });
@@ -475,7 +460,7 @@ describe("errors", () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     try {
-      const { message } = await collect(stream(makeModel(), hello));
+      const { message } = await collectStream(stream(makeModel(), hello));
       expect(message.stopReason).toBe("error");
       expect(message.errorMessage).toContain("OPENAI_API_KEY");
       expect(server.requests).toHaveLength(0);
@@ -511,7 +496,7 @@ describe("abort", () => {
   test("an already aborted signal sends nothing", async () => {
     const controller = new AbortController();
     controller.abort();
-    const { message } = await collect(stream(makeModel(), hello, { apiKey: API_KEY, signal: controller.signal }));
+    const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY, signal: controller.signal }));
     expect(message.stopReason).toBe("aborted");
     expect(server.requests).toHaveLength(0);
   });
@@ -521,7 +506,7 @@ describe("onPayload", () => {
   test("a replaced payload is what the server receives", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
     let seenModel = "";
-    await collect(
+    await collectStream(
       stream(makeModel(), hello, {
         apiKey: API_KEY,
         onPayload: (payload, model) => {
