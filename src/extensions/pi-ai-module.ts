@@ -1,0 +1,322 @@
+/**
+ * What an extension gets from `@earendil-works/pi-ai` / `@mariozechner/pi-ai`:
+ * pi-ai's runtime exports (as of pi 0.73), served by xcsh's own `src/ai/` layer.
+ * Names xcsh cannot back (OAuth logins, Bedrock, Vertex, Mistral, Codex…) are
+ * still exported, as functions that throw "not supported by xcsh" when called,
+ * so that merely importing them does not fail the extension at link time.
+ * The provider stream functions (`streamAnthropic`, …) load their SDK on first
+ * call and always use the built-in provider, even when an extension has taken
+ * over the API in the registry and delegates to them.
+ */
+import { Type } from "typebox";
+import type { AgentTool } from "../agent/types.ts";
+import { validateToolArguments as validateAgentToolArguments } from "../agent/validate-arguments.ts";
+import {
+  clearApiProviders,
+  getApiProvider,
+  getApiProviders,
+  lazyApiProvider,
+  registerApiProvider,
+  registerBuiltinApiProviders,
+  unregisterApiProviders,
+  type ProviderModule,
+} from "../ai/api-registry.ts";
+import { findEnvKeys, getEnvApiKey } from "../ai/env-api-keys.ts";
+import { errorText, getOverflowPatterns, isContextOverflow } from "../ai/errors.ts";
+import { AssistantMessageEventStream, createAssistantMessageEventStream, EventStream } from "../ai/event-stream.ts";
+import { parseStreamingJson } from "../ai/json-parse.ts";
+import { getModel, getModels, getProviders, modelsAreEqual } from "../ai/models.ts";
+import { complete, completeSimple, stream, streamSimple } from "../ai/stream.ts";
+import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
+import { StringEnum } from "../ai/typebox-helpers.ts";
+import type { AssistantMessage, TextContent, ThinkingContent, Tool, ToolCall } from "../ai/types.ts";
+import { calculateCost, emptyUsage } from "../ai/usage.ts";
+
+/** A function standing for an export xcsh does not implement; it throws when called. */
+export function notSupported(moduleName: string, exportName: string): (...args: unknown[]) => never {
+  const fail = (): never => {
+    throw new Error(`${exportName} from "${moduleName}" is not supported by xcsh`);
+  };
+  Object.defineProperty(fail, "name", { value: exportName });
+  return fail;
+}
+
+function stubs(moduleName: string, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => [name, notSupported(moduleName, name)]));
+}
+
+// --- provider stream functions --------------------------------------------------
+
+function providerFunctions(api: string, load: () => Promise<ProviderModule>) {
+  const provider = lazyApiProvider(api, load);
+  return { stream: provider.stream, streamSimple: provider.streamSimple };
+}
+
+const anthropic = providerFunctions("anthropic-messages", () => import("../ai/providers/anthropic.ts"));
+const openAICompletions = providerFunctions("openai-completions", () => import("../ai/providers/openai-completions.ts"));
+const openAIResponses = providerFunctions("openai-responses", () => import("../ai/providers/openai-responses.ts"));
+const google = providerFunctions("google-generative-ai", () => import("../ai/providers/google.ts"));
+
+/** pi-ai's per-provider subpaths (`@…/pi-ai/anthropic`, …), by subpath. */
+function providerSubpaths(moduleName: string): Record<string, Record<string, unknown>> {
+  const sub = (path: string, names: string[]) => stubs(`${moduleName}/${path}`, names);
+  return {
+    anthropic: { streamAnthropic: anthropic.stream, streamSimpleAnthropic: anthropic.streamSimple },
+    "openai-completions": {
+      streamOpenAICompletions: openAICompletions.stream,
+      streamSimpleOpenAICompletions: openAICompletions.streamSimple,
+      ...sub("openai-completions", ["convertMessages"]),
+    },
+    "openai-responses": { streamOpenAIResponses: openAIResponses.stream, streamSimpleOpenAIResponses: openAIResponses.streamSimple },
+    google: { streamGoogle: google.stream, streamSimpleGoogle: google.streamSimple },
+    "google-vertex": sub("google-vertex", ["streamGoogleVertex", "streamSimpleGoogleVertex"]),
+    mistral: sub("mistral", ["streamMistral", "streamSimpleMistral"]),
+    "azure-openai-responses": sub("azure-openai-responses", ["streamAzureOpenAIResponses", "streamSimpleAzureOpenAIResponses"]),
+    "openai-codex-responses": sub("openai-codex-responses", [
+      "streamOpenAICodexResponses",
+      "streamSimpleOpenAICodexResponses",
+      "closeOpenAICodexWebSocketSessions",
+      "getOpenAICodexWebSocketDebugStats",
+      "resetOpenAICodexWebSocketDebugStats",
+    ]),
+    "bedrock-provider": sub("bedrock-provider", ["bedrockProviderModule"]),
+    oauth: sub("oauth", [
+      "anthropicOAuthProvider",
+      "getGitHubCopilotBaseUrl",
+      "getOAuthApiKey",
+      "getOAuthProvider",
+      "getOAuthProviderInfoList",
+      "getOAuthProviders",
+      "githubCopilotOAuthProvider",
+      "loginAnthropic",
+      "loginGitHubCopilot",
+      "loginOpenAICodex",
+      "normalizeDomain",
+      "openaiCodexOAuthProvider",
+      "refreshAnthropicToken",
+      "refreshGitHubCopilotToken",
+      "refreshOAuthToken",
+      "refreshOpenAICodexToken",
+      "registerOAuthProvider",
+      "resetOAuthProviders",
+      "unregisterOAuthProvider",
+    ]),
+  };
+}
+
+// --- small utilities pi-ai exports ----------------------------------------------
+
+/** Escapes raw control characters inside JSON strings and doubles backslashes before invalid escapes. */
+export function repairJson(json: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const char = json[i]!;
+    if (!inString) {
+      if (char === '"') inString = true;
+      out += char;
+      continue;
+    }
+    if (char === '"') {
+      inString = false;
+      out += char;
+    } else if (char === "\\") {
+      const next = json[i + 1];
+      const validEscape = next !== undefined && (`"\\/bfnrt`.includes(next) || (next === "u" && /^[0-9a-fA-F]{4}$/.test(json.slice(i + 2, i + 6))));
+      if (validEscape) {
+        out += char + next;
+        i++;
+      } else {
+        out += "\\\\";
+      }
+    } else if (char.charCodeAt(0) < 0x20) {
+      const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+      out += named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+export function parseJsonWithRepair<T>(json: string): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return JSON.parse(repairJson(json)) as T;
+  }
+}
+
+/** pi-ai's validation throws on bad arguments and returns the (coerced) ones. */
+function validateToolArguments(tool: Tool, toolCall: ToolCall): unknown {
+  // The agent's validator reads only name, parameters and the optional prepareArguments.
+  const outcome = validateAgentToolArguments(tool as AgentTool<any>, toolCall);
+  if (!outcome.ok) throw new Error(outcome.error);
+  return outcome.args;
+}
+
+function validateToolCall(tools: Tool[], toolCall: ToolCall): unknown {
+  const tool = tools.find((candidate) => candidate.name === toolCall.name);
+  if (!tool) throw new Error(`Tool "${toolCall.name}" not found`);
+  return validateToolArguments(tool, toolCall);
+}
+
+interface DiagnosticErrorInfo {
+  name?: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+}
+
+function extractDiagnosticError(error: unknown): DiagnosticErrorInfo {
+  if (!(error instanceof Error)) return { message: errorText(error) };
+  const code = (error as { code?: unknown }).code;
+  return {
+    name: error.name,
+    message: error.message,
+    ...(error.stack ? { stack: error.stack } : {}),
+    ...(typeof code === "string" || typeof code === "number" ? { code } : {}),
+  };
+}
+
+function createAssistantMessageDiagnostic(type: string, error: unknown, details?: Record<string, unknown>) {
+  return { type, timestamp: Date.now(), error: extractDiagnosticError(error), ...(details ? { details } : {}) };
+}
+
+function appendAssistantMessageDiagnostic<T extends { diagnostics?: unknown[] }>(message: T, diagnostic: unknown): void {
+  (message.diagnostics ??= []).push(diagnostic);
+}
+
+type SessionResourceCleanup = (sessionId?: string) => void;
+const sessionResourceCleanups = new Set<SessionResourceCleanup>();
+
+function registerSessionResourceCleanup(cleanup: SessionResourceCleanup): () => void {
+  sessionResourceCleanups.add(cleanup);
+  return () => sessionResourceCleanups.delete(cleanup);
+}
+
+function cleanupSessionResources(sessionId?: string): void {
+  for (const cleanup of [...sessionResourceCleanups]) {
+    try {
+      cleanup(sessionId);
+    } catch {
+      // One failing cleanup must not keep the others from running.
+    }
+  }
+}
+
+let fauxIds = 0;
+const fauxText = (text: string): TextContent => ({ type: "text", text });
+const fauxThinking = (thinking: string): ThinkingContent => ({ type: "thinking", thinking });
+const fauxToolCall = (name: string, args: ToolCall["arguments"], options: { id?: string } = {}): ToolCall => ({
+  type: "toolCall",
+  id: options.id ?? `tool:${Date.now()}:${++fauxIds}`,
+  name,
+  arguments: args,
+});
+
+type FauxBlock = TextContent | ThinkingContent | ToolCall;
+function fauxAssistantMessage(
+  content: string | FauxBlock | FauxBlock[],
+  options: { stopReason?: AssistantMessage["stopReason"]; errorMessage?: string; responseId?: string; timestamp?: number } = {},
+): AssistantMessage {
+  const blocks = typeof content === "string" ? [fauxText(content)] : Array.isArray(content) ? content : [content];
+  return {
+    role: "assistant",
+    content: blocks,
+    api: "faux",
+    provider: "faux",
+    model: "faux",
+    usage: emptyUsage(),
+    stopReason: options.stopReason ?? "stop",
+    ...(options.errorMessage !== undefined ? { errorMessage: options.errorMessage } : {}),
+    ...(options.responseId !== undefined ? { responseId: options.responseId } : {}),
+    timestamp: options.timestamp ?? Date.now(),
+  };
+}
+
+function resetApiProviders(): void {
+  clearApiProviders();
+  registerBuiltinApiProviders();
+}
+
+function pick(modules: Record<string, Record<string, unknown>>, ...names: string[]): Record<string, unknown> {
+  return Object.assign({}, ...names.map((name) => modules[name]));
+}
+
+// --- the module -------------------------------------------------------------------
+
+/** The export object of `moduleName` (one of the pi-ai spellings). */
+export function createPiAiModule(moduleName: string): Record<string, unknown> {
+  const subpaths = providerSubpaths(moduleName);
+  return {
+    Type,
+    StringEnum,
+    EventStream,
+    AssistantMessageEventStream,
+    createAssistantMessageEventStream,
+    stream,
+    streamSimple,
+    complete,
+    completeSimple,
+    getModel,
+    getModels,
+    getProviders,
+    modelsAreEqual,
+    calculateCost,
+    getSupportedThinkingLevels,
+    clampThinkingLevel,
+    registerApiProvider,
+    getApiProvider,
+    getApiProviders,
+    unregisterApiProviders,
+    clearApiProviders,
+    resetApiProviders,
+    registerBuiltInApiProviders: registerBuiltinApiProviders,
+    getEnvApiKey,
+    findEnvKeys,
+    isContextOverflow,
+    getOverflowPatterns,
+    parseStreamingJson,
+    parseJsonWithRepair,
+    repairJson,
+    validateToolArguments,
+    validateToolCall,
+    formatThrownValue: errorText,
+    extractDiagnosticError,
+    createAssistantMessageDiagnostic,
+    appendAssistantMessageDiagnostic,
+    registerSessionResourceCleanup,
+    cleanupSessionResources,
+    fauxText,
+    fauxThinking,
+    fauxToolCall,
+    fauxAssistantMessage,
+    ...stubs(moduleName, ["registerFauxProvider", "setBedrockProviderModule"]),
+    // pi-ai re-exports every provider's stream functions from its root.
+    ...pick(subpaths, "anthropic", "google", "openai-responses", "google-vertex", "mistral", "azure-openai-responses"),
+    streamOpenAICompletions: subpaths["openai-completions"]!.streamOpenAICompletions,
+    streamSimpleOpenAICompletions: subpaths["openai-completions"]!.streamSimpleOpenAICompletions,
+    streamOpenAICodexResponses: subpaths["openai-codex-responses"]!.streamOpenAICodexResponses,
+    streamSimpleOpenAICodexResponses: subpaths["openai-codex-responses"]!.streamSimpleOpenAICodexResponses,
+  };
+}
+
+/** pi-ai's subpaths (`<moduleName>/anthropic`, `/oauth`, …). */
+export const PI_AI_SUBPATHS = [
+  "anthropic",
+  "openai-completions",
+  "openai-responses",
+  "google",
+  "google-vertex",
+  "mistral",
+  "azure-openai-responses",
+  "openai-codex-responses",
+  "bedrock-provider",
+  "oauth",
+] as const;
+
+/** The export object of `<moduleName>/<subpath>`. */
+export function createPiAiSubpathModule(moduleName: string, subpath: (typeof PI_AI_SUBPATHS)[number]): Record<string, unknown> {
+  return providerSubpaths(moduleName)[subpath]!;
+}
