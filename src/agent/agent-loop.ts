@@ -48,7 +48,13 @@ export async function runAgentLoop(
       context.messages.push(message);
       added.push(message);
       await emit({ type: "message_start", message });
-      await emit({ type: "message_end", message });
+      const end = { type: "message_end" as const, message };
+      await emit(end);
+      // A listener may finalize the message differently (an extension's message_end); keep its version.
+      if (end.message !== message) {
+        context.messages[context.messages.lastIndexOf(message)] = end.message;
+        added[added.length - 1] = end.message;
+      }
     }
   };
 
@@ -144,8 +150,10 @@ async function streamAssistantMessage(
   }
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
   if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
-  await emit({ type: "message_end", message: final });
-  return final;
+  const end = { type: "message_end" as const, message: final as AgentMessage };
+  await emit(end);
+  // Listeners may replace the finalized message (same role); the transcript keeps the replacement.
+  return end.message.role === "assistant" ? end.message : final;
 }
 
 /** The provider options of the loop config, without the loop's own callbacks. */

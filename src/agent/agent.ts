@@ -45,6 +45,10 @@ export class Agent {
   getApiKey: AgentLoopConfig["getApiKey"];
   /** Headers for each call, resolved then (a `!command` header runs per request). */
   getHeaders: AgentLoopConfig["getHeaders"];
+  /** Replaceable hooks, read at the start of each run (extensions install theirs after construction). */
+  transformContext: AgentLoopConfig["transformContext"];
+  beforeToolCall: AgentLoopConfig["beforeToolCall"];
+  afterToolCall: AgentLoopConfig["afterToolCall"];
 
   private readonly listeners: AgentListener[] = [];
   private controller: AbortController | undefined;
@@ -68,6 +72,9 @@ export class Agent {
     this.streamOptions = options.streamOptions ?? {};
     this.getApiKey = options.getApiKey;
     this.getHeaders = options.getHeaders;
+    this.transformContext = options.transformContext;
+    this.beforeToolCall = options.beforeToolCall;
+    this.afterToolCall = options.afterToolCall;
   }
 
   subscribe(listener: AgentListener): () => void {
@@ -151,7 +158,7 @@ export class Agent {
       model: this.state.model,
       reasoning: level === "off" ? undefined : (level as ThinkingLevel),
       convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm,
-      transformContext: this.options.transformContext,
+      transformContext: this.transformContext,
       getApiKey: this.getApiKey,
       getHeaders: this.getHeaders,
       streamFn: this.options.streamFn,
@@ -161,8 +168,8 @@ export class Agent {
       interruptMode: this.interruptMode,
       hasPendingSteering: () => this.steeringQueue.length > 0,
       onSteeringQueued: (listener) => this.steeringQueue.onEnqueue(listener),
-      beforeToolCall: this.options.beforeToolCall,
-      afterToolCall: this.options.afterToolCall,
+      beforeToolCall: this.beforeToolCall,
+      afterToolCall: this.afterToolCall,
     };
     await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);
     await this.eventChain;

@@ -39,7 +39,24 @@ export interface CliArgs {
   help: boolean;
   /** Prompt text: the -p argument and any positional words. */
   messages: string[];
+  /** -e/--extension: extension files or folders to load (repeatable). */
+  extensionPaths: string[];
+  /** --no-extensions: load only the -e paths. */
+  noExtensions: boolean;
+  /** --trust-project / --no-trust-project; undefined when neither was given. */
+  trustProject?: boolean;
+  /** --no-builtin-tools: start with no built-in tool active (extension tools stay). */
+  noBuiltinTools: boolean;
+  /** Options xcsh does not know; an extension may have registered them as flags (checked once extensions load). */
+  unknownOptions: string[];
+  /** Values of extension flags, when parsed with their definitions. */
+  extensionFlags: Map<string, boolean | string>;
+  /** The raw arguments, to parse again once extensions have registered their flags. */
+  argv: string[];
 }
+
+/** Flags extensions registered, by name: a string flag takes the next argument as its value. */
+export type ExtensionFlagTypes = ReadonlyMap<string, "boolean" | "string">;
 
 type Parsed = { ok: true; args: CliArgs } | { ok: false; error: string };
 
@@ -62,8 +79,19 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
 
 const MODES: readonly Mode[] = ["text", "json", "rpc"];
 
-export function parseArgs(argv: string[]): Parsed {
+/**
+ * Parses argv. Without `extensionFlags`, unknown long options are collected in
+ * `unknownOptions` for the caller to judge; with them, the options extensions
+ * registered are parsed into `extensionFlags` and anything else unknown is an error.
+ */
+export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): Parsed {
   const args: CliArgs = {
+    extensionPaths: [],
+    noExtensions: false,
+    noBuiltinTools: false,
+    unknownOptions: [],
+    extensionFlags: new Map(),
+    argv,
     print: false,
     noTools: false,
     continueSession: false,
@@ -100,6 +128,15 @@ export function parseArgs(argv: string[]): Parsed {
     else if (arg === "-c" || arg === "--continue") args.continueSession = true;
     else if (arg === "--no-session") args.noSession = true;
     else if (arg === "--rpc-lean") args.rpcLean = true;
+    else if (arg === "--no-extensions") args.noExtensions = true;
+    else if (arg === "--trust-project") args.trustProject = true;
+    else if (arg === "--no-trust-project") args.trustProject = false;
+    else if (arg === "--no-builtin-tools") args.noBuiltinTools = true;
+    else if (arg === "-e" || arg === "--extension") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
+      args.extensionPaths.push(value);
+    }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
       // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.
@@ -119,6 +156,17 @@ export function parseArgs(argv: string[]): Parsed {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
       (args as unknown as Record<string, unknown>)[VALUE_OPTIONS[arg]] = value;
+    } else if (arg.startsWith("--") && extensionFlags?.has(arg.slice(2))) {
+      const name = arg.slice(2);
+      if (extensionFlags.get(name) === "string") {
+        const value = takeValue();
+        if (value === undefined) return fail(`Option ${arg} needs a value`);
+        args.extensionFlags.set(name, value);
+      } else {
+        args.extensionFlags.set(name, inlineValue === undefined ? true : !/^(false|0|no|off)$/i.test(inlineValue));
+      }
+    } else if (arg.startsWith("--") && arg.length > 2 && extensionFlags === undefined) {
+      args.unknownOptions.push(arg);
     } else if (arg.startsWith("-") && arg !== "-") {
       return fail(`Unknown option ${arg}`);
     } else {

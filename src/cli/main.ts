@@ -10,10 +10,20 @@ import { HELP_TEXT } from "./help.ts";
 import { versionText } from "./version.ts";
 import { reportFatal } from "./fatal.ts";
 
+/**
+ * The API extensions import as `xcsh` (and pi's package names). Only the entry point
+ * imports it, and only when an extension loads; the loader receives it from here.
+ */
+const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
+
 async function main(argv: string[]): Promise<number> {
   const parsed = parseArgs(argv);
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;
+  // Unknown options may be flags an extension registers; only a run that loads extensions can tell.
+  if (args.unknownOptions.length > 0 && (args.help || args.version || args.listModels !== undefined)) {
+    return reportFatal(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
+  }
   // The faux provider runs in this process and reads its script from the environment;
   // absolute, so a later change of directory cannot lose it.
   if (args.fauxScript) process.env.XCSH_FAUX_SCRIPT = resolve(args.fauxScript);
@@ -32,10 +42,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.mode === "rpc") {
     const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");
-    return runRpcMode(args);
+    return runRpcMode(args, loadHostApi);
   }
   const { runPrintMode } = await import("../modes/print/print-mode.ts");
-  return runPrintMode(args, args.mode === "json" ? "json" : "text");
+  return runPrintMode(args, args.mode === "json" ? "json" : "text", loadHostApi);
 }
 
 main(process.argv.slice(2)).then(

@@ -6,11 +6,19 @@
  * because those may be `!command`s or env-var names that must be resolved first (and
  * resolved secrets do not belong in objects that get listed and logged). Callers get the
  * request headers from `getHeaders(model)` and pass them as `StreamOptions.headers`.
+ *
+ * Extensions add providers at runtime (`registerProvider`, see src/extensions/providers.ts):
+ * with `models` a registration replaces every model of that provider, without it only the
+ * provider-level settings (baseUrl, api, apiKey, headers, authHeader) change. The
+ * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getBuiltinProviders } from "../ai/models.ts";
-import type { Api, Model, ModelCompat, ModelCost } from "../ai/types.ts";
-import { loadModelsJson, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
+import { THINKING_LEVELS, type Api, type Model, type ModelCompat, type ModelCost } from "../ai/types.ts";
+import Type from "typebox";
+import { Value } from "typebox/value";
+import { describeSchemaErrors } from "./json-file.ts";
+import { loadModelsJson, SUPPORTED_APIS, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
 import { isConfigValueConfigured, resolveConfigValue } from "./resolve-value.ts";
 
@@ -28,21 +36,55 @@ export interface ModelRegistryOptions {
   modelsJsonPath?: string;
 }
 
+/** A model as an extension defines it: models.json's fields, any API name, and its own endpoint. */
+export interface RuntimeModelConfig extends Omit<ModelConfig, "api"> {
+  api?: Api;
+  baseUrl?: string;
+}
+
+/**
+ * A provider registered at runtime: models.json's provider shape, except that `api` may
+ * name any API (one an extension serves with its own stream) and there are no
+ * `modelOverrides` (a registration with models replaces them all).
+ */
+export interface RuntimeProviderConfig extends Omit<ProviderConfig, "api" | "models" | "modelOverrides"> {
+  api?: Api;
+  models?: RuntimeModelConfig[];
+}
+
 type RawHeaders = Record<string, string>;
 
+/**
+ * A credential or header value as configured. Values registered at runtime follow the
+ * extension syntax (`$VAR` / `${VAR}` interpolation, see `resolveRuntimeValue`), those
+ * from models.json the file's (resolve-value.ts).
+ */
+interface ConfiguredValue {
+  text: string;
+  runtime: boolean;
+}
+
+/** What a request to a provider needs besides the model: its credential and headers. */
+interface ProviderAuth {
+  apiKey?: ConfiguredValue;
+  headers: Record<string, ConfiguredValue>;
+  authHeader: boolean;
+}
+
 export class ModelRegistry {
-  private readonly models: Model[];
-  /** Unresolved header values from models.json per model, keyed by `modelKey`. */
-  private readonly modelHeaders: Map<string, RawHeaders>;
+  private models: Model[] = [];
+  /** Unresolved header values of models (models.json or runtime), keyed by `modelKey`. */
+  private modelHeaders = new Map<string, Record<string, ConfiguredValue>>();
+  private auth = new Map<string, ProviderAuth>();
+  /** Runtime registrations by provider name, in registration order. */
+  private readonly registered = new Map<string, RuntimeProviderConfig>();
 
   private constructor(
     /** The models.json this registry was built from (it may not exist). */
     readonly modelsJsonPath: string,
-    private readonly providerConfigs: Record<string, ProviderConfig>,
+    private readonly fileConfigs: Record<string, ProviderConfig>,
   ) {
-    const built = buildModels(providerConfigs);
-    this.models = built.models;
-    this.modelHeaders = built.headers;
+    this.rebuild();
   }
 
   /** Builds the registry from the built-in catalog and models.json; throws ConfigError for a bad file. */
@@ -51,7 +93,10 @@ export class ModelRegistry {
     return new ModelRegistry(path, loadModelsJson(path).providers);
   }
 
-  /** Every model, built-in providers first (anthropic, openai, google), then models.json's in file order. */
+  /**
+   * Every model, built-in providers first (anthropic, openai, google), then models.json's
+   * in file order, then providers registered at runtime in registration order.
+   */
   getAll(): Model[] {
     return this.models.map((model) => structuredClone(model));
   }
@@ -67,11 +112,32 @@ export class ModelRegistry {
   }
 
   /**
-   * Whether a credential is configured for the model's provider: an `apiKey` in
-   * models.json or the provider's environment variable. Never runs a command.
+   * Registers a provider at runtime, or changes one. With `models`, they replace every
+   * model the provider had (built-in, models.json or registered before); without, the
+   * provider-level settings given override the current ones and the models stay. Throws
+   * an Error naming the provider and the bad field; nothing changes then.
+   */
+  registerProvider(name: string, config: RuntimeProviderConfig): void {
+    assertValidRuntimeProvider(name, config, this.fileConfigs[name]);
+    const previous = this.registered.get(name);
+    // A copy: the caller may change its object later. (Value.Clone, unlike structuredClone, tolerates stray functions.)
+    const copy = Value.Clone(config);
+    this.registered.set(name, config.models || !previous ? copy : layerSettings(previous, copy));
+    this.rebuild();
+  }
+
+  /** Drops every runtime registration of the provider: built-in and models.json models come back. Unknown names are ignored. */
+  unregisterProvider(name: string): void {
+    if (this.registered.delete(name)) this.rebuild();
+  }
+
+  /**
+   * Whether a credential is configured for the model's provider: an `apiKey` (registered
+   * or in models.json) or the provider's environment variable. Never runs a command.
    */
   hasAuth(model: Pick<Model, "provider">): boolean {
-    if (isConfigValueConfigured(this.providerConfigs[model.provider]?.apiKey)) return true;
+    const apiKey = this.auth.get(model.provider)?.apiKey;
+    if (apiKey && isValueConfigured(apiKey)) return true;
     return getEnvApiKey(model.provider) !== undefined;
   }
 
@@ -82,46 +148,213 @@ export class ModelRegistry {
 
   /**
    * The API key for a request: `override` (e.g. --api-key) wins, then the provider's
-   * models.json `apiKey` (resolved now: a `!command` runs on every call), then the
-   * provider's environment variable. Undefined when none is set.
+   * registered or models.json `apiKey` (resolved now: a `!command` runs on every call),
+   * then the provider's environment variable. Undefined when none is set.
    */
   async getApiKey(model: Pick<Model, "provider">, override?: string): Promise<string | undefined> {
     if (override) return override;
-    const configured = this.providerConfigs[model.provider]?.apiKey;
-    if (isConfigValueConfigured(configured)) {
-      return this.resolve(configured!, `"apiKey" of provider "${model.provider}"`);
+    const configured = this.auth.get(model.provider)?.apiKey;
+    if (configured && isValueConfigured(configured)) {
+      const key = await this.resolve(configured, `"apiKey" of provider "${model.provider}"`);
+      if (key !== "") return key;
     }
     return getEnvApiKey(model.provider);
   }
 
   /**
    * Request headers for the model, resolved: headers set on the model object itself,
-   * then the provider's models.json headers, then the model's own (override or custom
-   * model) headers, later ones winning; plus `Authorization: Bearer <key>` when the
+   * then the provider's models.json headers, then its registered ones, then the model's
+   * own (override or custom model) headers, later ones winning; plus `Authorization: Bearer <key>` when the
    * provider sets `authHeader: true`. Pass `apiKey` when already resolved, so a
    * `!command` key does not run twice.
    */
   async getHeaders(model: Pick<Model, "provider" | "id" | "headers">, apiKey?: string): Promise<Record<string, string>> {
-    const config = this.providerConfigs[model.provider];
-    const raw: RawHeaders = { ...config?.headers, ...this.modelHeaders.get(modelKey(model)) };
+    const auth = this.auth.get(model.provider);
+    const raw = { ...auth?.headers, ...this.modelHeaders.get(modelKey(model)) };
     const entries = await Promise.all(
       Object.entries(raw).map(async ([name, value]) => [name, await this.resolve(value, `header "${name}" of provider "${model.provider}"`)] as const),
     );
     const headers: Record<string, string> = { ...model.headers, ...Object.fromEntries(entries) };
-    if (config?.authHeader) {
+    if (auth?.authHeader) {
       const key = apiKey ?? (await this.getApiKey(model));
       if (key) headers.Authorization = `Bearer ${key}`;
     }
     return headers;
   }
 
-  private async resolve(value: string, what: string): Promise<string> {
+  private async resolve(value: ConfiguredValue, what: string): Promise<string> {
     try {
-      return await resolveConfigValue(value);
+      return value.runtime ? await resolveRuntimeValue(value.text) : await resolveConfigValue(value.text);
     } catch (error) {
-      throw new Error(`Cannot resolve the ${what} in ${this.modelsJsonPath}: ${(error as Error).message}`);
+      const where = value.runtime ? "registered by an extension" : `in ${this.modelsJsonPath}`;
+      throw new Error(`Cannot resolve the ${what} ${where}: ${(error as Error).message}`);
     }
   }
+
+  /** Recomputes models and credentials from models.json plus the runtime registrations. */
+  private rebuild(): void {
+    const configs: Record<string, ProviderConfig | RuntimeProviderConfig> = { ...this.fileConfigs };
+    const replaced = new Set<string>();
+    const auth = new Map<string, ProviderAuth>();
+    for (const [name, file] of Object.entries(this.fileConfigs)) auth.set(name, providerAuth(file, undefined));
+    for (const [name, runtime] of this.registered) {
+      const file = this.fileConfigs[name];
+      if (runtime.models) {
+        // models.json's modelOverrides refer to models that are gone now.
+        const { modelOverrides: _overrides, models: _models, ...fileSettings } = file ?? {};
+        configs[name] = { ...fileSettings, ...definedSettings(runtime), models: runtime.models };
+        replaced.add(name);
+      } else {
+        configs[name] = { ...file, ...definedSettings(runtime) };
+      }
+      auth.set(name, providerAuth(file, runtime));
+    }
+    const built = buildModels(configs, replaced);
+    this.models = built.models;
+    this.auth = auth;
+    this.modelHeaders = built.headers;
+  }
+}
+
+/** The provider-level settings a registration without models changes; unset ones keep their value. */
+const PROVIDER_SETTINGS = ["baseUrl", "api", "apiKey", "authHeader", "compat"] as const;
+
+function definedSettings(config: RuntimeProviderConfig): RuntimeProviderConfig {
+  const settings: Record<string, unknown> = {};
+  for (const key of PROVIDER_SETTINGS) if (config[key] !== undefined) settings[key] = config[key];
+  return settings as RuntimeProviderConfig;
+}
+
+/** A registration without models on top of an earlier one: its settings win, headers merge. */
+function layerSettings(previous: RuntimeProviderConfig, config: RuntimeProviderConfig): RuntimeProviderConfig {
+  const layered: RuntimeProviderConfig = { ...previous, ...definedSettings(config) };
+  if (config.headers) layered.headers = { ...previous.headers, ...config.headers };
+  return layered;
+}
+
+/** Runtime settings win over models.json's; headers merge name by name. */
+function providerAuth(file: ProviderConfig | undefined, runtime: RuntimeProviderConfig | undefined): ProviderAuth {
+  const apiKey =
+    runtime?.apiKey !== undefined
+      ? { text: runtime.apiKey, runtime: true }
+      : file?.apiKey !== undefined
+        ? { text: file.apiKey, runtime: false }
+        : undefined;
+  return {
+    apiKey,
+    headers: { ...configuredValues(file?.headers, false), ...configuredValues(runtime?.headers, true) },
+    authHeader: runtime?.authHeader ?? file?.authHeader ?? false,
+  };
+}
+
+function configuredValues(raw: RawHeaders | undefined, runtime: boolean): Record<string, ConfiguredValue> {
+  return Object.fromEntries(Object.entries(raw ?? {}).map(([name, text]) => [name, { text, runtime }]));
+}
+
+function isValueConfigured(value: ConfiguredValue): boolean {
+  if (value.runtime && isInterpolated(value.text)) return interpolate(value.text) !== "";
+  return isConfigValueConfigured(value.text);
+}
+
+// --- the value syntax of runtime registrations ------------------------------------
+
+/**
+ * Resolves an `apiKey` or header value an extension registered (seed 003,
+ * pi.registerProvider): `!command` runs as in models.json; otherwise `$VAR` and
+ * `${VAR}` are replaced by the environment variable (empty when unset), `$$` is a
+ * literal `$` and `$!` a literal `!` (so "$!x" is the text "!x", never a command).
+ * A value without `$` reads like models.json's: an environment variable's name, or
+ * the literal.
+ */
+async function resolveRuntimeValue(text: string): Promise<string> {
+  return isInterpolated(text) ? interpolate(text) : resolveConfigValue(text);
+}
+
+function isInterpolated(text: string): boolean {
+  return !text.startsWith("!") && text.includes("$");
+}
+
+const INTERPOLATION = /\$(?:(\$)|(!)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+
+function interpolate(text: string): string {
+  return text.replace(INTERPOLATION, (match, dollar, bang, braced, bare) => {
+    if (dollar) return "$";
+    if (bang) return "!";
+    return process.env[braced ?? bare] ?? "";
+  });
+}
+
+// --- validating runtime registrations ------------------------------------------------
+
+const TokenCount = Type.Integer({ minimum: 1 });
+const Price = Type.Number({ minimum: 0 });
+const HeadersSchema = Type.Record(Type.String(), Type.String());
+/** Compat switches are checked by the TypeScript types extensions are written against; here only their container. */
+const CompatSchema = Type.Record(Type.String(), Type.Unknown());
+
+const RuntimeModelSchema = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.String()),
+  api: Type.Optional(Type.String({ minLength: 1 })),
+  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  reasoning: Type.Optional(Type.Boolean()),
+  thinkingLevelMap: Type.Optional(
+    Type.Object(Object.fromEntries(THINKING_LEVELS.map((level) => [level, Type.Optional(Type.Union([Type.String(), Type.Null()]))]))),
+  ),
+  input: Type.Optional(Type.Array(Type.Enum(["text", "image"]))),
+  contextWindow: Type.Optional(TokenCount),
+  maxTokens: Type.Optional(TokenCount),
+  cost: Type.Optional(
+    Type.Object({ input: Type.Optional(Price), output: Type.Optional(Price), cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }),
+  ),
+  headers: Type.Optional(HeadersSchema),
+  compat: Type.Optional(CompatSchema),
+});
+
+const RuntimeProviderSchema = Type.Object({
+  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  api: Type.Optional(Type.String({ minLength: 1 })),
+  apiKey: Type.Optional(Type.String()),
+  headers: Type.Optional(HeadersSchema),
+  authHeader: Type.Optional(Type.Boolean()),
+  compat: Type.Optional(CompatSchema),
+  models: Type.Optional(Type.Array(RuntimeModelSchema)),
+});
+
+/**
+ * The checks of models.json, for a registration: field types, URLs, and an api and a
+ * baseUrl for every model — where the provider is built in, its catalog supplies both;
+ * a model served by a custom API (an extension's own stream) needs no baseUrl. An api
+ * name nobody serves is accepted: an extension may register its stream later, and
+ * until then a request fails with "No provider is registered for API".
+ */
+function assertValidRuntimeProvider(name: string, config: RuntimeProviderConfig, file: ProviderConfig | undefined): void {
+  if (typeof name !== "string" || name.trim() === "") throw new Error(`A provider needs a non-empty name (got ${JSON.stringify(name)})`);
+  const fail = (problems: string[]) => {
+    throw new Error(`Invalid provider "${name}": ${problems.join("; ")}`);
+  };
+  if (!Value.Check(RuntimeProviderSchema, config)) fail(describeSchemaErrors(Value.Errors(RuntimeProviderSchema, config), config));
+
+  // A Set: a provider without baseUrl would otherwise be reported once per model.
+  const problems = new Set<string>();
+  const checkUrl = (value: string | undefined, field: string) => {
+    if (value !== undefined && !URL.canParse(value)) problems.add(`${field}: ${JSON.stringify(value)} is not a URL (expected e.g. "http://localhost:11434/v1")`);
+  };
+  checkUrl(config.baseUrl, "baseUrl");
+  const builtin = getModels(name)[0];
+  (config.models ?? []).forEach((model, index) => {
+    checkUrl(model.baseUrl, `models[${index}].baseUrl`);
+    const api = model.api ?? config.api ?? file?.api ?? builtin?.api;
+    if (api === undefined) {
+      problems.add(`models[${index}].api: is required, on the provider or on the model (e.g. one of ${SUPPORTED_APIS.join(", ")})`);
+      return;
+    }
+    const baseUrl = model.baseUrl ?? config.baseUrl ?? file?.baseUrl ?? builtin?.baseUrl;
+    if (baseUrl === undefined && (SUPPORTED_APIS as readonly string[]).includes(api)) {
+      problems.add(`baseUrl: is required for models served by the "${api}" API (on the provider or on each model)`);
+    }
+  });
+  if (problems.size > 0) fail([...problems]);
 }
 
 function modelKey(model: Pick<Model, "provider" | "id">): string {
@@ -131,24 +364,29 @@ function modelKey(model: Pick<Model, "provider" | "id">): string {
 /**
  * The merge described in models.md: built-in models of a provider get the provider-level
  * baseUrl/api/compat, then its `modelOverrides`; then custom `models` are upserted by id
- * (replacing a built-in in place, or appended).
+ * (replacing a built-in in place, or appended). Providers in `replaced` keep only their
+ * custom models (a runtime registration with models).
  */
-function buildModels(providers: Record<string, ProviderConfig>): { models: Model[]; headers: Map<string, RawHeaders> } {
+function buildModels(
+  providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
+  replaced: ReadonlySet<string>,
+): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
   const builtinProviders: string[] = getBuiltinProviders();
   const order = [...builtinProviders, ...Object.keys(providers).filter((name) => !builtinProviders.includes(name))];
   const models: Model[] = [];
-  const headers = new Map<string, RawHeaders>();
+  const headers = new Map<string, Record<string, ConfiguredValue>>();
 
   for (const providerName of order) {
-    const config: ProviderConfig = providers[providerName] ?? {};
+    const config: ProviderConfig | RuntimeProviderConfig = providers[providerName] ?? {};
     const builtins = getModels(providerName);
-    const providerModels = builtins.map((model) => withProviderSettings(model, config));
+    const providerModels = replaced.has(providerName) ? [] : builtins.map((model) => withProviderSettings(model, config));
 
-    for (const [id, override] of Object.entries(config.modelOverrides ?? {})) {
+    const overrides = "modelOverrides" in config ? config.modelOverrides : undefined;
+    for (const [id, override] of Object.entries(overrides ?? {})) {
       const index = providerModels.findIndex((model) => model.id === id);
       if (index === -1) continue; // models.md: overrides of unknown ids are ignored
       providerModels[index] = applyOverride(providerModels[index], override);
-      if (override.headers) headers.set(modelKey(providerModels[index]), override.headers);
+      if (override.headers) headers.set(modelKey(providerModels[index]), configuredValues(override.headers, false));
     }
 
     // A custom model added to a built-in provider inherits that provider's endpoint and API.
@@ -159,7 +397,7 @@ function buildModels(providers: Record<string, ProviderConfig>): { models: Model
       if (index === -1) providerModels.push(model);
       else providerModels[index] = model;
       // A replaced built-in loses its override headers along with the rest of the override.
-      if (custom.headers) headers.set(modelKey(model), custom.headers);
+      if (custom.headers) headers.set(modelKey(model), configuredValues(custom.headers, replaced.has(providerName)));
       else headers.delete(modelKey(model));
     }
     models.push(...providerModels);
@@ -167,7 +405,7 @@ function buildModels(providers: Record<string, ProviderConfig>): { models: Model
   return { models, headers };
 }
 
-function withProviderSettings(model: Model, config: ProviderConfig): Model {
+function withProviderSettings(model: Model, config: ProviderConfig | RuntimeProviderConfig): Model {
   const result: Model = { ...model };
   if (config.baseUrl !== undefined) result.baseUrl = config.baseUrl;
   if (config.api !== undefined) result.api = config.api;
@@ -191,12 +429,12 @@ function applyOverride(model: Model, override: ModelOverride): Model {
 
 function customModel(
   provider: string,
-  custom: ModelConfig,
-  config: ProviderConfig,
+  custom: ModelConfig | RuntimeModelConfig,
+  config: ProviderConfig | RuntimeProviderConfig,
   fallback: { baseUrl: string; api: Api } | undefined,
 ): Model {
-  // models-json.ts guarantees a baseUrl and an api for custom providers' models.
-  const baseUrl = config.baseUrl ?? fallback?.baseUrl ?? "";
+  // models-json.ts and assertValidRuntimeProvider guarantee an api, and a baseUrl where one is needed.
+  const baseUrl = ("baseUrl" in custom ? custom.baseUrl : undefined) ?? config.baseUrl ?? fallback?.baseUrl ?? "";
   const api = custom.api ?? config.api ?? fallback?.api ?? "";
   const model: Model = {
     id: custom.id,

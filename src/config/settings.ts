@@ -47,6 +47,8 @@ export interface Settings {
   retry: RetrySettings;
   /** Script for the offline faux provider (a path; relative ones are taken from the working directory). */
   fauxScript?: string;
+  /** Whether a project with code to run is trusted when nothing else decides; honoured from the global file only. */
+  defaultProjectTrust?: ProjectTrustSetting;
   /** Everything else in the files, known to other parts of xcsh or not, kept as written. */
   [key: string]: unknown;
 }
@@ -58,6 +60,24 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
 });
 
 const SETTINGS_HINT = "Fix or delete the file and try again.";
+
+/** What `defaultProjectTrust` accepts: ask the person, trust every project, or trust none. */
+export const PROJECT_TRUST_SETTINGS = ["ask", "trust", "deny"] as const;
+export type ProjectTrustSetting = (typeof PROJECT_TRUST_SETTINGS)[number];
+
+/**
+ * Project settings keys that run code or name code to run: extension paths, packages,
+ * the shell and its prefix, the npm command. An untrusted project's file is merged without
+ * them (see loadSettingsWithTrust); everything else in it only shapes text and still applies.
+ * Defined here rather than in extensions/ because config sits below extensions.
+ */
+export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand"] as const;
+
+/**
+ * Keys a project file never sets, trusted or not: a project must not decide how far
+ * projects are trusted. They are read from the global file only.
+ */
+const GLOBAL_ONLY_KEYS: readonly string[] = ["defaultProjectTrust"];
 
 const StringList = Type.Array(Type.String());
 const TokenCount = Type.Number({ minimum: 0 });
@@ -119,6 +139,7 @@ const SettingsFileSchema = Type.Object({
   themes: Type.Optional(StringList),
   enableSkillCommands: Type.Optional(Type.Boolean()),
   fauxScript: Type.Optional(Type.String()),
+  defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SETTINGS)),
 });
 
 /** Settings as written in one file: only what the file sets, validated. */
@@ -151,6 +172,48 @@ export function loadSettings(cwd: string): Settings {
   const global = readSettingsFile(getSettingsPath());
   const project = readSettingsFile(getProjectSettingsPath(cwd));
   return mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
+}
+
+/** The global settings file as written (missing → `{}`); throws ConfigError when broken. */
+export function readGlobalSettingsFile(): SettingsFile {
+  return readSettingsFile(getSettingsPath());
+}
+
+/** The project's `.xcsh/settings.json` as written (missing → `{}`); throws ConfigError when broken. */
+export function readProjectSettingsFile(cwd: string): SettingsFile {
+  return readSettingsFile(getProjectSettingsPath(cwd));
+}
+
+/**
+ * Like loadSettings, for a project whose trust is decided: an untrusted project's file is
+ * merged without its CODE_RUNNING_PROJECT_KEYS, and no project file sets the global-only
+ * `defaultProjectTrust`. The left-out keys are not validated either, so a malformed
+ * `shellPath` in a project nobody trusts cannot stop xcsh from starting. Returns which of
+ * the file's keys were left out, for the notice that tells the person.
+ */
+export function loadSettingsWithTrust(cwd: string, projectTrusted: boolean): { settings: Settings; ignoredProjectKeys: string[] } {
+  const global = readGlobalSettingsFile();
+  const leftOut = projectTrusted ? GLOBAL_ONLY_KEYS : [...CODE_RUNNING_PROJECT_KEYS, ...GLOBAL_ONLY_KEYS];
+  const { kept: project, omitted } = readSettingsFileWithout(getProjectSettingsPath(cwd), leftOut);
+  const settings = mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
+  return { settings, ignoredProjectKeys: omitted };
+}
+
+/** Reads one settings file, drops `leftOut` keys, then validates what remains. */
+function readSettingsFileWithout(file: string, leftOut: readonly string[]): { kept: SettingsFile; omitted: string[] } {
+  const content = readJsonFile(file, SETTINGS_HINT);
+  if (content === undefined) return { kept: {}, omitted: [] };
+  if (!isPlainObject(content)) {
+    throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
+  }
+  const kept: Record<string, unknown> = {};
+  const omitted: string[] = [];
+  for (const [key, value] of Object.entries(content)) {
+    if (leftOut.includes(key)) omitted.push(key);
+    else kept[key] = value;
+  }
+  assertMatchesSchema<SettingsFile>(SettingsFileSchema, kept, file, SETTINGS_HINT);
+  return { kept, omitted };
 }
 
 /**

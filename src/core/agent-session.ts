@@ -14,6 +14,7 @@ import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
 import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
+import type { BashOperations } from "../tools/bash-operations.ts";
 import { calculateContextTokens, estimateContextTokens, shouldCompact } from "./compaction/index.ts";
 import { runCompaction } from "./compaction-runner.ts";
 import { ModelControl } from "./model-control.ts";
@@ -22,6 +23,9 @@ import { messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { computeSessionStats, type SessionStats } from "./session-stats.ts";
 import type { TodoPhase } from "./todos.ts";
+import type { InputSource } from "../extensions/types.ts";
+import type { SessionHooks } from "./session-hooks.ts";
+import { ToolSet } from "./tool-set.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -31,12 +35,16 @@ export interface AgentSessionOptions {
   registry: ModelRegistry;
   /** --api-key: used for the provider of the model the session started with. */
   apiKeyOverride?: string;
+  /** The tools the session knows; by default the agent's tools, all active. */
+  toolSet?: ToolSet;
 }
 
 export interface PromptOptions {
   images?: ImageContent[];
   /** Required while the agent is working: queue as steering or as a follow-up. */
   streamingBehavior?: "steer" | "followUp";
+  /** Who typed it, as extensions' `input` event reports it. */
+  source?: InputSource;
 }
 
 /** Messages persisted as session entries; summaries are written as their own entry types. */
@@ -50,6 +58,9 @@ export class AgentSession {
   readonly registry: ModelRegistry;
   readonly models: ModelControl;
   readonly navigation: SessionNavigator;
+  readonly tools: ToolSet;
+  /** Extensions' way in; undefined when none is configured. */
+  hooks: SessionHooks | undefined;
   autoCompactionEnabled: boolean;
   /** The host's todo plan (set_todos); in memory only. */
   todoPhases: TodoPhase[] = [];
@@ -72,14 +83,15 @@ export class AgentSession {
     this.autoCompactionEnabled = options.settings.compaction.enabled;
     this.models = new ModelControl(this, options.apiKeyOverride);
     this.navigation = new SessionNavigator(this);
+    this.tools = options.toolSet ?? new ToolSet(this.agent, { cwd: this.cwd, contextFiles: [] }, [], []);
+    if (!options.toolSet) this.agent.state.systemPrompt ||= this.tools.baseSystemPrompt;
     // Keys follow the current model; a missing key surfaces as the provider's clear error.
     this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
     this.agent.getHeaders = () => this.models.headersFor(this.model);
 
-    this.agent.subscribe(async (event) => {
-      if (event.type === "message_end" && PERSISTED_ROLES.has(event.message.role)) {
-        this.sessionManager.appendMessage(event.message as Parameters<SessionManager["appendMessage"]>[0]);
-      }
+    this.agent.subscribe(async (event, signal) => {
+      if (this.hooks) await this.hooks.onAgentEvent(event, signal);
+      if (event.type === "message_end") this.persist(event.message);
       await this.emit(event);
     });
     const reportQueues = () => void this.emit({ type: "queue_update", ...this.queuedTexts() });
@@ -157,21 +169,42 @@ export class AgentSession {
    * is working the prompt must say how to queue it (streamingBehavior).
    */
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
-    const message = userMessage(text, options.images);
-    if (this.isStreaming) {
-      if (options.streamingBehavior === "steer") return this.agent.steer(message);
-      if (options.streamingBehavior === "followUp") return this.agent.followUp(message);
+    if (this.isStreaming && options.streamingBehavior === undefined) {
       throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
     }
-    await this.runToCompletion(() => this.agent.prompt(message));
+    const input = await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
+    if (!input) return;
+    const message = userMessage(input.text, input.images);
+    if (this.isStreaming) {
+      if (options.streamingBehavior === "steer") return this.agent.steer(message);
+      return this.agent.followUp(message);
+    }
+    const before = this.hooks ? await this.hooks.beforeAgentStart(input) : undefined;
+    // Each prompt starts from the base prompt; before_agent_start may change it for this run only.
+    this.agent.state.systemPrompt = before?.systemPrompt ?? this.tools.baseSystemPrompt;
+    await this.runToCompletion(() => this.agent.prompt([message, ...(before?.messages ?? [])]));
   }
 
-  steer(text: string, images?: ImageContent[]): void {
-    this.agent.steer(userMessage(text, images));
+  async steer(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<void> {
+    const input = await this.route(text, images, source, "steer");
+    if (input) this.agent.steer(userMessage(input.text, input.images));
   }
 
-  followUp(text: string, images?: ImageContent[]): void {
-    this.agent.followUp(userMessage(text, images));
+  async followUp(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<void> {
+    const input = await this.route(text, images, source, "followUp");
+    if (input) this.agent.followUp(userMessage(input.text, input.images));
+  }
+
+  /** Starts a run from messages that need no routing (an extension's sendMessage with triggerTurn). */
+  async runMessages(messages: AgentMessage[]): Promise<void> {
+    this.agent.state.systemPrompt = this.tools.baseSystemPrompt;
+    await this.runToCompletion(() => this.agent.prompt(messages));
+  }
+
+  /** Extension commands and the `input` event see every typed message first. */
+  private route(text: string, images: ImageContent[] | undefined, source: InputSource, streamingBehavior?: "steer" | "followUp") {
+    if (!this.hooks) return Promise.resolve({ text, images });
+    return this.hooks.routeInput({ text, images, source, streamingBehavior });
   }
 
   /** Stops everything in progress: the model stream, tools, a retry wait, a compaction. */
@@ -309,9 +342,15 @@ export class AgentSession {
         customInstructions,
         thinkingLevel: this.thinkingLevel === "off" ? undefined : (this.thinkingLevel as ThinkingLevel),
         signal: controller.signal,
+        intercept: this.hooks
+          ? (preparation, branchEntries) => this.hooks!.beforeCompact({ preparation, branchEntries, customInstructions, signal: controller.signal })
+          : undefined,
       });
+      const entry = this.sessionManager.getEntry(compacted.entryId);
+      if (this.hooks && entry?.type === "compaction") await this.hooks.compacted(entry, compacted.fromExtension);
       this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
-      const result: ReportedCompaction = { ...compacted, estimatedTokensAfter: estimateContextTokens(this.agent.state.messages).tokens };
+      const { entryId: _entryId, fromExtension: _fromExtension, ...summary } = compacted;
+      const result = { ...summary, estimatedTokensAfter: estimateContextTokens(this.agent.state.messages).tokens } as ReportedCompaction;
       await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retryAfter });
       if (automatic) await this.emit({ type: "auto_compaction_end", result, aborted: false, willRetry: retryAfter });
       return { result };
@@ -342,7 +381,10 @@ export class AgentSession {
     const controller = new AbortController();
     this.bashController = controller;
     try {
-      const result = await executeBash(command, { cwd: this.cwd, signal: controller.signal });
+      const intercepted = this.hooks ? await this.hooks.userBash(command, options.excludeFromContext === true) : undefined;
+      const result: BashResult =
+        intercepted?.result ??
+        (await executeBash(command, { cwd: this.cwd, signal: controller.signal, operations: intercepted?.operations as BashOperations | undefined }));
       const message = bashExecutionMessage(command, result, options.excludeFromContext);
       if (this.isStreaming) this.pendingBashMessages.push(message);
       else this.recordMessage(message);
@@ -368,7 +410,17 @@ export class AgentSession {
   /** Adds a message to the context and the session file without running the agent. */
   recordMessage(message: AgentMessage): void {
     this.messages.push(message);
-    if (PERSISTED_ROLES.has(message.role)) this.sessionManager.appendMessage(message as Parameters<SessionManager["appendMessage"]>[0]);
+    this.persist(message);
+  }
+
+  /** Writes a finished message to the session file; extensions' messages become custom_message entries. */
+  private persist(message: AgentMessage): void {
+    if (!PERSISTED_ROLES.has(message.role)) return;
+    if (message.role === "custom") {
+      this.sessionManager.appendCustomMessageEntry(message.customType, message.content, message.display, message.details);
+      return;
+    }
+    this.sessionManager.appendMessage(message as Parameters<SessionManager["appendMessage"]>[0]);
   }
 
   // --- information ------------------------------------------------------------

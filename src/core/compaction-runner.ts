@@ -5,6 +5,8 @@
  */
 import type { Model, ThinkingLevel } from "../ai/types.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import type { SessionEntry } from "../session/types.ts";
+import type { CompactionPreparation } from "./compaction/compact.ts";
 import { compact, prepareCompaction, type CompactionResult, type CompactionSettings } from "./compaction/index.ts";
 
 export interface CompactionRequest {
@@ -16,18 +18,42 @@ export interface CompactionRequest {
   customInstructions?: string;
   thinkingLevel?: ThinkingLevel;
   signal?: AbortSignal;
+  /** Extensions' say (session_before_compact): cancel, or a summary of their own instead of the model's. */
+  intercept?: (
+    preparation: CompactionPreparation,
+    branchEntries: SessionEntry[],
+  ) => Promise<{ cancel?: boolean; compaction?: CompactionResult<unknown> } | undefined>;
 }
 
-export async function runCompaction(request: CompactionRequest): Promise<CompactionResult> {
-  const preparation = prepareCompaction(request.sessionManager.getBranch(), request.settings);
+export interface CompactionOutcome extends CompactionResult<unknown> {
+  /** The compaction entry written. */
+  entryId: string;
+  fromExtension: boolean;
+}
+
+export async function runCompaction(request: CompactionRequest): Promise<CompactionOutcome> {
+  const branchEntries = request.sessionManager.getBranch();
+  const preparation = prepareCompaction(branchEntries, request.settings);
   if (!preparation) throw new Error("Nothing to compact: the conversation is already as short as it can be.");
-  const result = await compact(preparation, request.model, request.apiKey, {
-    headers: request.headers,
-    customInstructions: request.customInstructions,
-    signal: request.signal,
-    thinkingLevel: request.thinkingLevel,
-  });
+  const decision = await request.intercept?.(preparation, branchEntries);
+  if (decision?.cancel) throw new Error("Compaction was cancelled by an extension");
+  const custom = decision?.compaction;
+  const result: CompactionResult<unknown> =
+    custom && typeof custom.summary === "string"
+      ? {
+          summary: custom.summary,
+          firstKeptEntryId: custom.firstKeptEntryId ?? preparation.firstKeptEntryId,
+          tokensBefore: custom.tokensBefore ?? preparation.tokensBefore,
+          details: custom.details,
+        }
+      : await compact(preparation, request.model, request.apiKey, {
+          headers: request.headers,
+          customInstructions: request.customInstructions,
+          signal: request.signal,
+          thinkingLevel: request.thinkingLevel,
+        });
   if (request.signal?.aborted) throw new Error("Compaction was aborted");
-  request.sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details);
-  return result;
+  const fromExtension = result !== undefined && custom !== undefined && typeof custom.summary === "string";
+  const entryId = request.sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension || undefined);
+  return { ...result, entryId, fromExtension };
 }

@@ -1,15 +1,15 @@
 /**
- * Builds the agent a run uses from what prepareRun resolved: the coding tools
- * for the working directory, the system prompt with the project's context
- * files, and provider options from settings.
+ * Builds the agent a run uses from what prepareRun resolved: every coding tool
+ * for the working directory (the selected ones active), the system prompt with
+ * the project's context files, and provider options from settings.
  */
 import { Agent } from "../agent/agent.ts";
 import type { QueueMode } from "../agent/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
-import { buildSystemPrompt } from "../resources/system-prompt.ts";
-import { createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
+import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
 import type { RunSetup } from "./run-setup.ts";
+import { ToolSet } from "./tool-set.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -19,18 +19,10 @@ export interface CreateAgentOptions {
   appendSystemPrompt?: string;
 }
 
-export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions): Agent {
-  const tools = createTools(options.toolNames ?? defaultToolNames, options.cwd);
-  const systemPrompt = buildSystemPrompt({
-    cwd: options.cwd,
-    tools,
-    contextFiles: loadContextFiles(options.cwd, getAgentDir()),
-    customPrompt: options.systemPrompt,
-    appendPrompt: options.appendSystemPrompt,
-  });
+export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
-  return new Agent({
-    initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel, systemPrompt, tools },
+  const agent = new Agent({
+    initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
     // Validated by the settings schema ("all" | "one-at-a-time").
     steeringMode: setup.settings.steeringMode as QueueMode | undefined,
     followUpMode: setup.settings.followUpMode as QueueMode | undefined,
@@ -40,4 +32,17 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions):
       maxRetries: providerRetry?.maxRetries,
     },
   });
+  // Every built-in exists (extensions can list and enable them); the selected ones are active.
+  const toolSet = new ToolSet(
+    agent,
+    {
+      cwd: options.cwd,
+      contextFiles: loadContextFiles(options.cwd, getAgentDir()),
+      customPrompt: options.systemPrompt,
+      appendPrompt: options.appendSystemPrompt,
+    },
+    createTools([...allToolNames], options.cwd),
+    options.toolNames ?? defaultToolNames,
+  );
+  return { agent, toolSet };
 }

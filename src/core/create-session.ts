@@ -55,7 +55,7 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
   const sessionManager = await openSessionManager(options.cwd, options.sessions);
   const context = sessionManager.buildSessionContext();
   const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
-  const agent = createCodingAgent(setup, options);
+  const { agent, toolSet } = createCodingAgent(setup, options);
   agent.state.messages = context.messages;
   const session = new AgentSession({
     cwd: options.cwd,
@@ -64,6 +64,7 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
     settings: setup.settings,
     registry: setup.registry,
     apiKeyOverride: options.apiKey,
+    toolSet,
   });
   if (options.sessions.name !== undefined) session.setSessionName(options.sessions.name);
   return { session, setup };

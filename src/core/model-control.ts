@@ -3,6 +3,7 @@
  * the next model call, is recorded in the session file, and the thinking level
  * is kept within what the model supports.
  */
+import type { SessionHooks } from "./session-hooks.ts";
 import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
@@ -17,6 +18,7 @@ export interface ModelHost {
   readonly sessionManager: SessionManager;
   readonly model: Model;
   readonly thinkingLevel: ModelThinkingLevel;
+  readonly hooks: SessionHooks | undefined;
 }
 
 export interface CycleModelResult {
@@ -61,13 +63,15 @@ export class ModelControl {
     this.session.agent.state.model = model;
   }
 
-  async setModel(model: Model): Promise<Model> {
+  async setModel(model: Model, source: "set" | "cycle" = "set"): Promise<Model> {
     await this.apiKeyFor(model);
     const previousLevel = this.session.thinkingLevel;
+    const previousModel = this.session.model;
     this.applyModel(model);
     this.session.sessionManager.appendModelChange(model.provider, model.id);
     const clamped = clampThinkingLevel(model, previousLevel);
     if (clamped !== previousLevel) this.setThinkingLevel(clamped);
+    await this.session.hooks?.modelSelected(model, previousModel, source);
     return model;
   }
 
@@ -87,16 +91,18 @@ export class ModelControl {
     const current = this.session.model;
     const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);
     const next = available[(index + 1) % available.length];
-    await this.setModel(next);
+    await this.setModel(next, "cycle");
     return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: false };
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */
   setThinkingLevel(level: ModelThinkingLevel): ModelThinkingLevel {
     const effective = clampThinkingLevel(this.session.model, level);
-    if (effective !== this.session.thinkingLevel) {
+    const previous = this.session.thinkingLevel;
+    if (effective !== previous) {
       this.session.agent.state.thinkingLevel = effective;
       this.session.sessionManager.appendThinkingLevelChange(effective);
+      void this.session.hooks?.thinkingLevelSelected(effective, previous);
     }
     return effective;
   }

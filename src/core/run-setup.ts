@@ -10,7 +10,7 @@ import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { resolveModel } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
-import { loadSettings, type Settings } from "../config/settings.ts";
+import { loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -21,6 +21,10 @@ export interface RunSetupOptions {
   apiKey?: string;
   /** false: start without a key (RPC hosts may pick another model); the provider reports it on use. */
   requireApiKey?: boolean;
+  /** A registry prepared earlier (extensions registered providers into it); loaded from models.json otherwise. */
+  registry?: ModelRegistry;
+  /** Whether the project's code-running settings apply; undefined: as before trust existed (they do). */
+  projectTrusted?: boolean;
   /** A resumed session's model and level, used when the command line names none. */
   previous?: { model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
 }
@@ -48,10 +52,10 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
 }
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
-  const settings = loadSettings(options.cwd);
+  const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
-  const registry = ModelRegistry.load();
+  const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
 
   const apiKey = await registry.getApiKey(model, options.apiKey);

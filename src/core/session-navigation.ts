@@ -4,6 +4,7 @@
  * in-place branching. After each move the agent's context is rebuilt from the
  * session file, so what the model sees is always what the file says.
  */
+import type { SessionHooks } from "./session-hooks.ts";
 import { existsSync } from "node:fs";
 import { isThinkingLevel } from "../ai/thinking.ts";
 import type { Agent } from "../agent/agent.ts";
@@ -18,7 +19,13 @@ export interface NavigationHost {
   readonly registry: ModelRegistry;
   readonly sessionManager: SessionManager;
   readonly models: ModelControl;
+  readonly hooks: SessionHooks | undefined;
   abort(): Promise<void>;
+}
+
+/** Every move that replaces the session answers whether an extension cancelled it. */
+export interface Replacement {
+  cancelled: boolean;
 }
 
 export interface ForkableMessage {
@@ -29,47 +36,69 @@ export interface ForkableMessage {
 export class SessionNavigator {
   constructor(private readonly session: NavigationHost) {}
 
-  async newSession(options: { parentSession?: string } = {}): Promise<void> {
+  async newSession(options: { parentSession?: string } = {}): Promise<Replacement> {
+    if (await this.session.hooks?.beforeSwitch("new")) return { cancelled: true };
     await this.session.abort();
-    this.session.sessionManager.newSession({ parentSession: options.parentSession });
-    await this.reload();
+    return this.replace("new", undefined, async () => {
+      this.session.sessionManager.newSession({ parentSession: options.parentSession });
+      await this.reload();
+    });
   }
 
   /** Opens another session file and takes up its model and thinking level. */
-  async switchSession(sessionPath: string): Promise<void> {
+  async switchSession(sessionPath: string): Promise<Replacement> {
     if (!existsSync(sessionPath)) throw new Error(`Session file not found: ${sessionPath}`);
+    if (await this.session.hooks?.beforeSwitch("resume", sessionPath)) return { cancelled: true };
     await this.session.abort();
-    this.session.sessionManager.setSessionFile(sessionPath);
-    await this.reload({ restoreModel: true });
+    return this.replace("resume", sessionPath, async () => {
+      this.session.sessionManager.setSessionFile(sessionPath);
+      await this.reload({ restoreModel: true });
+    });
+  }
+
+  /** Runs a move between the old runtime's shutdown and the new one's start. */
+  private async replace(reason: "new" | "resume" | "fork", target: string | undefined, move: () => Promise<void>): Promise<Replacement> {
+    const previous = this.session.sessionManager.getSessionFile();
+    await this.session.hooks?.sessionWillBeReplaced(reason, target);
+    await move();
+    await this.session.hooks?.sessionReplaced(reason, previous);
+    return { cancelled: false };
   }
 
   /**
    * A new session holding the history before the given user message; returns
    * that message's text so a client can offer it for editing.
    */
-  async fork(entryId: string): Promise<{ text: string }> {
+  async fork(entryId: string): Promise<{ text: string } & Replacement> {
     const manager = this.session.sessionManager;
     const entry = manager.getEntry(entryId);
     if (!entry || entry.type !== "message" || entry.message.role !== "user") {
       throw new Error(`Entry ${entryId} is not a user message of this session; get_fork_messages lists the ones you can fork from.`);
     }
     const text = messageText(entry.message);
+    if (await this.session.hooks?.beforeFork(entryId, "before")) return { text, cancelled: true };
     await this.session.abort();
     const previousFile = manager.getSessionFile();
-    if (entry.parentId) this.openBranchCopy(entry.parentId);
-    else manager.newSession({ parentSession: previousFile });
-    await this.reload();
-    return { text };
+    const outcome = await this.replace("fork", undefined, async () => {
+      if (entry.parentId) this.openBranchCopy(entry.parentId);
+      else manager.newSession({ parentSession: previousFile });
+      await this.reload();
+    });
+    return { text, ...outcome };
   }
 
-  /** A new session with a copy of the active branch, at the current position. */
-  async clone(): Promise<void> {
+  /** A new session with a copy of the active branch, at the current position (or at `entryId`). */
+  async clone(entryId?: string): Promise<Replacement> {
     const manager = this.session.sessionManager;
+    const at = entryId ?? manager.getLeafId();
+    if (entryId !== undefined && !manager.getEntry(entryId)) throw new Error(`No entry with id ${entryId} in this session`);
+    if (at && (await this.session.hooks?.beforeFork(at, "at"))) return { cancelled: true };
     await this.session.abort();
-    const leaf = manager.getLeafId();
-    if (leaf) this.openBranchCopy(leaf);
-    else manager.newSession({ parentSession: manager.getSessionFile() });
-    await this.reload();
+    return this.replace("fork", undefined, async () => {
+      if (at) this.openBranchCopy(at);
+      else manager.newSession({ parentSession: manager.getSessionFile() });
+      await this.reload();
+    });
   }
 
   /** Moves the current position to an earlier entry of this session; the next prompt branches from there. */
@@ -106,7 +135,11 @@ export class SessionNavigator {
     if (!options.restoreModel) return;
     if (context.model) {
       const model = this.session.registry.find(context.model.provider, context.model.modelId);
-      if (model) this.session.models.applyModel(model);
+      const previous = this.session.agent.state.model;
+      if (model) {
+        this.session.models.applyModel(model);
+        if (previous.provider !== model.provider || previous.id !== model.id) await this.session.hooks?.modelSelected(model, previous, "restore");
+      }
     }
     if (isThinkingLevel(context.thinkingLevel)) agent.state.thinkingLevel = context.thinkingLevel;
   }

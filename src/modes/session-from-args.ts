@@ -1,29 +1,90 @@
 /**
  * The command line's say on a session, shared by every mode: which tools,
- * which model, which session file, and the system prompt overrides.
+ * which model, which session file, the system prompt overrides — and the
+ * extensions, which load only when some are configured (a run without any
+ * never imports the extension system).
  */
-import type { CliArgs } from "../cli/args.ts";
+import { parseArgs, type CliArgs } from "../cli/args.ts";
 import { createAgentSession, type CreatedSession } from "../core/create-session.ts";
+import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-system.ts";
 import { UserError } from "../core/user-error.ts";
+import { ModelRegistry } from "../config/model-registry.ts";
+import { discoverExtensions } from "../extensions/discovery.ts";
+import { getAgentDir } from "../config/paths.ts";
+import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { defaultToolNames, parseToolNames, type ToolName } from "../tools/index.ts";
 
 /** --no-tools, --tools a,b, or the default set; an unknown name is a usage error. */
 export function selectedTools(args: CliArgs): readonly ToolName[] {
-  if (args.noTools) return [];
+  if (args.noTools || args.noBuiltinTools) return [];
   if (args.tools === undefined) return defaultToolNames;
   const parsed = parseToolNames(args.tools);
   if ("error" in parsed) throw new UserError(parsed.error, 2);
   return parsed.names;
 }
 
-export async function createSessionFromArgs(args: CliArgs, options: { requireApiKey?: boolean } = {}): Promise<CreatedSession> {
+/** What a mode gives the extension system: its UI, and where errors and notices go. */
+export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi">;
+
+export interface SessionFromArgs extends CreatedSession {
+  /** The arguments, parsed again with the flags extensions registered. */
+  args: CliArgs;
+  extensions?: ExtensionSystem;
+}
+
+/** Cheap: is there any extension to load (or to report as missing)? Reads two folders and the settings files. */
+function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
+  if (args.extensionPaths.length > 0) return true;
+  if (args.noExtensions) return false;
+  const readList = (read: () => Record<string, unknown>) => {
+    try {
+      const value = read().extensions;
+      return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+    } catch {
+      return [];
+    }
+  };
+  const found = discoverExtensions({
+    cwd,
+    agentDir: getAgentDir(),
+    cliPaths: [],
+    userSettingsPaths: readList(readGlobalSettingsFile),
+    projectSettingsPaths: readList(() => readProjectSettingsFile(cwd)),
+    includeProject: true,
+    noExtensions: false,
+  });
+  return found.sources.length > 0 || found.errors.length > 0;
+}
+
+export async function createSessionFromArgs(
+  initialArgs: CliArgs,
+  options: { requireApiKey?: boolean; extensions?: ModeExtensionOptions } = {},
+): Promise<SessionFromArgs> {
+  const cwd = process.cwd();
+  let args = initialArgs;
+  let system: ExtensionSystem | undefined;
+  let registry: ModelRegistry | undefined;
+  if (options.extensions && anyExtensionConfigured(args, cwd)) {
+    const { ExtensionSystem } = await import("../core/extension-system.ts");
+    system = await ExtensionSystem.start({ ...options.extensions, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
+    // Extensions' flags are known now: parse the command line again with them.
+    const reparsed = parseArgs(args.argv, system.flagTypes());
+    if (!reparsed.ok) throw new UserError(reparsed.error, 2);
+    args = reparsed.args;
+    registry = ModelRegistry.load();
+    system.useRegistry(registry);
+  } else if (args.unknownOptions.length > 0) {
+    throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
+  }
   const created = await createAgentSession({
-    cwd: process.cwd(),
+    cwd,
     provider: args.provider,
     model: args.model,
     thinking: args.thinking,
     apiKey: args.apiKey,
     requireApiKey: options.requireApiKey,
+    registry,
+    ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),
     toolNames: selectedTools(args),
     systemPrompt: args.systemPrompt,
     appendSystemPrompt: args.appendSystemPrompt,
@@ -36,5 +97,6 @@ export async function createSessionFromArgs(args: CliArgs, options: { requireApi
     },
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
-  return created;
+  if (system) await system.attach(created.session, args.extensionFlags);
+  return { ...created, args, ...(system ? { extensions: system } : {}) };
 }

@@ -9,6 +9,8 @@ export interface PromptTool {
   description: string;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** Contributes guidelines only, without a line in "Available tools" (extension tools without a snippet). */
+  hidden?: boolean;
 }
 
 export interface SystemPromptOptions {
@@ -41,8 +43,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   const sections: string[] = [options.customPrompt?.trim() || BASE_PROMPT];
 
   if (options.tools.length > 0) {
-    const lines = options.tools.map((tool) => `- ${tool.name}: ${tool.promptSnippet ?? firstSentence(tool.description)}`);
-    sections.push(`Available tools:\n${lines.join("\n")}`);
+    const lines = options.tools.filter((tool) => !tool.hidden).map((tool) => `- ${tool.name}: ${tool.promptSnippet ?? firstSentence(tool.description)}`);
+    if (lines.length > 0) sections.push(`Available tools:\n${lines.join("\n")}`);
     const guidelines = [...GENERAL_GUIDELINES, ...options.tools.flatMap((tool) => tool.promptGuidelines ?? [])];
     sections.push(`Guidelines:\n${[...new Set(guidelines)].map((rule) => `- ${rule}`).join("\n")}`);
   }

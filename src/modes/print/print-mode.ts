@@ -10,6 +10,7 @@ import { UserError } from "../../core/user-error.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
+import { createHeadlessUI } from "../../extensions/ui-headless.ts";
 
 async function collectPrompt(args: CliArgs): Promise<string> {
   const fromArgs = args.messages.join(" ").trim();
@@ -51,19 +52,41 @@ function attachTextOutput(session: AgentSession, streamLive: boolean): void {
 }
 
 /** The session header first (as pi's json mode), then every event. */
-function attachJsonOutput(session: AgentSession): void {
-  const write = claimStdoutForProtocol();
+function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void): void {
   write(session.sessionManager.getHeader());
   session.subscribe((event) => write(event));
 }
 
-export async function runPrintMode(args: CliArgs, format: "text" | "json"): Promise<number> {
-  if (format === "json") claimStdoutForProtocol();
-  const prompt = await collectPrompt(args);
-  const { session } = await createSessionFromArgs(args);
+export async function runPrintMode(args: CliArgs, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  const write = format === "json" ? claimStdoutForProtocol() : undefined;
+  // Extension errors before the session exists are kept and written after the header, so the header stays first.
+  const early: object[] = [];
+  let headerWritten = false;
+  const created = await createSessionFromArgs(args, {
+    extensions: {
+      mode: format === "json" ? "json" : "print",
+      // No one can answer a dialog here: every dialog resolves to its default at once.
+      ui: createHeadlessUI(),
+      hostApi,
+      reportError: (report) => {
+        if (!write) process.stderr.write(`xcsh: extension ${report.extensionPath} failed (${report.event}): ${report.error}\n`);
+        else if (headerWritten) write({ type: "extension_error", ...report });
+        else early.push({ type: "extension_error", ...report });
+      },
+      notice: (line) => process.stderr.write(`${line}\n`),
+      // The run ends by itself when the prompt is answered (seed 003: a no-op in print mode).
+      onShutdownRequested: () => {},
+    },
+  });
+  const { session, extensions } = created;
+  // Extension flags are parsed now, so the prompt is what is left of the command line.
+  const prompt = await collectPrompt(created.args);
   const streamLive = session.agent.state.tools.length === 0;
-  if (format === "json") attachJsonOutput(session);
-  else attachTextOutput(session, streamLive);
+  if (write) {
+    attachJsonOutput(session, write);
+    headerWritten = true;
+    for (const frame of early.splice(0)) write(frame);
+  } else attachTextOutput(session, streamLive);
 
   // A signal aborts the run (killing running commands) and sets the conventional exit code.
   let interruptedBy: NodeJS.Signals | undefined;
@@ -73,14 +96,18 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json"): Prom
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const messagesBefore = session.messages.length;
   try {
-    await session.prompt(prompt);
+    await session.prompt(prompt, { source: "interactive" });
+    await session.waitForIdle();
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    await extensions?.shutdown();
   }
 
-  const final = session.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
+  const added = session.messages.slice(messagesBefore);
+  const final = added.findLast((message): message is AssistantMessage => message.role === "assistant");
   if (interruptedBy) {
     process.stderr.write(`xcsh: interrupted (${interruptedBy})\n`);
     return interruptedBy === "SIGTERM" ? 143 : 130;
@@ -90,6 +117,8 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json"): Prom
     if (!streamLive) process.stdout.write(answer);
     if (answer && !answer.endsWith("\n")) process.stdout.write("\n");
   }
+  // An extension command or input handler took the prompt: nothing was asked of the model.
+  if (!final && added.length === 0) return 0;
   if (!final || final.stopReason === "error") {
     process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${final?.errorMessage ?? "the run ended without an answer"}\n`);
     return 1;

@@ -7,6 +7,7 @@ import { isThinkingLevel } from "../../ai/thinking.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { normalizeTodoPhases } from "../../core/todos.ts";
 import type { HostToolBridge } from "./host-tools.ts";
+import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
 
 export interface RpcContext {
@@ -14,6 +15,8 @@ export interface RpcContext {
   hostTools: HostToolBridge;
   /** Names of the tools the host currently provides (replaced by set_host_tools). */
   hostToolNames: Set<string>;
+  /** Loaded extensions, when any are configured. */
+  extensions?: ExtensionSystem;
 }
 
 /** A result whose follow-up work starts only after the response is written (prompt: the response precedes agent_start). */
@@ -84,7 +87,7 @@ function acceptPrompt(session: AgentSession, command: { message: unknown; images
   }
   return new ThenStart(undefined, () => {
     session
-      .prompt(message, { images: command.images as never, streamingBehavior: behavior as "steer" | "followUp" | undefined })
+      .prompt(message, { images: command.images as never, streamingBehavior: behavior as "steer" | "followUp" | undefined, source: "rpc" })
       .catch((error) => process.stderr.write(`xcsh: prompt failed: ${(error as Error).message}\n`));
   });
 }
@@ -97,8 +100,12 @@ function findModel(session: AgentSession, provider: string, modelId: string) {
 
 export const handlers: Handlers = {
   prompt: (command, { session }) => acceptPrompt(session, command),
-  steer: (command, { session }) => session.steer(requireString(command.message, "message"), command.images),
-  follow_up: (command, { session }) => session.followUp(requireString(command.message, "message"), command.images),
+  steer: async (command, { session }) => {
+    await session.steer(requireString(command.message, "message"), command.images);
+  },
+  follow_up: async (command, { session }) => {
+    await session.followUp(requireString(command.message, "message"), command.images);
+  },
   abort: async (_command, { session }) => {
     await session.abort();
   },
@@ -107,10 +114,7 @@ export const handlers: Handlers = {
     await session.abort();
     return acceptPrompt(session, { message: command.message, images: command.images });
   },
-  new_session: async (command, { session }) => {
-    await session.navigation.newSession({ parentSession: command.parentSession });
-    return { cancelled: false };
-  },
+  new_session: (command, { session }) => session.navigation.newSession({ parentSession: command.parentSession }),
   get_state: (_command, { session }) => sessionState(session),
   get_messages: (_command, { session }) => ({ messages: session.messages }),
   set_model: async (command, { session }) => {
@@ -155,21 +159,22 @@ export const handlers: Handlers = {
   export_html: () => {
     throw new Error("export_html is not supported by this version of xcsh yet");
   },
-  switch_session: async (command, { session }) => {
-    await session.navigation.switchSession(requireString(command.sessionPath, "sessionPath"));
-    return { cancelled: false };
-  },
-  fork: async (command, { session }) => ({ ...(await session.navigation.fork(requireString(command.entryId, "entryId"))), cancelled: false }),
-  branch: async (command, { session }) => ({ ...(await session.navigation.fork(requireString(command.entryId, "entryId"))), cancelled: false }),
-  clone: async (_command, { session }) => {
-    await session.navigation.clone();
-    return { cancelled: false };
-  },
+  switch_session: (command, { session }) => session.navigation.switchSession(requireString(command.sessionPath, "sessionPath")),
+  fork: (command, { session }) => session.navigation.fork(requireString(command.entryId, "entryId")),
+  branch: (command, { session }) => session.navigation.fork(requireString(command.entryId, "entryId")),
+  clone: (_command, { session }) => session.navigation.clone(),
   get_fork_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_last_assistant_text: (_command, { session }) => ({ text: session.getLastAssistantText() }),
   set_session_name: (command, { session }) => session.setSessionName(requireString(command.name, "name")),
-  get_commands: () => ({ commands: [] }),
+  get_commands: (_command, { extensions }) => ({
+    commands: (extensions?.currentRunner.commands() ?? []).map(({ invocation, command, extension }) => ({
+      name: invocation,
+      ...(command.description ? { description: command.description } : {}),
+      source: "extension",
+      path: extension.path,
+    })),
+  }),
   set_todos: (command, { session }) => {
     const normalized = normalizeTodoPhases(command.phases);
     if ("error" in normalized) throw new Error(normalized.error);
@@ -179,13 +184,10 @@ export const handlers: Handlers = {
   set_host_tools: (command, context) => {
     const created = context.hostTools.createTools(command.tools);
     if ("error" in created) throw new Error(created.error);
-    const builtinNames = new Set(context.session.agent.state.tools.map((tool) => tool.name).filter((name) => !context.hostToolNames.has(name)));
-    const clash = created.tools.find((tool) => builtinNames.has(tool.name));
-    if (clash) throw new Error(`Host tool "${clash.name}" has the name of a built-in tool`);
-    // Replace in place: a run in progress sees the new set at its next model call.
-    const tools = context.session.agent.state.tools;
-    for (let i = tools.length - 1; i >= 0; i--) if (context.hostToolNames.has(tools[i].name)) tools.splice(i, 1);
-    tools.push(...created.tools);
+    const clash = created.tools.find((tool) => context.session.tools.has(tool.name));
+    if (clash) throw new Error(`Host tool "${clash.name}" has the name of a ${context.session.tools.isBuiltinName(clash.name) ? "built-in" : "registered"} tool`);
+    // Replaced as a set: a run in progress sees the new tools at its next model call.
+    context.session.tools.setHostTools(created.tools);
     context.hostToolNames.clear();
     for (const tool of created.tools) context.hostToolNames.add(tool.name);
     return { toolNames: created.tools.map((tool) => tool.name) };

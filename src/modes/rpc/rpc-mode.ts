@@ -9,6 +9,7 @@ import type { CliArgs } from "../../cli/args.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
+import { RpcExtensionUI } from "./extension-ui-bridge.ts";
 import { handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { readJsonlLines } from "./jsonl.ts";
 import { eventFrame } from "./rpc-output.ts";
@@ -41,14 +42,36 @@ function parseFailure(error: string) {
   return { type: "response", command: "parse", success: false, error };
 }
 
-export async function runRpcMode(args: CliArgs): Promise<number> {
+export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const write = claimStdoutForProtocol();
+  // Extension dialogs become extension_ui_request frames; the answers are read the moment they arrive.
+  const ui = new RpcExtensionUI(write, { emitTitle: process.env.PI_RPC_EMIT_TITLE === "1" });
+  let shutdownRequested = false;
   // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
-  const { session, setup } = await createSessionFromArgs(args, { requireApiKey: false });
+  const { session, setup, extensions } = await createSessionFromArgs(args, {
+    requireApiKey: false,
+    extensions: {
+      mode: "rpc",
+      ui,
+      hostApi,
+      reportError: (report) => write({ type: "extension_error", ...report }),
+      notice: (line) => process.stderr.write(`${line}\n`),
+      onShutdownRequested: () => {
+        shutdownRequested = true;
+      },
+    },
+  });
 
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
   session.subscribe((event) => write(eventFrame(event, lean)));
-  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set() };
+  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions };
+  // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
+  const shutdownIfAsked = async () => {
+    if (!shutdownRequested) return;
+    await session.waitForIdle();
+    await extensions?.shutdown();
+    process.exit(0);
+  };
 
   const respond = async (command: RpcCommand) => {
     const id = typeof command.id === "string" || typeof command.id === "number" ? { id: command.id } : {};
@@ -60,6 +83,7 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
     } catch (error) {
       write({ ...id, type: "response", command: command.type, success: false, error: (error as Error).message || String(error) });
     }
+    void shutdownIfAsked();
   };
 
   const stop = (signal: NodeJS.Signals) => {
@@ -91,9 +115,8 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
     const type = (frame as { type?: unknown }).type;
     if (type === "host_tool_update") context.hostTools.handleUpdate(frame as HostToolUpdateFrame);
     else if (type === "host_tool_result") context.hostTools.handleResult(frame as HostToolResultFrame);
-    else if (type === "extension_ui_response") {
-      // No extension asks anything yet; responses for unknown requests are ignored (seed 001).
-    } else if (!isKnownCommand(type)) {
+    else if (type === "extension_ui_response") ui.handleResponse(frame);
+    else if (!isKnownCommand(type)) {
       write({ type: "response", command: typeof type === "string" ? type : "unknown", success: false, error: `Unknown command: ${String(type)}` });
     } else if (IMMEDIATE.has(type)) {
       track(respond(frame as RpcCommand));
@@ -107,8 +130,11 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   // leaving the run waiting forever. The commands and the run in progress finish, so
   // nothing is lost, then the process exits cleanly.
   context.hostTools.close("The host closed stdin");
+  // Dialogs still open can never be answered now: they resolve to their defaults.
+  ui.close("The host closed stdin");
   await ordered;
   await Promise.all(inFlight);
   await session.waitForIdle();
+  await extensions?.shutdown();
   return 0;
 }

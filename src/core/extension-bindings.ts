@@ -1,0 +1,418 @@
+/**
+ * Binds one extension runtime to an AgentSession, both ways: as the session's
+ * hooks it turns agent and session moments into extension events (and applies
+ * what handlers return); as the extensions' host it carries out what they ask
+ * of the session. One instance per runtime generation: a session replacement
+ * or a reload builds a new one (see extension-system.ts).
+ */
+import type { AgentEvent, AgentMessage } from "../agent/types.ts";
+import type { ImageContent, Model, ModelThinkingLevel, TextContent } from "../ai/types.ts";
+import type { ExtensionHost } from "../extensions/host.ts";
+import type { ExtensionRunner } from "../extensions/runner.ts";
+import type {
+  BuildSystemPromptOptions,
+  CompactOptions,
+  CustomMessageInput,
+  ForkOptions,
+  NavigateTreeOptions,
+  NewSessionOptions,
+  ReplacementOptions,
+  SendMessageOptions,
+  SendUserMessageOptions,
+  SlashCommandInfo,
+} from "../extensions/types.ts";
+import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
+import type { AgentSession } from "./agent-session.ts";
+import { estimateContextTokens } from "./compaction/index.ts";
+import { navigateTree } from "./tree-navigation.ts";
+import type { RoutedInput, SessionHooks } from "./session-hooks.ts";
+
+/** What the bindings need from the extension system that owns them. */
+export interface ExtensionSystemLink {
+  readonly mode: ExtensionMode;
+  readonly ui: ExtensionUIContext;
+  isProjectTrusted(): boolean;
+  requestShutdown(): void;
+  reload(): Promise<void>;
+  /** The replacement-session context for withSession, from the runtime now live. */
+  replacedContext(): import("../extensions/types.ts").ReplacedSessionContext;
+  /** Runs after the session file changed: start the next runtime generation. */
+  restart(reason: "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void>;
+  /** Shuts this generation down before a replacement. */
+  shutdownRuntime(reason: "new" | "resume" | "fork", targetSessionFile: string | undefined): Promise<void>;
+}
+
+type Deliverable = Extract<AgentMessage, { role: "custom" }>;
+
+export function customMessage(input: CustomMessageInput): Deliverable {
+  return {
+    role: "custom",
+    customType: String(input.customType),
+    content: input.content ?? "",
+    display: input.display ?? true,
+    details: input.details,
+    timestamp: Date.now(),
+  } as Deliverable;
+}
+
+function splitContent(content: string | (TextContent | ImageContent)[]): RoutedInput {
+  if (typeof content === "string") return { text: content };
+  const parts = Array.isArray(content) ? content : [];
+  const text = parts.flatMap((part) => (part?.type === "text" ? [part.text] : [])).join("\n");
+  const images = parts.filter((part): part is ImageContent => part?.type === "image");
+  return images.length ? { text, images } : { text };
+}
+
+export class ExtensionBindings implements SessionHooks, ExtensionHost {
+  readonly cwd: string;
+  private turnIndex = 0;
+  /** sendMessage(…, {deliverAs: "nextTurn"}): added to the next prompt's messages. */
+  private nextTurnMessages: AgentMessage[] = [];
+  /** The before_agent_start event being dispatched, whose systemPrompt each handler updates. */
+  private chainingPrompt: { systemPrompt: string } | undefined;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly runner: ExtensionRunner,
+    private readonly system: ExtensionSystemLink,
+  ) {
+    this.cwd = session.cwd;
+  }
+
+  // --- host: what extensions read ------------------------------------------------
+
+  get mode(): ExtensionMode {
+    return this.system.mode;
+  }
+  get ui(): ExtensionUIContext {
+    return this.system.ui;
+  }
+  get hasUI(): boolean {
+    return this.system.mode === "rpc" || this.system.mode === "tui";
+  }
+  get modelRegistry() {
+    return this.session.registry;
+  }
+  sessionManager() {
+    return this.session.sessionManager;
+  }
+  model(): Model | undefined {
+    return this.session.model;
+  }
+  signal(): AbortSignal | undefined {
+    return this.session.agent.signal;
+  }
+  isProjectTrusted(): boolean {
+    return this.system.isProjectTrusted();
+  }
+  isIdle(): boolean {
+    return !this.session.isStreaming;
+  }
+  abort(): void {
+    void this.session.abort();
+  }
+  hasPendingMessages(): boolean {
+    return this.session.pendingMessageCount > 0;
+  }
+  shutdown(): void {
+    this.system.requestShutdown();
+  }
+  getContextUsage() {
+    const model = this.session.model;
+    if (!model) return undefined;
+    const { tokens } = estimateContextTokens(this.session.messages);
+    const contextWindow = model.contextWindow;
+    return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
+  }
+  compact(options: CompactOptions = {}): void {
+    this.session.compact(options.customInstructions).then(
+      (result) => options.onComplete?.(result),
+      (error) => options.onError?.(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+  getSystemPrompt(): string {
+    // Inside before_agent_start: the prompt as chained so far (seed 003).
+    return this.chainingPrompt?.systemPrompt ?? this.session.agent.state.systemPrompt;
+  }
+  getSystemPromptOptions(): BuildSystemPromptOptions {
+    const base = this.session.tools.promptBase;
+    const tools = this.session.tools.promptTools();
+    return {
+      ...(base.customPrompt ? { customPrompt: base.customPrompt } : {}),
+      selectedTools: this.session.tools.activeNames(),
+      toolSnippets: Object.fromEntries(tools.filter((tool) => !tool.hidden).map((tool) => [tool.name, tool.promptSnippet ?? tool.description])),
+      promptGuidelines: tools.flatMap((tool) => tool.promptGuidelines ?? []),
+      ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
+      cwd: base.cwd,
+      contextFiles: base.contextFiles.map((file) => ({ ...file })),
+      skills: [],
+    };
+  }
+
+  // --- host: what extensions ask of the session -------------------------------------
+
+  async sendMessage(input: CustomMessageInput, options: SendMessageOptions = {}): Promise<void> {
+    if (typeof input?.customType !== "string") throw new Error("sendMessage needs a message with a customType");
+    const message = customMessage(input);
+    const deliverAs = options.deliverAs ?? "steer";
+    if (deliverAs === "nextTurn") {
+      this.nextTurnMessages.push(message);
+      return;
+    }
+    if (this.session.isStreaming) {
+      if (deliverAs === "followUp") this.session.agent.followUp(message);
+      else this.session.agent.steer(message);
+      return;
+    }
+    if (options.triggerTurn) {
+      await this.session.runMessages([message]);
+      return;
+    }
+    this.session.recordMessage(message);
+    await this.session.emit({ type: "message_start", message });
+    await this.session.emit({ type: "message_end", message });
+  }
+
+  async sendUserMessage(content: string | (TextContent | ImageContent)[], options: SendUserMessageOptions = {}): Promise<void> {
+    const { text, images } = splitContent(content);
+    if (this.session.isStreaming && !options.deliverAs) {
+      throw new Error('sendUserMessage while the agent is working needs { deliverAs: "steer" } or { deliverAs: "followUp" }');
+    }
+    await this.session.prompt(text, { images, streamingBehavior: options.deliverAs, source: "extension" });
+  }
+
+  appendEntry(customType: string, data?: unknown): void {
+    this.session.sessionManager.appendCustomEntry(customType, data);
+  }
+  setSessionName(name: string): void {
+    this.session.setSessionName(name);
+  }
+  getSessionName(): string | undefined {
+    return this.session.sessionName;
+  }
+  setLabel(entryId: string, label: string | undefined): void {
+    this.session.setLabel(entryId, label);
+  }
+  upsertTool(...args: Parameters<ExtensionHost["upsertTool"]>): void {
+    this.session.tools.upsert(...args);
+  }
+  getActiveTools(): string[] {
+    return this.session.tools.activeNames();
+  }
+  getAllTools() {
+    return this.session.tools.all();
+  }
+  setActiveTools(names: string[]): void {
+    this.session.tools.setActive(Array.isArray(names) ? names.map(String) : []);
+  }
+  getCommands(): SlashCommandInfo[] {
+    return this.runner.commands().map(({ invocation, command, extension }) => ({
+      name: invocation,
+      ...(command.description ? { description: command.description } : {}),
+      source: "extension" as const,
+      sourceInfo: extension.sourceInfo,
+    }));
+  }
+  async setModel(model: Model): Promise<boolean> {
+    const known = model && this.session.registry.find(model.provider, model.id);
+    if (!known) return false;
+    try {
+      await this.session.models.setModel(known);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  getThinkingLevel(): ModelThinkingLevel {
+    return this.session.thinkingLevel;
+  }
+  setThinkingLevel(level: ModelThinkingLevel): void {
+    this.session.models.setThinkingLevel(level);
+  }
+
+  // --- host: command-only session control ------------------------------------------
+
+  waitForIdle(): Promise<void> {
+    return this.session.waitForIdle();
+  }
+  async newSession(options: NewSessionOptions = {}): Promise<{ cancelled: boolean }> {
+    const outcome = await this.session.navigation.newSession({ parentSession: options.parentSession });
+    if (outcome.cancelled) return outcome;
+    if (options.setup) {
+      await options.setup(this.session.sessionManager);
+      this.session.agent.state.messages = this.session.sessionManager.buildSessionContext().messages;
+    }
+    await this.afterReplacement(options);
+    return outcome;
+  }
+  async fork(entryId: string, options: ForkOptions = {}): Promise<{ cancelled: boolean }> {
+    const outcome = options.position === "at" ? await this.session.navigation.clone(entryId) : await this.session.navigation.fork(entryId);
+    if (!outcome.cancelled) await this.afterReplacement(options);
+    return { cancelled: outcome.cancelled };
+  }
+  async switchSession(sessionPath: string, options: ReplacementOptions = {}): Promise<{ cancelled: boolean }> {
+    const outcome = await this.session.navigation.switchSession(sessionPath);
+    if (!outcome.cancelled) await this.afterReplacement(options);
+    return outcome;
+  }
+  navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<{ cancelled: boolean }> {
+    return navigateTree(this.session, this.runner, targetId, options);
+  }
+  reload(): Promise<void> {
+    return this.system.reload();
+  }
+
+  private async afterReplacement(options: ReplacementOptions): Promise<void> {
+    if (options.withSession) await options.withSession(this.system.replacedContext());
+  }
+
+  // --- hooks: moments of the session that extensions see ----------------------------
+
+  /** The agent's own hook points: context, provider request/response, tool_call and tool_result. */
+  installAgentHooks(): void {
+    const agent = this.session.agent;
+    const runner = this.runner;
+    agent.transformContext = async (messages) => {
+      if (!runner.hasHandlers("context")) return messages;
+      // Handlers get a deep copy: what they change shapes this request only, never the transcript.
+      return runner.emit("context", { type: "context", messages: structuredClone(messages) });
+    };
+    agent.streamOptions.onPayload = async (payload, model) => {
+      if (!runner.hasHandlers("before_provider_request")) return undefined;
+      const replaced = await runner.emit("before_provider_request", { type: "before_provider_request", payload, model });
+      return replaced === payload ? undefined : replaced;
+    };
+    agent.streamOptions.onResponse = async (response, model) => {
+      if (runner.hasHandlers("after_provider_response")) {
+        await runner.emit("after_provider_response", { type: "after_provider_response", status: response.status, headers: response.headers, model });
+      }
+    };
+    agent.beforeToolCall = async ({ toolCall, args }) => {
+      if (!runner.hasHandlers("tool_call")) return undefined;
+      // `input` is the very object the tool receives, so in-place changes reach it (seed 003).
+      return runner.emit("tool_call", { type: "tool_call", toolName: toolCall.name, toolCallId: toolCall.id, input: args as Record<string, any> });
+    };
+    agent.afterToolCall = async ({ toolCall, args, result, isError }) => {
+      if (!runner.hasHandlers("tool_result")) return undefined;
+      const outcome = await runner.emit("tool_result", {
+        type: "tool_result",
+        toolName: toolCall.name,
+        toolCallId: toolCall.id,
+        input: args as Record<string, any>,
+        content: result.content,
+        details: result.details,
+        isError,
+      });
+      return outcome.changed ? { content: outcome.content, details: outcome.details, isError: outcome.isError } : undefined;
+    };
+  }
+
+
+  async onAgentEvent(event: AgentEvent): Promise<void> {
+    const runner = this.runner;
+    switch (event.type) {
+      case "agent_start":
+        this.turnIndex = 0;
+        if (runner.hasHandlers("agent_start")) await runner.emit("agent_start", { type: "agent_start" });
+        return;
+      case "turn_start":
+        if (runner.hasHandlers("turn_start")) await runner.emit("turn_start", { type: "turn_start", turnIndex: this.turnIndex, timestamp: Date.now() });
+        return;
+      case "turn_end":
+        if (runner.hasHandlers("turn_end")) {
+          await runner.emit("turn_end", { type: "turn_end", turnIndex: this.turnIndex, message: event.message, toolResults: event.toolResults });
+        }
+        this.turnIndex++;
+        return;
+      case "message_end": {
+        if (!runner.hasHandlers("message_end")) return;
+        const extensionEvent = { type: "message_end" as const, message: event.message };
+        event.message = await runner.emit("message_end", extensionEvent);
+        return;
+      }
+      default:
+        if (runner.hasHandlers(event.type)) await runner.emit(event.type, event as never);
+    }
+  }
+
+  async routeInput(input: RoutedInput & { source: "interactive" | "rpc" | "extension"; streamingBehavior?: "steer" | "followUp" }) {
+    const matched = this.runner.matchCommand(input.text);
+    if (matched) {
+      // A command an extension queued as a follow-up runs when the agent is done, as queued text would.
+      if (input.source === "extension" && input.streamingBehavior === "followUp" && this.session.isStreaming) {
+        void this.session.waitForIdle().then(() => this.runner.runCommand(matched.command, matched.args));
+      } else {
+        await this.runner.runCommand(matched.command, matched.args);
+      }
+      return undefined;
+    }
+    if (!this.runner.hasHandlers("input")) return input;
+    const outcome = await this.runner.emit("input", { type: "input", ...input });
+    if (outcome.action === "handled") return undefined;
+    return outcome.images ? { text: outcome.text, images: outcome.images } : { text: outcome.text };
+  }
+
+  async beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }> {
+    const queued = this.nextTurnMessages.splice(0);
+    if (!this.runner.hasHandlers("before_agent_start")) return { messages: queued };
+    const base = this.session.tools.baseSystemPrompt;
+    const event = {
+      type: "before_agent_start" as const,
+      prompt: input.text,
+      ...(input.images ? { images: input.images } : {}),
+      systemPrompt: base,
+      systemPromptOptions: this.getSystemPromptOptions(),
+    };
+    this.chainingPrompt = event;
+    let outcome;
+    try {
+      outcome = await this.runner.emit("before_agent_start", event);
+    } finally {
+      this.chainingPrompt = undefined;
+    }
+    return {
+      ...(outcome.systemPrompt !== base ? { systemPrompt: outcome.systemPrompt } : {}),
+      messages: [...queued, ...outcome.messages.map(customMessage)],
+    };
+  }
+
+  async userBash(command: string, excludeFromContext: boolean) {
+    if (!this.runner.hasHandlers("user_bash")) return undefined;
+    return this.runner.emit("user_bash", { type: "user_bash", command, excludeFromContext, cwd: this.cwd });
+  }
+
+  async beforeCompact(input: Parameters<SessionHooks["beforeCompact"]>[0]) {
+    if (!this.runner.hasHandlers("session_before_compact")) return undefined;
+    return this.runner.emit("session_before_compact", { type: "session_before_compact", ...input });
+  }
+
+  async compacted(...[compactionEntry, fromExtension]: Parameters<SessionHooks["compacted"]>): Promise<void> {
+    await this.runner.emit("session_compact", { type: "session_compact", compactionEntry, fromExtension });
+  }
+
+  async modelSelected(model: Model, previousModel: Model | undefined, source: "set" | "cycle" | "restore"): Promise<void> {
+    await this.runner.emit("model_select", { type: "model_select", model, ...(previousModel ? { previousModel } : {}), source });
+  }
+
+  async thinkingLevelSelected(level: ModelThinkingLevel, previousLevel: ModelThinkingLevel): Promise<void> {
+    await this.runner.emit("thinking_level_select", { type: "thinking_level_select", level, previousLevel });
+  }
+
+  async beforeSwitch(reason: "new" | "resume", targetSessionFile?: string): Promise<boolean> {
+    const outcome = await this.runner.emit("session_before_switch", { type: "session_before_switch", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
+    return outcome?.cancel === true;
+  }
+
+  async beforeFork(entryId: string, position: "before" | "at"): Promise<boolean> {
+    const outcome = await this.runner.emit("session_before_fork", { type: "session_before_fork", entryId, position });
+    return outcome?.cancel === true;
+  }
+
+  sessionWillBeReplaced(reason: "new" | "resume" | "fork", targetSessionFile: string | undefined): Promise<void> {
+    return this.system.shutdownRuntime(reason, targetSessionFile);
+  }
+
+  sessionReplaced(reason: "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void> {
+    return this.system.restart(reason, previousSessionFile);
+  }
+}

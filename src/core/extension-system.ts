@@ -1,0 +1,333 @@
+/**
+ * The extension system of one process, over its lifetime: finds and loads
+ * extensions (user and -e ones first, project ones once the project is
+ * trusted), binds them to the session, and starts a fresh runtime generation
+ * whenever the session is replaced or reloaded — the old generation gets
+ * session_shutdown, the new one session_start, and objects the old one handed
+ * out become stale. Loaded only when some extension is configured.
+ */
+import { getAgentDir } from "../config/paths.ts";
+import type { ModelRegistry } from "../config/model-registry.ts";
+import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
+import { createCommandContext, createExtensionContext, createReplacedSessionContext } from "../extensions/context.ts";
+import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
+import { createEventBus } from "../extensions/event-bus.ts";
+import type { ExtensionRuntime } from "../extensions/extension-api.ts";
+import { registerHostModules } from "../extensions/host-modules.ts";
+import { loadExtensions, type LoadFailure } from "../extensions/loader.ts";
+import { projectNeedsTrust, resolveBuiltinTrust, untrustedProjectNotice } from "../extensions/project-trust.ts";
+import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
+import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
+import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
+import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
+import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
+import type { AgentSession } from "./agent-session.ts";
+import { adaptTool } from "../extensions/tool-adapter.ts";
+import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
+
+export interface ExtensionSystemOptions {
+  cwd: string;
+  mode: ExtensionMode;
+  ui: ExtensionUIContext;
+  /** -e paths. */
+  cliPaths: string[];
+  noExtensions: boolean;
+  /** --trust-project / --no-trust-project. */
+  cliTrust?: boolean;
+  /** The public API extensions import as `xcsh` (src/index.ts), handed over by the entry point. */
+  hostApi: () => Promise<Record<string, unknown>>;
+  /** extension_error: an event frame in rpc/json mode, a stderr line in print mode. */
+  reportError(report: ExtensionErrorReport): void;
+  /** A line for the person running xcsh (stderr). */
+  notice(line: string): void;
+  /** ctx.shutdown(): the mode ends the process once idle. */
+  onShutdownRequested(): void;
+}
+
+const STALE =
+  "This extension object belongs to a session that was replaced or reloaded; use the ctx passed to withSession (or to your new session_start handler).";
+
+export class ExtensionSystem implements ExtensionSystemLink {
+  private runner: ExtensionRunner;
+  private generation = 0;
+  private sources: ExtensionSource[] = [];
+  private trusted = false;
+  private askTrustLater = false;
+  private session: AgentSession | undefined;
+  private bindings: ExtensionBindings | undefined;
+  private readonly events;
+  private readonly providerQueue: { extension: LoadedExtension; name: string; config: ProviderConfig }[] = [];
+  private registry: ModelRegistry | undefined;
+  private shuttingDown = false;
+
+  private constructor(private readonly options: ExtensionSystemOptions) {
+    this.runner = new ExtensionRunner((report) => options.reportError(report));
+    this.events = createEventBus((channel, error) => this.runner.report("<events>", `events:${channel}`, error));
+  }
+
+  get mode(): ExtensionMode {
+    return this.options.mode;
+  }
+  get ui(): ExtensionUIContext {
+    return this.options.ui;
+  }
+  get currentRunner(): ExtensionRunner {
+    return this.runner;
+  }
+  isProjectTrusted(): boolean {
+    return this.trusted;
+  }
+
+  /** Whether anything could load: a quick look, so a run without extensions never imports this module's dependencies. */
+  static discover(options: Pick<ExtensionSystemOptions, "cwd" | "cliPaths" | "noExtensions">, includeProject: boolean): DiscoveryResult {
+    const global = safeRead(readGlobalSettingsFile);
+    const project = includeProject ? safeRead(() => readProjectSettingsFile(options.cwd)) : {};
+    return discoverExtensions({
+      cwd: options.cwd,
+      agentDir: getAgentDir(),
+      cliPaths: options.cliPaths,
+      userSettingsPaths: stringList(global.extensions),
+      projectSettingsPaths: stringList(project.extensions),
+      includeProject,
+      noExtensions: options.noExtensions,
+    });
+  }
+
+  /**
+   * Loads the user and -e extensions, settles project trust, then loads the
+   * project's. Returns once every factory has run (async factories awaited).
+   */
+  static async start(options: ExtensionSystemOptions): Promise<ExtensionSystem> {
+    const system = new ExtensionSystem(options);
+    registerHostModules({ codingAgent: await options.hostApi() });
+    await system.loadPhase(ExtensionSystem.discover(options, false), false);
+    await system.settleTrust();
+    if (system.trusted) await system.loadProjectExtensions(false);
+    return system;
+  }
+
+  private runtime(): ExtensionRuntime {
+    const generation = this.generation;
+    const assertLive = () => {
+      if (generation !== this.generation) throw new Error(STALE);
+    };
+    const runner = this.runner;
+    let context: ReturnType<typeof createExtensionContext> | undefined;
+    return {
+      runner,
+      cwd: this.options.cwd,
+      events: this.events,
+      assertLive,
+      toolContext: () => {
+        if (!this.bindings) throw new Error("The session is not ready yet");
+        return (context ??= createExtensionContext(this.bindings, assertLive));
+      },
+      registerProvider: (extension, name, config) => {
+        if (!this.registry) this.providerQueue.push({ extension, name, config });
+        else this.applyProvider(extension, name, config);
+      },
+      unregisterProvider: (name) => {
+        if (this.registry) unregisterExtensionProvider(this.registry, name);
+        else this.providerQueue.splice(0, this.providerQueue.length, ...this.providerQueue.filter((entry) => entry.name !== name));
+      },
+    };
+  }
+
+  private async loadPhase(discovered: DiscoveryResult, fresh: boolean): Promise<void> {
+    for (const error of discovered.errors) this.reportLoadFailure(error);
+    const added = discovered.sources.filter((source) => !this.sources.some((known) => known.path === source.path));
+    this.sources.push(...added);
+    const { failures } = await loadExtensions(added, this.runtime(), { fresh });
+    for (const failure of failures) this.reportLoadFailure(failure);
+  }
+
+  private reportLoadFailure(failure: LoadFailure): void {
+    this.options.reportError({ extensionPath: failure.path, event: "load", error: failure.error });
+  }
+
+  private async loadProjectExtensions(fresh: boolean): Promise<LoadedExtension[]> {
+    const before = this.runner.extensions.length;
+    await this.loadPhase(ExtensionSystem.discover(this.options, true), fresh);
+    return this.runner.extensions.slice(before);
+  }
+
+  /** project_trust (user and -e extensions decide first), then --trust-project, trust.json, defaultProjectTrust. */
+  private async settleTrust(): Promise<void> {
+    const { cwd } = this.options;
+    const projectSettings = safeRead(() => readProjectSettingsFile(cwd));
+    const needsTrust = projectNeedsTrust(cwd, projectSettings);
+    if (needsTrust && this.runner.hasHandlers("project_trust")) {
+      const ui = this.options.ui;
+      const trustContext = {
+        cwd,
+        mode: this.options.mode,
+        hasUI: this.options.mode === "rpc" || this.options.mode === "tui",
+        ui: { select: ui.select.bind(ui), confirm: ui.confirm.bind(ui), input: ui.input.bind(ui), notify: ui.notify.bind(ui) },
+      };
+      const decision = await this.runner.emit("project_trust", { type: "project_trust", cwd }, { context: trustContext });
+      if (decision.trusted !== "undecided") {
+        this.trusted = decision.trusted === "yes";
+        if (decision.remember) this.remember(this.trusted);
+        return;
+      }
+    }
+    const outcome = resolveBuiltinTrust({
+      cliTrust: this.options.cliTrust,
+      remembered: readTrustDecision(getAgentDir(), cwd),
+      setting: safeRead(readGlobalSettingsFile).defaultProjectTrust as "ask" | "trust" | "deny" | undefined,
+    });
+    this.trusted = outcome === "trusted";
+    if (outcome !== "ask" || !needsTrust) return;
+    if (this.options.mode === "rpc" || this.options.mode === "tui") this.askTrustLater = true;
+    else this.options.notice(untrustedProjectNotice(cwd));
+  }
+
+  private remember(trusted: boolean): void {
+    const warning = rememberTrustDecision(getAgentDir(), this.options.cwd, trusted);
+    if (warning) this.options.notice(`xcsh: ${warning}`);
+  }
+
+  /** The RPC host is asked in the background: startup and commands never wait for the answer. */
+  private async askTrust(): Promise<void> {
+    const trusted = await this.options.ui.confirm(
+      "Trust this project?",
+      `${this.options.cwd} has project extensions or settings that run code. Load them?`,
+    );
+    this.remember(trusted);
+    if (!trusted) return;
+    this.trusted = true;
+    const added = await this.loadProjectExtensions(false);
+    if (!this.session || added.length === 0) return;
+    this.registerTools(added);
+    const only = (extension: LoadedExtension) => added.includes(extension);
+    await this.runner.emit("session_start", { type: "session_start", reason: "startup" }, { only });
+    await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: "startup" }, { only });
+  }
+
+  private applyProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void {
+    try {
+      registerExtensionProvider(this.registry!, name, config, extension.path);
+    } catch (error) {
+      this.runner.report(extension.path, "registerProvider", error);
+    }
+  }
+
+  /** Applies providers queued during loading; model resolution needs them. */
+  useRegistry(registry: ModelRegistry): void {
+    this.registry = registry;
+    for (const { extension, name, config } of this.providerQueue.splice(0)) this.applyProvider(extension, name, config);
+  }
+
+  /** Flags every loaded extension registered, by type, for the second parse of the command line. */
+  flagTypes(): Map<string, "boolean" | "string"> {
+    return new Map([...this.runner.flagDefinitions()].map(([name, options]) => [name, options.type]));
+  }
+
+  /** Binds the loaded extensions to the session and tells them it started. */
+  async attach(session: AgentSession, flagValues: ReadonlyMap<string, boolean | string>): Promise<void> {
+    this.session = session;
+    for (const [name, value] of flagValues) this.runner.flagValues.set(name, value);
+    this.bind();
+    await this.announce("startup", undefined);
+    if (this.askTrustLater) void this.askTrust().catch((error) => this.runner.report("<trust>", "project_trust", error));
+  }
+
+  private bind(): void {
+    const session = this.session!;
+    const bindings = new ExtensionBindings(session, this.runner, this);
+    const generation = this.generation;
+    const assertLive = () => {
+      if (generation !== this.generation) throw new Error(STALE);
+    };
+    this.bindings = bindings;
+    session.hooks = bindings;
+    bindings.installAgentHooks();
+    this.runner.bind(bindings, createExtensionContext(bindings, assertLive), createCommandContext(bindings, assertLive));
+    this.registerTools(this.runner.extensions);
+  }
+
+  /** Tools extensions registered while loading reach the session the way a later pi.registerTool() would. */
+  private registerTools(extensions: LoadedExtension[]): void {
+    const { toolContext } = this.runtime();
+    for (const extension of extensions) {
+      for (const definition of extension.tools.values()) {
+        this.bindings!.upsertTool(adaptTool(definition, toolContext), {
+          sourceInfo: extension.sourceInfo,
+          promptSnippet: definition.promptSnippet,
+          promptGuidelines: definition.promptGuidelines,
+        });
+      }
+    }
+  }
+
+  private async announce(reason: "startup" | "reload" | "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void> {
+    await this.runner.emit("session_start", { type: "session_start", reason, ...(previousSessionFile ? { previousSessionFile } : {}) });
+    await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: reason === "reload" ? "reload" : "startup" });
+  }
+
+  // --- replacement and reload ------------------------------------------------------
+
+  async shutdownRuntime(reason: "new" | "resume" | "fork" | "reload" | "quit", targetSessionFile: string | undefined): Promise<void> {
+    await this.runner.emit("session_shutdown", { type: "session_shutdown", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
+  }
+
+  /** A new generation: the same extensions' factories run again against the replaced session. */
+  async restart(reason: "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void> {
+    await this.nextGeneration(false);
+    this.bind();
+    await this.announce(reason, previousSessionFile);
+  }
+
+  async reload(): Promise<void> {
+    await this.shutdownRuntime("reload", undefined);
+    this.sources = [];
+    await this.nextGeneration(true);
+    await this.loadPhase(ExtensionSystem.discover(this.options, false), true);
+    if (this.trusted) await this.loadProjectExtensions(true);
+    if (this.registry) this.useRegistry(this.registry);
+    this.bind();
+    await this.announce("reload", undefined);
+  }
+
+  private async nextGeneration(forReload: boolean): Promise<void> {
+    this.generation++;
+    const flags = this.runner.flagValues;
+    this.runner = new ExtensionRunner((report) => this.options.reportError(report));
+    for (const [name, value] of flags) this.runner.flagValues.set(name, value);
+    this.session?.tools.removeExtensionTools();
+    if (forReload) return;
+    const { failures } = await loadExtensions(this.sources, this.runtime());
+    for (const failure of failures) this.reportLoadFailure(failure);
+  }
+
+  replacedContext(): ReplacedSessionContext {
+    const generation = this.generation;
+    return createReplacedSessionContext(this.bindings!, () => {
+      if (generation !== this.generation) throw new Error(STALE);
+    });
+  }
+
+  requestShutdown(): void {
+    this.options.onShutdownRequested();
+  }
+
+  /** At exit: session_shutdown {reason: "quit"}, once. */
+  async shutdown(): Promise<void> {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    await this.shutdownRuntime("quit", undefined);
+  }
+}
+
+function safeRead<T extends Record<string, unknown>>(read: () => T): T {
+  try {
+    return read();
+  } catch {
+    // A broken settings file is reported where settings load; discovery just sees no paths.
+    return {} as T;
+  }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}

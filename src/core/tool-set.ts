@@ -1,0 +1,126 @@
+/**
+ * The session's tools: every tool it knows (built-ins, extension tools, the RPC
+ * host's tools), which of them are active, and the system prompt that lists
+ * the active ones. An extension tool with a built-in's name replaces it. The
+ * agent's tool array is updated in place, so a run in progress sees a change
+ * at its next model call.
+ */
+import type { Agent } from "../agent/agent.ts";
+import type { AgentTool } from "../agent/types.ts";
+import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
+import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
+import type { CodingTool } from "../tools/types.ts";
+
+interface ToolEntry {
+  tool: AgentTool<any>;
+  sourceInfo: SourceInfo;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+}
+
+export type PromptBase = Omit<SystemPromptOptions, "tools">;
+
+function builtinSource(name: string): SourceInfo {
+  return { path: `<builtin:${name}>`, source: "builtin", scope: "temporary", origin: "top-level" };
+}
+
+export class ToolSet {
+  private readonly entries = new Map<string, ToolEntry>();
+  private active: string[];
+  private hostTools: AgentTool<any>[] = [];
+  private readonly builtins = new Map<string, CodingTool<any>>();
+  /** The system prompt for the active tools, before any per-prompt change by an extension. */
+  baseSystemPrompt = "";
+
+  constructor(
+    private readonly agent: Agent,
+    readonly promptBase: PromptBase,
+    builtins: readonly CodingTool<any>[],
+    activeNames: readonly string[],
+  ) {
+    for (const tool of builtins) {
+      this.builtins.set(tool.name, tool);
+      this.entries.set(tool.name, { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines });
+    }
+    this.active = activeNames.filter((name) => this.entries.has(name));
+    this.apply();
+  }
+
+  /** Adds or replaces a tool by name; it becomes active. */
+  upsert(tool: AgentTool<any>, info: Omit<ToolEntry, "tool">): void {
+    this.entries.set(tool.name, { tool, ...info });
+    // A registered tool is active, also when it replaces a built-in that was switched off.
+    if (!this.active.includes(tool.name)) this.active.push(tool.name);
+    this.apply();
+  }
+
+  /** Drops every extension tool (a reload or session replacement registers them again); overridden built-ins come back. */
+  removeExtensionTools(): void {
+    for (const [name, entry] of this.entries) {
+      if (entry.sourceInfo.source === "builtin") continue;
+      const builtin = this.builtins.get(name);
+      if (builtin) this.entries.set(name, { tool: builtin, sourceInfo: builtinSource(name), promptSnippet: builtin.promptSnippet, promptGuidelines: builtin.promptGuidelines });
+      else {
+        this.entries.delete(name);
+        this.active = this.active.filter((active) => active !== name);
+      }
+    }
+    this.apply();
+  }
+
+  setActive(names: readonly string[]): void {
+    const unknown = names.filter((name) => !this.entries.has(name));
+    if (unknown.length > 0) throw new Error(`Unknown tool${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Known: ${[...this.entries.keys()].join(", ")}`);
+    this.active = [...new Set(names)];
+    this.apply();
+  }
+
+  /** The RPC host's tools (set_host_tools): always active, never in the system prompt's list. */
+  setHostTools(tools: AgentTool<any>[]): void {
+    this.hostTools = tools;
+    this.apply();
+  }
+
+  activeNames(): string[] {
+    return [...this.active];
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  isBuiltinName(name: string): boolean {
+    return this.entries.get(name)?.sourceInfo.source === "builtin";
+  }
+
+  all(): ToolInfo[] {
+    return [...this.entries.values()].map(({ tool, sourceInfo, promptGuidelines }) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      ...(promptGuidelines ? { promptGuidelines } : {}),
+      sourceInfo,
+    }));
+  }
+
+  /** Snippets and guidelines of the active tools, as the system prompt uses them. */
+  promptTools(): PromptTool[] {
+    return this.active.flatMap((name): PromptTool[] => {
+      const entry = this.entries.get(name);
+      if (!entry) return [];
+      // Extension tools appear in "Available tools" only with a snippet (seed 003).
+      if (entry.sourceInfo.source !== "builtin" && !entry.promptSnippet) return [{ name, description: "", promptGuidelines: entry.promptGuidelines, hidden: true }];
+      return [{ name, description: entry.tool.description, promptSnippet: entry.promptSnippet, promptGuidelines: entry.promptGuidelines }];
+    });
+  }
+
+  private apply(): void {
+    const tools = this.agent.state.tools;
+    const next = [...this.active.flatMap((name) => this.entries.get(name)?.tool ?? []), ...this.hostTools];
+    tools.splice(0, tools.length, ...next);
+    const previousBase = this.baseSystemPrompt;
+    this.baseSystemPrompt = buildSystemPrompt({ ...this.promptBase, tools: this.promptTools() });
+    // Keep a per-prompt prompt an extension set for the run in progress; otherwise follow the base.
+    if (this.agent.state.systemPrompt === previousBase || previousBase === "") this.agent.state.systemPrompt = this.baseSystemPrompt;
+  }
+}

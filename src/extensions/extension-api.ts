@@ -1,0 +1,104 @@
+/**
+ * The `pi` object each extension's factory receives. Registration calls
+ * (on, registerTool, registerCommand, …) record into the extension and work at
+ * any time; a tool registered after startup reaches the session at once.
+ * Session actions (sendMessage, setModel, …) need the session and say so
+ * clearly when called from the factory, before it exists.
+ */
+import { execCommand } from "./exec.ts";
+import type { ExtensionHost } from "./host.ts";
+import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
+import { adaptTool } from "./tool-adapter.ts";
+import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
+
+/** What the API needs beyond the extension itself; shared by every extension of a runtime. */
+export interface ExtensionRuntime {
+  runner: ExtensionRunner;
+  cwd: string;
+  events: EventBus;
+  /** Throws when this runtime was replaced (new/switched/forked session, reload). */
+  assertLive(): void;
+  /** The context a tool's execute receives. */
+  toolContext(): ExtensionContext;
+  registerProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void;
+  unregisterProvider(name: string): void;
+}
+
+export function createExtensionAPI(extension: LoadedExtension, runtime: ExtensionRuntime): ExtensionAPI {
+  const host = (method: string): ExtensionHost => {
+    runtime.assertLive();
+    const bound = runtime.runner.boundHost;
+    if (!bound) {
+      throw new Error(`pi.${method}() is not available while extensions load; call it from a handler such as session_start, or from a command or tool.`);
+    }
+    return bound;
+  };
+  const addTool = (name: string) => {
+    const definition = extension.tools.get(name);
+    const bound = runtime.runner.boundHost;
+    if (!definition || !bound) return;
+    bound.upsertTool(adaptTool(definition, runtime.toolContext), {
+      sourceInfo: extension.sourceInfo,
+      promptSnippet: definition.promptSnippet,
+      promptGuidelines: definition.promptGuidelines,
+    });
+  };
+
+  return {
+    on(event, handler) {
+      if (typeof handler !== "function") throw new Error(`pi.on("${String(event)}") needs a handler function`);
+      const list = extension.handlers.get(event) ?? [];
+      list.push(handler as (event: unknown, ctx: unknown) => unknown);
+      extension.handlers.set(event, list);
+    },
+    registerTool(tool) {
+      if (!tool || typeof tool.name !== "string" || !tool.name) throw new Error("pi.registerTool() needs a tool with a name");
+      if (typeof tool.execute !== "function") throw new Error(`Tool "${tool.name}" has no execute function`);
+      extension.tools.set(tool.name, tool);
+      addTool(tool.name);
+    },
+    registerCommand(name, options) {
+      const clean = String(name).replace(/^\//, "");
+      if (!clean || /\s/.test(clean)) throw new Error(`Command name "${name}" must be one word without spaces`);
+      if (typeof options?.handler !== "function") throw new Error(`Command "${clean}" has no handler function`);
+      extension.commands.set(clean, options);
+    },
+    registerShortcut(shortcut, options) {
+      extension.shortcuts.set(shortcut, options);
+    },
+    registerFlag(name, options) {
+      extension.flags.set(String(name).replace(/^--/, ""), { ...options, type: options?.type === "string" ? "string" : "boolean" });
+    },
+    getFlag: (name) => runtime.runner.getFlag(String(name).replace(/^--/, "")),
+    registerMessageRenderer(customType, renderer) {
+      extension.messageRenderers.set(customType, renderer);
+    },
+    sendMessage(message, options) {
+      void host("sendMessage")
+        .sendMessage(message, options)
+        .catch((error) => runtime.runner.report(extension.path, "sendMessage", error));
+    },
+    sendUserMessage(content, options) {
+      void host("sendUserMessage")
+        .sendUserMessage(content, options)
+        .catch((error) => runtime.runner.report(extension.path, "sendUserMessage", error));
+    },
+    appendEntry: (customType, data) => host("appendEntry").appendEntry(customType, data),
+    setSessionName: (name) => host("setSessionName").setSessionName(name),
+    getSessionName: () => host("getSessionName").getSessionName(),
+    setLabel: (entryId, label) => host("setLabel").setLabel(entryId, label),
+    exec: (command, args, options) => execCommand(runtime.cwd, command, args, options),
+    getActiveTools: () => host("getActiveTools").getActiveTools(),
+    getAllTools: () => host("getAllTools").getAllTools(),
+    setActiveTools: (names) => host("setActiveTools").setActiveTools(names),
+    getCommands: () => host("getCommands").getCommands(),
+    setModel: (model) => host("setModel").setModel(model),
+    getThinkingLevel: () => host("getThinkingLevel").getThinkingLevel(),
+    setThinkingLevel: (level) => host("setThinkingLevel").setThinkingLevel(level),
+    registerProvider: (name, config) => runtime.registerProvider(extension, name, config),
+    unregisterProvider: (name) => runtime.unregisterProvider(name),
+    get events() {
+      return runtime.events;
+    },
+  };
+}

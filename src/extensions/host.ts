@@ -1,0 +1,70 @@
+/**
+ * What the extension runtime needs from the session it serves. `core/` implements
+ * this over AgentSession and hands it to the runner, so `extensions/` never
+ * imports `core/` (DESIGN.md: dependencies point down) and a test can drive the
+ * runtime with a small fake.
+ */
+import type { AgentTool } from "../agent/types.ts";
+import type { ImageContent, Model, ModelThinkingLevel, TextContent } from "../ai/types.ts";
+import type { ModelRegistry } from "../config/model-registry.ts";
+import type { SessionManager } from "../session/session-manager.ts";
+import type {
+  BuildSystemPromptOptions,
+  CompactOptions,
+  ContextUsage,
+  CustomMessageInput,
+  ForkOptions,
+  NavigateTreeOptions,
+  NewSessionOptions,
+  ReplacementOptions,
+  SendMessageOptions,
+  SendUserMessageOptions,
+  SlashCommandInfo,
+  SourceInfo,
+  ToolInfo,
+} from "./types.ts";
+import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
+
+export interface ExtensionHost {
+  readonly cwd: string;
+  readonly mode: ExtensionMode;
+  readonly ui: ExtensionUIContext;
+  readonly hasUI: boolean;
+  readonly modelRegistry: ModelRegistry;
+  sessionManager(): SessionManager;
+  model(): Model | undefined;
+  signal(): AbortSignal | undefined;
+  isProjectTrusted(): boolean;
+  isIdle(): boolean;
+  abort(): void;
+  hasPendingMessages(): boolean;
+  shutdown(): void;
+  getContextUsage(): ContextUsage | undefined;
+  compact(options?: CompactOptions): void;
+  getSystemPrompt(): string;
+  getSystemPromptOptions(): BuildSystemPromptOptions;
+
+  sendMessage(message: CustomMessageInput, options?: SendMessageOptions): Promise<void>;
+  sendUserMessage(content: string | (TextContent | ImageContent)[], options?: SendUserMessageOptions): Promise<void>;
+  appendEntry(customType: string, data?: unknown): void;
+  setSessionName(name: string): void;
+  getSessionName(): string | undefined;
+  setLabel(entryId: string, label: string | undefined): void;
+
+  /** A tool an extension registered (or replaced): the session adds it and makes it active. */
+  upsertTool(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; promptSnippet?: string; promptGuidelines?: string[] }): void;
+  getActiveTools(): string[];
+  getAllTools(): ToolInfo[];
+  setActiveTools(names: string[]): void;
+  getCommands(): SlashCommandInfo[];
+  setModel(model: Model): Promise<boolean>;
+  getThinkingLevel(): ModelThinkingLevel;
+  setThinkingLevel(level: ModelThinkingLevel): void;
+
+  waitForIdle(): Promise<void>;
+  newSession(options?: NewSessionOptions): Promise<{ cancelled: boolean }>;
+  fork(entryId: string, options?: ForkOptions): Promise<{ cancelled: boolean }>;
+  navigateTree(targetId: string, options?: NavigateTreeOptions): Promise<{ cancelled: boolean }>;
+  switchSession(sessionPath: string, options?: ReplacementOptions): Promise<{ cancelled: boolean }>;
+  reload(): Promise<void>;
+}

@@ -1,0 +1,74 @@
+/**
+ * Loads extensions: a native `import()` of each entry file — Bun transpiles
+ * TypeScript itself, the host modules are already registered as virtual
+ * modules, and an extension's own npm dependencies resolve from its folder —
+ * then its default factory is called (and awaited) with a fresh `pi` object.
+ * A broken extension is reported with its path and reason; the others load.
+ */
+import type { ExtensionSource } from "./discovery.ts";
+import { createExtensionAPI, type ExtensionRuntime } from "./extension-api.ts";
+import { emptyExtension, type LoadedExtension } from "./runner.ts";
+import type { ExtensionFactory, SourceInfo } from "./types.ts";
+
+export interface LoadFailure {
+  path: string;
+  error: string;
+}
+
+/** Factories by entry path: a session replacement re-runs them without importing again. */
+const factories = new Map<string, ExtensionFactory>();
+
+export function sourceInfoOf(source: ExtensionSource): SourceInfo {
+  return {
+    path: source.path,
+    source: source.source,
+    scope: source.scope,
+    origin: source.origin,
+    ...(source.baseDir ? { baseDir: source.baseDir } : {}),
+  };
+}
+
+async function importFactory(path: string, fresh: boolean): Promise<ExtensionFactory> {
+  const cached = factories.get(path);
+  if (cached && !fresh) return cached;
+  // A query makes Bun evaluate the file again (reload); the first import needs none.
+  const module = await import(cached ? `${path}?reload=${Date.now()}` : path);
+  const factory = typeof module.default === "function" ? module.default : undefined;
+  if (!factory) throw new Error("it has no default export function (export default function (pi) { … })");
+  factories.set(path, factory);
+  return factory;
+}
+
+/**
+ * Imports (or re-runs) each extension and adds the ones that load to the
+ * runtime's runner, in order. `fresh` re-imports the files (reload).
+ */
+export async function loadExtensions(
+  sources: readonly ExtensionSource[],
+  runtime: ExtensionRuntime,
+  options: { fresh?: boolean } = {},
+): Promise<{ loaded: LoadedExtension[]; failures: LoadFailure[] }> {
+  const loaded: LoadedExtension[] = [];
+  const failures: LoadFailure[] = [];
+  for (const source of sources) {
+    const extension = emptyExtension(source.path, sourceInfoOf(source));
+    try {
+      const factory = await importFactory(source.path, options.fresh === true);
+      await factory(createExtensionAPI(extension, runtime));
+      runtime.runner.add(extension);
+      loaded.push(extension);
+    } catch (error) {
+      failures.push({ path: source.path, error: describeLoadError(error) });
+    }
+  }
+  return { loaded, failures };
+}
+
+function describeLoadError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // Bun's resolve errors name the package; say what to do about it.
+  if (/Cannot find (module|package)/.test(error.message)) {
+    return `${error.message} (install the extension's dependencies in its folder, e.g. npm install)`;
+  }
+  return error.message || error.name;
+}

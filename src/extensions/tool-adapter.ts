@@ -1,0 +1,34 @@
+/**
+ * Turns an extension's tool definition into a tool the agent loop runs: the
+ * same name, schema and argument shim, with `execute` given the extension
+ * context as its fifth argument. A result without `details` gets undefined,
+ * a plain string becomes text; anything else is an error the model can read —
+ * a throw from `execute` is already an error result in the loop.
+ */
+import type { AgentTool, AgentToolResult } from "../agent/types.ts";
+import type { ExtensionContext, ToolDefinition } from "./types.ts";
+
+export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext): AgentTool<any> {
+  return {
+    name: definition.name,
+    label: definition.label ?? definition.name,
+    description: definition.description ?? "",
+    parameters: definition.parameters,
+    ...(definition.prepareArguments ? { prepareArguments: definition.prepareArguments } : {}),
+    ...(definition.executionMode ? { executionMode: definition.executionMode } : {}),
+    async execute(toolCallId, params, signal, onUpdate) {
+      const update = onUpdate ? (partial: unknown) => onUpdate(normalizeResult(definition.name, partial)) : undefined;
+      const result = await definition.execute(toolCallId, params, signal, update as never, context());
+      return normalizeResult(definition.name, result);
+    },
+  };
+}
+
+function normalizeResult(toolName: string, result: unknown): AgentToolResult<any> {
+  if (typeof result === "string") return { content: [{ type: "text", text: result }], details: undefined };
+  if (typeof result !== "object" || result === null || !Array.isArray((result as { content?: unknown }).content)) {
+    throw new Error(`Tool "${toolName}" returned no result content (expected { content: [...] })`);
+  }
+  const typed = result as AgentToolResult<any>;
+  return { content: typed.content, details: typed.details, ...(typed.terminate ? { terminate: true } : {}) };
+}
