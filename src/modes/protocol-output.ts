@@ -1,25 +1,28 @@
 /**
  * In json and rpc modes stdout carries protocol frames only. Anything else that
- * would print there (console.log from a library or an extension) is sent to
- * stderr instead, and frames are written whole, one JSON object per line.
- * A string is taken as an already serialized line.
+ * would print there — console.log, or process.stdout.write from a library or an
+ * extension — is sent to stderr instead, and frames are written whole, one JSON
+ * object per line, through the one writer kept for them. A string is taken as
+ * an already serialized line.
  */
 import { format } from "node:util";
 import { serializeFrame } from "./rpc/jsonl.ts";
 
-let claimed = false;
+let frameWriter: ((frame: unknown) => void) | undefined;
 
 export function claimStdoutForProtocol(): (frame: unknown) => void {
-  if (!claimed) {
-    claimed = true;
-    const toStderr = (...args: unknown[]) => {
-      process.stderr.write(format(...args) + "\n");
-    };
-    console.log = toStderr;
-    console.info = toStderr;
-    console.debug = toStderr;
-  }
-  return (frame) => {
-    process.stdout.write(typeof frame === "string" ? frame : serializeFrame(frame));
+  if (frameWriter) return frameWriter;
+  const toStderr = (...args: unknown[]) => {
+    process.stderr.write(format(...args) + "\n");
   };
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  const protocolWrite = process.stdout.write.bind(process.stdout);
+  // Everyone else's writes to stdout go to stderr; the protocol keeps the original writer.
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  frameWriter = (frame) => {
+    protocolWrite(typeof frame === "string" ? frame : serializeFrame(frame));
+  };
+  return frameWriter;
 }

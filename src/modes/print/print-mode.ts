@@ -35,11 +35,11 @@ function textOf(message: AssistantMessage): string {
  * the final answer goes to stdout (the model's remarks between tool calls are
  * not the answer), and tool activity is shown on stderr when it is a terminal.
  */
-function attachTextOutput(session: AgentSession, streamLive: boolean): void {
+function attachTextOutput(session: AgentSession, streamLive: boolean, out: (text: string) => void): void {
   const showProgress = process.stderr.isTTY === true;
   session.subscribe((event) => {
     if (streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
-      process.stdout.write(event.assistantMessageEvent.delta);
+      out(event.assistantMessageEvent.delta);
     } else if (showProgress && event.type === "tool_execution_start") {
       const args = JSON.stringify(event.args);
       process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
@@ -58,7 +58,10 @@ function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void
 }
 
 export async function runPrintMode(args: CliArgs, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
-  const write = format === "json" ? claimStdoutForProtocol() : undefined;
+  // stdout carries the answer (or the event stream) only: whatever else prints there — an
+  // extension's console.log included — goes to stderr.
+  const out = claimStdoutForProtocol();
+  const write = format === "json" ? out : undefined;
   // Extension errors before the session exists are kept and written after the header, so the header stays first.
   const early: object[] = [];
   let headerWritten = false;
@@ -86,7 +89,7 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
     attachJsonOutput(session, write);
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
-  } else attachTextOutput(session, streamLive);
+  } else attachTextOutput(session, streamLive, out);
 
   // A signal aborts the run (killing running commands) and sets the conventional exit code.
   let interruptedBy: NodeJS.Signals | undefined;
@@ -114,8 +117,8 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
   }
   if (format === "text" && final) {
     const answer = textOf(final);
-    if (!streamLive) process.stdout.write(answer);
-    if (answer && !answer.endsWith("\n")) process.stdout.write("\n");
+    if (!streamLive) out(answer);
+    if (answer && !answer.endsWith("\n")) out("\n");
   }
   // An extension command or input handler took the prompt: nothing was asked of the model.
   if (!final && added.length === 0) return 0;
