@@ -277,7 +277,7 @@ function isInterpolated(text: string): boolean {
 const INTERPOLATION = /\$(?:(\$)|(!)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 
 function interpolate(text: string): string {
-  return text.replace(INTERPOLATION, (match, dollar, bang, braced, bare) => {
+  return text.replace(INTERPOLATION, (_match, dollar, bang, braced, bare) => {
     if (dollar) return "$";
     if (bang) return "!";
     return process.env[braced ?? bare] ?? "";

@@ -99,7 +99,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
    */
   static async start(options: ExtensionSystemOptions): Promise<ExtensionSystem> {
     const system = new ExtensionSystem(options);
-    registerHostModules({ codingAgent: await options.hostApi() });
+    await registerHostModules({ codingAgent: await options.hostApi() });
     await system.loadPhase(ExtensionSystem.discover(options, false), false);
     await system.settleTrust();
     if (system.trusted) await system.loadProjectExtensions(false);
@@ -209,7 +209,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
       registerExtensionProvider(this.registry!, name, config, extension.path);
     } catch (error) {
       this.runner.report(extension.path, "registerProvider", error);
+      return;
     }
+    // The model in use keeps a copy of its provider's settings (baseUrl, headers): refresh it.
+    const current = this.session?.model;
+    const refreshed = current?.provider === name ? this.registry!.find(name, current.id) : undefined;
+    if (refreshed) this.session!.models.applyModel(refreshed);
   }
 
   /** Applies providers queued during loading; model resolution needs them. */

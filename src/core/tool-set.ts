@@ -68,10 +68,12 @@ export class ToolSet {
     this.apply();
   }
 
+  /**
+   * Makes exactly the named tools active. Names of tools not registered (yet) are
+   * skipped, as pi does: plan-mode style extensions list tools another extension may add.
+   */
   setActive(names: readonly string[]): void {
-    const unknown = names.filter((name) => !this.entries.has(name));
-    if (unknown.length > 0) throw new Error(`Unknown tool${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Known: ${[...this.entries.keys()].join(", ")}`);
-    this.active = [...new Set(names)];
+    this.active = [...new Set(names)].filter((name) => this.entries.has(name));
     this.apply();
   }
 

@@ -9,15 +9,6 @@
  * string-literal `require()` is still bundled into the binary).
  */
 import { plugin } from "bun";
-import * as typebox from "typebox";
-import * as typeboxCompile from "typebox/compile";
-import * as typeboxError from "typebox/error";
-import * as typeboxFormat from "typebox/format";
-import * as typeboxGuard from "typebox/guard";
-import * as typeboxSchema from "typebox/schema";
-import * as typeboxSystem from "typebox/system";
-import * as typeboxType from "typebox/type";
-import * as typeboxValue from "typebox/value";
 import { createPiAiModule, createPiAiSubpathModule, notSupported, PI_AI_SUBPATHS } from "./pi-ai-module.ts";
 import { loadPiTui } from "./tui-helpers.ts";
 
@@ -66,10 +57,27 @@ function codingAgentModule(name: string, api: HostModulesApi): ModuleExports {
 /*
  * Once registered, a virtual module answers its specifier for every importer,
  * xcsh's own code included: a factory that imported "typebox/compile" would get
- * itself. So typebox comes in through static imports, resolved before the plugin
- * exists (xcsh loads most of it anyway; the rest costs a few milliseconds), and
- * pi-tui through its entry file's path (tui-helpers.ts), which nothing shadows.
+ * itself. So typebox's modules are imported before the plugin exists (by
+ * `loadTypebox`, dynamically: static imports here would put typebox/compile and
+ * friends into every start of the binary, ~4 MiB, extensions or not), and pi-tui
+ * through its entry file's path (tui-helpers.ts), which nothing shadows.
  */
+type Namespace = Record<string, any>;
+let typebox: Namespace, typeboxCompile: Namespace, typeboxError: Namespace, typeboxFormat: Namespace, typeboxGuard: Namespace;
+let typeboxSchema: Namespace, typeboxSystem: Namespace, typeboxValue: Namespace;
+
+async function loadTypebox(): Promise<void> {
+  [typebox, typeboxCompile, typeboxError, typeboxFormat, typeboxGuard, typeboxSchema, typeboxSystem, typeboxValue] = await Promise.all([
+    import("typebox"),
+    import("typebox/compile"),
+    import("typebox/error"),
+    import("typebox/format"),
+    import("typebox/guard"),
+    import("typebox/schema"),
+    import("typebox/system"),
+    import("typebox/value"),
+  ]);
+}
 
 /** typebox 1.x and every subpath its package.json exports. */
 const TYPEBOX_MODULES: Record<string, ModuleFactory> = {
@@ -80,7 +88,8 @@ const TYPEBOX_MODULES: Record<string, ModuleFactory> = {
   "typebox/guard": () => typeboxGuard,
   "typebox/schema": () => typeboxSchema,
   "typebox/system": () => typeboxSystem,
-  "typebox/type": () => typeboxType,
+  // typebox/type exports exactly what the root does; serving it from there keeps its copy out of the binary.
+  "typebox/type": () => typebox,
   "typebox/value": () => typeboxValue,
 };
 
@@ -98,7 +107,7 @@ const SINCLAIR_TYPEBOX_MODULES: Record<string, ModuleFactory> = {
   "@sinclair/typebox/value": () => typeboxValue,
   "@sinclair/typebox/errors": () => ({ ...typeboxError, Errors: typeboxValue.Errors }),
   "@sinclair/typebox/system": () => ({ ...typeboxSystem, TypeSystem: typeboxSystem.System, TypeSystemPolicy: typeboxSystem.Settings }),
-  "@sinclair/typebox/type": () => typeboxType,
+  "@sinclair/typebox/type": () => typebox,
   "@sinclair/typebox/format": () => typeboxFormat,
   "@sinclair/typebox/guard": () => typeboxGuard,
 };
@@ -123,9 +132,10 @@ function hostModules(api: HostModulesApi): Record<string, ModuleFactory> {
 let registered = false;
 
 /** Registers the virtual modules; later calls do nothing (the first API object stays). */
-export function registerHostModules(api: HostModulesApi): void {
+export async function registerHostModules(api: HostModulesApi): Promise<void> {
   if (registered) return;
   registered = true;
+  await loadTypebox();
   const modules = hostModules(api);
   plugin({
     name: "xcsh-host-modules",

@@ -110,8 +110,8 @@ const FIXTURES: Record<string, string> = {
 const DRIVER = `
   import { registerHostModules } from ${JSON.stringify(join(SRC, "extensions/host-modules.ts"))};
   import * as codingAgent from ${JSON.stringify(join(SRC, "index.ts"))};
-  registerHostModules({ codingAgent });
-  registerHostModules({ codingAgent: {} }); // a second call changes nothing
+  await registerHostModules({ codingAgent });
+  await registerHostModules({ codingAgent: {} }); // a second call changes nothing
   const report: Record<string, unknown> = {};
   for (const name of ${JSON.stringify(Object.keys(FIXTURES))}) {
     try {
