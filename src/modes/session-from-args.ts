@@ -10,6 +10,7 @@ import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-
 import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { discoverExtensions } from "../extensions/discovery.ts";
+import { projectNeedsTrust } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { defaultToolNames, parseToolNames, type ToolName } from "../tools/index.ts";
@@ -32,7 +33,10 @@ export interface SessionFromArgs extends CreatedSession {
   extensions?: ExtensionSystem;
 }
 
-/** Cheap: is there any extension to load (or to report as missing)? Reads two folders and the settings files. */
+/**
+ * Cheap: is there any extension to load (or to report as missing), or project code
+ * waiting for trust? Reads two folders and the settings files.
+ */
 function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
   if (args.noExtensions) return false;
@@ -53,7 +57,13 @@ function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
     includeProject: true,
     noExtensions: false,
   });
-  return found.sources.length > 0 || found.errors.length > 0;
+  if (found.sources.length > 0 || found.errors.length > 0) return true;
+  // Project settings that run code (shellPath, …) also wait for trust, which the extension system settles.
+  try {
+    return projectNeedsTrust(cwd, readProjectSettingsFile(cwd));
+  } catch {
+    return false;
+  }
 }
 
 export async function createSessionFromArgs(
