@@ -169,7 +169,7 @@ export class AgentSession {
    * is working the prompt must say how to queue it (streamingBehavior).
    */
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
-    if (this.isStreaming && options.streamingBehavior === undefined) {
+    if (this.isStreaming && options.streamingBehavior === undefined && !this.isCommand(text)) {
       throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
     }
     const input = await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
@@ -199,6 +199,11 @@ export class AgentSession {
   async runMessages(messages: AgentMessage[]): Promise<void> {
     this.agent.state.systemPrompt = this.tools.baseSystemPrompt;
     await this.runToCompletion(() => this.agent.prompt(messages));
+  }
+
+  /** An extension command runs at once whatever the agent is doing. */
+  isCommand(text: string): boolean {
+    return this.hooks?.isCommand(text) === true;
   }
 
   /** Extension commands and the `input` event see every typed message first. */

@@ -335,6 +335,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     }
   }
 
+  isCommand(text: string): boolean {
+    return this.runner.matchCommand(text) !== undefined;
+  }
+
   async routeInput(input: RoutedInput & { source: "interactive" | "rpc" | "extension"; streamingBehavior?: "steer" | "followUp" }) {
     const matched = this.runner.matchCommand(input.text);
     if (matched) {

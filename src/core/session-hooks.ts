@@ -17,6 +17,8 @@ export interface RoutedInput {
 export interface SessionHooks {
   /** Before the session persists or reports an agent event; may replace a message_end's message. */
   onAgentEvent(event: AgentEvent, signal: AbortSignal | undefined): Promise<void>;
+  /** Whether the text invokes an extension command (those run at once, even while the agent works). */
+  isCommand(text: string): boolean;
   /** Extension command or `input` event; undefined when the input was handled and nothing is to be sent. */
   routeInput(input: RoutedInput & { source: InputSource; streamingBehavior?: "steer" | "followUp" }): Promise<RoutedInput | undefined>;
   beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }>;

@@ -42,6 +42,7 @@ export function createHeadlessUI(): ExtensionUIContext {
     pasteToEditor: nothing,
     setWorkingMessage: nothing,
     setWorkingVisible: nothing,
+    setHiddenThinkingLabel: nothing,
     setWorkingIndicator: nothing,
     setFooter: nothing,
     setHeader: nothing,

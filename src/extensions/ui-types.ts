@@ -47,6 +47,8 @@ export interface ExtensionUIContext {
   pasteToEditor(text: string): void;
   setWorkingMessage(message?: string): void;
   setWorkingVisible(visible: boolean): void;
+  /** The label shown for a folded thinking block in a terminal UI. */
+  setHiddenThinkingLabel(label?: string): void;
   setWorkingIndicator(indicator?: { frames: string[]; intervalMs?: number }): void;
   setFooter(factory: ((...args: any[]) => unknown) | undefined): void;
   setHeader(factory: ((...args: any[]) => unknown) | undefined): void;

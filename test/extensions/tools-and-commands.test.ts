@@ -202,7 +202,7 @@ describe("commands", () => {
     expect(await rpc.close()).toBe(0);
   });
 
-  test("a command sent as steer while the agent streams runs immediately", async () => {
+  test("a command sent as steer or prompt while the agent streams runs immediately", async () => {
     const ext = fixture.writeExtension(
       "status.ts",
       `export default function (pi) {
@@ -216,6 +216,9 @@ describe("commands", () => {
     expect((await rpc.request({ type: "steer", message: "/status" })).success).toBe(true);
     const notice = await rpc.waitFor((frame) => frame.method === "notify");
     expect(notice.message).toBe("idle=false");
+    // A plain prompt needs no streamingBehavior for a command: it is not queued, it runs.
+    expect((await rpc.request({ type: "prompt", message: "/status" })).success).toBe(true);
+    await rpc.waitFor((frame) => frame.method === "notify" && frame.id !== notice.id);
     const end = await rpc.waitForEvent("agent_end");
     // The command was not queued as a message.
     expect(JSON.stringify(end.messages)).not.toContain("/status");

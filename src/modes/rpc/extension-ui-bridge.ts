@@ -231,6 +231,7 @@ export class RpcExtensionUI implements ExtensionUIContext {
   }
   setWorkingMessage(_message?: string): void {}
   setWorkingVisible(_visible: boolean): void {}
+  setHiddenThinkingLabel(_label?: string): void {}
   setWorkingIndicator(_indicator?: { frames: string[]; intervalMs?: number }): void {}
   setFooter(_factory: ((...args: any[]) => unknown) | undefined): void {}
   setHeader(_factory: ((...args: any[]) => unknown) | undefined): void {}

@@ -82,7 +82,7 @@ function acceptPrompt(session: AgentSession, command: { message: unknown; images
   if (behavior !== undefined && behavior !== "steer" && behavior !== "followUp") {
     throw new Error('"streamingBehavior" must be "steer" or "followUp"');
   }
-  if (session.isStreaming && behavior === undefined) {
+  if (session.isStreaming && behavior === undefined && !session.isCommand(message)) {
     throw new Error('The agent is already working. Send the prompt with "streamingBehavior": "steer" or "followUp", or abort first.');
   }
   return new ThenStart(undefined, () => {
