@@ -23,6 +23,11 @@ Options:
   --tools <list>                   Tools to enable: read,bash,edit,write,grep,find,ls
                                    (default read,bash,edit,write)
   --no-tools                       Run without tools
+  --no-builtin-tools               No built-in tool active; extension tools stay
+  -e, --extension <path>           Load an extension file or folder (repeatable)
+  --no-extensions                  Load only the -e extensions
+  --trust-project                  Trust this project: load its extensions and
+                                   code-running settings (--no-trust-project: don't)
   -c, --continue                   Continue the most recent session in this directory
   --session <path|id>              Open a session file, or the session whose id starts so
   --no-session                     Keep nothing on disk
@@ -35,6 +40,7 @@ Options:
 Configuration (in ~/.xcsh/agent, or $XCSH_CODING_AGENT_DIR):
   settings.json                    defaultProvider, defaultModel, defaultThinkingLevel, …
   models.json                      custom providers and models (pi's format)
+  extensions/                      pi extensions loaded on every run (docs/extensions.md)
 
 API keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, or --api-key.
 `;
