@@ -102,7 +102,8 @@ export async function executeToolCalls(
     if (!validation.ok) return { result: textResult(validation.error), isError: true };
     const hookContext: BeforeToolCallContext = { assistantMessage: assistant, toolCall: call, args: validation.args, context };
     try {
-      const verdict = await config.beforeToolCall?.(hookContext, batch.signal);
+      // A hook that never settles must not outlive an abort: the call is then blocked as aborted.
+      const verdict = await untilAborted(config.beforeToolCall?.(hookContext, batch.signal), batch.signal);
       if (verdict?.block) return { result: textResult(verdict.reason ?? `Tool call "${call.name}" was blocked.`), isError: true };
     } catch (error) {
       return { result: textResult(`Tool call "${call.name}" was blocked: ${errorText(error)}`), isError: true };
@@ -128,7 +129,7 @@ export async function executeToolCalls(
   const finalize = async (hookContext: BeforeToolCallContext, outcome: Outcome): Promise<Outcome> => {
     if (!config.afterToolCall) return outcome;
     try {
-      const patch = await config.afterToolCall({ ...hookContext, result: outcome.result, isError: outcome.isError }, batch.signal);
+      const patch = await untilAborted(config.afterToolCall({ ...hookContext, result: outcome.result, isError: outcome.isError }, batch.signal), batch.signal);
       if (!patch) return outcome;
       return {
         result: {
@@ -160,6 +161,17 @@ export async function executeToolCalls(
     unsubscribe?.();
     signal?.removeEventListener("abort", onOuterAbort);
   }
+}
+
+/** The promise's value, or a rejection as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T> | undefined, signal: AbortSignal): Promise<T | undefined> {
+  if (!promise) return Promise.resolve(undefined);
+  if (signal.aborted) return Promise.reject(new Error("Aborted"));
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => reject(new Error("Aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function withNotice(result: AgentToolResult<any>, notice: string): AgentToolResult<any> {

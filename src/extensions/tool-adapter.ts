@@ -13,7 +13,8 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
     name: definition.name,
     label: definition.label ?? definition.name,
     description: definition.description ?? "",
-    parameters: definition.parameters,
+    // A tool without a schema takes no arguments (providers need an object schema).
+    parameters: isObjectSchema(definition.parameters) ? definition.parameters : ({ type: "object", properties: {} } as never),
     ...(definition.prepareArguments ? { prepareArguments: definition.prepareArguments } : {}),
     ...(definition.executionMode ? { executionMode: definition.executionMode } : {}),
     async execute(toolCallId, params, signal, onUpdate) {
@@ -22,6 +23,10 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
       return normalizeResult(definition.name, result);
     },
   };
+}
+
+function isObjectSchema(schema: unknown): boolean {
+  return typeof schema === "object" && schema !== null && !Array.isArray(schema);
 }
 
 function normalizeResult(toolName: string, result: unknown): AgentToolResult<any> {

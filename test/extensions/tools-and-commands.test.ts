@@ -225,3 +225,33 @@ describe("commands", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("robustness", () => {
+  test("abort ends a run whose tool_call handler never settles; a tool without a schema takes no arguments", async () => {
+    const ext = fixture.writeExtension(
+      "stuck.ts",
+      `export default function (pi) {
+  pi.on("tool_call", (event) => (event.toolName === "bash" ? new Promise(() => {}) : undefined));
+  pi.registerTool({ name: "ping", description: "Answer pong", async execute() { return { content: [{ type: "text", text: "pong" }] }; } });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue(callTool("ping", {}), { content: [{ type: "text", text: "ok" }] });
+    await rpc.request({ type: "prompt", message: "ping" });
+    await rpc.waitForEvent("agent_end");
+    const ping = fixture.server.requests[before].body.tools.find((tool: any) => tool.function.name === "ping");
+    expect(ping.function.parameters).toMatchObject({ type: "object" });
+    expect(JSON.stringify(toolMessages(before + 1))).toContain("pong");
+
+    fixture.server.enqueue(callTool("bash", { command: "echo never" }));
+    const mark = rpc.mark();
+    await rpc.request({ type: "prompt", message: "run" });
+    await rpc.waitForEvent("tool_execution_start", undefined, undefined, mark);
+    expect((await rpc.request({ type: "abort" })).success).toBe(true);
+    const end = await rpc.waitForEvent("agent_end", undefined, 3_000, mark);
+    const result = end.messages.find((message: any) => message.role === "toolResult");
+    expect(result.isError).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+});
