@@ -7,7 +7,7 @@
  * thinking changes are announced, and session moves can be cancelled.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createExtensionFixture, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
+import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 
 let fixture: ExtensionFixture;
 beforeAll(() => {
@@ -17,8 +17,6 @@ afterEach(() => fixture.server.clearScript());
 afterAll(() => fixture.cleanup());
 
 const lastRequest = () => fixture.server.requests.at(-1)!.body;
-const notices = (rpc: { ofType(type: string): any[] }) =>
-  rpc.ofType("extension_ui_request").filter((frame) => frame.method === "notify").map((frame) => frame.message as string);
 
 /** An extension that reports every event it sees as a notify request, so the test reads the order from stdout. */
 const RECORDER = `export default function (pi) {

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { createExtensionFixture, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
+import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 
 let fixture: ExtensionFixture;
 beforeAll(() => {
@@ -16,8 +16,6 @@ beforeAll(() => {
 afterEach(() => fixture.server.clearScript());
 afterAll(() => fixture.cleanup());
 
-const notices = (rpc: { ofType(type: string): any[] }) =>
-  rpc.ofType("extension_ui_request").filter((frame) => frame.method === "notify").map((frame) => frame.message as string);
 
 const HANDOFF = `let instance = 0;
 export default function (pi) {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runXcsh } from "../support/cli.ts";
-import { createExtensionFixture, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
+import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 
 let fixture: ExtensionFixture;
 beforeAll(() => {
@@ -18,8 +18,6 @@ beforeAll(() => {
 afterEach(() => fixture.server.clearScript());
 afterAll(() => fixture.cleanup());
 
-const notices = (rpc: { ofType(type: string): any[] }) =>
-  rpc.ofType("extension_ui_request").filter((frame) => frame.method === "notify").map((frame) => frame.message as string);
 const lastNotice = (rpc: any, prefix: string) => rpc.waitFor((frame: any) => frame.method === "notify" && frame.message.startsWith(prefix));
 
 describe("user_bash", () => {

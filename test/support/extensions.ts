@@ -37,3 +37,8 @@ export function createExtensionFixture(options: Parameters<typeof createRpcFixtu
 export function withExtensions(...paths: string[]): string[] {
   return [...paths.flatMap((path) => ["-e", path]), "--model", "fake/fake-model"];
 }
+
+/** The messages of every `notify` extension UI request so far, in order: how tests read what extensions saw. */
+export function notices(rpc: { ofType(type: string): any[] }): string[] {
+  return rpc.ofType("extension_ui_request").filter((frame) => frame.method === "notify").map((frame) => frame.message as string);
+}
