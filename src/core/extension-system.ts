@@ -59,6 +59,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private readonly providerQueue: { extension: LoadedExtension; name: string; config: ProviderConfig }[] = [];
   private registry: ModelRegistry | undefined;
   private shuttingDown = false;
+  private readonly reportedPaths = new Set<string>();
 
   private constructor(private readonly options: ExtensionSystemOptions) {
     this.runner = new ExtensionRunner((report) => options.reportError(report));
@@ -78,7 +79,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     return this.trusted;
   }
 
-  /** Whether anything could load: a quick look, so a run without extensions never imports this module's dependencies. */
+  /** The extensions the settings, folders and -e name; the project's only with `includeProject`. */
   static discover(options: Pick<ExtensionSystemOptions, "cwd" | "cliPaths" | "noExtensions">, includeProject: boolean): DiscoveryResult {
     const global = safeRead(readGlobalSettingsFile);
     const project = includeProject ? safeRead(() => readProjectSettingsFile(options.cwd)) : {};
@@ -95,7 +96,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   /**
    * Loads the user and -e extensions, settles project trust, then loads the
-   * project's. Returns once every factory has run (async factories awaited).
+   * project's (after the others: only those may decide project_trust). Returns
+   * once every factory has run (async factories awaited).
    */
   static async start(options: ExtensionSystemOptions): Promise<ExtensionSystem> {
     const system = new ExtensionSystem(options);
@@ -106,11 +108,16 @@ export class ExtensionSystem implements ExtensionSystemLink {
     return system;
   }
 
-  private runtime(): ExtensionRuntime {
+  /** A check that throws once the current runtime generation has been replaced. */
+  private livenessCheck(): () => void {
     const generation = this.generation;
-    const assertLive = () => {
+    return () => {
       if (generation !== this.generation) throw new Error(STALE);
     };
+  }
+
+  private runtime(): ExtensionRuntime {
+    const assertLive = this.livenessCheck();
     const runner = this.runner;
     let context: ReturnType<typeof createExtensionContext> | undefined;
     return {
@@ -134,7 +141,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
   }
 
   private async loadPhase(discovered: DiscoveryResult, fresh: boolean): Promise<void> {
-    for (const error of discovered.errors) this.reportLoadFailure(error);
+    // Discovery runs again once the project is trusted; report each bad path once.
+    for (const error of discovered.errors) {
+      if (this.reportedPaths.has(error.path)) continue;
+      this.reportedPaths.add(error.path);
+      this.reportLoadFailure(error);
+    }
     const added = discovered.sources.filter((source) => !this.sources.some((known) => known.path === source.path));
     this.sources.push(...added);
     const { failures } = await loadExtensions(added, this.runtime(), { fresh });
@@ -240,10 +252,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private bind(): void {
     const session = this.session!;
     const bindings = new ExtensionBindings(session, this.runner, this);
-    const generation = this.generation;
-    const assertLive = () => {
-      if (generation !== this.generation) throw new Error(STALE);
-    };
+    const assertLive = this.livenessCheck();
     this.bindings = bindings;
     session.hooks = bindings;
     bindings.installAgentHooks();
@@ -286,6 +295,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   async reload(): Promise<void> {
     await this.shutdownRuntime("reload", undefined);
     this.sources = [];
+    this.reportedPaths.clear();
     await this.nextGeneration(true);
     await this.loadPhase(ExtensionSystem.discover(this.options, false), true);
     if (this.trusted) await this.loadProjectExtensions(true);
@@ -306,10 +316,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   }
 
   replacedContext(): ReplacedSessionContext {
-    const generation = this.generation;
-    return createReplacedSessionContext(this.bindings!, () => {
-      if (generation !== this.generation) throw new Error(STALE);
-    });
+    return createReplacedSessionContext(this.bindings!, this.livenessCheck());
   }
 
   requestShutdown(): void {
