@@ -75,7 +75,58 @@ async function withRpc(context: Context, use: (rpc: RpcProcess) => Promise<void>
   }
 }
 
+/**
+ * Runs `use` against `xcsh --mode rpc` with the smoke extension installed in the user's
+ * extensions folder, then removes it, so the other checks meet xcsh as installed.
+ * Ends by closing stdin and expecting exit code 0.
+ */
+async function withExtension(context: Context, use: (rpc: RpcProcess) => Promise<void>): Promise<void> {
+  const folder = join(context.home, ".xcsh", "agent", "extensions");
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "smoke-extension.ts"), EXTENSION_SOURCE);
+  try {
+    await withRpc(context, async (rpc) => {
+      await use(rpc);
+      rpc.closeStdin();
+      const code = await rpc.exited;
+      expect(code === 0, `exit code ${code}; stderr: ${rpc.stderr.slice(0, 300)}`);
+    });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 const PRELOAD_MARKER = "bunfig-preload-ran";
+const PROJECT_NAME = "project";
+const EXTENSION_TOOL = "reverse_word";
+const EXTENSION_COMMAND = "smoke-hello";
+const EXTENSION_COMMAND_DESCRIPTION = "Say hello to the host";
+/** A pi-style extension: the host API and typebox come from inside the binary, not from node_modules. */
+const EXTENSION_SOURCE = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { formatSize } from "@mariozechner/pi-coding-agent";
+import { Type } from "typebox";
+
+export default function (pi: ExtensionAPI) {
+  pi.registerTool({
+    name: ${JSON.stringify(EXTENSION_TOOL)},
+    label: "Reverse word",
+    description: "Reverse a word",
+    parameters: Type.Object({ word: Type.String({ description: "The word to reverse" }) }),
+    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+      const reversed = [...params.word].reverse().join("");
+      const folder = ctx.cwd.split("/").pop();
+      return { content: [{ type: "text", text: reversed + ", reversed in " + folder }], details: { size: formatSize(reversed.length) } };
+    },
+  });
+  pi.registerCommand(${JSON.stringify(EXTENSION_COMMAND)}, {
+    description: ${JSON.stringify(EXTENSION_COMMAND_DESCRIPTION)},
+    handler: async (args, ctx) => ctx.ui.notify("hello " + args.trim(), "info"),
+  });
+  pi.on("tool_call", async (event) => {
+    if (event.toolName === "bash") return { block: true, reason: "the smoke extension allows no bash" };
+  });
+}
+`;
 const GREETING = "Hello from the smoke test, streamed in small pieces.";
 
 const CHECKS: Check[] = [
@@ -143,16 +194,59 @@ const CHECKS: Check[] = [
       }),
   },
   {
-    name: "loads a TypeScript extension from a directory without node_modules",
-    skip: "waits for extension support (not implemented yet; a later issue adds it and this check)",
-    async run() {},
+    name: "an extension in ~/.xcsh/agent/extensions (no node_modules) loads; get_commands lists its command",
+    run: (context) =>
+      withExtension(context, async (rpc) => {
+        rpc.send({ id: "commands", type: "get_commands" });
+        const response = JSON.parse((await rpc.waitFor(isResponse("get_commands"))).text!);
+        const errors = rpc.frames.filter((frame) => frame.type === "extension_error").map((frame) => frame.text);
+        expect(errors.length === 0, `extension_error: ${errors.join(" ")}`);
+        const command = response.data?.commands?.find((entry: { name: string }) => entry.name === EXTENSION_COMMAND);
+        expect(command?.source === "extension", `get_commands: ${JSON.stringify(response).slice(0, 400)}`);
+        expect(command.description === EXTENSION_COMMAND_DESCRIPTION, `description ${JSON.stringify(command.description)}`);
+      }),
+  },
+  {
+    name: "the model calls the extension's tool and its result reaches the model",
+    run: (context) =>
+      withExtension(context, async (rpc) => {
+        const before = context.server.requests.length;
+        context.server.enqueue(
+          { content: [{ type: "toolCall", id: "call_smoke", name: EXTENSION_TOOL, arguments: { word: "smoke" } }] },
+          { content: [{ type: "text", text: "The tool answered." }] },
+        );
+        rpc.send({ id: "p", type: "prompt", message: "Reverse the word smoke" });
+        const end = JSON.parse((await rpc.waitFor(isEvent("tool_execution_end"))).text!);
+        await rpc.waitFor(isEvent("agent_end"));
+        expect(end.toolName === EXTENSION_TOOL && end.isError === false, `tool_execution_end: ${JSON.stringify(end).slice(0, 400)}`);
+        const offered = (context.server.requests[before]?.body.tools ?? []).map((tool: any) => tool.function?.name);
+        expect(offered.includes(EXTENSION_TOOL), `tools offered to the model: ${offered.join(", ")}`);
+        const followUp = context.server.requests[before + 1];
+        expect(followUp, "the model was not asked again after the tool ran");
+        const toolMessages = followUp.body.messages.filter((message: any) => message.role === "tool");
+        const expected = `ekoms, reversed in ${PROJECT_NAME}`;
+        expect(JSON.stringify(toolMessages).includes(expected), `tool result sent to the model: ${JSON.stringify(toolMessages).slice(0, 300)}; expected ${expected}`);
+      }),
+  },
+  {
+    name: "a /command prompt runs the extension's command, which notifies the host",
+    run: (context) =>
+      withExtension(context, async (rpc) => {
+        const before = context.server.requests.length;
+        rpc.send({ id: "c", type: "prompt", message: `/${EXTENSION_COMMAND} from the smoke test` });
+        const notice = JSON.parse((await rpc.waitFor((frame) => frame.type === "extension_ui_request" && frame.text!.includes('"notify"'))).text!);
+        const response = JSON.parse((await rpc.waitFor(isResponse("prompt"))).text!);
+        expect(response.success === true, `prompt response: ${JSON.stringify(response)}`);
+        expect(notice.method === "notify" && notice.message === "hello from the smoke test", `notify request: ${JSON.stringify(notice)}`);
+        expect(context.server.requests.length === before, "the command prompt went to the model");
+      }),
   },
 ];
 
 function makeContext(options: SmokeOptions, server: FakeLlmServer): Context {
   const home = mkdtempSync(join(tmpdir(), "xcsh-smoke-"));
   const agentDir = join(home, ".xcsh", "agent");
-  const project = join(home, "project");
+  const project = join(home, PROJECT_NAME);
   mkdirSync(agentDir, { recursive: true });
   mkdirSync(project);
   writeFileSync(

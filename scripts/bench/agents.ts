@@ -3,7 +3,7 @@
  * reference agent. Each gets a private HOME whose config points its one model at
  * the fake LLM server, so both answer the same scripted replies offline.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The model answered by the in-process fake server. */
@@ -17,6 +17,9 @@ export interface Agent {
   command: string[];
   env: Record<string, string>;
   home: string;
+  /** The config folder (models.json, extensions/) and the variable that names it. */
+  configDir: string;
+  configDirVariable: string;
   /** A project folder to run in. */
   project: string;
   /** Has `--rpc-lean` (xcsh only). */
@@ -82,7 +85,15 @@ export function prepareAgent(spec: AgentSpec, root: string, endpoints: FakeEndpo
     ...spec.extraEnv,
   };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
-  return { label: spec.label, command: spec.command, env, home, project, supportsLean: spec.supportsLean };
+  return { label: spec.label, command: spec.command, env, home, configDir, configDirVariable: spec.configDirVariable, project, supportsLean: spec.supportsLean };
+}
+
+/** The same agent with a config folder of its own under its HOME (models.json copied), e.g. to add extensions to. */
+export function withOwnConfig(agent: Agent, name: string): Agent {
+  const configDir = join(agent.home, name);
+  mkdirSync(configDir, { recursive: true });
+  copyFileSync(join(agent.configDir, "models.json"), join(configDir, "models.json"));
+  return { ...agent, configDir, env: { ...agent.env, [agent.configDirVariable]: configDir } };
 }
 
 /**

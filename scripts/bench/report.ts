@@ -39,6 +39,7 @@ export function describeMachine(): string {
 function formatValue(row: ResultRow, value: number | undefined): string {
   if (value === undefined || !Number.isFinite(value)) return "n/a";
   if (row.kind === "time") return formatMs(value);
+  if (row.kind === "ratio") return `${value.toFixed(2)}×`;
   if (row.kind === "bytes") return row.metric.includes("RSS") || value > 1024 * 1024 ? formatBytes(value) : `${Math.round(value).toLocaleString("en-US")} B`;
   return Math.round(value).toLocaleString("en-US");
 }
@@ -59,7 +60,7 @@ function section(name: string, runs: number, rows: ResultRow[]): string {
   const lines = [`### ${name}`, "", `Median of ${runs} runs.`, "", `| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`];
   for (const row of rows) {
     const cells = [row.metric, ...labels.map((label) => cell(row, label))];
-    if (ratio) cells.push(row.kind === "count" ? "" : formatRatio(row.values[labels[0]], row.values[labels[1]]));
+    if (ratio) cells.push(row.kind === "count" || row.kind === "ratio" ? "" : formatRatio(row.values[labels[0]], row.values[labels[1]]));
     if (budgets) cells.push(row.budget ? `${row.budget.text} ${row.budget.met ? "✅" : "❌"}` : "");
     lines.push(`| ${cells.join(" | ")} |`);
   }
@@ -95,6 +96,10 @@ export function renderReport(input: ReportInput): string {
     "## Workloads",
     "",
     "- **Cold start**: `--mode rpc --no-session`, one `get_state` written at spawn, stdin closed once it is answered.",
+    "- **Ten extensions**: the cold start above with ten pi-style extensions auto-discovered from the config",
+    "  folder's `extensions/` (each imports `@mariozechner/pi-coding-agent` and `typebox`, registers a tool and a",
+    "  command, handles `session_start` and `tool_call`), against the same agent with none; the pi-tui line makes",
+    "  one of the ten also import `@mariozechner/pi-tui`. Added time is median with − median without.",
     "- **Streamed answer**: the fake LLM server (OpenAI Chat Completions wire format, loopback, a process of its",
     "  own) streams 20 000 characters in 2 500 deltas; timed from writing `prompt` to reading `agent_end`, the",
     "  agent already started. The budget is the server's own time to a bare HTTP client plus 150 ms. Default",

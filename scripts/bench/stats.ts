@@ -9,9 +9,10 @@ export function median(values: number[]): number {
 
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return "n/a";
-  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
-  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
-  return `${ms.toFixed(ms < 100 ? 1 : 0)} ms`;
+  const size = Math.abs(ms);
+  if (size >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (size >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${ms.toFixed(size < 100 ? 1 : 0)} ms`;
 }
 
 export function formatBytes(bytes: number): string {
@@ -23,7 +24,8 @@ export function formatBytes(bytes: number): string {
 
 /** "0.04×" style: how xcsh's value compares with the reference's (lower is better). */
 export function formatRatio(ours: number, theirs: number): string {
-  if (!Number.isFinite(ours) || !Number.isFinite(theirs) || theirs === 0) return "n/a";
+  // A difference can be negative (noise, or a start-up that got faster); its ratio means nothing.
+  if (!Number.isFinite(ours) || !Number.isFinite(theirs) || theirs <= 0 || ours < 0) return "n/a";
   const ratio = ours / theirs;
   return `${ratio < 0.1 ? ratio.toFixed(3) : ratio.toFixed(2)}×`;
 }

@@ -30,7 +30,8 @@ export interface Budget {
 export interface ResultRow {
   workload: string;
   metric: string;
-  kind: "time" | "bytes" | "count";
+  /** `ratio`: a dimensionless factor such as "with ÷ without" (no xcsh ÷ reference column). */
+  kind: "time" | "bytes" | "count" | "ratio";
   /** Median per agent label; NaN when that agent could not do the workload. */
   values: Record<string, number>;
   /** Why a value is missing, per agent label. */
