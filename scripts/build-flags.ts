@@ -42,6 +42,11 @@ export function compileFlags(info: BuildInfo): string[] {
     "--compile",
     "--minify",
     "--bytecode",
+    // ESM chunks: each dynamic import() becomes its own chunk inside the executable, read
+    // only when first imported, so provider SDKs and the extension runtime cost a run
+    // nothing until it uses them.
+    "--format=esm",
+    "--splitting",
     // A bunfig.toml or .env in the user's project must not change how xcsh itself runs.
     "--no-compile-autoload-bunfig",
     "--no-compile-autoload-dotenv",
