@@ -101,11 +101,29 @@ export class ExtensionSystem implements ExtensionSystemLink {
    */
   static async start(options: ExtensionSystemOptions): Promise<ExtensionSystem> {
     const system = new ExtensionSystem(options);
+    system.guardAgainstStrayErrors();
     await registerHostModules({ codingAgent: await options.hostApi() });
     await system.loadPhase(ExtensionSystem.discover(options, false), false);
     await system.settleTrust();
     if (system.trusted) await system.loadProjectExtensions(false);
     return system;
+  }
+
+  /**
+   * An extension's timer that throws or promise nobody awaits must not end the
+   * process: such errors become extension_error reports (attributed by the stack
+   * to the extension whose file it names), and xcsh keeps serving.
+   */
+  private guardAgainstStrayErrors(): void {
+    const onStray = (error: unknown) => {
+      const message = error instanceof Error ? error.message || error.name : String(error);
+      const stack = error instanceof Error ? (error.stack ?? "") : "";
+      const owner = this.sources.find((source) => stack.includes(source.path));
+      if (owner) this.options.reportError({ extensionPath: owner.path, event: "uncaught", error: message });
+      else process.stderr.write(`xcsh: uncaught error: ${stack || message}\n`);
+    };
+    process.on("uncaughtException", onStray);
+    process.on("unhandledRejection", onStray);
   }
 
   /** A check that throws once the current runtime generation has been replaced. */

@@ -169,6 +169,30 @@ describe("error isolation", () => {
     expect(frames.at(-1).type).toBe("agent_end");
   });
 
+  test("a stray timer error or unhandled rejection in an extension is reported, and the process keeps serving", async () => {
+    const ext = fixture.writeExtension(
+      "stray.ts",
+      `export default function (pi) {
+  pi.registerCommand("boom", { handler: async () => {
+    setTimeout(() => { throw new Error("stray timer error"); }, 5);
+    Promise.reject(new Error("stray rejection"));
+  } });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/boom" });
+    await rpc.waitFor((frame) => frame.type === "extension_error" && frame.error === "stray timer error");
+    const stray = rpc.ofType("extension_error").map((frame) => [frame.extensionPath, frame.event, frame.error]);
+    expect(stray).toEqual(
+      expect.arrayContaining([
+        [ext, "uncaught", "stray rejection"],
+        [ext, "uncaught", "stray timer error"],
+      ]),
+    );
+    expect((await rpc.request({ type: "get_state" })).success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("a missing -e path is reported and the run goes on", async () => {
     const result = await print(["-e", join(fixture.home.home, "nope.ts"), "hi"]);
     expect(result.exitCode).toBe(0);
