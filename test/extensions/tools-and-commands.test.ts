@@ -185,10 +185,11 @@ describe("commands", () => {
     );
     const rpc = fixture.start(withExtensions(one, two));
     const commands = (await rpc.request({ type: "get_commands" })).data.commands;
+    const provenance = (path: string) => ({ path, source: "cli", scope: "temporary", origin: "top-level", baseDir: expect.any(String) });
     expect(commands).toEqual([
-      { name: "stats", description: "Show entry count", source: "extension", path: one },
-      { name: "review:1", description: "Review one", source: "extension", path: one },
-      { name: "review:2", description: "Review two", source: "extension", path: two },
+      { name: "stats", description: "Show entry count", source: "extension", path: one, sourceInfo: provenance(one) },
+      { name: "review:1", description: "Review one", source: "extension", path: one, sourceInfo: provenance(one) },
+      { name: "review:2", description: "Review two", source: "extension", path: two, sourceInfo: provenance(two) },
     ]);
     const requestsBefore = fixture.server.requests.length;
     expect((await rpc.request({ type: "prompt", message: "/stats  a b " })).success).toBe(true);

@@ -173,6 +173,8 @@ export const handlers: Handlers = {
       ...(command.description ? { description: command.description } : {}),
       source: "extension",
       path: extension.path,
+      // pi 0.7x's provenance field, for hosts written against it.
+      sourceInfo: extension.sourceInfo,
     })),
   }),
   set_todos: (command, { session }) => {
