@@ -45,10 +45,18 @@ export interface ExtensionSystemLink {
 type Deliverable = Extract<AgentMessage, { role: "custom" }>;
 
 export function customMessage(input: CustomMessageInput): Deliverable {
+  // Content reaches the provider as a user message: text, or text and image blocks — nothing else.
+  const content = Array.isArray(input.content)
+    ? input.content.filter((block) => block?.type === "text" || block?.type === "image")
+    : typeof input.content === "string"
+      ? input.content
+      : input.content === undefined
+        ? ""
+        : JSON.stringify(input.content);
   return {
     role: "custom",
     customType: String(input.customType),
-    content: input.content ?? "",
+    content,
     display: input.display ?? true,
     details: input.details,
     timestamp: Date.now(),

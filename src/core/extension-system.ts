@@ -167,9 +167,11 @@ export class ExtensionSystem implements ExtensionSystemLink {
     }
     const added = discovered.sources.filter((source) => !this.sources.some((known) => known.path === source.path));
     this.sources.push(...added);
-    const { failures } = await loadExtensions(added, this.runtime(), { fresh });
+    const { failures } = await loadExtensions(added, this.runtime(), { fresh, onSlow: this.slowNotice });
     for (const failure of failures) this.reportLoadFailure(failure);
   }
+
+  private readonly slowNotice = (path: string, seconds: number) => this.options.notice(`xcsh: still loading extension ${path} (${seconds} s)…`);
 
   private reportLoadFailure(failure: LoadFailure): void {
     this.options.reportError({ extensionPath: failure.path, event: "load", error: failure.error });
@@ -329,7 +331,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     for (const [name, value] of flags) this.runner.flagValues.set(name, value);
     this.session?.tools.removeExtensionTools();
     if (forReload) return;
-    const { failures } = await loadExtensions(this.sources, this.runtime());
+    const { failures } = await loadExtensions(this.sources, this.runtime(), { onSlow: this.slowNotice });
     for (const failure of failures) this.reportLoadFailure(failure);
   }
 

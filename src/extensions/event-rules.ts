@@ -27,6 +27,12 @@ export interface EventRule<E extends ExtensionEventName, Outcome> {
 
 const isObject = (value: unknown): value is Record<string, any> => typeof value === "object" && value !== null;
 
+/** Messages carry text or a list of blocks; summaries and bash records have their own fields. */
+function hasContent(message: Record<string, any>): boolean {
+  if (!("content" in message)) return message.role !== "user" && message.role !== "assistant" && message.role !== "toolResult";
+  return typeof message.content === "string" || (Array.isArray(message.content) && message.content.every(isObject));
+}
+
 const notify: EventRule<any, void> = {
   start: () => undefined,
   apply: () => ({ outcome: undefined }),
@@ -108,8 +114,8 @@ export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
   message_end: {
     start: (event): AgentMessage => event.message,
     apply(outcome: AgentMessage, result, event) {
-      // A replacement must keep the role; anything else is ignored rather than corrupting the transcript.
-      if (isObject(result) && isObject(result.message) && result.message.role === outcome.role) {
+      // A replacement must keep the role and have content; anything else is ignored rather than corrupting the transcript.
+      if (isObject(result) && isObject(result.message) && result.message.role === outcome.role && hasContent(result.message)) {
         event.message = result.message as AgentMessage;
         return { outcome: result.message as AgentMessage };
       }

@@ -53,6 +53,10 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     },
     registerTool(tool) {
       if (!tool || typeof tool.name !== "string" || !tool.name) throw new Error("pi.registerTool() needs a tool with a name");
+      // Providers reject other names, which would fail every request rather than this registration.
+      if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
+        throw new Error(`Tool name "${tool.name}" is not allowed: use 1-64 letters, digits, "_" or "-"`);
+      }
       if (typeof tool.execute !== "function") throw new Error(`Tool "${tool.name}" has no execute function`);
       extension.tools.set(tool.name, tool);
       addTool(tool.name);

@@ -15,6 +15,8 @@ export interface LoadFailure {
   error: string;
 }
 
+const SLOW_NOTICE_SECONDS = 5;
+
 /** Factories by entry path: a session replacement re-runs them without importing again. */
 const factories = new Map<string, ExtensionFactory>();
 
@@ -46,12 +48,16 @@ async function importFactory(path: string, fresh: boolean): Promise<ExtensionFac
 export async function loadExtensions(
   sources: readonly ExtensionSource[],
   runtime: ExtensionRuntime,
-  options: { fresh?: boolean } = {},
+  options: { fresh?: boolean; onSlow?: (path: string, seconds: number) => void } = {},
 ): Promise<{ loaded: LoadedExtension[]; failures: LoadFailure[] }> {
   const loaded: LoadedExtension[] = [];
   const failures: LoadFailure[] = [];
   for (const source of sources) {
     const extension = emptyExtension(source.path, sourceInfoOf(source));
+    // Start-up waits for every factory; one that takes long is named, so a wait is never silent.
+    let waited = 0;
+    const slow = setInterval(() => options.onSlow?.(source.path, (waited += SLOW_NOTICE_SECONDS)), SLOW_NOTICE_SECONDS * 1000);
+    slow.unref?.();
     try {
       const factory = await importFactory(source.path, options.fresh === true);
       await factory(createExtensionAPI(extension, runtime));
@@ -59,6 +65,8 @@ export async function loadExtensions(
       loaded.push(extension);
     } catch (error) {
       failures.push({ path: source.path, error: describeLoadError(error) });
+    } finally {
+      clearInterval(slow);
     }
   }
   return { loaded, failures };

@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runXcsh } from "../support/cli.ts";
 import { createExtensionFixture, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 
 let fixture: ExtensionFixture;
@@ -255,4 +256,40 @@ describe("robustness", () => {
     expect(result.isError).toBe(true);
     expect(await rpc.close()).toBe(0);
   });
+
+  test("bad values from handlers never reach the session: a tool name providers reject, a contentless replacement, odd custom content", async () => {
+    const ext = fixture.writeExtension(
+      "odd.ts",
+      `export default function (pi) {
+  pi.on("message_end", (event) => (event.message.role === "assistant" ? { message: { role: "assistant" } } : undefined));
+  pi.on("before_agent_start", () => ({ message: { customType: "odd", content: { not: "text" } } }));
+  pi.registerCommand("bad-tool", { handler: async (_a, ctx) => {
+    try { pi.registerTool({ name: "has space", description: "x", execute: async () => ({ content: [] }) }); }
+    catch (error) { ctx.ui.notify(error.message); }
+  } });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/bad-tool" });
+    const notice = await rpc.waitFor((frame) => frame.method === "notify");
+    expect(notice.message).toContain('Tool name "has space" is not allowed');
+    fixture.server.enqueue({ content: [{ type: "text", text: "kept answer" }] });
+    await rpc.request({ type: "prompt", message: "hi" });
+    const end = await rpc.waitForEvent("agent_end");
+    expect(end.messages.at(-1).content[0].text).toBe("kept answer");
+    const custom = end.messages.find((message: any) => message.role === "custom");
+    expect(custom.content).toBe('{"not":"text"}');
+    // The next request still goes out well-formed.
+    await rpc.request({ type: "prompt", message: "again" });
+    const next = await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    expect(next.messages.at(-1).stopReason).toBe("stop");
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("an extension that is slow to load is named on stderr while start-up waits for it", async () => {
+    const ext = fixture.writeExtension("slow.ts", "export default async function () { await new Promise((resolve) => setTimeout(resolve, 5600)); }");
+    const result = await runXcsh(["-p", "-e", ext, "--model", "fake/fake-model", "hi"], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`still loading extension ${ext} (5 s)`);
+  }, 20_000);
 });
