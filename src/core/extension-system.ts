@@ -60,6 +60,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private registry: ModelRegistry | undefined;
   private shuttingDown = false;
   private readonly reportedPaths = new Set<string>();
+  /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
+  private readonly registeredProviders = new Set<string>();
 
   private constructor(private readonly options: ExtensionSystemOptions) {
     this.runner = new ExtensionRunner((report) => options.reportError(report));
@@ -239,6 +241,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private applyProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void {
     try {
       registerExtensionProvider(this.registry!, name, config, extension.path);
+      this.registeredProviders.add(name);
     } catch (error) {
       this.runner.report(extension.path, "registerProvider", error);
       return;
@@ -316,6 +319,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
     await this.shutdownRuntime("reload", undefined);
     this.sources = [];
     this.reportedPaths.clear();
+    if (this.registry) for (const name of this.registeredProviders) unregisterExtensionProvider(this.registry, name);
+    this.registeredProviders.clear();
     await this.nextGeneration(true);
     await this.loadPhase(ExtensionSystem.discover(this.options, false), true);
     if (this.trusted) await this.loadProjectExtensions(true);

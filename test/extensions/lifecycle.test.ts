@@ -129,4 +129,22 @@ describe("reload", () => {
     expect((await rpc.request({ type: "get_commands" })).data.commands.map((command: any) => command.name)).toEqual(["version"]);
     expect(await rpc.close()).toBe(0);
   });
+
+  test("a provider whose extension no longer registers it is gone after reload", async () => {
+    const path = fixture.writeExtension(
+      "provider-v1.ts",
+      `export default function (pi) {
+  pi.registerProvider("temp", { baseUrl: "http://127.0.0.1:9", apiKey: "k", api: "openai-completions", models: [{ id: "temp-1" }] });
+  pi.registerCommand("reload-runtime", { handler: async (_a, ctx) => { await ctx.reload(); } });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(path));
+    const ids = async () => (await rpc.request({ type: "get_available_models" })).data.models.map((model: any) => `${model.provider}/${model.id}`);
+    expect(await ids()).toContain("temp/temp-1");
+    writeFileSync(path, `export default function (pi) { pi.on("session_start", (e, ctx) => ctx.ui.notify("v2 " + e.reason)); }`);
+    await rpc.request({ type: "prompt", message: "/reload-runtime" });
+    await rpc.waitFor((frame) => frame.method === "notify" && frame.message === "v2 reload");
+    expect(await ids()).not.toContain("temp/temp-1");
+    expect(await rpc.close()).toBe(0);
+  });
 });
