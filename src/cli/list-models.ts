@@ -17,8 +17,8 @@ function matches(model: Model, search: string): boolean {
     .every((word) => haystack.includes(word));
 }
 
-export function listModels(search: string): number {
-  const registry = ModelRegistry.load();
+/** Lists the models of `registry` (with extensions' providers, when any loaded), else of models.json and the catalog. */
+export function listModels(search: string, registry: ModelRegistry = ModelRegistry.load()): number {
   const models = registry.getAll().filter((model) => matches(model, search));
   if (models.length === 0) {
     process.stderr.write(search ? `xcsh: no model matches "${search}"\n` : "xcsh: no models are configured\n");

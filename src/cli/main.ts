@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;
   // Unknown options may be flags an extension registers; only a run that loads extensions can tell.
-  if (args.unknownOptions.length > 0 && (args.help || args.version || args.listModels !== undefined)) {
+  if (args.unknownOptions.length > 0 && (args.help || args.version)) {
     return reportFatal(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
   }
   // The faux provider runs in this process and reads its script from the environment;
@@ -38,7 +38,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.listModels !== undefined) {
     const { listModels } = await import("./list-models.ts");
-    return listModels(args.listModels);
+    // Extensions may register providers (an async factory can discover models): list those too.
+    const { loadExtensionsForArgs } = await import("../modes/session-from-args.ts");
+    const { headlessExtensionOptions } = await import("../modes/headless-extensions.ts");
+    const loaded = await loadExtensionsForArgs(args, headlessExtensionOptions("print", loadHostApi));
+    return listModels(args.listModels, loaded.registry);
   }
   if (args.mode === "rpc") {
     const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");

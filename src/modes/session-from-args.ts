@@ -66,26 +66,39 @@ function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
   }
 }
 
+export interface LoadedExtensions {
+  /** The arguments, parsed again with the flags extensions registered. */
+  args: CliArgs;
+  system?: ExtensionSystem;
+  /** The model registry with the providers extensions registered; undefined without extensions. */
+  registry?: ModelRegistry;
+}
+
+/**
+ * Loads the configured extensions (none: nothing is imported) and parses the
+ * command line again with the flags they registered. An option no extension
+ * registered is a usage error.
+ */
+export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
+  if (!options || !anyExtensionConfigured(args, cwd)) {
+    if (args.unknownOptions.length > 0) throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
+    return { args };
+  }
+  const { ExtensionSystem } = await import("../core/extension-system.ts");
+  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
+  const reparsed = parseArgs(args.argv, system.flagTypes());
+  if (!reparsed.ok) throw new UserError(reparsed.error, 2);
+  const registry = ModelRegistry.load();
+  system.useRegistry(registry);
+  return { args: reparsed.args, system, registry };
+}
+
 export async function createSessionFromArgs(
   initialArgs: CliArgs,
   options: { requireApiKey?: boolean; extensions?: ModeExtensionOptions } = {},
 ): Promise<SessionFromArgs> {
   const cwd = process.cwd();
-  let args = initialArgs;
-  let system: ExtensionSystem | undefined;
-  let registry: ModelRegistry | undefined;
-  if (options.extensions && anyExtensionConfigured(args, cwd)) {
-    const { ExtensionSystem } = await import("../core/extension-system.ts");
-    system = await ExtensionSystem.start({ ...options.extensions, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
-    // Extensions' flags are known now: parse the command line again with them.
-    const reparsed = parseArgs(args.argv, system.flagTypes());
-    if (!reparsed.ok) throw new UserError(reparsed.error, 2);
-    args = reparsed.args;
-    registry = ModelRegistry.load();
-    system.useRegistry(registry);
-  } else if (args.unknownOptions.length > 0) {
-    throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
-  }
+  const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
   const created = await createAgentSession({
     cwd,
     provider: args.provider,

@@ -121,4 +121,19 @@ export default function (pi) {
       delete fixture.home.env.ECHO_KEY;
     }
   });
+
+  test("--list-models lists the models extensions registered, async factories included", async () => {
+    const ext = fixture.writeExtension(
+      "listed.ts",
+      `export default async function (pi) {
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  pi.registerProvider("listed", { baseUrl: "http://127.0.0.1:9", apiKey: "k", api: "openai-completions", models: [{ id: "listed-model", contextWindow: 64000 }] });
+}`,
+    );
+    const result = await runXcsh(["--list-models", "listed", "-e", ext], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^listed\s+listed-model\s+64K/m);
+    const without = await runXcsh(["--list-models", "listed"], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(without.exitCode).toBe(1);
+  });
 });

@@ -10,7 +10,7 @@ import { UserError } from "../../core/user-error.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
-import { createHeadlessUI } from "../../extensions/ui-headless.ts";
+import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
 
 async function collectPrompt(args: CliArgs): Promise<string> {
   const fromArgs = args.messages.join(" ").trim();
@@ -66,20 +66,11 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
   const early: object[] = [];
   let headerWritten = false;
   const created = await createSessionFromArgs(args, {
-    extensions: {
-      mode: format === "json" ? "json" : "print",
-      // No one can answer a dialog here: every dialog resolves to its default at once.
-      ui: createHeadlessUI(),
-      hostApi,
-      reportError: (report) => {
-        if (!write) process.stderr.write(`xcsh: extension ${report.extensionPath} failed (${report.event}): ${report.error}\n`);
-        else if (headerWritten) write({ type: "extension_error", ...report });
-        else early.push({ type: "extension_error", ...report });
-      },
-      notice: (line) => process.stderr.write(`${line}\n`),
-      // The run ends by itself when the prompt is answered (seed 003: a no-op in print mode).
-      onShutdownRequested: () => {},
-    },
+    extensions: headlessExtensionOptions(format === "json" ? "json" : "print", hostApi, (report) => {
+      if (!write) process.stderr.write(describeExtensionError(report));
+      else if (headerWritten) write({ type: "extension_error", ...report });
+      else early.push({ type: "extension_error", ...report });
+    }),
   });
   const { session, extensions } = created;
   // Extension flags are parsed now, so the prompt is what is left of the command line.
