@@ -8,15 +8,38 @@
 
 const LF = 0x0a;
 
+export interface JsonlReadOptions {
+  /** A record that is not valid UTF-8: it is not yielded, and never affects the next one. */
+  onInvalidUtf8?: () => void;
+}
+
 /** Yields each record of a byte stream as text, without its line ending. */
-export async function* readJsonlLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
+export async function* readJsonlLines(stream: ReadableStream<Uint8Array>, options: JsonlReadOptions = {}): AsyncGenerator<string> {
+  // Fatal decoding: a record with invalid bytes is reported, never repaired into something else.
+  let decoder = new TextDecoder("utf-8", { fatal: true });
+  let invalid = false;
   // Pieces of the record in progress; joined once the record ends.
   let pending: string[] = [];
-  const finish = (last: string): string => {
+  /** Decodes part of the current record; `last` flushes the decoder, so an unfinished sequence cannot spill into the next record. */
+  const decode = (bytes: Uint8Array, last: boolean): string => {
+    if (invalid) return "";
+    try {
+      return decoder.decode(bytes, { stream: !last });
+    } catch {
+      invalid = true;
+      decoder = new TextDecoder("utf-8", { fatal: true });
+      return "";
+    }
+  };
+  const finish = (last: string): string | undefined => {
     pending.push(last);
     const record = pending.length === 1 ? pending[0] : pending.join("");
     pending = [];
+    if (invalid) {
+      invalid = false;
+      options.onInvalidUtf8?.();
+      return undefined;
+    }
     return record.endsWith("\r") ? record.slice(0, -1) : record;
   };
 
@@ -24,17 +47,16 @@ export async function* readJsonlLines(stream: ReadableStream<Uint8Array>): Async
     let start = 0;
     let newline = chunk.indexOf(LF, start);
     while (newline !== -1) {
-      yield finish(decoder.decode(chunk.subarray(start, newline), { stream: true }));
+      const record = finish(decode(chunk.subarray(start, newline), true));
+      if (record !== undefined) yield record;
       start = newline + 1;
       newline = chunk.indexOf(LF, start);
     }
-    if (start < chunk.length) pending.push(decoder.decode(chunk.subarray(start), { stream: true }));
+    if (start < chunk.length) pending.push(decode(chunk.subarray(start), false));
   }
-  const rest = decoder.decode();
-  if (rest) pending.push(rest);
   if (pending.length > 0) {
-    const last = finish("");
-    if (last.length > 0) yield last;
+    const last = finish(decode(new Uint8Array(0), true));
+    if (last !== undefined && last.length > 0) yield last;
   }
 }
 

@@ -38,6 +38,20 @@ const IMMEDIATE = new Set<string>([
   "set_auto_compaction",
 ]);
 
+/** The request's id, when it has a usable one: a host waiting on it must get its answer. */
+function echoedId(frame: object): { id?: string | number } {
+  const id = (frame as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? { id } : {};
+}
+
+/** Names what was sent without converting it: `String()` of a crafted object can throw or recurse without end. */
+function unknownCommandError(type: unknown): string {
+  if (typeof type === "string") return `Unknown command: ${type.length > 200 ? `${type.slice(0, 200)}…` : type}`;
+  if (type === undefined) return 'Unknown command: the object has no "type" field';
+  const kind = type === null ? "null" : Array.isArray(type) ? "an array" : typeof type === "object" ? "an object" : `a ${typeof type}`;
+  return `Unknown command: "type" must be a string, got ${kind}`;
+}
+
 function parseFailure(error: string) {
   return { type: "response", command: "parse", success: false, error };
 }
@@ -74,7 +88,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   };
 
   const respond = async (command: RpcCommand) => {
-    const id = typeof command.id === "string" || typeof command.id === "number" ? { id: command.id } : {};
+    const id = echoedId(command);
     try {
       const result = await (handlers[command.type] as (c: RpcCommand, ctx: RpcContext) => unknown)(command, context);
       const data = result instanceof ThenStart ? result.data : result;
@@ -99,7 +113,8 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     work.finally(() => inFlight.delete(work));
   };
 
-  for await (const line of readJsonlLines(Bun.stdin.stream())) {
+  const onInvalidUtf8 = () => write(parseFailure("Failed to parse command: the line is not valid UTF-8"));
+  for await (const line of readJsonlLines(Bun.stdin.stream(), { onInvalidUtf8 })) {
     if (line.trim() === "") continue;
     let frame: unknown;
     try {
@@ -117,7 +132,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     else if (type === "host_tool_result") context.hostTools.handleResult(frame as HostToolResultFrame);
     else if (type === "extension_ui_response") ui.handleResponse(frame);
     else if (!isKnownCommand(type)) {
-      write({ type: "response", command: typeof type === "string" ? type : "unknown", success: false, error: `Unknown command: ${String(type)}` });
+      write({ ...echoedId(frame), type: "response", command: typeof type === "string" ? type : "unknown", success: false, error: unknownCommandError(type) });
     } else if (IMMEDIATE.has(type)) {
       track(respond(frame as RpcCommand));
     } else {

@@ -121,12 +121,45 @@ describe("malformed input", () => {
     expect(await rpc.close()).toBe(0);
   });
 
-  test("an unknown command fails with its name and without the id", async () => {
+  test("an unknown command fails with its name and the request's id", async () => {
     const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
     rpc.send({ id: "u-1", type: "x" });
     const failure = await rpc.waitFor((frame) => frame.type === "response" && frame.command === "x");
-    expect(failure).toEqual({ type: "response", command: "x", success: false, error: "Unknown command: x" });
+    expect(failure).toEqual({ id: "u-1", type: "response", command: "x", success: false, error: "Unknown command: x" });
+    rpc.send({ id: 7, type: "y" });
+    expect(await rpc.waitFor((frame) => frame.type === "response" && frame.command === "y")).toMatchObject({ id: 7, success: false });
     expect((await rpc.request({ type: "get_state" })).success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("a type that is not a string — a crafted object, 5 000 nested arrays — is answered, and the process keeps serving", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    rpc.write('{"id":1,"type":{"toString":1}}\n');
+    rpc.write(`{"id":2,"type":${"[".repeat(5000)}${"]".repeat(5000)}}\n`);
+    rpc.write('{"id":3,"type":null}\n{"id":4}\n');
+    for (const id of [1, 2, 3, 4]) {
+      const answer = await rpc.waitFor((frame) => frame.type === "response" && frame.id === id);
+      expect(answer).toMatchObject({ success: false, command: "unknown" });
+      expect(answer.error).toStartWith("Unknown command:");
+    }
+    expect((await rpc.request({ type: "get_state" })).success).toBe(true);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("a line ending inside a UTF-8 sequence is a parse error of that line alone", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const encoder = new TextEncoder();
+    const bytes = [...encoder.encode('{"id":"a","type":"get_state"}'), 0xe2, 0x82, 0x0a, ...encoder.encode('{"id":"b","type":"get_state"}\n')];
+    rpc.write(new Uint8Array(bytes));
+    // Invalid bytes inside a string are refused too, never replaced with something else.
+    rpc.write(new Uint8Array([...encoder.encode('{"id":"c","type":"set_session_name","name":"'), 0xff, ...encoder.encode('"}\n')]));
+    const answered = await rpc.waitFor((frame) => frame.type === "response" && frame.id === "b");
+    expect(answered.success).toBe(true);
+    await rpc.request({ type: "get_state" });
+    const failures = rpc.ofType("response").filter((frame) => frame.command === "parse");
+    expect(failures).toHaveLength(2);
+    expect(failures[0].error).toBe("Failed to parse command: the line is not valid UTF-8");
+    expect(rpc.ofType("response").some((frame) => frame.id === "a" || frame.id === "c")).toBe(false);
     expect(await rpc.close()).toBe(0);
   });
 });

@@ -91,7 +91,7 @@ describe("RpcClient against xcsh", () => {
     expect(modelError).toBeInstanceOf(RpcError);
     expect(modelError).toMatchObject({ command: "set_model", error: "Model not found: nope/missing" });
 
-    // xcsh answers an unknown command without its id; the client still matches the answer.
+    // An unknown command is answered with an error the client reports.
     const unknown = await client.send({ type: "no_such_command" }).catch((error: unknown) => error);
     expect(unknown).toBeInstanceOf(RpcError);
     expect((unknown as RpcError).command).toBe("no_such_command");
