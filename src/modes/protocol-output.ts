@@ -10,6 +10,19 @@ import { serializeFrame } from "./rpc/jsonl.ts";
 
 let frameWriter: ((frame: unknown) => void) | undefined;
 
+/** Exit code when stdout is closed under xcsh: 128 + SIGPIPE, as a shell reports a process killed by a broken pipe. */
+export const EXIT_STDOUT_CLOSED = 141;
+
+function stdoutClosed(error: unknown): never {
+  const code = (error as { code?: string } | undefined)?.code ?? "write error";
+  try {
+    process.stderr.write(`xcsh: stdout was closed (${code}); stopping\n`);
+  } catch {
+    // stderr is gone too: nothing left to tell.
+  }
+  process.exit(EXIT_STDOUT_CLOSED);
+}
+
 export function claimStdoutForProtocol(): (frame: unknown) => void {
   if (frameWriter) return frameWriter;
   const toStderr = (...args: unknown[]) => {
@@ -18,7 +31,16 @@ export function claimStdoutForProtocol(): (frame: unknown) => void {
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-  const protocolWrite = process.stdout.write.bind(process.stdout);
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  // A reader that went away (`| head`, a host that died) is no reason for a stack trace.
+  const protocolWrite = (data: string) => {
+    try {
+      stdoutWrite(data);
+    } catch (error) {
+      stdoutClosed(error);
+    }
+  };
+  process.stdout.on("error", stdoutClosed);
   // Everyone else's writes to stdout go to stderr; the protocol keeps the original writer.
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   frameWriter = (frame) => {
