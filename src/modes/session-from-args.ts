@@ -95,7 +95,7 @@ export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensio
 
 export async function createSessionFromArgs(
   initialArgs: CliArgs,
-  options: { requireApiKey?: boolean; extensions?: ModeExtensionOptions } = {},
+  options: { requireApiKey?: boolean; extensions?: ModeExtensionOptions; quietLoadWarnings?: boolean } = {},
 ): Promise<SessionFromArgs> {
   const cwd = process.cwd();
   const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
@@ -120,6 +120,8 @@ export async function createSessionFromArgs(
     },
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
+  // Problems met reading the session file (skipped lines): RPC reports them as notice events.
+  if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${warning}\n`);
   if (system) await system.attach(created.session, args.extensionFlags);
   return { ...created, args, ...(system ? { extensions: system } : {}) };
 }

@@ -4,7 +4,7 @@
  * on disk must be rewritten afterwards is the caller's decision (`migrated`).
  */
 import { migrateSessionEntries } from "./migrate.ts";
-import { readSessionFile } from "./session-file.ts";
+import { readSessionFile, type TornTail } from "./session-file.ts";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.ts";
 
 export type LoadedSessionFile =
@@ -19,6 +19,8 @@ export type LoadedSessionFile =
       warnings: string[];
       /** The file ends mid-line: the next append must start a fresh line. */
       needsNewline: boolean;
+      /** A line torn by a crash at the end, to cut off before the next append. */
+      tornTail?: TornTail;
       /** Migrated from an older version: the file on disk is out of date. */
       migrated: boolean;
     };
@@ -41,5 +43,5 @@ export function loadSessionFile(file: string): LoadedSessionFile {
     if (typeof entry.id === "string") entries.push(entry);
     else warnings.push(`${file}: an entry of type "${entry.type}" has no id and was skipped`);
   }
-  return { kind: "loaded", header, entries, warnings, needsNewline: parsed.needsNewline, migrated };
+  return { kind: "loaded", header, entries, warnings, needsNewline: parsed.needsNewline, migrated, ...(parsed.tornTail ? { tornTail: parsed.tornTail } : {}) };
 }

@@ -13,7 +13,7 @@
  * Writing appends one complete line per write, so a process killed at any
  * moment leaves every earlier entry intact.
  */
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, truncateSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { FileEntry, SessionEntry, SessionHeader } from "./types.ts";
 
@@ -42,6 +42,17 @@ export interface ParsedSessionFile {
   warnings: string[];
   /** The file does not end in "\n": the next append must start a fresh line first. */
   needsNewline: boolean;
+  /**
+   * A last line a crash cut short: it was never acknowledged, so it is cut off
+   * before the next append (see `cutTornTail`) rather than left in the middle.
+   */
+  tornTail?: TornTail;
+}
+
+export interface TornTail {
+  /** Where the torn line starts, in bytes from the start of the file. */
+  startByte: number;
+  text: string;
 }
 
 /** What a first write torn by a crash starts with: our header is serialized with `type` first. */
@@ -57,7 +68,8 @@ function isHeader(value: unknown): value is SessionHeader {
 
 /** Parses a session file's text. `file` names it in errors and warnings. Throws SessionFileError. */
 export function parseSessionFile(content: string, file: string): ParsedSessionFile {
-  if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+  const bom = content.charCodeAt(0) === 0xfeff;
+  if (bom) content = content.slice(1);
   const lines = content.split("\n");
   const lastIndex = lines.length - 1;
   // After a final "\n" the split leaves an empty last element; anything else there was cut short.
@@ -65,6 +77,7 @@ export function parseSessionFile(content: string, file: string): ParsedSessionFi
   const warnings: string[] = [];
   const entries: SessionEntry[] = [];
   let header: SessionHeader | undefined;
+  let tornTail: TornTail | undefined;
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
@@ -84,9 +97,10 @@ export function parseSessionFile(content: string, file: string): ParsedSessionFi
       }
       warnings.push(
         isTornTail
-          ? `${file}: line ${index + 1} is incomplete (a write was interrupted) and was skipped`
+          ? `${file}: line ${index + 1} is incomplete (a write was interrupted) and was skipped; it moves to ${file}.torn before the next entry is written`
           : `${file}: line ${index + 1} is not valid JSON and was skipped`,
       );
+      if (isTornTail) tornTail = { startByte: byteOffsetOfLine(content, lines, index, bom), text: line };
       continue;
     }
 
@@ -105,7 +119,24 @@ export function parseSessionFile(content: string, file: string): ParsedSessionFi
     entries.push(value as unknown as SessionEntry);
   }
 
-  return { header, entries, warnings, needsNewline: tailUnterminated };
+  return { header, entries, warnings, needsNewline: tailUnterminated && !tornTail, ...(tornTail ? { tornTail } : {}) };
+}
+
+/** Byte offset of line `index` (only computed for a torn tail, once per load). */
+function byteOffsetOfLine(content: string, lines: string[], index: number, bom: boolean): number {
+  const before = content.length - lines[index].length;
+  return Buffer.byteLength(content.slice(0, before), "utf8") + (bom ? 3 : 0);
+}
+
+/**
+ * Cuts a torn last line off the file, keeping a copy in `<file>.torn` so that
+ * nothing is destroyed. Appends then continue from the last complete entry.
+ */
+export function cutTornTail(file: string, tail: TornTail): string {
+  const saved = `${file}.torn`;
+  appendFileSync(saved, tail.text + "\n");
+  truncateSync(file, tail.startByte);
+  return saved;
 }
 
 /** Reads and parses a session file; undefined when it does not exist. Throws SessionFileError. */

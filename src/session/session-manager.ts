@@ -20,7 +20,7 @@ import { buildSessionContext } from "./build-context.ts";
 import { EntryIndex } from "./entry-index.ts";
 import { generateEntryId, generateSessionId } from "./ids.ts";
 import { loadSessionFile } from "./load-session.ts";
-import { appendEntryLine, createSessionFile, SessionFileError, writeSessionFileAtomically } from "./session-file.ts";
+import { appendEntryLine, createSessionFile, cutTornTail, SessionFileError, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
 import { findMostRecentSession, listAllSessions, listSessions } from "./session-list.ts";
 import { getDefaultSessionDir, sessionFileName } from "./session-paths.ts";
 import {
@@ -77,6 +77,8 @@ export class SessionManager {
   /** The file ends mid-line (a torn write): the next append starts with "\n". */
   private needsNewline = false;
   private loadWarnings: string[] = [];
+  /** A torn last line of the loaded file, cut off before the first append. */
+  private tornTail: TornTail | undefined;
 
   private constructor(cwd: string, sessionDir: string, persisted: boolean) {
     this.cwd = resolve(cwd);
@@ -163,6 +165,7 @@ export class SessionManager {
     this.leafId = null;
     this.needsNewline = false;
     this.loadWarnings = [];
+    this.tornTail = undefined;
     if (!this.persisted) {
       this.sessionFile = undefined;
       this.disk = "memory";
@@ -200,6 +203,7 @@ export class SessionManager {
     this.leafId = this.index.lastEntry?.id ?? null;
     this.loadWarnings = loaded.warnings;
     this.needsNewline = loaded.needsNewline;
+    this.tornTail = loaded.tornTail;
     this.disk = "append";
     if (loaded.migrated) this.rewriteAfterMigration();
   }
@@ -394,6 +398,7 @@ export class SessionManager {
   private persist(entry: SessionEntry): void {
     const file = this.sessionFile;
     if (this.disk === "memory" || file === undefined) return;
+    if (this.tornTail && this.disk !== "unwritten") this.cutTornTail(file, this.tornTail);
     if (this.disk === "unwritten") createSessionFile(file, this.header, entry);
     else if (this.disk === "rewrite") writeSessionFileAtomically(file, this.header, [...this.index.entries, entry]);
     else appendEntryLine(file, entry, this.needsNewline);
@@ -410,10 +415,18 @@ export class SessionManager {
     this.disk = "append";
   }
 
+  /** The torn line was never acknowledged: moved aside, so the next entry follows the last complete one. */
+  private cutTornTail(file: string, tail: TornTail): void {
+    this.tornTail = undefined;
+    const saved = cutTornTail(file, tail);
+    this.loadWarnings.push(`${file}: the incomplete last line was moved to ${saved} before appending`);
+  }
+
   private rewriteAfterMigration(): void {
     const file = this.sessionFile;
     if (file === undefined) return;
     try {
+      if (this.tornTail) this.cutTornTail(file, this.tornTail);
       writeSessionFileAtomically(file, this.header, this.index.entries);
       this.needsNewline = false;
     } catch (error) {

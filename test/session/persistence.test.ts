@@ -163,22 +163,38 @@ describe("damage", () => {
     return { file: session.getSessionFile()!, ids };
   }
 
-  test("a torn last line is skipped, and the next append starts on a fresh line", () => {
+  test("a torn last line is skipped, cut off (kept in <file>.torn) before the next append, and never left in the middle", () => {
     const { file, ids } = sessionWithThreeEntries();
-    appendFileSync(file, '{"type":"message","id":"deadbeef","parentId":"');
+    const torn = '{"type":"message","id":"deadbeef","parentId":"';
+    appendFileSync(file, torn);
     const session = SessionManager.open(file);
     expect(session.getEntries().map((entry) => entry.id)).toEqual(ids);
     expect(session.getLeafId()).toBe(ids[2]);
     expect(session.getLoadWarnings()).toEqual([expect.stringContaining("line 5 is incomplete")]);
+    // Only reading leaves the file as it is.
+    expect(readFileSync(file, "utf8").endsWith(torn)).toBe(true);
 
     const added = session.appendMessage(assistantMessage("four"));
     const lines = readFileSync(file, "utf8").split("\n");
-    expect(lines[4]).toBe('{"type":"message","id":"deadbeef","parentId":"');
-    expect(JSON.parse(lines[5])).toMatchObject({ id: added, parentId: ids[2] });
+    expect(lines).toHaveLength(6);
+    expect(JSON.parse(lines[4])).toMatchObject({ id: added, parentId: ids[2] });
+    expect(readFileSync(`${file}.torn`, "utf8")).toBe(torn + "\n");
+    expect(session.getLoadWarnings().at(-1)).toContain(`moved to ${file}.torn`);
 
     const reopened = SessionManager.open(file);
     expect(reopened.getEntries().map((entry) => entry.id)).toEqual([...ids, added]);
-    expect(reopened.getLoadWarnings()).toEqual([expect.stringContaining("line 5 is not valid JSON")]);
+    expect(reopened.getLoadWarnings()).toEqual([]);
+  });
+
+  test("a torn line after multi-byte text is cut at the right byte", () => {
+    const { file, ids } = sessionWithThreeEntries();
+    const session = SessionManager.open(file);
+    session.appendMessage(userMessage("naïve — 名前 ✓"));
+    appendFileSync(file, '{"type":"message","id":"feedface","parentId":"名');
+    const reopened = SessionManager.open(file);
+    const added = reopened.appendMessage(assistantMessage("after"));
+    expect(SessionManager.open(file).getEntries().map((entry) => entry.id)).toEqual([...ids, expect.any(String), added]);
+    expect(readFileSync(`${file}.torn`, "utf8")).toContain("feedface");
   });
 
   test("a complete last line without its newline is kept, and the next append still starts a fresh line", () => {

@@ -64,6 +64,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
   const { session, setup, extensions } = await createSessionFromArgs(args, {
     requireApiKey: false,
+    quietLoadWarnings: true,
     extensions: {
       mode: "rpc",
       ui,
@@ -76,6 +77,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     },
   });
 
+  for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
   session.subscribe((event) => write(eventFrame(event, lean)));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions };
