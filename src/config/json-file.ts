@@ -26,6 +26,11 @@ export function readJsonFile(file: string, hint?: string): unknown {
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return {};
+  // Checked before parsing: the syntax-error locator and the schema check recurse per level.
+  const depth = nestingDepth(text);
+  if (depth > MAX_CONFIG_DEPTH) {
+    throw new ConfigError(file, `is nested ${depth} levels deep; a config file may nest at most ${MAX_CONFIG_DEPTH} levels`, hint);
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -33,6 +38,26 @@ export function readJsonFile(file: string, hint?: string): unknown {
     const where = found ? `${lineAndColumn(text, found.offset)}: ${found.message}` : "not valid JSON";
     throw new ConfigError(file, `invalid JSON at ${where}`, hint);
   }
+}
+
+/** Far more than any settings.json or models.json needs, far less than a recursion can take. */
+export const MAX_CONFIG_DEPTH = 64;
+
+/** The deepest nesting of `[` and `{` outside strings, in one pass without recursion. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // backslash: skip the escaped character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 function lineAndColumn(text: string, offset: number): string {

@@ -35,3 +35,27 @@ describe("locateJsonSyntaxError", () => {
     }
   });
 });
+
+describe("deeply nested files", () => {
+  test("a models.json or settings.json nested past the limit is an error naming the file, not a crash", async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const { readJsonFile, MAX_CONFIG_DEPTH } = await import("../../src/config/json-file.ts");
+    const dir = mkdtempSync(join(tmpdir(), "xcsh-deep-"));
+    try {
+      const deep = join(dir, "models.json");
+      writeFileSync(deep, `{"providers":${"[".repeat(100_000)}${"]".repeat(100_000)}}`);
+      expect(() => readJsonFile(deep)).toThrow(`${deep}: is nested 100001 levels deep; a config file may nest at most ${MAX_CONFIG_DEPTH} levels`);
+      const broken = join(dir, "settings.json");
+      writeFileSync(broken, `{"a":${'{"b":'.repeat(20_000)}`);
+      expect(() => readJsonFile(broken)).toThrow("is nested 20001 levels deep");
+      // Brackets inside strings do not count; the limit itself is fine.
+      const fine = join(dir, "ok.json");
+      writeFileSync(fine, `{"s":"${"[".repeat(500)}","n":${"[".repeat(MAX_CONFIG_DEPTH - 1)}${"]".repeat(MAX_CONFIG_DEPTH - 1)}}`);
+      expect(readJsonFile(fine)).toMatchObject({ s: "[".repeat(500) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
