@@ -8,6 +8,7 @@ import { getProviders } from "../ai/models.ts";
 import { THINKING_LEVELS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
+import { noteUnknownKeys } from "./unknown-keys.ts";
 
 export const SUPPORTED_APIS: readonly KnownApi[] = [
   "openai-completions",
@@ -121,6 +122,7 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
     throw new ConfigError(file, 'expected a JSON object with a "providers" object at the top level', MODELS_JSON_HINT);
   }
   assertMatchesSchema<Static<typeof ModelsJsonSchema>>(ModelsJsonSchema, content, file, MODELS_JSON_HINT);
+  noteUnknownKeys(ModelsJsonSchema, content, file);
   const modelsJson: ModelsJson = { providers: content.providers ?? {} };
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);

@@ -12,6 +12,7 @@ import Type from "typebox";
 import { THINKING_LEVELS, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
+import { noteUnknownKeys } from "./unknown-keys.ts";
 import { getProjectSettingsPath, getSettingsPath } from "./paths.ts";
 
 export interface CompactionSettings {
@@ -139,6 +140,21 @@ const SettingsFileSchema = Type.Object({
   themes: Type.Optional(StringList),
   enableSkillCommands: Type.Optional(Type.Boolean()),
   fauxScript: Type.Optional(Type.String()),
+  rpc: Type.Optional(Type.Object({ lean: Type.Optional(Type.Boolean()) })),
+  packages: Type.Optional(Type.Array(Type.Unknown())),
+  // pi's terminal and display settings: known keys (no typo warning), used by a terminal UI.
+  doubleEscapeAction: Type.Optional(Type.Unknown()),
+  editorPaddingX: Type.Optional(Type.Unknown()),
+  autocompleteMaxVisible: Type.Optional(Type.Unknown()),
+  showHardwareCursor: Type.Optional(Type.Unknown()),
+  collapseChangelog: Type.Optional(Type.Unknown()),
+  lastChangelogVersion: Type.Optional(Type.Unknown()),
+  enableInstallTelemetry: Type.Optional(Type.Unknown()),
+  treeFilterMode: Type.Optional(Type.Unknown()),
+  images: Type.Optional(Type.Unknown()),
+  markdown: Type.Optional(Type.Unknown()),
+  terminal: Type.Optional(Type.Unknown()),
+  warnings: Type.Optional(Type.Unknown()),
   defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SETTINGS)),
 });
 
@@ -161,6 +177,7 @@ export function readSettingsFile(file: string): SettingsFile {
     throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
   }
   assertMatchesSchema<SettingsFile>(SettingsFileSchema, content, file, SETTINGS_HINT);
+  noteUnknownKeys(SettingsFileSchema, content, file);
   return content;
 }
 
@@ -213,6 +230,7 @@ function readSettingsFileWithout(file: string, leftOut: readonly string[]): { ke
     else kept[key] = value;
   }
   assertMatchesSchema<SettingsFile>(SettingsFileSchema, kept, file, SETTINGS_HINT);
+  noteUnknownKeys(SettingsFileSchema, kept, file);
   return { kept, omitted };
 }
 

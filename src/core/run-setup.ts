@@ -11,6 +11,7 @@ import { ModelRegistry } from "../config/model-registry.ts";
 import { resolveModel } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
 import { loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
+import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -67,5 +68,6 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
     throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
-  return { settings, registry, model, thinkingLevel, warnings: warning ? [warning] : [] };
+  // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.
+  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...(warning ? [warning] : [])] };
 }

@@ -1,0 +1,83 @@
+/**
+ * Keys a config file sets that xcsh does not know: usually a typo ("colour",
+ * "reserveToken"), which would otherwise be ignored without a word. They are
+ * kept (the files are shared with other tools and versions) but reported once
+ * per key and process, naming the file, the JSON path and the nearest known key.
+ */
+import type { TSchema } from "typebox";
+
+type Schema = TSchema & {
+  type?: string;
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  items?: Schema;
+};
+
+const reported = new Set<string>();
+let pending: string[] = [];
+
+/** The warnings noted since the last call (shown by whoever runs the session: stderr). */
+export function takeConfigWarnings(): string[] {
+  const taken = pending;
+  pending = [];
+  return taken;
+}
+
+/** Notes a warning for each key of `value` that `schema` does not describe, once per key and process. */
+export function noteUnknownKeys(schema: TSchema, value: unknown, file: string): void {
+  pending.push(...unknownKeyWarnings(schema, value, file));
+}
+
+export function unknownKeyWarnings(schema: TSchema, value: unknown, file: string): string[] {
+  const warnings: string[] = [];
+  walk(schema as Schema, value, [], (path, key, known) => {
+    const where = [...path, key].join(".");
+    const id = `${file}\0${where}`;
+    if (reported.has(id)) return;
+    reported.add(id);
+    const nearest = nearestKey(key, known);
+    warnings.push(`${file}: unknown key "${key}" at ${where}${nearest ? ` (did you mean "${nearest}"?)` : ""}; it is ignored`);
+  });
+  return warnings;
+}
+
+function walk(schema: Schema, value: unknown, path: string[], report: (path: string[], key: string, known: string[]) => void): void {
+  if (Array.isArray(value)) {
+    if (schema.type !== "array" || !schema.items) return;
+    // models[0] is one path element: the index goes onto the key that holds the array.
+    const parent = path.slice(0, -1);
+    const key = path.at(-1) ?? "";
+    value.forEach((item, index) => walk(schema.items!, item, [...parent, `${key}[${index}]`], report));
+    return;
+  }
+  if (typeof value !== "object" || value === null || schema.type !== "object") return;
+  const record = schema.patternProperties ? Object.values(schema.patternProperties)[0] : undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const property = schema.properties?.[key] ?? record;
+    if (property) walk(property, child, [...path, key], report);
+    else if (schema.properties) report(path, key, Object.keys(schema.properties));
+  }
+}
+
+/** The known key closest to `key` by edit distance, if it is close enough to be a likely typo. */
+function nearestKey(key: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
