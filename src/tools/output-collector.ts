@@ -5,16 +5,16 @@
  * is also written to a temp file so the model can still read all of it.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, type TruncationResult } from "./truncate.ts";
+import { MAX_FULL_OUTPUT_BYTES, newTempFilePath } from "./temp-files.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.ts";
 
 export interface OutputCollectorOptions {
   maxLines?: number;
   maxBytes?: number;
   /** Start of the temp file's name; a random part and `.log` follow. */
   tempFilePrefix?: string;
+  /** Most bytes the full-output file keeps (MAX_FULL_OUTPUT_BYTES by default). */
+  maxFileBytes?: number;
 }
 
 export interface OutputSnapshot {
@@ -49,12 +49,16 @@ export class OutputCollector {
   private endsWithNewline = false;
   private fileDescriptor: number | undefined;
   private filePath: string | undefined;
+  /** Bytes written to the full-output file; it stops at MAX_FULL_OUTPUT_BYTES. */
+  private fileBytes = 0;
+  private readonly maxFileBytes: number;
   private cachedSnapshot: OutputSnapshot | undefined;
 
   constructor(options: OutputCollectorOptions = {}) {
     this.maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.tempFilePrefix = options.tempFilePrefix ?? "xcsh-bash-";
+    this.maxFileBytes = options.maxFileBytes ?? MAX_FULL_OUTPUT_BYTES;
   }
 
   /** Adds raw bytes as they arrive from the process. */
@@ -106,11 +110,11 @@ export class OutputCollector {
     this.endsWithNewline = text.endsWith("\n");
 
     if (this.fileDescriptor !== undefined) {
-      writeSync(this.fileDescriptor, text);
-    } else if (this.exceedsLimits()) {
+      this.writeToFile(text);
+    } else if (this.exceedsLimits() && this.filePath === undefined) {
       // The tail is only ever trimmed after this point, so it still holds the whole output here.
       this.openFullOutputFile();
-      writeSync(this.fileDescriptor!, this.tail);
+      this.writeToFile(this.tail);
     }
     this.trimTail();
   }
@@ -133,8 +137,21 @@ export class OutputCollector {
   }
 
   private openFullOutputFile(): void {
-    this.filePath = join(tmpdir(), `${this.tempFilePrefix}${randomBytes(8).toString("hex")}.log`);
+    this.filePath = newTempFilePath(this.tempFilePrefix);
     this.fileDescriptor = openSync(this.filePath, "w");
+  }
+
+  /** Appends to the full-output file until it reaches its cap, then closes it with a note saying so. */
+  private writeToFile(text: string): void {
+    const size = Buffer.byteLength(text, "utf8");
+    if (this.fileBytes + size <= this.maxFileBytes) {
+      writeSync(this.fileDescriptor!, text);
+      this.fileBytes += size;
+      return;
+    }
+    writeSync(this.fileDescriptor!, `\n[xcsh: output beyond ${formatSize(this.maxFileBytes)} was not kept]\n`);
+    closeSync(this.fileDescriptor!);
+    this.fileDescriptor = undefined;
   }
 
   /**

@@ -1,0 +1,34 @@
+/**
+ * Where full-output files go: one folder per xcsh process under the system's
+ * temp directory, removed when the process exits (normally, by a signal
+ * handler's exit, or after an uncaught error), so TMPDIR holds nothing of
+ * xcsh's afterwards. The folder is capped: past MAX_KEPT_FILES the oldest
+ * file goes (a model rarely reads back that far), and each file stops growing
+ * at MAX_FULL_OUTPUT_BYTES.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const MAX_KEPT_FILES = 50;
+export const MAX_FULL_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+let folder: string | undefined;
+const kept: string[] = [];
+
+function processFolder(): string {
+  if (folder) return folder;
+  folder = mkdtempSync(join(tmpdir(), "xcsh-"));
+  const created = folder;
+  process.once("exit", () => rmSync(created, { recursive: true, force: true }));
+  return created;
+}
+
+/** A fresh path for a full-output file; the oldest kept file is deleted once there are too many. */
+export function newTempFilePath(prefix: string): string {
+  const path = join(processFolder(), `${prefix}${randomBytes(8).toString("hex")}.log`);
+  kept.push(path);
+  while (kept.length > MAX_KEPT_FILES) rmSync(kept.shift()!, { force: true });
+  return path;
+}
