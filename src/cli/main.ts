@@ -17,6 +17,11 @@ import { reportFatal } from "./fatal.ts";
 const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
 
 async function main(argv: string[]): Promise<number> {
+  // The process watchdog (src/tools/process-watchdog.ts): not a user-facing option.
+  if (argv.length === 1 && argv[0] === "--watchdog") {
+    const { runWatchdog } = await import("../tools/process-watchdog.ts");
+    return runWatchdog();
+  }
   const parsed = parseArgs(argv);
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;

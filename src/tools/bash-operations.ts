@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import { basename } from "node:path";
+import { unwatchGroup, watchGroup } from "./process-watchdog.ts";
 
 export interface BashExecOptions {
   /** Called with stdout and stderr bytes as they arrive. */
@@ -33,6 +34,11 @@ const KILL_GRACE_MS = 200;
  * the shell ends is not waited for.
  */
 const DRAIN_IDLE_MS = 100;
+/**
+ * The longest the drain may take in all: a background job that keeps printing
+ * (a dev server) must not hold the call open; the call ends, the job runs on.
+ */
+const DRAIN_MAX_MS = 1000;
 
 const SHELL_NAMES = new Set(["bash", "zsh"]);
 
@@ -57,18 +63,29 @@ export function detectShell(): string {
   return detectedShell;
 }
 
-// Process groups still running, killed if xcsh itself exits: being detached,
-// they would otherwise outlive it.
+// Process groups of commands, including background jobs (`server &`) left running after
+// their shell exited: killed when xcsh exits (the watchdog covers a SIGKILL of xcsh).
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
 function trackGroup(pid: number): void {
   liveGroups.add(pid);
+  watchGroup(pid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
     for (const group of liveGroups) signalGroup(group, "SIGKILL");
   });
+}
+
+/** After its shell exits, a group is kept only while something still runs in it. */
+function releaseGroupIfEmpty(pid: number): void {
+  try {
+    process.kill(-pid, 0);
+  } catch {
+    liveGroups.delete(pid);
+    unwatchGroup(pid);
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -146,10 +163,11 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
         onData(data);
       };
       const drained = proc.exited.then(async () => {
+        const deadline = Date.now() + DRAIN_MAX_MS;
         for (;;) {
           const idle = Date.now() - lastDataAt;
-          if (idle >= DRAIN_IDLE_MS) return;
-          await Bun.sleep(DRAIN_IDLE_MS - idle);
+          if (idle >= DRAIN_IDLE_MS || Date.now() >= deadline) return;
+          await Bun.sleep(Math.min(DRAIN_IDLE_MS - idle, deadline - Date.now()));
         }
       });
 
@@ -164,7 +182,7 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
       } finally {
         if (timer) clearTimeout(timer);
         signal?.removeEventListener("abort", kill);
-        liveGroups.delete(proc.pid);
+        releaseGroupIfEmpty(proc.pid);
       }
     },
   };

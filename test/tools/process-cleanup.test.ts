@@ -1,0 +1,70 @@
+/**
+ * No tool process outlives xcsh: a background job a command starts (`server &`)
+ * does not hold the tool call open, keeps running while xcsh runs, and is
+ * killed when xcsh exits — by the exit hook, or by the watchdog when xcsh is
+ * SIGKILLed. Checked through the built binary against the fake LLM server.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestHome, runXcsh } from "../support/cli.ts";
+import { startRpc } from "../support/rpc-harness.ts";
+import { startFakeLlm } from "../support/fake-llm/server.ts";
+
+const home = makeTestHome();
+const server = startFakeLlm();
+home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } });
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+function running(pattern: string): boolean {
+  return Bun.spawnSync(["pgrep", "-f", pattern]).exitCode === 0;
+}
+
+async function gone(pattern: string, withinMs: number): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    if (!running(pattern)) return true;
+    await Bun.sleep(50);
+  }
+  return !running(pattern);
+}
+
+describe("background jobs", () => {
+  test("a job that keeps printing does not hold the call open, and is killed when xcsh exits", async () => {
+    const marker = join(home.home, "ticks.txt");
+    const loop = `while true; do echo tick; echo tick >> ${marker}; sleep 0.05; done`;
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "b1", name: "bash", arguments: { command: `(${loop}) & echo started` } }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const started = Date.now();
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "start a server"], { env: home.env, timeoutMs: 15_000 });
+    expect(result.exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("started");
+    expect(existsSync(marker)).toBe(true);
+    // The loop was killed with xcsh: the file stops growing.
+    const size = statSync(marker).size;
+    await Bun.sleep(300);
+    expect(statSync(marker).size).toBe(size);
+  }, 20_000);
+});
+
+describe("a SIGKILL of xcsh", () => {
+  test("leaves no tool process behind: the watchdog kills the command's process group", async () => {
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    server.enqueue({ content: [{ type: "toolCall", id: "s1", name: "bash", arguments: { command: "sleep 31.37; echo never" } }] });
+    await rpc.request({ type: "prompt", message: "sleep" });
+    await rpc.waitForEvent("tool_execution_start");
+    const until = Date.now() + 3_000;
+    while (!running("sleep 31.37") && Date.now() < until) await Bun.sleep(30);
+    expect(running("sleep 31.37")).toBe(true);
+    rpc.proc.kill("SIGKILL");
+    await rpc.proc.exited;
+    expect(await gone("sleep 31.37", 3_000)).toBe(true);
+  }, 20_000);
+});
+
