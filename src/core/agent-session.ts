@@ -15,7 +15,7 @@ import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
 import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
 import type { BashOperations } from "../tools/bash-operations.ts";
-import { calculateContextTokens, estimateContextTokens, shouldCompact } from "./compaction/index.ts";
+import { calculateContextTokens, estimateMessagesTokens, shouldCompact } from "./compaction/index.ts";
 import { runCompaction } from "./compaction-runner.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, CompactionReason, ReportedCompaction } from "./session-events.ts";
@@ -355,7 +355,8 @@ export class AgentSession {
       if (this.hooks && entry?.type === "compaction") await this.hooks.compacted(entry, compacted.fromExtension);
       this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
       const { entryId: _entryId, fromExtension: _fromExtension, ...summary } = compacted;
-      const result = { ...summary, estimatedTokensAfter: estimateContextTokens(this.agent.state.messages).tokens } as ReportedCompaction;
+      // Heuristic only: usage reported by kept answers describes the context before compaction.
+      const result = { ...summary, estimatedTokensAfter: estimateMessagesTokens(this.agent.state.messages) } as ReportedCompaction;
       await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retryAfter });
       if (automatic) await this.emit({ type: "auto_compaction_end", result, aborted: false, willRetry: retryAfter });
       return { result };

@@ -31,10 +31,22 @@ export interface CompactionOutcome extends CompactionResult<unknown> {
   fromExtension: boolean;
 }
 
+/** Why `prepareCompaction` found nothing to summarize on this branch. */
+function nothingToCompact(branchEntries: SessionEntry[]): Error {
+  const last = branchEntries.at(-1);
+  const why = !last
+    ? "the conversation is empty"
+    : last.type === "compaction"
+      ? "the conversation was just compacted"
+      : "there is no earlier message to summarize";
+  return new Error(`Nothing to compact: ${why}.`);
+}
+
 export async function runCompaction(request: CompactionRequest): Promise<CompactionOutcome> {
   const branchEntries = request.sessionManager.getBranch();
-  const preparation = prepareCompaction(branchEntries, request.settings);
-  if (!preparation) throw new Error("Nothing to compact: the conversation is already as short as it can be.");
+  // The window decides how much can stay verbatim; a short conversation is still compacted.
+  const preparation = prepareCompaction(branchEntries, request.settings, request.model.contextWindow);
+  if (!preparation) throw nothingToCompact(branchEntries);
   const decision = await request.intercept?.(preparation, branchEntries);
   if (decision?.cancel) throw new Error("Compaction was cancelled by an extension");
   const custom = decision?.compaction;

@@ -9,7 +9,7 @@ import type { ExtensionRunner } from "../extensions/runner.ts";
 import type { NavigateTreeOptions, TreePreparation } from "../extensions/types.ts";
 import type { BranchSummaryEntry } from "../session/types.ts";
 import type { AgentSession } from "./agent-session.ts";
-import { generateSummary } from "./compaction/index.ts";
+import { effectiveReserveTokens, generateSummary } from "./compaction/index.ts";
 
 export async function navigateTree(
   session: AgentSession,
@@ -43,7 +43,8 @@ export async function navigateTree(
   if (!summary && options.summarize && preparation.entriesToSummarize.length > 0) {
     const messages = preparation.entriesToSummarize.flatMap((entry): AgentMessage[] => (entry.type === "message" ? [entry.message] : []));
     const instructions = decision?.customInstructions ?? options.customInstructions;
-    const text = await generateSummary(messages, session.model, session.settings.compaction.reserveTokens, await session.models.apiKeyFor(session.model), {
+    const reserve = effectiveReserveTokens(session.settings.compaction.reserveTokens, session.model.contextWindow);
+    const text = await generateSummary(messages, session.model, reserve, await session.models.apiKeyFor(session.model), {
       customInstructions: instructions,
       headers: await session.models.headersFor(session.model),
     });

@@ -9,7 +9,7 @@ import type { AgentMessage } from "../../agent/types.ts";
 import type { Model, ModelThinkingLevel } from "../../ai/types.ts";
 import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
 import { messagesOfEntries } from "../../session/build-context.ts";
-import { findCutPoint } from "./cut-point.ts";
+import { findCutPoint, findCutWithin, findFallbackCutPoint, tokensKeptFrom, type CutPoint } from "./cut-point.ts";
 import {
   computeFileLists,
   extractFileOperations,
@@ -20,7 +20,13 @@ import {
   type FileOperations,
 } from "./file-operations.ts";
 import { generateSummary, generateTurnPrefixSummary } from "./summarize.ts";
-import { estimateContextTokens, estimateTokens, type CompactionSettings } from "./token-estimate.ts";
+import {
+  effectiveReserveTokens,
+  estimateContextTokens,
+  estimateTokens,
+  keptTokensLimit,
+  type CompactionSettings,
+} from "./token-estimate.ts";
 
 export interface CompactionPreparation {
   /** Where the kept, verbatim part of the conversation begins. */
@@ -84,12 +90,35 @@ function estimateCurrentContext(
   return before.reduce((sum, message) => sum + estimateTokens(message), 0) + after.tokens;
 }
 
+/** The parts of [startIndex, end) a cut summarizes: whole turns before it, and the split turn's beginning. */
+function partsOfCut(pathEntries: SessionEntry[], startIndex: number, cut: CutPoint) {
+  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
+  return {
+    messagesToSummarize: messagesOfEntries(pathEntries, startIndex, historyEnd),
+    turnPrefixMessages: cut.isSplitTurn ? messagesOfEntries(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex) : [],
+  };
+}
+
 /**
- * What a compaction of this session path would summarize and keep, or
- * undefined when there is nothing to summarize (the path ends in a compaction,
- * or all of it fits in `keepRecentTokens`).
+ * What a compaction of this session path would summarize and keep.
+ *
+ * The newest `keepRecentTokens` stay verbatim — but never more than half of
+ * what the model's window leaves beside the reserve (`keptTokensLimit`), so the
+ * compacted context fits a small window: the cut then moves later, to the
+ * longest tail that fits, splitting a turn if it must. When the budget would
+ * keep the whole conversation, only the latest turn is kept, or as much of its
+ * end as fits, and the rest is summarized: a compaction always makes progress.
+ * Undefined only when there is nothing to summarize — an empty path, one
+ * ending in a compaction, or a single message since the start or the last one.
+ *
+ * `contextWindow` is the window of the model the context is for; without it
+ * `keepRecentTokens` alone decides.
  */
-export function prepareCompaction(pathEntries: SessionEntry[], settings: CompactionSettings): CompactionPreparation | undefined {
+export function prepareCompaction(
+  pathEntries: SessionEntry[],
+  settings: CompactionSettings,
+  contextWindow?: number,
+): CompactionPreparation | undefined {
   const last = pathEntries[pathEntries.length - 1];
   if (!last || last.type === "compaction") return undefined;
 
@@ -102,13 +131,20 @@ export function prepareCompaction(pathEntries: SessionEntry[], settings: Compact
     if (keptIndex >= 0 && keptIndex < previous.index) startIndex = keptIndex;
   }
 
-  const cut = findCutPoint(pathEntries, startIndex, pathEntries.length, settings.keepRecentTokens);
-  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
-  const messagesToSummarize = messagesOfEntries(pathEntries, startIndex, historyEnd);
-  const turnPrefixMessages = cut.isSplitTurn
-    ? messagesOfEntries(pathEntries, cut.turnStartIndex, cut.firstKeptEntryIndex)
-    : [];
-  if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return undefined;
+  const end = pathEntries.length;
+  const limit = keptTokensLimit(settings, contextWindow);
+  let cut: CutPoint | undefined = findCutPoint(pathEntries, startIndex, end, settings.keepRecentTokens);
+  let parts = partsOfCut(pathEntries, startIndex, cut);
+  if (parts.messagesToSummarize.length === 0 && parts.turnPrefixMessages.length === 0) {
+    cut = findFallbackCutPoint(pathEntries, startIndex, end, limit);
+    if (!cut) return undefined;
+    parts = partsOfCut(pathEntries, startIndex, cut);
+  } else if (limit !== undefined && tokensKeptFrom(pathEntries, cut.firstKeptEntryIndex, end) > limit) {
+    // keepRecentTokens is more than this window holds: cut later, never earlier.
+    cut = findCutWithin(pathEntries, startIndex, end, limit, cut.firstKeptEntryIndex) ?? cut;
+    parts = partsOfCut(pathEntries, startIndex, cut);
+  }
+  const { messagesToSummarize, turnPrefixMessages } = parts;
 
   const fileOps = extractFileOperations([...messagesToSummarize, ...turnPrefixMessages]);
   if (previous) mergeCompactionDetails(fileOps, previous.entry.details);
@@ -142,6 +178,8 @@ export async function compact(
   options: CompactOptions = {},
 ): Promise<CompactionResult<CompactionDetails> & { details: CompactionDetails }> {
   const { messagesToSummarize, turnPrefixMessages, isSplitTurn, settings } = preparation;
+  // The summary is an answer like any other: it must fit the reserve the window really leaves.
+  const reserveTokens = effectiveReserveTokens(settings.reserveTokens, model.contextWindow);
   // File lists are rebuilt from details below; the model need not copy them.
   const previousSummary = preparation.previousSummary === undefined ? undefined : stripFileOperations(preparation.previousSummary);
 
@@ -160,10 +198,10 @@ export async function compact(
   try {
     const [history, turnPrefix] = await Promise.all([
       messagesToSummarize.length > 0
-        ? cancelOnFailure(generateSummary(messagesToSummarize, model, settings.reserveTokens, apiKey, { ...callOptions, previousSummary }))
+        ? cancelOnFailure(generateSummary(messagesToSummarize, model, reserveTokens, apiKey, { ...callOptions, previousSummary }))
         : Promise.resolve(previousSummary),
       isSplitTurn && turnPrefixMessages.length > 0
-        ? cancelOnFailure(generateTurnPrefixSummary(turnPrefixMessages, model, settings.reserveTokens, apiKey, callOptions))
+        ? cancelOnFailure(generateTurnPrefixSummary(turnPrefixMessages, model, reserveTokens, apiKey, callOptions))
         : Promise.resolve(undefined),
     ]);
 

@@ -2,7 +2,9 @@
  * Where to cut the session path so the newest `keepRecentTokens` stay verbatim
  * and everything older is summarized. The kept part must still be a valid
  * conversation on its own: it never starts with a tool result, and no tool call
- * is separated from its result.
+ * is separated from its result. When the budget would keep the whole
+ * conversation, `findFallbackCutPoint` keeps less (the latest turn, or part of
+ * it) so a compaction always has something to summarize.
  */
 import { messageOfEntry } from "../../session/build-context.ts";
 import type { SessionEntry } from "../../session/types.ts";
@@ -100,9 +102,69 @@ export function findCutPoint(
 
   const cutIndex = cutPoints.findLast((point) => point <= budgetReachedAt);
   if (cutIndex === undefined) return noCut;
+  return cutAt(entries, cutIndex, startIndex);
+}
 
+/** A cut at a valid point; at an assistant message it splits the turn that message belongs to. */
+function cutAt(entries: SessionEntry[], cutIndex: number, startIndex: number): CutPoint {
   const cutMessage = messageOfEntry(entries[cutIndex]);
   if (cutMessage?.role !== "assistant") return { firstKeptEntryIndex: cutIndex, turnStartIndex: -1, isSplitTurn: false };
   const turnStartIndex = findTurnStartIndex(entries, cutIndex - 1, startIndex);
   return { firstKeptEntryIndex: cutIndex, turnStartIndex, isSplitTurn: turnStartIndex >= 0 };
+}
+
+/** Estimated tokens of the entries in [index, endIndex): what a cut at `index` keeps. */
+export function tokensKeptFrom(entries: SessionEntry[], index: number, endIndex: number): number {
+  let total = 0;
+  for (let i = index; i < endIndex; i++) total += entryTokens(entries[i]);
+  return total;
+}
+
+/**
+ * The earliest valid cut at or after `notBefore` that keeps at most
+ * `maxKeptTokens` — or, when none does, the latest valid cut, which keeps the
+ * least the conversation allows. At least one message before the cut is always
+ * left to summarize; undefined when there is none to leave.
+ */
+export function findCutWithin(
+  entries: SessionEntry[],
+  startIndex: number,
+  endIndex: number,
+  maxKeptTokens: number,
+  notBefore = startIndex,
+): CutPoint | undefined {
+  let firstMessageIndex = -1;
+  for (let i = startIndex; i < endIndex && firstMessageIndex < 0; i++) if (messageOfEntry(entries[i])) firstMessageIndex = i;
+  if (firstMessageIndex < 0) return undefined;
+
+  const candidates = findValidCutPoints(entries, Math.max(firstMessageIndex + 1, notBefore), endIndex);
+  if (candidates.length === 0) return undefined;
+
+  // Tokens kept by cutting at each candidate, from the newest back.
+  const kept = new Map<number, number>();
+  let accumulated = 0;
+  for (let i = endIndex - 1, c = candidates.length - 1; c >= 0; i--) {
+    accumulated += entryTokens(entries[i]);
+    if (i === candidates[c]) kept.set(candidates[c--], accumulated);
+  }
+  const cutIndex = candidates.find((point) => kept.get(point)! <= maxKeptTokens) ?? candidates[candidates.length - 1];
+  return cutAt(entries, cutIndex, startIndex);
+}
+
+/**
+ * The cut for a conversation the token budget would keep whole, as a small
+ * window or a short session does: keep only the latest turn, or — when that
+ * turn holds more than `maxKeptTokens`, or is the whole conversation — the
+ * longest tail of it that fits, cut at an assistant message (at least the last
+ * one, whatever its size). Undefined when there is nothing before the cut to
+ * summarize (a single message).
+ */
+export function findFallbackCutPoint(
+  entries: SessionEntry[],
+  startIndex: number,
+  endIndex: number,
+  maxKeptTokens = Number.POSITIVE_INFINITY,
+): CutPoint | undefined {
+  const latestTurnStart = findTurnStartIndex(entries, endIndex - 1, startIndex);
+  return findCutWithin(entries, startIndex, endIndex, maxKeptTokens, Math.max(startIndex, latestTurnStart));
 }

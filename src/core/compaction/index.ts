@@ -2,18 +2,25 @@
 export {
   calculateContextTokens,
   DEFAULT_COMPACTION_SETTINGS,
+  effectiveReserveTokens,
   estimateContextTokens,
+  estimateMessagesTokens,
   estimateTokens,
   getLastAssistantUsage,
   IMAGE_TOKEN_ESTIMATE,
+  keptTokensLimit,
+  MAX_RESERVE_SHARE,
   shouldCompact,
   type CompactionSettings,
   type ContextTokenEstimate,
 } from "./token-estimate.ts";
 export {
   findCutPoint,
+  findCutWithin,
+  findFallbackCutPoint,
   findTurnStartIndex,
   findValidCutPoints,
+  tokensKeptFrom,
   type CutPoint,
 } from "./cut-point.ts";
 export {

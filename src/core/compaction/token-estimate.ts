@@ -78,6 +78,11 @@ export function estimateTokens(message: AgentMessage): number {
   }
 }
 
+/** The heuristic size of a list of messages, ignoring any usage they report. */
+export function estimateMessagesTokens(messages: readonly AgentMessage[]): number {
+  return messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+}
+
 /** An assistant answer whose usage describes the context it was given. */
 function reportedContextTokens(message: AgentMessage): number | undefined {
   if (message.role !== "assistant") return undefined;
@@ -132,6 +137,31 @@ export function getLastAssistantUsage(entries: SessionEntry[]): Usage | undefine
   return undefined;
 }
 
+/**
+ * The reserve can take at most this share of the window. The default reserve
+ * (16384) is sized for windows of 64k and more, which it leaves unchanged; in an
+ * 8k window it would leave no room at all, and every answer would trigger a
+ * compaction.
+ */
+export const MAX_RESERVE_SHARE = 0.25;
+
+/** The room actually held back for the answer in a window of this size: the configured reserve, capped at a quarter of the window. */
+export function effectiveReserveTokens(reserveTokens: number, contextWindow: number | undefined): number {
+  if (!contextWindow || contextWindow <= 0) return reserveTokens;
+  return Math.min(reserveTokens, Math.floor(contextWindow * MAX_RESERVE_SHARE));
+}
+
+/**
+ * The most a compaction keeps verbatim in a window of this size: half of what
+ * the reserve leaves, so the summary, the system prompt and the next answer fit
+ * beside it. Undefined when the window is unknown.
+ */
+export function keptTokensLimit(settings: CompactionSettings, contextWindow: number | undefined): number | undefined {
+  if (!contextWindow || contextWindow <= 0) return undefined;
+  return Math.max(0, Math.floor((contextWindow - effectiveReserveTokens(settings.reserveTokens, contextWindow)) / 2));
+}
+
+/** Time to compact: the context has grown into the (effective) reserve. */
 export function shouldCompact(contextTokens: number, contextWindow: number, settings: CompactionSettings): boolean {
-  return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
+  return settings.enabled && contextTokens > contextWindow - effectiveReserveTokens(settings.reserveTokens, contextWindow);
 }

@@ -190,6 +190,20 @@ describe("compact", () => {
   });
 });
 
+describe("compact in a small window", () => {
+  test("asks for a summary no longer than the reserve the window really leaves", async () => {
+    server.enqueue(reply("short summary"));
+    const { entries } = sessionPath();
+    const model = makeModel({ contextWindow: 8000, maxTokens: 8000 });
+    const defaults = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
+    const preparation = prepareCompaction(entries, defaults, model.contextWindow)!;
+    const result = await compact(preparation, model, API_KEY);
+    expect(result.summary).toContain("short summary");
+    // The reserve is capped at a quarter of 8000; the summary gets 80% of it.
+    expect(server.requests[0].body.max_tokens).toBe(1600);
+  });
+});
+
 describe("generateSummary", () => {
   test("an answer without text rejects instead of erasing the history", async () => {
     server.enqueue({ content: [{ type: "thinking", thinking: "hmm" }] });

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { BashExecutionMessage } from "../../../src/agent/messages.ts";
-import { estimateTokens, findCutPoint, findValidCutPoints } from "../../../src/core/compaction/index.ts";
+import {
+  estimateTokens,
+  findCutPoint,
+  findCutWithin,
+  findFallbackCutPoint,
+  findValidCutPoints,
+} from "../../../src/core/compaction/index.ts";
 import { messageOfEntry } from "../../../src/session/build-context.ts";
 import type { SessionEntry } from "../../../src/session/types.ts";
 import { PathBuilder, textOfTokens, toolCall } from "./entries.ts";
@@ -124,6 +130,60 @@ describe("findCutPoint", () => {
     const cut = findCutPoint(entries, 5, entries.length, 1_000_000);
     expect(cut.firstKeptEntryIndex).toBe(5);
     expect(findValidCutPoints(entries, 5, entries.length).every((index) => index >= 5)).toBe(true);
+  });
+});
+
+describe("findCutWithin", () => {
+  test("for every limit, keeps the most that fits (or the least possible), always leaving something to summarize", () => {
+    const entries = toolHeavyPath();
+    const total = tokensFrom(entries, 0);
+    const points = findValidCutPoints(entries, 1, entries.length);
+    let previousCut = 0;
+    for (let limit = total + 5; limit >= 0; limit -= 7) {
+      const cut = findCutWithin(entries, 0, entries.length, limit)!;
+      const index = cut.firstKeptEntryIndex;
+      expect(index).toBeGreaterThan(0);
+      expect(points).toContain(index);
+      expectNoSeveredToolExchange(entries, index);
+      const fits = points.filter((point) => tokensFrom(entries, point) <= limit);
+      if (fits.length > 0) expect(index).toBe(fits[0]);
+      else expect(index).toBe(points.at(-1)!);
+      // A smaller limit never keeps more.
+      expect(index).toBeGreaterThanOrEqual(previousCut);
+      previousCut = index;
+    }
+  });
+
+  test("never cuts before notBefore, and has no cut when only one message could be summarized away", () => {
+    const entries = toolHeavyPath();
+    expect(findCutWithin(entries, 0, entries.length, 0, 5)!.firstKeptEntryIndex).toBe(entries.length - 1);
+    expect(findCutWithin(entries, 0, entries.length, 1_000_000, 5)!.firstKeptEntryIndex).toBe(5);
+
+    const single = new PathBuilder();
+    single.user("only this");
+    single.modelChange();
+    expect(findCutWithin(single.entries, 0, single.entries.length, 0)).toBeUndefined();
+  });
+});
+
+describe("findFallbackCutPoint", () => {
+  test("keeps the latest turn when it fits, otherwise splits it", () => {
+    const entries = toolHeavyPath();
+    const latestTurn = tokensFrom(entries, 5);
+    expect(findFallbackCutPoint(entries, 0, entries.length)).toEqual({ firstKeptEntryIndex: 5, turnStartIndex: -1, isSplitTurn: false });
+    expect(findFallbackCutPoint(entries, 0, entries.length, latestTurn)!.firstKeptEntryIndex).toBe(5);
+    const split = findFallbackCutPoint(entries, 0, entries.length, latestTurn - 1)!;
+    expect(split.isSplitTurn).toBe(true);
+    expect(split.turnStartIndex).toBe(5);
+    expect(roleAt(entries, split.firstKeptEntryIndex)).toBe("assistant");
+    expect(tokensFrom(entries, split.firstKeptEntryIndex)).toBeLessThanOrEqual(latestTurn - 1);
+  });
+
+  test("splits a conversation that is one turn, keeping at least its last answer", () => {
+    const path = new PathBuilder();
+    path.user("hi");
+    path.assistant(textOfTokens(5000));
+    expect(findFallbackCutPoint(path.entries, 0, path.entries.length, 100)).toEqual({ firstKeptEntryIndex: 1, turnStartIndex: 0, isSplitTurn: true });
   });
 });
 

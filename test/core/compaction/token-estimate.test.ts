@@ -7,6 +7,8 @@ import {
   estimateTokens,
   getLastAssistantUsage,
   IMAGE_TOKEN_ESTIMATE,
+  effectiveReserveTokens,
+  keptTokensLimit,
   shouldCompact,
 } from "../../../src/core/compaction/index.ts";
 import { assistantMessage, PathBuilder, textOfTokens, toolCall, toolResult, usage, userMessage } from "./entries.ts";
@@ -128,5 +130,27 @@ describe("shouldCompact", () => {
 
   test("never triggers when disabled", () => {
     expect(shouldCompact(1_000_000, 200_000, { ...settings, enabled: false })).toBe(false);
+  });
+
+  test("in a small window the reserve is at most a quarter of it, so a one-line answer does not trigger it", () => {
+    // An 8000-token window: the default reserve would leave no room at all.
+    expect(effectiveReserveTokens(16_384, 8000)).toBe(2000);
+    expect(shouldCompact(1500, 8000, settings)).toBe(false);
+    expect(shouldCompact(6000, 8000, settings)).toBe(false);
+    expect(shouldCompact(6001, 8000, settings)).toBe(true);
+    // From 64k up the configured reserve holds unchanged; a smaller configured one always does.
+    expect(effectiveReserveTokens(16_384, 65_536)).toBe(16_384);
+    expect(effectiveReserveTokens(16_384, 32_768)).toBe(8192);
+    expect(effectiveReserveTokens(1000, 8000)).toBe(1000);
+    expect(effectiveReserveTokens(16_384, 0)).toBe(16_384);
+  });
+});
+
+describe("keptTokensLimit", () => {
+  test("is half of what the effective reserve leaves of the window", () => {
+    const settings = { enabled: true, reserveTokens: 16_384, keepRecentTokens: 20_000 };
+    expect(keptTokensLimit(settings, 8000)).toBe(3000);
+    expect(keptTokensLimit(settings, 200_000)).toBe(91_808);
+    expect(keptTokensLimit(settings, undefined)).toBeUndefined();
   });
 });
