@@ -26,6 +26,7 @@ import type { TodoPhase } from "./todos.ts";
 import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
 import { ToolSet } from "./tool-set.ts";
+import { PromptStarts } from "./prompt-starts.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -68,6 +69,7 @@ export class AgentSession {
   private readonly listeners: AgentSessionListener[] = [];
   private readonly autoRetry: AutoRetry;
   private running: Promise<void> | undefined;
+  private readonly promptStarts = new PromptStarts();
   private compactionController: AbortController | undefined;
   private bashController: AbortController | undefined;
   /** User commands run while the agent worked; added to the context once it is idle. */
@@ -135,7 +137,7 @@ export class AgentSession {
 
   /** Working on a prompt, including retry waits and the compaction that follows a run. */
   get isStreaming(): boolean {
-    return this.running !== undefined || this.agent.isStreaming;
+    return this.running !== undefined || this.agent.isStreaming || this.promptStarts.count > 0;
   }
 
   get isCompacting(): boolean {
@@ -169,20 +171,36 @@ export class AgentSession {
    * is working the prompt must say how to queue it (streamingBehavior).
    */
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
-    if (this.isStreaming && options.streamingBehavior === undefined && !this.isCommand(text)) {
+    // A command runs at once, outside the start of a run (it may wait for the agent itself).
+    if (this.isCommand(text)) {
+      await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
+      return;
+    }
+    const busy = this.isStreaming;
+    if (busy && options.streamingBehavior === undefined) {
       throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
     }
-    const input = await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
-    if (!input) return;
-    const message = userMessage(input.text, input.images);
-    if (this.isStreaming) {
-      if (options.streamingBehavior === "steer") return this.agent.steer(message);
-      return this.agent.followUp(message);
+    if (busy) {
+      const input = await this.route(text, options.images, options.source ?? "rpc", options.streamingBehavior);
+      if (!input) return;
+      const message = userMessage(input.text, input.images);
+      return options.streamingBehavior === "steer" ? this.agent.steer(message) : this.agent.followUp(message);
     }
-    const before = this.hooks ? await this.hooks.beforeAgentStart(input) : undefined;
-    // Each prompt starts from the base prompt; before_agent_start may change it for this run only.
-    this.agent.state.systemPrompt = before?.systemPrompt ?? this.tools.baseSystemPrompt;
-    await this.runToCompletion(() => this.agent.prompt([message, ...(before?.messages ?? [])]));
+    // From here the session counts as working, though extensions are still being asked.
+    const start = this.promptStarts.begin();
+    let run: Promise<void> | undefined;
+    try {
+      const input = await this.route(text, options.images, options.source ?? "rpc", undefined);
+      if (!input) return;
+      const before = this.hooks ? await this.hooks.beforeAgentStart(input) : undefined;
+      // Each prompt starts from the base prompt; before_agent_start may change it for this run only.
+      this.agent.state.systemPrompt = before?.systemPrompt ?? this.tools.baseSystemPrompt;
+      run = this.runToCompletion(() => this.agent.prompt([userMessage(input.text, input.images), ...(before?.messages ?? [])]));
+    } finally {
+      // The run (if any) is registered by now, so the session stays busy without a gap.
+      start.end();
+    }
+    await run;
   }
 
   async steer(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<void> {
@@ -214,6 +232,8 @@ export class AgentSession {
 
   /** Stops everything in progress: the model stream, tools, a retry wait, a compaction. */
   async abort(): Promise<void> {
+    // A prompt still asking extensions is let begin its run, which is then stopped like any other.
+    await this.promptStarts.settled();
     this.autoRetry.cancel();
     this.compactionController?.abort();
     this.agent.abort();
@@ -221,6 +241,7 @@ export class AgentSession {
   }
 
   async waitForIdle(): Promise<void> {
+    await this.promptStarts.settled();
     while (this.running) await this.running.catch(() => {});
     await this.agent.waitForIdle();
   }

@@ -1,13 +1,14 @@
 /**
- * What each RPC command does, given the session. A handler returns the data
- * of a successful response or throws an Error whose message becomes the
- * failure's `error`. Handlers never write to stdout themselves.
+ * What each RPC command does, given the session. A command reaches its handler only
+ * after it has matched its schema (rpc-schemas.ts), so handlers trust their fields. A
+ * handler returns the data of a successful response or throws an Error whose message
+ * becomes the failure's `error`. Handlers never write to stdout themselves.
  */
-import { isThinkingLevel } from "../../ai/thinking.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { normalizeTodoPhases } from "../../core/todos.ts";
 import type { HostToolBridge } from "./host-tools.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
+import type { ImageContent } from "../../ai/types.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
 
 export interface RpcContext {
@@ -17,6 +18,8 @@ export interface RpcContext {
   hostToolNames: Set<string>;
   /** Loaded extensions, when any are configured. */
   extensions?: ExtensionSystem;
+  /** Prompts answered `success:true` whose run may not have begun yet. */
+  prompts: AcceptedPrompts;
 }
 
 /** A result whose follow-up work starts only after the response is written (prompt: the response precedes agent_start). */
@@ -30,25 +33,86 @@ export class ThenStart {
 type Handler<T extends RpcCommand["type"]> = (command: Extract<RpcCommand, { type: T }>, context: RpcContext) => unknown | Promise<unknown>;
 type Handlers = { [T in RpcCommand["type"]]: Handler<T> };
 
-const QUEUE_MODES = ["all", "one-at-a-time"];
-const INTERRUPT_MODES = ["immediate", "wait"];
+const ALREADY_WORKING = 'The agent is already working. Send the prompt with "streamingBehavior": "steer" or "followUp", or abort first.';
 
-function requireString(value: unknown, field: string): string {
-  if (typeof value !== "string") throw new Error(`"${field}" must be a string`);
-  return value;
+/** A place in the line of accepted prompts. */
+interface PromptPlace {
+  /** Resolves once every prompt accepted before this one has landed. */
+  readonly turn: Promise<void>;
+  /** Starts the prompt in its turn; the place is free again once the prompt has landed. */
+  launch(prompt: () => Promise<void>): void;
+  /** Gives the place up without starting anything (the command failed after all). */
+  release(): void;
 }
 
-function requireBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== "boolean") throw new Error(`"${field}" must be true or false`);
-  return value;
+/**
+ * The line of prompts the host was told were accepted. Each accepted prompt starts
+ * only once the one before it has landed — its run has begun (`agent_start`), or it
+ * has settled (queued, handled by an extension, or done) — and the agent counts as
+ * working from the moment a prompt is accepted. So two prompts sent back to back
+ * never both answer `success:true` with only one running, and an `abort` sent right
+ * after a prompt stops the run that prompt starts.
+ */
+export class AcceptedPrompts {
+  private tail: Promise<void> = Promise.resolve();
+  private pending = 0;
+
+  constructor(private readonly session: AgentSession) {}
+
+  /** A run is going, or an accepted prompt is about to start one. */
+  get busy(): boolean {
+    return this.session.isStreaming || this.pending > 0;
+  }
+
+  /** Resolves once every prompt accepted so far has landed. */
+  landed(): Promise<void> {
+    return this.tail;
+  }
+
+  /** Takes the next place at once, so a prompt sent right after this one finds the agent working. */
+  reserve(): PromptPlace {
+    const turn = this.tail;
+    const { promise: landed, resolve } = Promise.withResolvers<void>();
+    this.tail = landed;
+    this.pending++;
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.pending--;
+      resolve();
+    };
+    return {
+      turn,
+      launch: (prompt) => {
+        void turn.then(async () => {
+          await this.untilLanded(prompt);
+          free();
+        });
+      },
+      release: () => void turn.then(free),
+    };
+  }
+
+  private async untilLanded(prompt: () => Promise<void>): Promise<void> {
+    let unsubscribe = () => {};
+    const started = new Promise<void>((resolve) => {
+      unsubscribe = this.session.subscribe((event) => {
+        if (event.type === "agent_start") resolve();
+      });
+    });
+    // Failures after acceptance travel as events (a run ending with stopReason "error");
+    // what is left is a bug, and the response was already sent.
+    const settled = prompt().catch(reportLateFailure);
+    try {
+      await Promise.race([started, settled]);
+    } finally {
+      unsubscribe();
+    }
+  }
 }
 
-function requireMode(value: unknown, allowed: string[]): string {
-  if (typeof value !== "string" || !allowed.includes(value)) throw new Error(`"mode" must be one of: ${allowed.join(", ")}`);
-  return value;
-}
-
-export function sessionState(session: AgentSession): RpcSessionState {
+export function sessionState({ session, prompts }: RpcContext): RpcSessionState {
   const manager = session.sessionManager;
   const sessionFile = manager.getSessionFile();
   const sessionName = session.sessionName;
@@ -56,7 +120,8 @@ export function sessionState(session: AgentSession): RpcSessionState {
   return {
     model: session.model ?? null,
     thinkingLevel: session.thinkingLevel,
-    isStreaming: session.isStreaming,
+    // An accepted prompt whose run is about to begin counts: a prompt sent now is refused.
+    isStreaming: prompts.busy,
     isCompacting: session.isCompacting,
     steeringMode: session.agent.steeringQueue.mode,
     followUpMode: session.agent.followUpQueue.mode,
@@ -73,23 +138,22 @@ export function sessionState(session: AgentSession): RpcSessionState {
 }
 
 /**
- * Accepts a prompt: refusals throw before anything starts; the run itself
- * begins right after the response is written, and its failures travel as events.
+ * Accepts a prompt: refusals throw before anything starts; the run itself begins
+ * right after the response is written, and its failures travel as events.
  */
-function acceptPrompt(session: AgentSession, command: { message: unknown; images?: unknown; streamingBehavior?: unknown }): ThenStart {
-  const message = requireString(command.message, "message");
-  const behavior = command.streamingBehavior;
-  if (behavior !== undefined && behavior !== "steer" && behavior !== "followUp") {
-    throw new Error('"streamingBehavior" must be "steer" or "followUp"');
-  }
-  if (session.isStreaming && behavior === undefined && !session.isCommand(message)) {
-    throw new Error('The agent is already working. Send the prompt with "streamingBehavior": "steer" or "followUp", or abort first.');
-  }
-  return new ThenStart(undefined, () => {
-    session
-      .prompt(message, { images: command.images as never, streamingBehavior: behavior as "steer" | "followUp" | undefined, source: "rpc" })
-      .catch((error) => process.stderr.write(`xcsh: prompt failed: ${(error as Error).message}\n`));
-  });
+function acceptPrompt(context: RpcContext, command: { message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): ThenStart {
+  const { session, prompts } = context;
+  const { message, images, streamingBehavior } = command;
+  const prompt = () => session.prompt(message, { images, streamingBehavior, source: "rpc" });
+  // An extension command runs at once, whatever the agent is doing, and starts no run of its own.
+  if (session.isCommand(message)) return new ThenStart(undefined, () => void prompt().catch(reportLateFailure));
+  if (prompts.busy && streamingBehavior === undefined) throw new Error(ALREADY_WORKING);
+  const place = prompts.reserve();
+  return new ThenStart(undefined, () => place.launch(prompt));
+}
+
+function reportLateFailure(error: unknown): void {
+  process.stderr.write(`xcsh: prompt failed: ${(error as Error).message}\n`);
 }
 
 function findModel(session: AgentSession, provider: string, modelId: string) {
@@ -99,32 +163,41 @@ function findModel(session: AgentSession, provider: string, modelId: string) {
 }
 
 export const handlers: Handlers = {
-  prompt: (command, { session }) => acceptPrompt(session, command),
+  prompt: (command, context) => acceptPrompt(context, command),
   steer: async (command, { session }) => {
-    await session.steer(requireString(command.message, "message"), command.images);
+    await session.steer(command.message, command.images);
   },
   follow_up: async (command, { session }) => {
-    await session.followUp(requireString(command.message, "message"), command.images);
+    await session.followUp(command.message, command.images);
   },
-  abort: async (_command, { session }) => {
+  abort: async (_command, { session, prompts }) => {
+    // A prompt accepted just before is stopped too, once its run has begun.
+    await prompts.landed();
     await session.abort();
   },
-  abort_and_prompt: async (command, { session }) => {
-    requireString(command.message, "message");
-    await session.abort();
-    return acceptPrompt(session, { message: command.message, images: command.images });
+  abort_and_prompt: async (command, context) => {
+    // The place is taken on arrival: a prompt sent right after this one finds the agent
+    // working, and one accepted right before it is aborted, not left to run.
+    const place = context.prompts.reserve();
+    try {
+      await place.turn;
+      await context.session.abort();
+    } catch (error) {
+      place.release();
+      throw error;
+    }
+    const { message, images } = command;
+    return new ThenStart(undefined, () => place.launch(() => context.session.prompt(message, { images, source: "rpc" })));
   },
   new_session: (command, { session }) => session.navigation.newSession({ parentSession: command.parentSession }),
-  get_state: (_command, { session }) => sessionState(session),
+  get_state: (_command, context) => sessionState(context),
   get_messages: (_command, { session }) => ({ messages: session.messages }),
   set_model: async (command, { session }) => {
-    const model = findModel(session, requireString(command.provider, "provider"), requireString(command.modelId, "modelId"));
-    return session.models.setModel(model);
+    return session.models.setModel(findModel(session, command.provider, command.modelId));
   },
   cycle_model: async (_command, { session }) => (await session.models.cycleModel()) ?? null,
   get_available_models: (_command, { session }) => ({ models: session.models.availableModels() }),
   set_thinking_level: (command, { session }) => {
-    if (!isThinkingLevel(command.level)) throw new Error('"level" must be one of: off, minimal, low, medium, high, xhigh');
     session.models.setThinkingLevel(command.level);
   },
   cycle_thinking_level: (_command, { session }) => {
@@ -132,13 +205,13 @@ export const handlers: Handlers = {
     return level === undefined ? null : { level };
   },
   set_steering_mode: (command, { session }) => {
-    session.agent.steeringQueue.mode = requireMode(command.mode, QUEUE_MODES) as "all";
+    session.agent.steeringQueue.mode = command.mode;
   },
   set_follow_up_mode: (command, { session }) => {
-    session.agent.followUpQueue.mode = requireMode(command.mode, QUEUE_MODES) as "all";
+    session.agent.followUpQueue.mode = command.mode;
   },
   set_interrupt_mode: (command, { session }) => {
-    session.agent.interruptMode = requireMode(command.mode, INTERRUPT_MODES) as "wait";
+    session.agent.interruptMode = command.mode;
   },
   compact: async (command, { session }) => {
     return session.compact(command.customInstructions, {
@@ -147,26 +220,26 @@ export const handlers: Handlers = {
     });
   },
   set_auto_compaction: (command, { session }) => {
-    session.autoCompactionEnabled = requireBoolean(command.enabled, "enabled");
+    session.autoCompactionEnabled = command.enabled;
   },
   set_auto_retry: (command, { session }) => {
-    session.autoRetryEnabled = requireBoolean(command.enabled, "enabled");
+    session.autoRetryEnabled = command.enabled;
   },
   abort_retry: (_command, { session }) => session.abortRetry(),
-  bash: (command, { session }) => session.executeBash(requireString(command.command, "command")),
+  bash: (command, { session }) => session.executeBash(command.command),
   abort_bash: (_command, { session }) => session.abortBash(),
   get_session_stats: (_command, { session }) => session.getSessionStats(),
   export_html: () => {
     throw new Error("export_html is not supported by this version of xcsh yet");
   },
-  switch_session: (command, { session }) => session.navigation.switchSession(requireString(command.sessionPath, "sessionPath")),
-  fork: (command, { session }) => session.navigation.fork(requireString(command.entryId, "entryId")),
-  branch: (command, { session }) => session.navigation.fork(requireString(command.entryId, "entryId")),
+  switch_session: (command, { session }) => session.navigation.switchSession(command.sessionPath),
+  fork: (command, { session }) => session.navigation.fork(command.entryId),
+  branch: (command, { session }) => session.navigation.fork(command.entryId),
   clone: (_command, { session }) => session.navigation.clone(),
   get_fork_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_last_assistant_text: (_command, { session }) => ({ text: session.getLastAssistantText() }),
-  set_session_name: (command, { session }) => session.setSessionName(requireString(command.name, "name")),
+  set_session_name: (command, { session }) => session.setSessionName(command.name),
   get_commands: (_command, { extensions }) => ({
     commands: (extensions?.currentRunner.commands() ?? []).map(({ invocation, command, extension }) => ({
       name: invocation,

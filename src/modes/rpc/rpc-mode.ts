@@ -10,7 +10,8 @@ import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { RpcExtensionUI } from "./extension-ui-bridge.ts";
-import { handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
+import { AcceptedPrompts, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
+import { commandProblem } from "./rpc-schemas.ts";
 import { readJsonlLines } from "./jsonl.ts";
 import { eventFrame } from "./rpc-output.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
@@ -80,7 +81,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
   session.subscribe((event) => write(eventFrame(event, lean)));
-  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions };
+  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
   const shutdownIfAsked = async () => {
     if (!shutdownRequested) return;
@@ -92,6 +93,9 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   const respond = async (command: RpcCommand) => {
     const id = echoedId(command);
     try {
+      // Checked when its turn comes, so a bad field is answered in order like any other failure.
+      const problem = commandProblem(command);
+      if (problem !== undefined) throw new Error(problem);
       const result = await (handlers[command.type] as (c: RpcCommand, ctx: RpcContext) => unknown)(command, context);
       const data = result instanceof ThenStart ? result.data : result;
       write({ ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) });
@@ -151,6 +155,8 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   ui.close("The host closed stdin");
   await ordered;
   await Promise.all(inFlight);
+  // A prompt accepted just before EOF may not have begun its run yet: let it, then wait for it.
+  await context.prompts.landed();
   await session.waitForIdle();
   await extensions?.shutdown();
   return 0;

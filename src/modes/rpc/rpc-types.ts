@@ -20,6 +20,13 @@ export interface RpcHostToolDefinition {
   parameters: Record<string, unknown>;
 }
 
+/** set_todos input: terse on purpose, the server numbers missing ids and maps loose statuses ("done", "active"). */
+export interface RpcTodoPhaseInput {
+  id?: string;
+  name?: string;
+  tasks?: (string | { id?: string; content: string; status?: string })[];
+}
+
 type WithId<T> = T & { id?: string };
 
 export type RpcCommand = WithId<
@@ -56,7 +63,7 @@ export type RpcCommand = WithId<
   | { type: "get_last_assistant_text" }
   | { type: "set_session_name"; name: string }
   | { type: "get_commands" }
-  | { type: "set_todos"; phases: unknown }
+  | { type: "set_todos"; phases: RpcTodoPhaseInput[] }
   | { type: "set_host_tools"; tools: RpcHostToolDefinition[] }
 >;
 
