@@ -39,10 +39,14 @@ const IMMEDIATE = new Set<string>([
   "set_auto_compaction",
 ]);
 
-/** The request's id, when it has a usable one: a host waiting on it must get its answer. */
+/**
+ * The request's id, when it has a usable one: a host waiting on it must get its answer.
+ * A number too large for a double (`1e400`) parses as Infinity, which JSON cannot carry
+ * (it would go out as `"id":null`): such an id is not echoed, like any other unusable one.
+ */
 function echoedId(frame: object): { id?: string | number } {
   const id = (frame as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? { id } : {};
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? { id } : {};
 }
 
 /** Names what was sent without converting it: `String()` of a crafted object can throw or recurse without end. */

@@ -200,11 +200,35 @@ function describe(node: TSchema): string {
   }
 }
 
-/** The value as JSON, cut to 40 characters; long strings are cut first, so a large image costs nothing. */
+const PREVIEW_LENGTH = 40;
+
+/**
+ * The value as JSON, cut to 40 characters; long strings are cut first, so a large image
+ * costs nothing. Only as much of the value is walked as the preview shows: an array
+ * nested 100,000 deep (which JSON.stringify cannot take) or a huge one costs nothing either.
+ */
 function preview(value: unknown): string {
   if (value === undefined) return "undefined";
-  const json = JSON.stringify(value, (_key, item) => (typeof item === "string" && item.length > 40 ? item.slice(0, 40) : item));
-  return json.length > 40 ? `${json.slice(0, 37)}...` : json;
+  let json = "";
+  /** False once the preview is long enough: the walk stops there. */
+  const add = (text: string) => (json += text).length <= PREVIEW_LENGTH;
+  const walk = (item: unknown): boolean => {
+    if (typeof item === "string") return add(JSON.stringify(item.length > PREVIEW_LENGTH ? item.slice(0, PREVIEW_LENGTH) : item));
+    if (item === null || typeof item !== "object") return add(JSON.stringify(item) ?? "null");
+    const array = Array.isArray(item);
+    if (!add(array ? "[" : "{")) return false;
+    const keys = array ? item.keys() : Object.keys(item);
+    let first = true;
+    for (const key of keys) {
+      if (!first && !add(",")) return false;
+      if (!array && !add(`${JSON.stringify(key)}:`)) return false;
+      if (!walk((item as Record<string | number, unknown>)[key])) return false;
+      first = false;
+    }
+    return add(array ? "]" : "}");
+  };
+  walk(value);
+  return json.length > PREVIEW_LENGTH ? `${json.slice(0, 37)}...` : json;
 }
 
 function pointerSegments(pointer: string): string[] {
