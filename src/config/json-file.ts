@@ -282,7 +282,8 @@ function preview(value: unknown): string {
   return json.length > 40 ? `${json.slice(0, 37)}...` : json;
 }
 
-function pointerSegments(pointer: string): string[] {
+/** The segments of a JSON pointer (`/a/b~1c` → ["a", "b/c"]). */
+export function pointerSegments(pointer: string): string[] {
   if (pointer === "") return [];
   return pointer
     .slice(1)

@@ -12,7 +12,7 @@
 import Type, { type Static, type TProperties, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import { THINKING_LEVELS } from "../../ai/types.ts";
-import { formatPath } from "../../config/json-file.ts";
+import { formatPath, pointerSegments } from "../../config/json-file.ts";
 import type { RpcCommand, RpcCommandType } from "./rpc-types.ts";
 
 /** `expected`: how an error names a valid value, where the schema alone would say too little. */
@@ -229,14 +229,6 @@ function preview(value: unknown): string {
   };
   walk(value);
   return json.length > PREVIEW_LENGTH ? `${json.slice(0, 37)}...` : json;
-}
-
-function pointerSegments(pointer: string): string[] {
-  if (pointer === "") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function escapePointer(segment: string): string {
