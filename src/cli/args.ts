@@ -53,7 +53,19 @@ export interface CliArgs {
   extensionFlags: Map<string, boolean | string>;
   /** The raw arguments, to parse again once extensions have registered their flags. */
   argv: string[];
+  /** --output-format json: -p prints only the result envelope (docs/headless.md). */
+  outputFormat?: OutputFormat;
+  /** --max-turns: stop before a model request past this many turns. */
+  maxTurns?: number;
+  /** --max-cost: stop once the run has cost this many US dollars. */
+  maxCostUsd?: number;
+  /** --timeout: the whole run may take this many seconds. */
+  timeoutSeconds?: number;
+  /** --idle-timeout: stop after this many seconds without an event from the model or a tool. */
+  idleTimeoutSeconds?: number;
 }
+
+export type OutputFormat = "text" | "json";
 
 /** Flags extensions registered, by name: a string flag takes the next argument as its value. */
 export type ExtensionFlagTypes = ReadonlyMap<string, "boolean" | "string">;
@@ -78,6 +90,22 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
 };
 
 const MODES: readonly Mode[] = ["text", "json", "rpc"];
+const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json"];
+
+/** Run limits: each takes a positive number; --max-turns a whole one. */
+const LIMIT_OPTIONS: Record<string, { field: "maxTurns" | "maxCostUsd" | "timeoutSeconds" | "idleTimeoutSeconds"; integer: boolean; what: string }> = {
+  "--max-turns": { field: "maxTurns", integer: true, what: "a whole number of turns, at least 1" },
+  "--max-cost": { field: "maxCostUsd", integer: false, what: "an amount in US dollars above 0" },
+  "--timeout": { field: "timeoutSeconds", integer: false, what: "a number of seconds above 0" },
+  "--idle-timeout": { field: "idleTimeoutSeconds", integer: false, what: "a number of seconds above 0" },
+};
+
+function parseLimit(text: string, integer: boolean): number | undefined {
+  if (!/^\d*\.?\d+$/.test(text.trim())) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) return undefined;
+  return value;
+}
 
 /**
  * Parses argv. Without `extensionFlags`, unknown long options are collected in
@@ -152,6 +180,18 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
         args.listModels = next;
         i++;
       } else args.listModels = "";
+    } else if (arg in LIMIT_OPTIONS) {
+      const { field, integer, what } = LIMIT_OPTIONS[arg];
+      const text = takeValue();
+      if (text === undefined || text === "") return fail(`Option ${arg} needs a value: ${what}`);
+      const value = parseLimit(text, integer);
+      if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
+      args[field] = value;
+    } else if (arg === "--output-format") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);
+      if (!OUTPUT_FORMATS.includes(value as OutputFormat)) return fail(`Unknown output format "${value}" (use one of: ${OUTPUT_FORMATS.join(", ")})`);
+      args.outputFormat = value as OutputFormat;
     } else if (arg in VALUE_OPTIONS) {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);

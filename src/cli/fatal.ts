@@ -10,5 +10,7 @@ export function reportFatal(error: unknown, exitCode: number): number {
   const text = typeof error === "string" ? error : error instanceof Error ? error.message : String(error);
   process.stderr.write(`xcsh: ${isUserFacing ? text : `internal error: ${text}`}\n`);
   if (process.env.XCSH_DEBUG && error instanceof Error && error.stack) process.stderr.write(error.stack + "\n");
+  // A broken config file is a configuration error: exit code 2, as for bad flags (docs/headless.md).
+  if (error instanceof Error && error.name === "ConfigError") return 2;
   return error instanceof UserError ? error.exitCode : exitCode;
 }

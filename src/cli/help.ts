@@ -10,6 +10,13 @@ Options:
   --mode <text|json|rpc>           text prints the final answer (default);
                                    json prints every event as a JSON line;
                                    rpc serves JSONL commands on stdin (docs/rpc.md)
+  --output-format <text|json>      -p: text prints the answer; json prints only the
+                                   result envelope (status, usage, cost, …)
+  --max-turns <n>                  -p/json: stop before a model request past n turns
+  --max-cost <usd>                 -p/json: stop once the run has cost this much
+  --timeout <seconds>              -p/json: stop the whole run after this long
+  --idle-timeout <seconds>         -p/json: stop after this long with no event from
+                                   the model or a tool
   --rpc-lean                       rpc: stream deltas without repeating the whole message
   --provider <name>                Provider: anthropic, openai, google, or one from models.json
   --model <pattern>                Model id, provider/id, or a part of its name;
@@ -43,4 +50,10 @@ Configuration (in ~/.xcsh/agent, or $XCSH_CODING_AGENT_DIR):
   extensions/                      pi extensions loaded on every run (docs/extensions.md)
 
 API keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, or --api-key.
+
+Exit codes (-p and --mode json; docs/headless.md):
+  0 success   1 model or agent error   2 usage or configuration error
+  3 missing or rejected credentials    4 provider still failing after retries
+  5 max turns   6 max cost   7 timeout or idle timeout
+  130 interrupted (SIGINT/SIGTERM)   141 stdout closed
 `;

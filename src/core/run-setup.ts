@@ -65,7 +65,7 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
     const how = envVars
       ? `set ${envVars.join(" or ")}, or pass --api-key`
       : `set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
-    throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`);
+    throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`, 3); // exit code 3: missing credentials (docs/headless.md)
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
   // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.

@@ -64,7 +64,9 @@ describe("--mode json", () => {
     expect(typeof events[0].id).toBe("string");
     const types = events.slice(1).map((event) => event.type);
     expect(types[0]).toBe("agent_start");
-    expect(types.at(-1)).toBe("agent_end");
+    // json mode ends with the result envelope, right after agent_end (docs/headless.md).
+    expect(types.slice(-2)).toEqual(["agent_end", "result"]);
+    expect(events.at(-1)).toMatchObject({ status: "success", turns: 3, filesChanged: ["greeting.txt"] });
     expect(types.filter((type) => type === "turn_start")).toHaveLength(3);
     expect(types.filter((type) => type === "turn_end")).toHaveLength(3);
 
@@ -78,7 +80,7 @@ describe("--mode json", () => {
     expect(updates).toContain("text_delta");
     expect(updates).toContain("toolcall_end");
 
-    const agentEnd = events.at(-1);
+    const agentEnd = events.at(-2);
     expect(agentEnd.messages.map((message: any) => message.role)).toEqual([
       "user",
       "assistant",
@@ -99,7 +101,7 @@ describe("--mode json", () => {
   test("a provider error ends with a non-zero exit and the error on stderr", async () => {
     server.enqueue({ type: "error", status: 401, message: "invalid api key" });
     const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "fake/fake-model"], { env: home.env, cwd: project });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(3); // 401: rejected credentials (docs/headless.md)
     expect(result.stderr).toContain("invalid api key");
     const events = parseLines(result.stdout);
     const end = events.find((event) => event.type === "message_end" && event.message.role === "assistant");

@@ -1,12 +1,17 @@
 /**
  * Non-interactive runs: `xcsh -p "…"` prints the final answer as text, and
- * `--mode json` prints every event as one JSON line after a session header.
- * Failures leave one line on stderr and a non-zero exit code.
+ * `--mode json` prints every event as one JSON line after a session header and
+ * ends with one `result` line; `--output-format json` prints only that line.
+ * Every outcome — success, failure, a limit, an interrupt — leaves its exit code
+ * from run-outcome.ts, and every non-success one line on stderr (docs/headless.md).
  */
 import type { AssistantMessage } from "../../ai/types.ts";
 import type { CliArgs } from "../../cli/args.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { UserError } from "../../core/user-error.ts";
+import { describeLimit, emptyUsage, RunMeter, type RunLimitOptions } from "../../core/run-limits.ts";
+import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
+import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
@@ -35,10 +40,10 @@ function textOf(message: AssistantMessage): string {
  * the final answer goes to stdout (the model's remarks between tool calls are
  * not the answer), and tool activity is shown on stderr when it is a terminal.
  */
-function attachTextOutput(session: AgentSession, streamLive: boolean, out: (text: string) => void): void {
+function attachTextOutput(session: AgentSession, streamLive: boolean, out: ((text: string) => void) | undefined): void {
   const showProgress = process.stderr.isTTY === true;
   session.subscribe((event) => {
-    if (streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
+    if (out && streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
       out(event.assistantMessageEvent.delta);
     } else if (showProgress && event.type === "tool_execution_start") {
       const args = JSON.stringify(event.args);
@@ -57,10 +62,55 @@ function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void
   session.subscribe((event) => write(event));
 }
 
+function limitsFrom(args: CliArgs): RunLimitOptions {
+  return {
+    maxTurns: args.maxTurns,
+    maxCostUsd: args.maxCostUsd,
+    timeoutMs: args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000,
+    idleTimeoutMs: args.idleTimeoutSeconds === undefined ? undefined : args.idleTimeoutSeconds * 1000,
+  };
+}
+
 export async function runPrintMode(args: CliArgs, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  const startedAt = Date.now();
   // stdout carries the answer (or the event stream) only: whatever else prints there — an
   // extension's console.log included — goes to stderr.
   const out = claimStdoutForProtocol();
+  const envelopeOnly = format === "text" && args.outputFormat === "json";
+  const writeResult = format === "json" || envelopeOnly ? out : undefined;
+  try {
+    return await runPrompt(args, format, hostApi, out, writeResult, startedAt);
+  } catch (error) {
+    // Setup failed (flags, config, model, key): still one stderr line, and the envelope for pipelines.
+    const runError = classifyThrown(error);
+    const isUserFacing = runError.kind !== "internal";
+    process.stderr.write(`xcsh: ${isUserFacing ? runError.message : `internal error: ${runError.message}`}\n`);
+    if (!isUserFacing && process.env.XCSH_DEBUG && error instanceof Error && error.stack) process.stderr.write(error.stack + "\n");
+    writeResult?.({
+      type: "result",
+      status: "error",
+      stopReason: null,
+      turns: 0,
+      usage: emptyUsage(),
+      costUsd: 0,
+      durationMs: Date.now() - startedAt,
+      sessionId: null,
+      sessionFile: null,
+      filesChanged: [],
+      error: runError,
+    } satisfies ResultEnvelope);
+    return exitCodeFor("error", runError);
+  }
+}
+
+async function runPrompt(
+  args: CliArgs,
+  format: "text" | "json",
+  hostApi: () => Promise<Record<string, unknown>>,
+  out: (frame: unknown) => void,
+  writeResult: ((frame: unknown) => void) | undefined,
+  startedAt: number,
+): Promise<number> {
   const write = format === "json" ? out : undefined;
   // Extension errors before the session exists are kept and written after the header, so the header stays first.
   const early: object[] = [];
@@ -76,13 +126,18 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
   // Extension flags are parsed now, so the prompt is what is left of the command line.
   const prompt = await collectPrompt(created.args);
   const streamLive = session.agent.state.tools.length === 0;
+  // With --output-format json the envelope is all of stdout: no answer text.
+  const answerOut = writeResult ? undefined : (text: string) => out(text);
   if (write) {
     attachJsonOutput(session, write);
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
-  } else attachTextOutput(session, streamLive, out);
+  } else attachTextOutput(session, streamLive, answerOut);
+  const filesChanged = trackFilesChanged(session);
+  const limits = limitsFrom(created.args);
+  const meter = new RunMeter(session, limits);
 
-  // A signal aborts the run (killing running commands) and sets the conventional exit code.
+  // A signal aborts the run (killing running commands); the session keeps what was written.
   let interruptedBy: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     interruptedBy ??= signal;
@@ -92,9 +147,11 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
   process.on("SIGTERM", onSignal);
   const messagesBefore = session.messages.length;
   try {
+    meter.start();
     await session.prompt(prompt, { source: "interactive" });
     await session.waitForIdle();
   } finally {
+    meter.finish();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await extensions?.shutdown();
@@ -102,24 +159,44 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
 
   const added = session.messages.slice(messagesBefore);
   const final = added.findLast((message): message is AssistantMessage => message.role === "assistant");
+  let status: RunStatus;
+  let error: RunError | undefined;
   if (interruptedBy) {
+    status = "interrupted";
     process.stderr.write(`xcsh: interrupted (${interruptedBy})\n`);
-    return interruptedBy === "SIGTERM" ? 143 : 130;
-  }
-  if (format === "text" && final) {
-    const answer = textOf(final);
-    if (!streamLive) out(answer);
-    if (answer && !answer.endsWith("\n")) out("\n");
-  }
-  // An extension command or input handler took the prompt: nothing was asked of the model.
-  if (!final && added.length === 0) return 0;
-  if (!final || final.stopReason === "error") {
-    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${final?.errorMessage ?? "the run ended without an answer"}\n`);
-    return 1;
-  }
-  if (final.stopReason === "aborted") {
+  } else if (meter.reached) {
+    status = meter.reached;
+    process.stderr.write(`xcsh: ${describeLimit(meter.reached, limits)}\n`);
+  } else if (!final && added.length === 0) {
+    // An extension command or input handler took the prompt: nothing was asked of the model.
+    status = "success";
+  } else if (!final || final.stopReason === "error") {
+    const message = final?.errorMessage ?? "the run ended without an answer";
+    error = final ? classifyProviderError(message) : { kind: "internal", message, retryable: false };
+    status = "error";
+    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${message}\n`);
+  } else if (final.stopReason === "aborted") {
+    status = "interrupted";
     process.stderr.write("xcsh: interrupted\n");
-    return 130;
+  } else status = "success";
+
+  if (answerOut && final) {
+    const answer = textOf(final);
+    if (!streamLive && status === "success") answerOut(answer);
+    if (answer && !answer.endsWith("\n") && (streamLive || status === "success")) answerOut("\n");
   }
-  return 0;
+  writeResult?.({
+    type: "result",
+    status,
+    stopReason: final?.stopReason ?? null,
+    turns: meter.turns,
+    usage: meter.usage,
+    costUsd: meter.costUsd,
+    durationMs: Date.now() - startedAt,
+    sessionId: session.sessionManager.getSessionId(),
+    sessionFile: session.sessionManager.getSessionFile() ?? null,
+    filesChanged: filesChanged(),
+    ...(error ? { error } : {}),
+  } satisfies ResultEnvelope);
+  return exitCodeFor(status, error);
 }

@@ -1,0 +1,27 @@
+/**
+ * The files a headless run changed, for the result envelope: the paths of edit
+ * and write tool calls that succeeded. Commands run through bash are not seen.
+ */
+import { isAbsolute, relative, resolve } from "node:path";
+import type { AgentSession } from "../../core/agent-session.ts";
+
+const CHANGING_TOOLS = new Set(["edit", "write"]);
+
+export function trackFilesChanged(session: AgentSession): () => string[] {
+  const pending = new Map<string, string>();
+  const changed = new Set<string>();
+  session.subscribe((event) => {
+    if (event.type === "tool_execution_start" && CHANGING_TOOLS.has(event.toolName)) {
+      const path = (event.args as { path?: unknown } | undefined)?.path;
+      if (typeof path === "string" && path) pending.set(event.toolCallId, path);
+    } else if (event.type === "tool_execution_end") {
+      const path = pending.get(event.toolCallId);
+      pending.delete(event.toolCallId);
+      if (path === undefined || event.isError) return;
+      const absolute = resolve(session.cwd, path);
+      const inside = relative(session.cwd, absolute);
+      changed.add(inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : absolute);
+    }
+  });
+  return () => [...changed];
+}
