@@ -7,6 +7,7 @@
  * tool calls of the last allowed turn finish and the session stays resumable.
  */
 import type { AssistantMessage, Usage } from "../ai/types.ts";
+import { emptyUsage } from "../ai/usage.ts";
 import type { AgentSession } from "./agent-session.ts";
 
 export interface RunLimitOptions {
@@ -30,10 +31,6 @@ export function describeLimit(reason: RunLimitReason, limits: RunLimitOptions): 
     case "idle_timeout":
       return `stopped: no event from the model or a tool for ${(limits.idleTimeoutMs ?? 0) / 1000}s (--idle-timeout)`;
   }
-}
-
-export function emptyUsage(): Usage {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 }
 
 function addUsage(total: Usage, usage: Usage): void {
