@@ -7,10 +7,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { makeTestHome, runXcsh } from "../support/cli.ts";
+import { BINARY, ensureBinary, makeTestHome, runXcsh } from "../support/cli.ts";
 import { startRpc } from "../support/rpc-harness.ts";
 import { startFakeLlm } from "../support/fake-llm/server.ts";
 
+ensureBinary();
 const home = makeTestHome();
 const server = startFakeLlm();
 home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } });
@@ -66,5 +67,41 @@ describe("a SIGKILL of xcsh", () => {
     await rpc.proc.exited;
     expect(await gone("sleep 31.37", 3_000)).toBe(true);
   }, 20_000);
+});
+
+describe("a SIGTERM of xcsh --mode rpc", () => {
+  test("aborts the run, kills the command, and exits 130 like the other modes", async () => {
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    server.enqueue({ content: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "sleep 32.41" } }] });
+    await rpc.request({ type: "prompt", message: "sleep" });
+    await rpc.waitForEvent("tool_execution_start");
+    const until = Date.now() + 3_000;
+    while (!running("sleep 32.41") && Date.now() < until) await Bun.sleep(30);
+    rpc.proc.kill("SIGTERM");
+    expect(await rpc.proc.exited).toBe(130);
+    expect(await gone("sleep 32.41", 3_000)).toBe(true);
+  }, 20_000);
+});
+
+describe("a tool that prints 1 GB", () => {
+  test("keeps xcsh under 200 MiB, and the call ends with the output's tail", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "g1", name: "bash", arguments: { command: "yes 0123456789abcdef | head -c 1000000000; echo; echo THE-END" } }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const proc = Bun.spawn([BINARY, "-p", "--model", "fake/m", "--no-session", "print a lot"], {
+      env: home.env,
+      cwd: home.home,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("done\n");
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("THE-END");
+    // Bun reports maxRSS in bytes.
+    const peakBytes = proc.resourceUsage()!.maxRSS;
+    expect(peakBytes).toBeLessThan(200 * 1024 * 1024);
+  }, 120_000);
 });
 

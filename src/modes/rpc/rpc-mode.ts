@@ -111,7 +111,8 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   };
 
   const stop = (signal: NodeJS.Signals) => {
-    void session.abort().finally(() => process.exit(signal === "SIGTERM" ? 143 : 130));
+    // 130 for SIGTERM too: the exit codes are the same in every non-interactive mode (docs/headless.md).
+    void session.abort().finally(() => process.exit(130));
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", () => void session.abort());
