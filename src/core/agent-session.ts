@@ -19,9 +19,9 @@ import { calculateContextTokens, estimateMessagesTokens, shouldCompact } from ".
 import { runCompaction } from "./compaction-runner.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, CompactionReason, ReportedCompaction } from "./session-events.ts";
-import { messageText } from "./message-text.ts";
+import { lastAssistantText, messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
-import { computeSessionStats, type SessionStats } from "./session-stats.ts";
+import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
 import type { TodoPhase } from "./todos.ts";
 import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
@@ -453,33 +453,11 @@ export class AgentSession {
   // --- information ------------------------------------------------------------
 
   getSessionStats(): SessionStats {
-    const allMessages = this.sessionManager
-      .getEntries()
-      .flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
-    const branch = this.sessionManager.getBranch();
-    const lastCompaction = branch.findLastIndex((entry) => entry.type === "compaction");
-    const lastReply = branch.findLastIndex((entry) => entry.type === "message" && entry.message.role === "assistant");
-    return computeSessionStats({
-      sessionFile: this.sessionManager.getSessionFile(),
-      sessionId: this.sessionManager.getSessionId(),
-      allMessages,
-      contextMessages: this.messages,
-      compactedSinceLastReply: lastCompaction > lastReply,
-      model: this.model,
-    });
+    return sessionStatsOf(this.sessionManager, this.messages, this.model);
   }
 
   getLastAssistantText(): string | null {
-    for (let i = this.messages.length - 1; i >= 0; i--) {
-      const message = this.messages[i];
-      if (message.role !== "assistant") continue;
-      const text = message.content
-        .filter((block) => block.type === "text")
-        .map((block) => block.text)
-        .join("");
-      if (text) return text;
-    }
-    return null;
+    return lastAssistantText(this.messages);
   }
 
   get sessionName(): string | undefined {

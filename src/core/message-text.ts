@@ -9,3 +9,17 @@ export function messageText(message: AgentMessage): string {
     .map((block) => (block as { text: string }).text)
     .join("");
 }
+
+/** The text of the newest assistant message that has any; null when none has. */
+export function lastAssistantText(messages: readonly AgentMessage[]): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role !== "assistant") continue;
+    const text = message.content
+      .filter((block) => block.type === "text")
+      .map((block) => block.text)
+      .join("");
+    if (text) return text;
+  }
+  return null;
+}

@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "../agent/types.ts";
 import type { Model } from "../ai/types.ts";
+import type { SessionManager } from "../session/session-manager.ts";
 import { estimateContextTokens } from "./compaction/index.ts";
 
 export interface ContextUsage {
@@ -76,4 +77,20 @@ export function computeSessionStats(input: StatsInput): SessionStats {
     }
   }
   return stats;
+}
+
+/** Stats of a session as it stands: every message in its file, and the context the model gets. */
+export function sessionStatsOf(sessionManager: SessionManager, contextMessages: AgentMessage[], model: Model): SessionStats {
+  const allMessages = sessionManager.getEntries().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+  const branch = sessionManager.getBranch();
+  const lastCompaction = branch.findLastIndex((entry) => entry.type === "compaction");
+  const lastReply = branch.findLastIndex((entry) => entry.type === "message" && entry.message.role === "assistant");
+  return computeSessionStats({
+    sessionFile: sessionManager.getSessionFile(),
+    sessionId: sessionManager.getSessionId(),
+    allMessages,
+    contextMessages,
+    compactedSinceLastReply: lastCompaction > lastReply,
+    model,
+  });
 }
