@@ -4,6 +4,8 @@
  * instead of a stack trace.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { BINARY, ensureBinary, makeTestHome } from "../support/cli.ts";
 
 const home = makeTestHome();
@@ -22,7 +24,10 @@ async function cutShort(args: string, stdinLines: string[] = []): Promise<{ code
 
 describe("a closed stdout", () => {
   test("json mode stops with exit 141 and one line", async () => {
-    const { code, stderr } = await cutShort("--mode json -p --provider faux --no-session hello");
+    // Far more output than a pipe buffers, so the writes outlast the reader for certain.
+    const script = join(home.home, "long-answer.json");
+    writeFileSync(script, JSON.stringify([{ content: [{ type: "text", text: "word ".repeat(40_000) }], chunkSize: 200 }]));
+    const { code, stderr } = await cutShort(`--mode json -p --provider faux --faux-script ${script} --no-session hello`);
     expect(code).toBe(141);
     expect(stderr).toBe("xcsh: stdout was closed (EPIPE); stopping\n");
   });

@@ -5,7 +5,7 @@
  * SIGKILLed. Checked through the built binary against the fake LLM server.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, ensureBinary, makeTestHome, runXcsh } from "../support/cli.ts";
 import { startRpc } from "../support/rpc-harness.ts";
@@ -83,7 +83,15 @@ describe("a SIGTERM of xcsh --mode rpc", () => {
   }, 20_000);
 });
 
-describe("a tool that prints 1 GB", () => {
+function readFileSyncSafe(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+describe.skipIf(process.platform !== "linux")("a tool that prints 1 GB", () => {
   test("keeps xcsh under 200 MiB, and the call ends with the output's tail", async () => {
     server.enqueue(
       { content: [{ type: "toolCall", id: "g1", name: "bash", arguments: { command: "yes 0123456789abcdef | head -c 1000000000; echo; echo THE-END" } }] },
@@ -95,13 +103,20 @@ describe("a tool that prints 1 GB", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
+    // The process's own high-water mark, read while it runs (a Subprocess's resourceUsage()
+    // can report the largest of all the test runner's children instead).
+    let peakKiB = 0;
+    const sampler = setInterval(() => {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSyncSafe(`/proc/${proc.pid}/status`));
+      if (match) peakKiB = Math.max(peakKiB, Number(match[1]));
+    }, 20);
     const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    clearInterval(sampler);
     expect(code).toBe(0);
     expect(stdout).toBe("done\n");
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("THE-END");
-    // Bun reports maxRSS in bytes.
-    const peakBytes = proc.resourceUsage()!.maxRSS;
-    expect(peakBytes).toBeLessThan(200 * 1024 * 1024);
+    expect(peakKiB).toBeGreaterThan(0);
+    expect(peakKiB * 1024).toBeLessThan(200 * 1024 * 1024);
   }, 120_000);
 });
 
