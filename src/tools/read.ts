@@ -9,6 +9,7 @@ import { Type, type Static } from "typebox";
 import type { AgentToolResult } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import { detectImageMimeTypeFromBytes, detectImageMimeTypeFromFile } from "./image-mime.ts";
+import { imageProblem } from "./image-limits.ts";
 import { resolveReadPath } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
@@ -189,7 +190,12 @@ export function createReadTool(
       throwIfAborted(signal);
 
       const mimeType = declaredMime === undefined ? detectImageMimeTypeFromBytes(buffer) : declaredMime;
-      if (mimeType) return imageResult(buffer, mimeType);
+      if (mimeType) {
+        // An image a provider would reject fails the whole request: refuse it here, saying what to do.
+        const problem = imageProblem(buffer, mimeType, absolutePath);
+        if (problem) throw new Error(problem);
+        return imageResult(buffer, mimeType);
+      }
 
       if (looksBinary(buffer)) {
         return textResult(
