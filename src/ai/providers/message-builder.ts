@@ -17,10 +17,15 @@ export interface TokenCounts {
   cacheWrite?: number;
 }
 
+/** Arguments this short are parsed on every delta: clients see them grow smoothly. */
+const ALWAYS_PARSE_BELOW = 4096;
+
 export class AssistantMessageBuilder {
   readonly output: AssistantMessage;
   /** Raw argument text of tool calls still streaming, by content index. */
   private readonly toolArgs = new Map<number, string>();
+  /** How long the arguments' text was when last parsed, per open tool call. */
+  private readonly parsedArgsLength = new Map<number, number>();
   private readonly open = new Set<number>();
 
   constructor(
@@ -109,13 +114,22 @@ export class AssistantMessageBuilder {
     return index;
   }
 
-  /** Appends a fragment of the arguments' JSON; the parsed arguments follow progressively. */
+  /**
+   * Appends a fragment of the arguments' JSON; the parsed arguments follow progressively.
+   * Re-parsing the whole text on every delta would be quadratic in its size (a 200 KB
+   * `write` arrives in thousands of deltas), so past a small size the partial arguments
+   * are refreshed only when the text has grown by a quarter since the last parse: the
+   * work stays linear, and `endToolCall` parses the complete text.
+   */
   appendToolArguments(index: number, delta: string): void {
     if (!delta) return;
     const raw = (this.toolArgs.get(index) ?? "") + delta;
     this.toolArgs.set(index, raw);
-    const block = this.output.content[index] as ToolCall;
-    block.arguments = parseStreamingJson(raw);
+    const parsedAt = this.parsedArgsLength.get(index) ?? 0;
+    if (raw.length <= ALWAYS_PARSE_BELOW || raw.length - parsedAt >= parsedAt / 4) {
+      (this.output.content[index] as ToolCall).arguments = parseStreamingJson(raw);
+      this.parsedArgsLength.set(index, raw.length);
+    }
     this.stream.push({ type: "toolcall_delta", contentIndex: index, delta, partial: this.output });
   }
 
@@ -133,6 +147,7 @@ export class AssistantMessageBuilder {
       block.arguments = parseStreamingJson(raw);
     }
     this.toolArgs.delete(index);
+    this.parsedArgsLength.delete(index);
     this.stream.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.output });
   }
 
