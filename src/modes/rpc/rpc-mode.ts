@@ -13,7 +13,7 @@ import { RpcExtensionUI } from "./extension-ui-bridge.ts";
 import { AcceptedPrompts, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { commandProblem } from "./rpc-schemas.ts";
 import { readJsonlLines } from "./jsonl.ts";
-import { eventFrame } from "./rpc-output.ts";
+import { createEventWriter } from "./rpc-output.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
 
 /** Never queued behind a long command: they stop, steer or only read state. */
@@ -84,7 +84,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
-  session.subscribe((event) => write(eventFrame(event, lean)));
+  session.subscribe(createEventWriter(write, lean));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
   const shutdownIfAsked = async () => {

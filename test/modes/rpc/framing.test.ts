@@ -201,3 +201,18 @@ describe("long lines", () => {
     expect(duplicateResponseIds(rpc.frames)).toEqual([]);
   }, 15_000);
 });
+
+describe("the lean form", () => {
+  test("deltas that arrive together go out as one frame, and they add up to the answer", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session", "--rpc-lean"]);
+    const text = Array.from({ length: 2500 }, (_, i) => `w${i % 10}x`).join(" ");
+    fixture.server.enqueue({ content: [{ type: "text", text }], chunkSize: 8 });
+    await rpc.request({ type: "prompt", message: "stream" });
+    await rpc.waitForEvent("agent_end", () => true, 10_000);
+    const deltas = rpc.ofType("message_update").filter((update) => update.assistantMessageEvent.type === "text_delta");
+    expect(deltas.map((update) => update.assistantMessageEvent.delta).join("")).toBe(text);
+    // 8-character deltas, one frame each, would be ~12x the text in bytes.
+    expect(deltas.length).toBeLessThan(Math.ceil(text.length / 8));
+    expect(await rpc.close()).toBe(0);
+  }, 15_000);
+});
