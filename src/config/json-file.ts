@@ -291,7 +291,8 @@ export function pointerSegments(pointer: string): string[] {
     .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
-function valueAt(root: unknown, pointer: string): unknown {
+/** The value a JSON pointer names inside `root`; undefined when the path is not there. */
+export function valueAt(root: unknown, pointer: string): unknown {
   let current = root;
   for (const segment of pointerSegments(pointer)) {
     if (current === null || typeof current !== "object") return undefined;

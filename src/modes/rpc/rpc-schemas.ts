@@ -12,7 +12,7 @@
 import Type, { type Static, type TProperties, type TSchema } from "typebox";
 import { Value } from "typebox/value";
 import { THINKING_LEVELS } from "../../ai/types.ts";
-import { formatPath, pointerSegments } from "../../config/json-file.ts";
+import { formatPath, pointerSegments, valueAt } from "../../config/json-file.ts";
 import type { RpcCommand, RpcCommandType } from "./rpc-types.ts";
 
 /** `expected`: how an error names a valid value, where the schema alone would say too little. */
@@ -241,11 +241,3 @@ function nodeAt(schema: TSchema, segments: string[]): TSchema {
   return (node ?? {}) as TSchema;
 }
 
-function valueAt(root: unknown, pointer: string): unknown {
-  let current = root;
-  for (const segment of pointerSegments(pointer)) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
