@@ -121,7 +121,8 @@ describe("bash tool", () => {
     expect(textOf(result).split("\n")).toHaveLength(300);
     expect(updates.length).toBeLessThan(100);
     expect(updates.at(-1)).toBe(textOf(result));
-  });
+    // 300 short-lived processes: slow on a loaded machine, and what is checked is behaviour, not speed.
+  }, 20_000);
 
   test("keeps the tail of a long output and saves all of it to a file", async () => {
     const result = await createBashTool(dir).execute("call", { command: "seq 1 5000" });

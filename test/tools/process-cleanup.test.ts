@@ -98,7 +98,8 @@ describe.skipIf(process.platform !== "linux")("a tool that prints 1 GB", () => {
       { content: [{ type: "text", text: "done" }] },
     );
     const proc = Bun.spawn([BINARY, "-p", "--model", "fake/m", "--no-session", "print a lot"], {
-      env: home.env,
+      // The full-output file (64 MB) goes to memory, not to a slow disk the next tests would wait on.
+      env: { ...home.env, ...(existsSync("/dev/shm") ? { TMPDIR: "/dev/shm" } : {}) },
       cwd: home.home,
       stdout: "pipe",
       stderr: "pipe",
