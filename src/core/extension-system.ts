@@ -22,7 +22,7 @@ import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-st
 import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
 import type { AgentSession } from "./agent-session.ts";
-import { adaptTool } from "../extensions/tool-adapter.ts";
+import { registerExtensionTool } from "../extensions/tool-adapter.ts";
 import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
 
 export interface ExtensionSystemOptions {
@@ -60,6 +60,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private registry: ModelRegistry | undefined;
   private shuttingDown = false;
   private readonly reportedPaths = new Set<string>();
+  private generationRuntime: ExtensionRuntime | undefined;
   /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
   private readonly registeredProviders = new Set<string>();
 
@@ -136,7 +137,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
     };
   }
 
+  /** The runtime of the current generation, shared by all its extensions (made on first use). */
   private runtime(): ExtensionRuntime {
+    return (this.generationRuntime ??= this.newRuntime());
+  }
+
+  private newRuntime(): ExtensionRuntime {
     const assertLive = this.livenessCheck();
     const runner = this.runner;
     let context: ReturnType<typeof createExtensionContext> | undefined;
@@ -287,13 +293,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private registerTools(extensions: LoadedExtension[]): void {
     const { toolContext } = this.runtime();
     for (const extension of extensions) {
-      for (const definition of extension.tools.values()) {
-        this.bindings!.upsertTool(adaptTool(definition, toolContext), {
-          sourceInfo: extension.sourceInfo,
-          promptSnippet: definition.promptSnippet,
-          promptGuidelines: definition.promptGuidelines,
-        });
-      }
+      for (const definition of extension.tools.values()) registerExtensionTool(this.bindings!, extension, definition, toolContext);
     }
   }
 
@@ -333,6 +333,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     this.generation++;
     const flags = this.runner.flagValues;
     this.runner = new ExtensionRunner((report) => this.options.reportError(report));
+    this.generationRuntime = undefined;
     for (const [name, value] of flags) this.runner.flagValues.set(name, value);
     this.session?.tools.removeExtensionTools();
     if (forReload) return;

@@ -8,7 +8,7 @@
 import { execCommand } from "./exec.ts";
 import type { ExtensionHost } from "./host.ts";
 import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
-import { adaptTool } from "./tool-adapter.ts";
+import { registerExtensionTool } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
 
 /** What the API needs beyond the extension itself; shared by every extension of a runtime. */
@@ -33,16 +33,6 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     }
     return bound;
   };
-  const addTool = (name: string) => {
-    const definition = extension.tools.get(name);
-    const bound = runtime.runner.boundHost;
-    if (!definition || !bound) return;
-    bound.upsertTool(adaptTool(definition, runtime.toolContext), {
-      sourceInfo: extension.sourceInfo,
-      promptSnippet: definition.promptSnippet,
-      promptGuidelines: definition.promptGuidelines,
-    });
-  };
 
   return {
     on(event, handler) {
@@ -59,7 +49,9 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
       }
       if (typeof tool.execute !== "function") throw new Error(`Tool "${tool.name}" has no execute function`);
       extension.tools.set(tool.name, tool);
-      addTool(tool.name);
+      // Before the session exists the tool waits in the extension; the system registers it when binding.
+      const bound = runtime.runner.boundHost;
+      if (bound) registerExtensionTool(bound, extension, tool, runtime.toolContext);
     },
     registerCommand(name, options) {
       const clean = String(name).replace(/^\//, "");

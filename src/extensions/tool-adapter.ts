@@ -6,7 +6,23 @@
  * a throw from `execute` is already an error result in the loop.
  */
 import type { AgentTool, AgentToolResult } from "../agent/types.ts";
+import type { ExtensionHost } from "./host.ts";
+import type { LoadedExtension } from "./runner.ts";
 import type { ExtensionContext, ToolDefinition } from "./types.ts";
+
+/** Puts an extension's tool into the session (or replaces the one of that name), as the agent runs it. */
+export function registerExtensionTool(
+  host: ExtensionHost,
+  extension: LoadedExtension,
+  definition: ToolDefinition<any>,
+  context: () => ExtensionContext,
+): void {
+  host.upsertTool(adaptTool(definition, context), {
+    sourceInfo: extension.sourceInfo,
+    promptSnippet: definition.promptSnippet,
+    promptGuidelines: definition.promptGuidelines,
+  });
+}
 
 export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext): AgentTool<any> {
   return {
