@@ -11,7 +11,7 @@ import { createExtensionFixture, notices, withExtensions, type ExtensionFixture 
 
 let fixture: ExtensionFixture;
 beforeAll(() => {
-  fixture = createExtensionFixture({ otherModels: ["other-model"] });
+  fixture = createExtensionFixture({ otherModels: [{ id: "other-model", reasoning: true }] });
 });
 afterEach(() => fixture.server.clearScript());
 afterAll(() => fixture.cleanup());
@@ -179,6 +179,7 @@ describe("agent event families", () => {
       "models.ts",
       `export default function (pi) {
   pi.on("model_select", (event, ctx) => ctx.ui.notify("model " + (event.previousModel?.id ?? "none") + " -> " + event.model.id + " (" + event.source + ")"));
+  pi.on("thinking_level_select", (event, ctx) => ctx.ui.notify("thinking " + event.previousLevel + " -> " + event.level));
   pi.registerCommand("back", { handler: async (_a, ctx) => {
     const ok = await pi.setModel(ctx.modelRegistry.find("fake", "fake-model"));
     ctx.ui.notify("setModel " + ok + " thinking " + pi.getThinkingLevel());
@@ -187,9 +188,17 @@ describe("agent event families", () => {
     );
     const rpc = fixture.start(withExtensions(ext));
     expect((await rpc.request({ type: "set_model", provider: "other", modelId: "other-model" })).success).toBe(true);
+    expect((await rpc.request({ type: "set_thinking_level", level: "high" })).success).toBe(true);
     await rpc.request({ type: "prompt", message: "/back" });
     await rpc.waitFor((frame) => frame.method === "notify" && frame.message.startsWith("setModel"));
-    expect(notices(rpc)).toEqual(["model fake-model -> other-model (set)", "model other-model -> fake-model (set)", "setModel true thinking off"]);
+    // Back on a model without reasoning the level is clamped: announced before the model change (seed 003).
+    expect(notices(rpc)).toEqual([
+      "model fake-model -> other-model (set)",
+      "thinking off -> high",
+      "thinking high -> off",
+      "model other-model -> fake-model (set)",
+      "setModel true thinking off",
+    ]);
     expect((await rpc.request({ type: "get_state" })).data.model.id).toBe("fake-model");
     expect(await rpc.close()).toBe(0);
   });

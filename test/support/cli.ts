@@ -90,3 +90,26 @@ export async function runXcsh(
   clearTimeout(timer);
   return { exitCode, stdout, stderr };
 }
+
+/** A private home whose models.json has one provider, `fake`, served by a fresh fake LLM server. */
+export interface FakeModelHome {
+  home: TestHome;
+  server: import("./fake-llm/server.ts").FakeLlmServer;
+  cleanup(): Promise<void>;
+}
+
+/** `--model fake/<id>` then talks to the server (OpenAI Chat Completions). */
+export async function makeFakeModelHome(models: Record<string, unknown>[] = [{ id: "m" }]): Promise<FakeModelHome> {
+  const { startFakeLlm } = await import("./fake-llm/server.ts");
+  const home = makeTestHome();
+  const server = startFakeLlm();
+  home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models } } });
+  return {
+    home,
+    server,
+    async cleanup() {
+      await server.close();
+      home.cleanup();
+    },
+  };
+}

@@ -7,8 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { imageProblem, imageSize, MAX_IMAGE_BYTES } from "../../src/tools/image-limits.ts";
-import { makeTestHome, runXcsh } from "../support/cli.ts";
-import { startFakeLlm } from "../support/fake-llm/server.ts";
+import { makeFakeModelHome, runXcsh } from "../support/cli.ts";
 
 function png(width: number, height: number, padTo = 64): Uint8Array {
   const bytes = new Uint8Array(Math.max(padTo, 33));
@@ -62,14 +61,11 @@ describe("image sizes from headers", () => {
   });
 });
 
+const fixture = await makeFakeModelHome([{ id: "m", input: ["text", "image"] }]);
+
 describe("read through the binary", () => {
-  const home = makeTestHome();
-  const server = startFakeLlm();
-  home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m", input: ["text", "image"] }] } } });
-  afterAll(async () => {
-    await server.close();
-    home.cleanup();
-  });
+  const { home, server } = fixture;
+  afterAll(() => fixture.cleanup());
 
   test("an oversized image is refused with what to do, the run goes on, and a normal one is shown", async () => {
     const dir = join(home.home, "images");

@@ -7,18 +7,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, ensureBinary, makeTestHome, runXcsh } from "../support/cli.ts";
+import { BINARY, ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
 import { startRpc } from "../support/rpc-harness.ts";
-import { startFakeLlm } from "../support/fake-llm/server.ts";
 
 ensureBinary();
-const home = makeTestHome();
-const server = startFakeLlm();
-home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } });
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
+const fixture = await makeFakeModelHome();
+const { home, server } = fixture;
+afterAll(() => fixture.cleanup());
 
 function running(pattern: string): boolean {
   return Bun.spawnSync(["pgrep", "-f", pattern]).exitCode === 0;

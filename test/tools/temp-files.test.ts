@@ -7,8 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { OutputCollector } from "../../src/tools/output-collector.ts";
 import { MAX_KEPT_FILES, newTempFilePath } from "../../src/tools/temp-files.ts";
-import { makeTestHome, runXcsh } from "../support/cli.ts";
-import { startFakeLlm } from "../support/fake-llm/server.ts";
+import { makeFakeModelHome, runXcsh } from "../support/cli.ts";
 
 describe("the full-output file", () => {
   test("stops growing at its cap and says so at the end", () => {
@@ -36,16 +35,13 @@ describe("the full-output file", () => {
   });
 });
 
+const fixture = await makeFakeModelHome();
+
 describe("TMPDIR after a run", () => {
-  const home = makeTestHome();
-  const server = startFakeLlm();
+  const { home, server } = fixture;
   const tmp = join(home.home, "tmp");
   mkdirSync(tmp);
-  home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } });
-  afterAll(async () => {
-    await server.close();
-    home.cleanup();
-  });
+  afterAll(() => fixture.cleanup());
 
   test("holds nothing of xcsh's once it exits, though a tool's long output went to a file", async () => {
     server.enqueue(
