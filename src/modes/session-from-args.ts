@@ -10,7 +10,7 @@ import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-
 import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { discoverExtensions } from "../extensions/discovery.ts";
-import { projectNeedsTrust } from "../extensions/project-trust.ts";
+import { codeRunningKeysIn } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { defaultToolNames, parseToolNames, type ToolName } from "../tools/index.ts";
@@ -40,30 +40,26 @@ export interface SessionFromArgs extends CreatedSession {
 function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
   if (args.noExtensions) return false;
-  const readList = (read: () => Record<string, unknown>) => {
+  const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
     try {
-      const value = read().extensions;
-      return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+      return file();
     } catch {
-      return [];
+      return {}; // a broken file is reported where settings load
     }
   };
+  const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+  const project = read(() => readProjectSettingsFile(cwd));
   const found = discoverExtensions({
     cwd,
     agentDir: getAgentDir(),
     cliPaths: [],
-    userSettingsPaths: readList(readGlobalSettingsFile),
-    projectSettingsPaths: readList(() => readProjectSettingsFile(cwd)),
+    userSettingsPaths: list(read(readGlobalSettingsFile).extensions),
+    projectSettingsPaths: list(project.extensions),
     includeProject: true,
     noExtensions: false,
   });
-  if (found.sources.length > 0 || found.errors.length > 0) return true;
   // Project settings that run code (shellPath, …) also wait for trust, which the extension system settles.
-  try {
-    return projectNeedsTrust(cwd, readProjectSettingsFile(cwd));
-  } catch {
-    return false;
-  }
+  return found.sources.length > 0 || found.errors.length > 0 || codeRunningKeysIn(project).length > 0;
 }
 
 export interface LoadedExtensions {
