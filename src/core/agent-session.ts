@@ -176,15 +176,11 @@ export class AgentSession {
       await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
       return;
     }
-    const busy = this.isStreaming;
-    if (busy && options.streamingBehavior === undefined) {
+    if (this.isStreaming) {
+      const source = options.source ?? "rpc";
+      if (options.streamingBehavior === "steer") return this.steer(text, options.images, source);
+      if (options.streamingBehavior === "followUp") return this.followUp(text, options.images, source);
       throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
-    }
-    if (busy) {
-      const input = await this.route(text, options.images, options.source ?? "rpc", options.streamingBehavior);
-      if (!input) return;
-      const message = userMessage(input.text, input.images);
-      return options.streamingBehavior === "steer" ? this.agent.steer(message) : this.agent.followUp(message);
     }
     // From here the session counts as working, though extensions are still being asked.
     const start = this.promptStarts.begin();
