@@ -25,7 +25,7 @@ import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
 import type { TodoPhase } from "./todos.ts";
 import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
-import { ToolSet } from "./tool-set.ts";
+import type { ToolSet } from "./tool-set.ts";
 import { PromptStarts } from "./prompt-starts.ts";
 
 export interface AgentSessionOptions {
@@ -36,8 +36,8 @@ export interface AgentSessionOptions {
   registry: ModelRegistry;
   /** --api-key: used for the provider of the model the session started with. */
   apiKeyOverride?: string;
-  /** The tools the session knows; by default the agent's tools, all active. */
-  toolSet?: ToolSet;
+  /** The tools the session knows and the system prompt that lists them; it drives the agent's tool array. */
+  toolSet: ToolSet;
 }
 
 export interface PromptOptions {
@@ -85,8 +85,7 @@ export class AgentSession {
     this.autoCompactionEnabled = options.settings.compaction.enabled;
     this.models = new ModelControl(this, options.apiKeyOverride);
     this.navigation = new SessionNavigator(this);
-    this.tools = options.toolSet ?? new ToolSet(this.agent, { cwd: this.cwd, contextFiles: [] }, [], []);
-    if (!options.toolSet) this.agent.state.systemPrompt ||= this.tools.baseSystemPrompt;
+    this.tools = options.toolSet;
     // Keys follow the current model; a missing key surfaces as the provider's clear error.
     this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
     this.agent.getHeaders = () => this.models.headersFor(this.model);

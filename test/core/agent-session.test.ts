@@ -11,6 +11,7 @@ import { Agent } from "../../src/agent/agent.ts";
 import { ModelRegistry } from "../../src/config/model-registry.ts";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../src/config/settings.ts";
 import { AgentSession } from "../../src/core/agent-session.ts";
+import { ToolSet } from "../../src/core/tool-set.ts";
 import type { AgentSessionEvent } from "../../src/core/session-events.ts";
 import { SessionManager } from "../../src/session/session-manager.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
@@ -60,7 +61,8 @@ function makeSession(options: { settings?: Record<string, unknown>; sessionDir?:
   const manager = options.manager ?? SessionManager.create(root, sessionDir);
   const agent = new Agent({ initialState: { model, systemPrompt: "test" } });
   agent.state.messages = manager.buildSessionContext().messages;
-  const session = new AgentSession({ cwd: root, agent, sessionManager: manager, settings, registry });
+  const toolSet = new ToolSet(agent, { cwd: root, contextFiles: [] }, [], []);
+  const session = new AgentSession({ cwd: root, agent, sessionManager: manager, settings, registry, toolSet });
   const events: AgentSessionEvent[] = [];
   session.subscribe((event) => {
     events.push(event);
@@ -258,7 +260,8 @@ describe("credentials", () => {
     const registry = ModelRegistry.load({ modelsJsonPath: join(root, "models-headers.json") });
     const agent = new Agent({ initialState: { model: registry.find("tokened", "m")! } });
     const settings = structuredClone(DEFAULT_SETTINGS) as Settings;
-    const session = new AgentSession({ cwd: root, agent, sessionManager: SessionManager.inMemory(root), settings, registry });
+    const toolSet = new ToolSet(agent, { cwd: root, contextFiles: [] }, [], []);
+    const session = new AgentSession({ cwd: root, agent, sessionManager: SessionManager.inMemory(root), settings, registry, toolSet });
     server.enqueue(text("one"), text("two"));
     const before = server.requests.length;
     await session.prompt("first");
