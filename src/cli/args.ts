@@ -63,6 +63,18 @@ export interface CliArgs {
   timeoutSeconds?: number;
   /** --idle-timeout: stop after this many seconds without an event from the model or a tool. */
   idleTimeoutSeconds?: number;
+  /** --skill: skill files or folders to load besides the discovered ones (repeatable). */
+  skillPaths: string[];
+  /** --no-skills: load only the --skill paths. */
+  noSkills: boolean;
+  /** --prompt-template: template files or folders to load besides the discovered ones (repeatable). */
+  promptTemplatePaths: string[];
+  /** --no-prompt-templates: load only the --prompt-template paths. */
+  noPromptTemplates: boolean;
+  /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
+  noContextFiles: boolean;
+  /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
+  exportSession?: string;
 }
 
 export type OutputFormat = "text" | "json";
@@ -87,6 +99,15 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--name": "name",
   "-n": "name",
   "--faux-script": "fauxScript",
+  "--export": "exportSession",
+};
+
+/** Repeatable options that collect paths. */
+const PATH_LIST_OPTIONS: Record<string, "extensionPaths" | "skillPaths" | "promptTemplatePaths"> = {
+  "-e": "extensionPaths",
+  "--extension": "extensionPaths",
+  "--skill": "skillPaths",
+  "--prompt-template": "promptTemplatePaths",
 };
 
 const MODES: readonly Mode[] = ["text", "json", "rpc"];
@@ -117,6 +138,11 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     extensionPaths: [],
     noExtensions: false,
     noBuiltinTools: false,
+    skillPaths: [],
+    noSkills: false,
+    promptTemplatePaths: [],
+    noPromptTemplates: false,
+    noContextFiles: false,
     unknownOptions: [],
     extensionFlags: new Map(),
     argv,
@@ -160,10 +186,13 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (arg === "--trust-project") args.trustProject = true;
     else if (arg === "--no-trust-project") args.trustProject = false;
     else if (arg === "--no-builtin-tools") args.noBuiltinTools = true;
-    else if (arg === "-e" || arg === "--extension") {
+    else if (arg === "--no-skills") args.noSkills = true;
+    else if (arg === "--no-prompt-templates") args.noPromptTemplates = true;
+    else if (arg === "--no-context-files") args.noContextFiles = true;
+    else if (Object.hasOwn(PATH_LIST_OPTIONS, arg)) {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
-      args.extensionPaths.push(value);
+      args[PATH_LIST_OPTIONS[arg]].push(value);
     }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
@@ -180,7 +209,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
         args.listModels = next;
         i++;
       } else args.listModels = "";
-    } else if (arg in LIMIT_OPTIONS) {
+    } else if (Object.hasOwn(LIMIT_OPTIONS, arg)) {
       const { field, integer, what } = LIMIT_OPTIONS[arg];
       const text = takeValue();
       if (text === undefined || text === "") return fail(`Option ${arg} needs a value: ${what}`);
@@ -192,7 +221,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);
       if (!OUTPUT_FORMATS.includes(value as OutputFormat)) return fail(`Unknown output format "${value}" (use one of: ${OUTPUT_FORMATS.join(", ")})`);
       args.outputFormat = value as OutputFormat;
-    } else if (arg in VALUE_OPTIONS) {
+    } else if (Object.hasOwn(VALUE_OPTIONS, arg)) {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
       (args as unknown as Record<string, unknown>)[VALUE_OPTIONS[arg]] = value;

@@ -4,6 +4,8 @@ Usage:
   xcsh -p "prompt"                 Run a prompt and print the answer
   echo "prompt" | xcsh -p          Prompt from standard input
   xcsh --list-models [search]      List the models you can use
+  xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
+                                   linear JSONL file when out ends in .jsonl
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
@@ -33,6 +35,11 @@ Options:
   --no-builtin-tools               No built-in tool active; extension tools stay
   -e, --extension <path>           Load an extension file or folder (repeatable)
   --no-extensions                  Load only the -e extensions
+  --skill <path>                   Load a skill file or folder (repeatable)
+  --no-skills                      Load only the --skill skills
+  --prompt-template <path>         Load a prompt template file or folder (repeatable)
+  --no-prompt-templates            Load only the --prompt-template templates
+  --no-context-files               Leave AGENTS.md / CLAUDE.md out of the system prompt
   --trust-project                  Trust this project: load its extensions and
                                    code-running settings (--no-trust-project: don't)
   -c, --continue                   Continue the most recent session in this directory
