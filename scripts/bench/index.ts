@@ -24,6 +24,7 @@ import { searchTools } from "./workloads/search-tools.ts";
 import { sessionOpen } from "./workloads/session-open.ts";
 import { coldStart, version } from "./workloads/startup.ts";
 import { stream } from "./workloads/stream.ts";
+import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, searchTools, bytecode];
@@ -32,26 +33,6 @@ function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);
   if (index !== -1) return argv[index + 1];
   return argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-}
-
-/** Starts stream-server.ts and reads the base URL it prints; closing its stdin stops it. */
-async function startStreamServer(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "stream-server.ts")], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the stream server exited before printing its address");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return {
-    baseUrl: text.trim(),
-    async close() {
-      proc.stdin.end();
-      await proc.exited;
-    },
-  };
 }
 
 function nodeVersion(): string {

@@ -13,3 +13,19 @@ function answerText(): string {
 }
 
 export const STREAM_REPLY: FakeReply = { content: [{ type: "text", text: answerText() }], chunkSize: ANSWER_CHARS / DELTAS };
+
+/** The streamed tool call's size: a `write` of 200 KB, its arguments in 2 500 deltas. */
+export const TOOL_CALL_CHARS = 200_000;
+export const TOOL_CALL_PROMPT = "Write the big file.";
+
+function fileContent(): string {
+  const line = "export const value = computeSomethingUseful(input, options); // keep going\n";
+  return line.repeat(Math.ceil(TOOL_CALL_CHARS / line.length)).slice(0, TOOL_CALL_CHARS);
+}
+
+export const TOOL_CALL_REPLY: FakeReply = {
+  content: [{ type: "toolCall", name: "write", arguments: { path: "big.ts", content: fileContent() } }],
+  chunkSize: Math.ceil(TOOL_CALL_CHARS / DELTAS),
+};
+
+export const AFTER_TOOL_REPLY: FakeReply = { content: [{ type: "text", text: "Written." }] };

@@ -6,7 +6,7 @@
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
 import type { CliArgs } from "../../cli/args.ts";
-import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { claimStdoutForProtocol, flushProtocolOutput } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { RpcExtensionUI } from "./extension-ui-bridge.ts";
@@ -91,6 +91,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     if (!shutdownRequested) return;
     await session.waitForIdle();
     await extensions?.shutdown();
+    flushProtocolOutput();
     process.exit(0);
   };
 
@@ -112,7 +113,10 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
 
   const stop = (signal: NodeJS.Signals) => {
     // 130 for SIGTERM too: the exit codes are the same in every non-interactive mode (docs/headless.md).
-    void session.abort().finally(() => process.exit(130));
+    void session.abort().finally(() => {
+      flushProtocolOutput();
+      process.exit(130);
+    });
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", () => void session.abort());

@@ -215,4 +215,46 @@ describe("the lean form", () => {
     expect(deltas.length).toBeLessThan(Math.ceil(text.length / 8));
     expect(await rpc.close()).toBe(0);
   }, 15_000);
+
+  test("a streamed answer costs under 4× its text: each message goes out whole once, in message_end", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session", "--rpc-lean"]);
+    const text = Array.from({ length: 2500 }, (_, i) => `w${i % 10}x`).join(" ").slice(0, 10_000);
+    fixture.server.enqueue({ content: [{ type: "text", text }], chunkSize: 4 });
+    await rpc.request({ id: "go", type: "prompt", message: "stream" });
+    await rpc.waitForEvent("agent_end", () => true, 10_000);
+    const from = rpc.rawLines.findIndex((line) => line.includes('"id":"go"'));
+    const bytes = rpc.rawLines.slice(from).reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    expect(bytes).toBeLessThan(4 * text.length);
+    // turn_end and agent_end no longer repeat what message_end carried…
+    expect(rpc.ofType("turn_end")[0]).toEqual({ type: "turn_end" });
+    expect(rpc.ofType("agent_end")[0]).toEqual({ type: "agent_end" });
+    // …which still holds the complete answer.
+    const ends = rpc.ofType("message_end").filter((frame) => frame.message.role === "assistant");
+    expect(textOf(ends[0].message)).toBe(text);
+    expect(await rpc.close()).toBe(0);
+  }, 15_000);
+});
+
+describe("the default form", () => {
+  test("deltas that arrive together are merged, and each frame's message holds the text so far", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const text = Array.from({ length: 2000 }, (_, i) => `d${i % 10}y`).join(" ");
+    fixture.server.enqueue({ content: [{ type: "text", text }], chunkSize: 4 });
+    await rpc.request({ type: "prompt", message: "stream" });
+    await rpc.waitForEvent("agent_end", () => true, 10_000);
+    const deltas = rpc.ofType("message_update").filter((update) => update.assistantMessageEvent.type === "text_delta");
+    expect(deltas.map((update) => update.assistantMessageEvent.delta).join("")).toBe(text);
+    expect(deltas.length).toBeLessThan(Math.ceil(text.length / 4));
+    // pi's shape is kept: the cumulative message, twice, as far as the deltas have come.
+    let soFar = "";
+    for (const update of deltas) {
+      soFar += update.assistantMessageEvent.delta;
+      expect(textOf(update.message)).toBe(soFar);
+      expect(update.assistantMessageEvent.partial).toEqual(update.message);
+    }
+    // turn_end and agent_end keep their messages in this form.
+    expect(textOf(rpc.ofType("turn_end")[0].message)).toBe(text);
+    expect(rpc.ofType("agent_end")[0].messages.length).toBeGreaterThan(0);
+    expect(await rpc.close()).toBe(0);
+  }, 15_000);
 });
