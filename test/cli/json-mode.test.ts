@@ -53,6 +53,18 @@ function parseLines(stdout: string): any[] {
 }
 
 describe("--mode json", () => {
+  test("a long answer's deltas that arrive together are merged; the stream still adds up to the answer", async () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `j${i % 10}k`).join(" ");
+    server.enqueue({ content: [{ type: "text", text }], chunkSize: 4 });
+    const result = await runXcsh(["--mode", "json", "-p", "Stream", "--model", "fake/fake-model"], { env: home.env, cwd: project });
+    expect(result.exitCode).toBe(0);
+    const deltas = parseLines(result.stdout).filter((event) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta");
+    expect(deltas.map((event) => event.assistantMessageEvent.delta).join("")).toBe(text);
+    // One frame per 4-character piece, each repeating the message, would be 3 000 frames and ~60 MB.
+    expect(deltas.length).toBeLessThan(text.length / 4 / 2);
+    expect(deltas.at(-1).message.content[0].text).toBe(text);
+  });
+
   test("a run that calls bash, then edit, then answers emits the full event sequence", async () => {
     bashThenEdit();
     const before = server.requests.length;

@@ -14,6 +14,7 @@ import { emptyUsage } from "../../ai/usage.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
+import { createEventWriter } from "../event-writer.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
 import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
@@ -60,7 +61,8 @@ function attachTextOutput(session: AgentSession, streamLive: boolean, out: ((tex
 /** The session header first (as pi's json mode), then every event. */
 function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void): void {
   write(session.sessionManager.getHeader());
-  session.subscribe((event) => write(event));
+  // pi's event shape, written as RPC's default form: deltas of one event-loop turn merged.
+  session.subscribe(createEventWriter(write, false));
 }
 
 function limitsFrom(args: CliArgs): RunLimitOptions {

@@ -13,7 +13,7 @@ import { RpcExtensionUI } from "./extension-ui-bridge.ts";
 import { AcceptedPrompts, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { commandProblem } from "./rpc-schemas.ts";
 import { readJsonlLines } from "./jsonl.ts";
-import { createEventWriter } from "./rpc-output.ts";
+import { createEventWriter } from "../event-writer.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
 
 /** Never queued behind a long command: they stop, steer or only read state. */

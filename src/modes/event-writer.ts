@@ -14,8 +14,8 @@
  * chunks piling up in the socket — then receives fewer, larger frames instead of
  * a backlog of copies of the same message.
  */
-import type { AgentSessionEvent } from "../../core/session-events.ts";
-import { serializeMessageUpdate } from "./jsonl.ts";
+import type { AgentSessionEvent } from "../core/session-events.ts";
+import { serializeMessageUpdate } from "./rpc/jsonl.ts";
 
 /** The lean form of an event: each message's content goes out once. */
 export function leanEvent(event: AgentSessionEvent): object {
