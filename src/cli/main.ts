@@ -14,6 +14,19 @@ import { reportFatal } from "./fatal.ts";
  * The API extensions import as `xcsh` (and pi's package names). Only the entry point
  * imports it, and only when an extension loads; the loader receives it from here.
  */
+/**
+ * Plain output for --help and --version, through Bun's writer for fd 1 rather than
+ * process.stdout, whose node stream classes cost start-up milliseconds. A reader
+ * that already went away (`xcsh --version | true`) is not an error.
+ */
+async function printToStdout(text: string): Promise<void> {
+  try {
+    await Bun.write(Bun.stdout, text);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EPIPE") throw error;
+  }
+}
+
 const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
 
 async function main(argv: string[]): Promise<number> {
@@ -34,11 +47,11 @@ async function main(argv: string[]): Promise<number> {
   if (args.fauxScript) process.env.XCSH_FAUX_SCRIPT = resolve(args.fauxScript);
 
   if (args.help) {
-    process.stdout.write(HELP_TEXT);
+    await printToStdout(HELP_TEXT);
     return 0;
   }
   if (args.version) {
-    process.stdout.write(versionText() + "\n");
+    await printToStdout(versionText() + "\n");
     return 0;
   }
   if (args.listModels !== undefined) {

@@ -1,16 +1,18 @@
 /**
  * In json and rpc modes stdout carries protocol frames only. Anything else that
  * would print there — console.log, or process.stdout.write from a library or an
- * extension — is sent to stderr instead, and frames are written whole, one JSON
- * object per line, through the one writer kept for them. A string is taken as
- * an already serialized line.
+ * extension — goes to stderr instead: `process.stdout` itself is stderr from here
+ * on. Frames are written whole, one JSON object per line, through Bun's own
+ * writer for file descriptor 1. A string is taken as an already serialized line.
+ *
+ * Node's stream classes are never touched on this path: loading them costs
+ * start-up several milliseconds, and the frames do not need them.
  *
  * Frames produced within one turn of the event loop are written together, in one
  * write: a streamed answer yields many small frames, and a write per frame costs a
  * system call each. The batch goes out before the loop turns over, so nothing
  * waits on it; `flushProtocolOutput()` writes it at once before an explicit exit.
  */
-import { format } from "node:util";
 import { serializeFrame } from "./rpc/jsonl.ts";
 
 let frameWriter: ((frame: unknown) => void) | undefined;
@@ -24,36 +26,49 @@ export function flushProtocolOutput(): void {
 /** Exit code when stdout is closed under xcsh: 128 + SIGPIPE, as a shell reports a process killed by a broken pipe. */
 export const EXIT_STDOUT_CLOSED = 141;
 
+let closing = false;
+
 function stdoutClosed(error: unknown): never {
-  const code = (error as { code?: string } | undefined)?.code ?? "write error";
-  try {
-    process.stderr.write(`xcsh: stdout was closed (${code}); stopping\n`);
-  } catch {
-    // stderr is gone too: nothing left to tell.
+  if (!closing) {
+    closing = true;
+    const code = (error as { code?: string } | undefined)?.code ?? "write error";
+    try {
+      process.stderr.write(`xcsh: stdout was closed (${code}); stopping\n`);
+    } catch {
+      // stderr is gone too: nothing left to tell.
+    }
   }
   process.exit(EXIT_STDOUT_CLOSED);
 }
 
+/** From now on `process.stdout` is stderr, for every reader, without ever creating the real stdout stream. */
+function pointProcessStdoutAtStderr(): void {
+  Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
+}
+
 export function claimStdoutForProtocol(): (frame: unknown) => void {
   if (frameWriter) return frameWriter;
+  // node:util costs start-up milliseconds; it loads only when something logs.
   const toStderr = (...args: unknown[]) => {
+    const { format } = require("node:util") as typeof import("node:util");
     process.stderr.write(format(...args) + "\n");
   };
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  pointProcessStdoutAtStderr();
+  const sink = Bun.stdout.writer();
   // A reader that went away (`| head`, a host that died) is no reason for a stack trace.
   const protocolWrite = (data: string) => {
+    if (closing) return;
     try {
-      stdoutWrite(data);
+      sink.write(data);
+      const flushed = sink.flush();
+      if (flushed instanceof Promise) flushed.catch(stdoutClosed);
     } catch (error) {
       stdoutClosed(error);
     }
   };
-  process.stdout.on("error", stdoutClosed);
-  // Everyone else's writes to stdout go to stderr; the protocol keeps the original writer.
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   let batch: string[] = [];
   let scheduled = false;
   flushBatch = () => {

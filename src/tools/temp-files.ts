@@ -6,10 +6,10 @@
  * file goes (a model rarely reads back that far), and each file stops growing
  * at MAX_FULL_OUTPUT_BYTES.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomHex } from "../session/ids.ts";
 
 export const MAX_KEPT_FILES = 50;
 export const MAX_FULL_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -27,7 +27,7 @@ function processFolder(): string {
 
 /** A fresh path for a full-output file; the oldest kept file is deleted once there are too many. */
 export function newTempFilePath(prefix: string): string {
-  const path = join(processFolder(), `${prefix}${randomBytes(8).toString("hex")}.log`);
+  const path = join(processFolder(), `${prefix}${randomHex(8)}.log`);
   kept.push(path);
   while (kept.length > MAX_KEPT_FILES) rmSync(kept.shift()!, { force: true });
   return path;
