@@ -1,12 +1,15 @@
 /**
  * In json and rpc modes stdout carries protocol frames only. Anything else that
  * would print there — console.log, or process.stdout.write from a library or an
- * extension — goes to stderr instead: `process.stdout` itself is stderr from here
- * on. Frames are written whole, one JSON object per line, through Bun's own
- * writer for file descriptor 1. A string is taken as an already serialized line.
+ * extension — goes to stderr instead: `process.stdout` itself becomes stderr.
+ * Frames are written whole, one JSON object per line, through Bun's own writer
+ * for file descriptor 1. A string is taken as an already serialized line.
  *
- * Node's stream classes are never touched on this path: loading them costs
- * start-up several milliseconds, and the frames do not need them.
+ * Node's stream classes are not needed for the frames, and loading them costs
+ * start-up several milliseconds: replacing `process.stdout` creates the real
+ * stream first. RPC mode therefore defers that step (`deferStdoutGuard`) until
+ * code that is not xcsh's may run — an extension loads, or the agent starts its
+ * first run and with it a provider SDK — and calls `guardProcessStdout()` then.
  *
  * Frames produced within one turn of the event loop are written together, in one
  * write: a streamed answer yields many small frames, and a write per frame costs a
@@ -41,12 +44,21 @@ function stdoutClosed(error: unknown): never {
   process.exit(EXIT_STDOUT_CLOSED);
 }
 
-/** From now on `process.stdout` is stderr, for every reader, without ever creating the real stdout stream. */
-function pointProcessStdoutAtStderr(): void {
+let stdoutGuarded = false;
+
+/** From now on `process.stdout` is stderr for every reader; idempotent. */
+export function guardProcessStdout(): void {
+  if (stdoutGuarded) return;
+  stdoutGuarded = true;
   Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
 }
 
-export function claimStdoutForProtocol(): (frame: unknown) => void {
+export interface ClaimOptions {
+  /** The caller will call guardProcessStdout() before any foreign code runs. */
+  deferStdoutGuard?: boolean;
+}
+
+export function claimStdoutForProtocol(options: ClaimOptions = {}): (frame: unknown) => void {
   if (frameWriter) return frameWriter;
   // node:util costs start-up milliseconds; it loads only when something logs.
   const toStderr = (...args: unknown[]) => {
@@ -56,7 +68,7 @@ export function claimStdoutForProtocol(): (frame: unknown) => void {
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-  pointProcessStdoutAtStderr();
+  if (!options.deferStdoutGuard) guardProcessStdout();
   const sink = Bun.stdout.writer();
   // A reader that went away (`| head`, a host that died) is no reason for a stack trace.
   const protocolWrite = (data: string) => {

@@ -6,7 +6,7 @@
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
 import type { CliArgs } from "../../cli/args.ts";
-import { claimStdoutForProtocol, flushProtocolOutput } from "../protocol-output.ts";
+import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { RpcExtensionUI } from "./extension-ui-bridge.ts";
@@ -62,7 +62,9 @@ function parseFailure(error: string) {
 }
 
 export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
-  const write = claimStdoutForProtocol();
+  // process.stdout is pointed at stderr only when foreign code may run: when an
+  // extension loads, or at the first session event (a run, and a provider SDK, starting).
+  const write = claimStdoutForProtocol({ deferStdoutGuard: true });
   // Extension dialogs become extension_ui_request frames; the answers are read the moment they arrive.
   const ui = new RpcExtensionUI(write, { emitTitle: process.env.PI_RPC_EMIT_TITLE === "1" });
   let shutdownRequested = false;
@@ -73,7 +75,10 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     extensions: {
       mode: "rpc",
       ui,
-      hostApi,
+      hostApi: () => {
+        guardProcessStdout();
+        return hostApi();
+      },
       reportError: (report) => write({ type: "extension_error", ...report }),
       notice: (line) => process.stderr.write(`${line}\n`),
       onShutdownRequested: () => {
@@ -84,6 +89,10 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
+  const unsubscribeGuard = session.subscribe(() => {
+    guardProcessStdout();
+    unsubscribeGuard();
+  });
   session.subscribe(createEventWriter(write, lean));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
