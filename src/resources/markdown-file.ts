@@ -4,7 +4,7 @@
  * frontmatter is not valid YAML, becomes a reason the caller can show. Listing
  * folders is here too, for the same reason.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
 import { parseFrontmatter } from "./frontmatter.ts";
 
 /** Resources are prompts for a model: anything larger is a mistake (a log, a data file), not a skill. */
@@ -38,7 +38,8 @@ export function readMarkdown(path: string): MarkdownRead {
   let text: string;
   try {
     const stat = statSync(path);
-    if (stat.isDirectory()) return { ok: false, reason: "it is a folder, not a file" };
+    if (stat.isDirectory()) return { ok: false, reason: describeOther("folder") };
+    if (!stat.isFile()) return { ok: false, reason: describeOther("other") };
     if (stat.size > MAX_RESOURCE_BYTES) return { ok: false, reason: `it is larger than ${MAX_RESOURCE_BYTES / 1024} KiB` };
     text = readText(path);
   } catch (error) {
@@ -62,12 +63,25 @@ export function listFolder(path: string): Dirent[] {
   }
 }
 
-/** What a path is, following symlinks; undefined when it does not exist or cannot be looked at. */
-export function kindOf(path: string): "file" | "folder" | undefined {
+/**
+ * What a path is, following symlinks: undefined when nothing is there, `other`
+ * for a link to nowhere, a pipe or a device (never opened: a pipe would block).
+ */
+export function kindOf(path: string): "file" | "folder" | "other" | undefined {
   try {
     const stat = statSync(path);
-    return stat.isDirectory() ? "folder" : stat.isFile() ? "file" : undefined;
+    return stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "other";
   } catch {
-    return undefined;
+    try {
+      lstatSync(path);
+      return "other";
+    } catch {
+      return undefined;
+    }
   }
+}
+
+/** Why a path that is there is not a resource file. */
+export function describeOther(kind: "folder" | "other"): string {
+  return kind === "folder" ? "it is a folder, not a file" : "it is not a regular file (a broken link, a pipe or a device)";
 }

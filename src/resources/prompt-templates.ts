@@ -7,7 +7,7 @@
  * warnings.
  */
 import { basename, join } from "node:path";
-import { kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
+import { describeOther, kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
 import type { ResourceLocation, ResourcePlace } from "./resource-places.ts";
 
 export interface PromptTemplate {
@@ -68,11 +68,12 @@ function filesOf(place: ResourcePlace, warnings: string[]): string[] {
       .map((entry) => join(place.path, entry.name))
       .filter((path) => {
         const entryKind = kindOf(path);
-        if (entryKind === "folder") warnings.push(`prompt template ${path} is not loaded: it is a folder, not a file`);
+        if (entryKind === "folder" || entryKind === "other") warnings.push(`prompt template ${path} is not loaded: ${describeOther(entryKind)}`);
         return entryKind === "file";
       });
   }
-  if (place.explicit) warnings.push(`prompt template path ${place.path} does not exist`);
+  if (kind === "other") warnings.push(`prompt template path ${place.path} is not loaded: ${describeOther(kind)}`);
+  else if (place.explicit) warnings.push(`prompt template path ${place.path} does not exist`);
   return [];
 }
 

@@ -9,7 +9,7 @@
  * reported. Nothing here throws or writes: problems come back as warnings.
  */
 import { basename, dirname, join } from "node:path";
-import { kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
+import { describeOther, kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
 import type { ResourceLocation, ResourcePlace } from "./resource-places.ts";
 
 export interface Skill {
@@ -90,8 +90,8 @@ function skillFilesIn(folder: string, rootFiles: boolean, depth: number, warning
   const skillFile = join(folder, "SKILL.md");
   const skillFileKind = kindOf(skillFile);
   if (skillFileKind === "file") return [skillFile];
-  if (skillFileKind === "folder") {
-    warnings.push(`skill ${skillFile} is not loaded: it is a folder, not a file`);
+  if (skillFileKind !== undefined) {
+    warnings.push(`skill ${skillFile} is not loaded: ${describeOther(skillFileKind)}`);
     return [];
   }
   if (depth >= MAX_DEPTH) return [];
@@ -101,7 +101,10 @@ function skillFilesIn(folder: string, rootFiles: boolean, depth: number, warning
     const path = join(folder, entry.name);
     const kind = kindOf(path);
     if (kind === "folder") files.push(...skillFilesIn(path, false, depth + 1, warnings));
-    else if (kind === "file" && rootFiles && depth === 0 && entry.name.toLowerCase().endsWith(".md")) files.push(path);
+    else if (rootFiles && depth === 0 && entry.name.toLowerCase().endsWith(".md")) {
+      if (kind === "file") files.push(path);
+      else if (kind === "other") warnings.push(`skill ${path} is not loaded: ${describeOther(kind)}`);
+    }
   }
   return files;
 }
@@ -110,7 +113,8 @@ function filesOf(place: ResourcePlace, warnings: string[]): string[] {
   const kind = kindOf(place.path);
   if (kind === "file") return [place.path];
   if (kind === "folder") return skillFilesIn(place.path, place.rootFiles, 0, warnings);
-  if (place.explicit) warnings.push(`skill path ${place.path} does not exist`);
+  if (kind === "other") warnings.push(`skill path ${place.path} is not loaded: ${describeOther(kind)}`);
+  else if (place.explicit) warnings.push(`skill path ${place.path} does not exist`);
   return [];
 }
 
