@@ -153,7 +153,13 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
       ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
       cwd: base.cwd,
       contextFiles: base.contextFiles.map((file) => ({ ...file })),
-      skills: [],
+      skills: (this.session.resources?.skills() ?? []).map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        filePath: skill.filePath,
+        baseDir: skill.baseDir,
+        disableModelInvocation: skill.disableModelInvocation,
+      })),
     };
   }
 
