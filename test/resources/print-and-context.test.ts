@@ -6,7 +6,7 @@
  * --no-context-files is given.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { makeFakeModelHome, runXcsh, type FakeModelHome } from "../support/cli.ts";
 import { textOf } from "../support/rpc-harness.ts";
@@ -58,6 +58,17 @@ describe("print mode", () => {
     await runXcsh(["-p", "/explain closures", "--no-prompt-templates", "--model", "fake/m"], { env: fake.home.env, cwd: project });
     expect(textOf(lastRequest().body.messages.at(-1))).toBe("/explain closures");
   });
+});
+
+test('settings "enableSkillCommands": false sends /skill:name as typed; the skill stays in the system prompt', async () => {
+  fake.home.writeSettings({ enableSkillCommands: false });
+  try {
+    await runXcsh(["-p", "/skill:tidy src/", "--model", "fake/m"], { env: fake.home.env, cwd: project });
+    expect(textOf(lastRequest().body.messages.at(-1))).toBe("/skill:tidy src/");
+    expect(systemPrompt()).toContain("<name>tidy</name>");
+  } finally {
+    rmSync(join(fake.home.agentDir, "settings.json"));
+  }
 });
 
 describe("context files", () => {
