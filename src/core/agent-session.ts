@@ -27,6 +27,7 @@ import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
 import type { ToolSet } from "./tool-set.ts";
 import { PromptStarts } from "./prompt-starts.ts";
+import type { SessionResources } from "../resources/resource-loader.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -38,6 +39,8 @@ export interface AgentSessionOptions {
   apiKeyOverride?: string;
   /** The tools the session knows and the system prompt that lists them; it drives the agent's tool array. */
   toolSet: ToolSet;
+  /** Skills and prompt templates: `/skill:name` and `/template` are expanded before sending or queueing. */
+  resources?: SessionResources;
 }
 
 export interface PromptOptions {
@@ -60,6 +63,7 @@ export class AgentSession {
   readonly models: ModelControl;
   readonly navigation: SessionNavigator;
   readonly tools: ToolSet;
+  readonly resources: SessionResources | undefined;
   /** Extensions' way in; undefined when none is configured. */
   hooks: SessionHooks | undefined;
   autoCompactionEnabled: boolean;
@@ -86,6 +90,7 @@ export class AgentSession {
     this.models = new ModelControl(this, options.apiKeyOverride);
     this.navigation = new SessionNavigator(this);
     this.tools = options.toolSet;
+    this.resources = options.resources;
     // Keys follow the current model; a missing key surfaces as the provider's clear error.
     this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
     this.agent.getHeaders = () => this.models.headersFor(this.model);
@@ -219,10 +224,15 @@ export class AgentSession {
     return this.hooks?.isCommand(text) === true;
   }
 
-  /** Extension commands and the `input` event see every typed message first. */
-  private route(text: string, images: ImageContent[] | undefined, source: InputSource, streamingBehavior?: "steer" | "followUp") {
-    if (!this.hooks) return Promise.resolve({ text, images });
-    return this.hooks.routeInput({ text, images, source, streamingBehavior });
+  /** Extension commands and the `input` event see every typed message first; then skills and templates expand. */
+  private async route(text: string, images: ImageContent[] | undefined, source: InputSource, streamingBehavior?: "steer" | "followUp") {
+    const input = this.hooks ? await this.hooks.routeInput({ text, images, source, streamingBehavior }) : { text, images };
+    return input && this.resources ? { ...input, text: this.resources.expand(input.text) } : input;
+  }
+
+  /** Skill and template paths extensions returned from resources_discover; the system prompt follows new skills. */
+  useDiscoveredResources(paths: { skillPaths: string[]; promptPaths: string[] }): void {
+    if (this.resources?.setExtensionPaths(paths)) this.tools.updatePromptBase({ skills: this.resources.promptSkills() });
   }
 
   /** Stops everything in progress: the model stream, tools, a retry wait, a compaction. */

@@ -1,12 +1,13 @@
 /**
  * Builds the agent a run uses from what prepareRun resolved: every coding tool
  * for the working directory (the selected ones active), the system prompt with
- * the project's context files, and provider options from settings.
+ * the project's context files and skills, and provider options from settings.
  */
 import { Agent } from "../agent/agent.ts";
 import type { QueueMode } from "../agent/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
+import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
@@ -17,9 +18,11 @@ export interface CreateAgentOptions {
   toolNames?: readonly ToolName[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
+  /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
+  noContextFiles?: boolean;
 }
 
-export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions): { agent: Agent; toolSet: ToolSet } {
+export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, skills: PromptSkill[] = []): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
   const agent = new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
@@ -37,7 +40,8 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions):
     agent,
     {
       cwd: options.cwd,
-      contextFiles: loadContextFiles(options.cwd, getAgentDir()),
+      contextFiles: options.noContextFiles ? [] : loadContextFiles(options.cwd, getAgentDir()),
+      skills,
       customPrompt: options.systemPrompt,
       appendPrompt: options.appendSystemPrompt,
     },

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { createSessionResources, type ResourceFlags } from "../resources/resource-loader.ts";
 import { SessionManager } from "../session/session-manager.ts";
 import { AgentSession } from "./agent-session.ts";
 import { createCodingAgent, type CreateAgentOptions } from "./create-agent.ts";
@@ -26,6 +27,8 @@ export interface SessionChoice {
 
 export interface CreateSessionOptions extends Omit<RunSetupOptions, "previous">, Omit<CreateAgentOptions, "cwd"> {
   sessions: SessionChoice;
+  /** --skill, --no-skills, --prompt-template, --no-prompt-templates. */
+  resources?: ResourceFlags;
 }
 
 export interface CreatedSession {
@@ -55,7 +58,10 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
   const sessionManager = await openSessionManager(options.cwd, options.sessions);
   const context = sessionManager.buildSessionContext();
   const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
-  const { agent, toolSet } = createCodingAgent(setup, options);
+  const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, (line) =>
+    process.stderr.write(`xcsh: ${line}\n`),
+  );
+  const { agent, toolSet } = createCodingAgent(setup, options, resources.promptSkills());
   agent.state.messages = context.messages;
   const session = new AgentSession({
     cwd: options.cwd,
@@ -65,6 +71,7 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
     registry: setup.registry,
     apiKeyOverride: options.apiKey,
     toolSet,
+    resources,
   });
   if (options.sessions.name !== undefined) session.setSessionName(options.sessions.name);
   return { session, setup };

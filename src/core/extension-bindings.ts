@@ -153,7 +153,13 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
       ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
       cwd: base.cwd,
       contextFiles: base.contextFiles.map((file) => ({ ...file })),
-      skills: [],
+      skills: (this.session.resources?.skills() ?? []).map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        filePath: skill.filePath,
+        baseDir: skill.baseDir,
+        disableModelInvocation: skill.disableModelInvocation,
+      })),
     };
   }
 
@@ -213,13 +219,16 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   setActiveTools(names: string[]): void {
     this.session.tools.setActive(Array.isArray(names) ? names.map(String) : []);
   }
+  /** Extension commands, then prompt templates, then skills: what get_commands lists. */
   getCommands(): SlashCommandInfo[] {
-    return this.runner.commands().map(({ invocation, command, extension }) => ({
+    const extensionCommands = this.runner.commands().map(({ invocation, command, extension }) => ({
       name: invocation,
       ...(command.description ? { description: command.description } : {}),
-      source: "extension" as const,
+      path: extension.path,
       sourceInfo: extension.sourceInfo,
     }));
+    if (this.session.resources) return this.session.resources.commands(extensionCommands);
+    return extensionCommands.map(({ path: _path, ...command }) => ({ ...command, source: "extension" as const }));
   }
   async setModel(model: Model): Promise<boolean> {
     const known = model && this.session.registry.find(model.provider, model.id);

@@ -24,6 +24,7 @@ import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.t
 import type { AgentSession } from "./agent-session.ts";
 import { registerExtensionTool } from "../extensions/tool-adapter.ts";
 import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
+import type { ExtensionCommandEntry } from "../resources/commands.ts";
 
 export interface ExtensionSystemOptions {
   cwd: string;
@@ -61,6 +62,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private shuttingDown = false;
   private readonly reportedPaths = new Set<string>();
   private generationRuntime: ExtensionRuntime | undefined;
+  /** Skill and prompt paths the extensions returned from resources_discover. */
+  private discoveredResources = { skillPaths: [] as string[], promptPaths: [] as string[] };
   /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
   private readonly registeredProviders = new Set<string>();
 
@@ -241,7 +244,26 @@ export class ExtensionSystem implements ExtensionSystemLink {
     this.registerTools(added);
     const only = (extension: LoadedExtension) => added.includes(extension);
     await this.runner.emit("session_start", { type: "session_start", reason: "startup" }, { only });
-    await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: "startup" }, { only });
+    const found = await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: "startup" }, { only });
+    this.useDiscoveredResources({
+      skillPaths: [...this.discoveredResources.skillPaths, ...found.skillPaths],
+      promptPaths: [...this.discoveredResources.promptPaths, ...found.promptPaths],
+    });
+  }
+
+  private useDiscoveredResources(paths: { skillPaths: string[]; promptPaths: string[] }): void {
+    this.discoveredResources = paths;
+    this.session?.useDiscoveredResources(paths);
+  }
+
+  /** The extension commands by invocation name, as get_commands lists them. */
+  commandEntries(): ExtensionCommandEntry[] {
+    return this.runner.commands().map(({ invocation, command, extension }) => ({
+      name: invocation,
+      ...(command.description ? { description: command.description } : {}),
+      path: extension.path,
+      sourceInfo: extension.sourceInfo,
+    }));
   }
 
   private applyProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void {
@@ -299,7 +321,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   private async announce(reason: "startup" | "reload" | "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void> {
     await this.runner.emit("session_start", { type: "session_start", reason, ...(previousSessionFile ? { previousSessionFile } : {}) });
-    await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: reason === "reload" ? "reload" : "startup" });
+    const found = await this.runner.emit("resources_discover", { type: "resources_discover", cwd: this.options.cwd, reason: reason === "reload" ? "reload" : "startup" });
+    this.useDiscoveredResources({ skillPaths: found.skillPaths, promptPaths: found.promptPaths });
   }
 
   // --- replacement and reload ------------------------------------------------------

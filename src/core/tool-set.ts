@@ -34,7 +34,7 @@ export class ToolSet {
 
   constructor(
     private readonly agent: Agent,
-    readonly promptBase: PromptBase,
+    private base: PromptBase,
     builtins: readonly CodingTool<any>[],
     activeNames: readonly string[],
   ) {
@@ -43,6 +43,17 @@ export class ToolSet {
       this.entries.set(tool.name, { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines });
     }
     this.active = activeNames.filter((name) => this.entries.has(name));
+    this.apply();
+  }
+
+  /** What the system prompt is built from besides the tools. */
+  get promptBase(): PromptBase {
+    return this.base;
+  }
+
+  /** Changes part of that (the skills, once extensions contributed theirs) and rebuilds the prompt. */
+  updatePromptBase(patch: Partial<PromptBase>): void {
+    this.base = { ...this.base, ...patch };
     this.apply();
   }
 
@@ -121,7 +132,7 @@ export class ToolSet {
     const next = [...this.active.flatMap((name) => this.entries.get(name)?.tool ?? []), ...this.hostTools];
     tools.splice(0, tools.length, ...next);
     const previousBase = this.baseSystemPrompt;
-    this.baseSystemPrompt = buildSystemPrompt({ ...this.promptBase, tools: this.promptTools() });
+    this.baseSystemPrompt = buildSystemPrompt({ ...this.base, tools: this.promptTools() });
     // Keep a per-prompt prompt an extension set for the run in progress; otherwise follow the base.
     if (this.agent.state.systemPrompt === previousBase || previousBase === "") this.agent.state.systemPrompt = this.baseSystemPrompt;
   }

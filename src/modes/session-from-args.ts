@@ -107,6 +107,13 @@ export async function createSessionFromArgs(
     toolNames: selectedTools(args),
     systemPrompt: args.systemPrompt,
     appendSystemPrompt: args.appendSystemPrompt,
+    noContextFiles: args.noContextFiles,
+    resources: {
+      skillPaths: args.skillPaths,
+      noSkills: args.noSkills,
+      promptTemplatePaths: args.promptTemplatePaths,
+      noPromptTemplates: args.noPromptTemplates,
+    },
     sessions: {
       noSession: args.noSession,
       session: args.session,

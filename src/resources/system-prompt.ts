@@ -1,6 +1,9 @@
 /**
  * The system prompt: who the agent is, the tools it has and how to use them,
- * the project's instruction files, and where and when it is working.
+ * the project's instruction files (outermost first, so the nearest has the last
+ * word), the skills it may load with `read` (Agent Skills' `<available_skills>`
+ * list: names and descriptions only, the instructions stay on disk until
+ * needed), and where and when it is working.
  */
 import type { ContextFile } from "./context-files.ts";
 
@@ -13,10 +16,20 @@ export interface PromptTool {
   hidden?: boolean;
 }
 
+/** A skill as the system prompt lists it. */
+export interface PromptSkill {
+  name: string;
+  description: string;
+  /** Absolute path of its SKILL.md, which the model reads when the skill applies. */
+  location: string;
+}
+
 export interface SystemPromptOptions {
   cwd: string;
   tools: PromptTool[];
   contextFiles: ContextFile[];
+  /** Listed only while the read tool is active: without it the model could not open them. */
+  skills?: PromptSkill[];
   /** Replaces the built-in base prompt (--system-prompt). Tools, context and environment still follow. */
   customPrompt?: string;
   /** Added after everything else (--append-system-prompt). */
@@ -54,8 +67,35 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     sections.push(`# Project context\n\nInstructions from the project's context files:\n\n${files.join("\n\n")}`);
   }
 
+  const skills = options.skills ?? [];
+  if (skills.length > 0 && options.tools.some((tool) => tool.name === "read")) sections.push(skillsSection(skills));
+
   const now = options.now ?? new Date();
   sections.push(`Current date: ${now.toISOString().slice(0, 10)}\nCurrent working directory: ${options.cwd}`);
   if (options.appendPrompt?.trim()) sections.push(options.appendPrompt.trim());
   return sections.join("\n\n");
+}
+
+const escapeXml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+function skillsSection(skills: PromptSkill[]): string {
+  const entries = skills.map((skill) =>
+    [
+      "  <skill>",
+      `    <name>${escapeXml(skill.name)}</name>`,
+      `    <description>${escapeXml(skill.description)}</description>`,
+      `    <location>${escapeXml(skill.location)}</location>`,
+      "  </skill>",
+    ].join("\n"),
+  );
+  return [
+    "# Skills",
+    "",
+    "Skills are instructions for particular kinds of task. When a task matches a skill's description, read its file with the read tool before you start, and follow it.",
+    "Relative paths inside a skill file are relative to the folder that holds the file; turn them into absolute paths before using them in tool calls.",
+    "",
+    "<available_skills>",
+    ...entries,
+    "</available_skills>",
+  ].join("\n");
 }

@@ -240,16 +240,7 @@ export const handlers: Handlers = {
   get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_last_assistant_text: (_command, { session }) => ({ text: session.getLastAssistantText() }),
   set_session_name: (command, { session }) => session.setSessionName(command.name),
-  get_commands: (_command, { extensions }) => ({
-    commands: (extensions?.currentRunner.commands() ?? []).map(({ invocation, command, extension }) => ({
-      name: invocation,
-      ...(command.description ? { description: command.description } : {}),
-      source: "extension",
-      path: extension.path,
-      // pi 0.7x's provenance field, for hosts written against it.
-      sourceInfo: extension.sourceInfo,
-    })),
-  }),
+  get_commands: (_command, { session, extensions }) => ({ commands: slashCommands(session, extensions) }),
   set_todos: (command, { session }) => {
     const normalized = normalizeTodoPhases(command.phases);
     if ("error" in normalized) throw new Error(normalized.error);
@@ -268,6 +259,12 @@ export const handlers: Handlers = {
     return { toolNames: created.tools.map((tool) => tool.name) };
   },
 };
+
+/** Extension commands, then prompt templates, then skills (src/resources/commands.ts). */
+function slashCommands(session: AgentSession, extensions: ExtensionSystem | undefined) {
+  const extensionCommands = extensions?.commandEntries() ?? [];
+  return session.resources?.commands(extensionCommands) ?? extensionCommands.map((command) => ({ ...command, source: "extension" as const }));
+}
 
 export function isKnownCommand(type: unknown): type is RpcCommand["type"] {
   return typeof type === "string" && Object.hasOwn(handlers, type);

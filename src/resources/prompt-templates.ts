@@ -1,0 +1,96 @@
+/**
+ * Prompt templates (reference prompt-templates.md): `.md` files whose name
+ * without `.md` is the command (`review.md` → `/review`). Folders are read one
+ * level deep only. The optional frontmatter gives `description` (else the first
+ * non-empty line serves) and `argument-hint`. The first template of a name wins;
+ * later ones are reported. Nothing here throws or writes: problems come back as
+ * warnings.
+ */
+import { basename, join } from "node:path";
+import { describeOther, kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
+import type { ResourceLocation, ResourcePlace } from "./resource-places.ts";
+
+export interface PromptTemplate {
+  name: string;
+  description: string;
+  argumentHint?: string;
+  /** The text that replaces `/name args`, before argument substitution. */
+  content: string;
+  filePath: string;
+  location: ResourceLocation;
+  place: ResourcePlace;
+}
+
+export interface LoadedTemplates {
+  templates: PromptTemplate[];
+  warnings: string[];
+}
+
+const MAX_DESCRIPTION = 200;
+
+function firstLine(body: string): string {
+  const line = body.split(/\r?\n/).find((candidate) => candidate.trim() !== "")?.trim() ?? "";
+  return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION - 1)}…` : line;
+}
+
+function parseTemplate(filePath: string, place: ResourcePlace, warnings: string[]): PromptTemplate | undefined {
+  const name = basename(filePath).replace(/\.md$/i, "");
+  // A name with blanks cannot be typed as /name; `skill:` belongs to skills.
+  if (name === "" || /\s/.test(name) || name.startsWith("skill:")) {
+    warnings.push(`prompt template ${filePath} is not loaded: "${name}" cannot be used as a command name`);
+    return undefined;
+  }
+  const read = readMarkdown(filePath);
+  if (!read.ok) {
+    warnings.push(`prompt template ${filePath} is not loaded: ${read.reason}`);
+    return undefined;
+  }
+  const { frontmatter, body } = read;
+  const description = typeof frontmatter.description === "string" && frontmatter.description.trim() ? frontmatter.description.trim() : firstLine(body);
+  const hint = frontmatter["argument-hint"];
+  return {
+    name,
+    description,
+    ...(typeof hint === "string" && hint.trim() ? { argumentHint: hint.trim() } : {}),
+    content: body,
+    filePath,
+    location: place.location,
+    place,
+  };
+}
+
+function filesOf(place: ResourcePlace, warnings: string[]): string[] {
+  const kind = kindOf(place.path);
+  if (kind === "file") return [place.path];
+  if (kind === "folder") {
+    return listFolder(place.path)
+      .filter((entry) => !entry.name.startsWith(".") && entry.name.toLowerCase().endsWith(".md"))
+      .map((entry) => join(place.path, entry.name))
+      .filter((path) => {
+        const entryKind = kindOf(path);
+        if (entryKind === "folder" || entryKind === "other") warnings.push(`prompt template ${path} is not loaded: ${describeOther(entryKind)}`);
+        return entryKind === "file";
+      });
+  }
+  if (kind === "other") warnings.push(`prompt template path ${place.path} is not loaded: ${describeOther(kind)}`);
+  else if (place.explicit) warnings.push(`prompt template path ${place.path} does not exist`);
+  return [];
+}
+
+export function loadPromptTemplates(places: ResourcePlace[]): LoadedTemplates {
+  const warnings: string[] = [];
+  const byName = new Map<string, PromptTemplate>();
+  const seenFiles = new Set<string>();
+  for (const place of places) {
+    for (const file of filesOf(place, warnings)) {
+      if (seenFiles.has(file)) continue;
+      seenFiles.add(file);
+      const template = parseTemplate(file, place, warnings);
+      if (!template) continue;
+      const winner = byName.get(template.name);
+      if (winner) warnings.push(`prompt template "/${template.name}" at ${file} is ignored: ${winner.filePath} has the same name and comes first`);
+      else byName.set(template.name, template);
+    }
+  }
+  return { templates: [...byName.values()], warnings };
+}
