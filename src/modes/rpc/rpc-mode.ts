@@ -6,6 +6,7 @@
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
 import type { CliArgs } from "../../cli/args.ts";
+import { UserError } from "../../core/user-error.ts";
 import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
@@ -61,7 +62,21 @@ function parseFailure(error: string) {
   return { type: "response", command: "parse", success: false, error };
 }
 
+/** Options that shape one headless run; an RPC host runs many and sets its own limits. */
+function headlessOnlyOption(args: CliArgs): string | undefined {
+  if (args.maxTurns !== undefined) return "--max-turns";
+  if (args.maxCostUsd !== undefined) return "--max-cost";
+  if (args.timeoutSeconds !== undefined) return "--timeout";
+  if (args.idleTimeoutSeconds !== undefined) return "--idle-timeout";
+  if (args.outputFormat !== undefined) return "--output-format";
+  return undefined;
+}
+
 export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  const headlessOnly = headlessOnlyOption(args);
+  if (headlessOnly) {
+    throw new UserError(`${headlessOnly} applies to -p and --mode json runs, not to --mode rpc: the host decides when a run has gone on long enough (abort)`);
+  }
   // process.stdout is pointed at stderr only when foreign code may run: when an
   // extension loads, or at the first session event (a run, and a provider SDK, starting).
   const write = claimStdoutForProtocol({ deferStdoutGuard: true });
