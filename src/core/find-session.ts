@@ -12,6 +12,8 @@ import { UserError } from "./user-error.ts";
 export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?: string): Promise<string> {
   const asPath = resolve(cwd, pathOrId);
   if (existsSync(asPath)) return asPath;
+  // Something that can only be a path is not looked up as an id.
+  if (/[\\/]|\.jsonl$/i.test(pathOrId)) throw new UserError(`Session file not found: ${asPath}`, 2);
   const sessions = sessionDir ? await SessionManager.list(cwd, sessionDir) : await SessionManager.listAll();
   const matches = sessions.filter((info) => info.id.startsWith(pathOrId));
   if (matches.length === 1) return matches[0].path;

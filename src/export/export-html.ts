@@ -53,7 +53,7 @@ export function renderSessionHtml(data: SessionPageData): string {
   ].join("; ");
   // Replaced in one pass so text put in cannot itself be taken for a placeholder.
   const parts: Record<string, string> = {
-    CSP: escapeHtml(policy),
+    CSP: policy,
     TITLE: escapeHtml(titleOf(data)),
     STYLE: css,
     DATA: scriptSafeJson(data),

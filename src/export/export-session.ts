@@ -34,7 +34,17 @@ export function exportSnapshot(snapshot: SessionSnapshot, outputPath: string | u
     writeFileSync(path, content);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
+    const reasons: Record<string, string> = {
+      EACCES: "permission denied",
+      EPERM: "permission denied",
+      EISDIR: "it is a directory",
+      ENOTDIR: "a part of its path is not a directory",
+      EEXIST: "a part of its path is not a directory",
+      ENOENT: "its directory cannot be created",
+      EROFS: "the file system is read-only",
+      ENOSPC: "no space left on the device",
+    };
+    const reason = (code && reasons[code]) ?? (error as Error).message;
     throw new UserError(`Cannot write ${path}: ${reason}`, 2);
   }
   return path;
