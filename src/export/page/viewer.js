@@ -383,7 +383,7 @@ function renderCustom(entry, customType, content) {
 }
 
 /** Where the shown branch meets others: a line offering the siblings. */
-function forkLine(entry, path) {
+function forkLine(entry) {
   const siblings = children(entry.parentId != null && byId.has(entry.parentId) ? entry.parentId : null);
   if (siblings.length < 2) return null;
   const li = el("li", "fork");
@@ -404,12 +404,10 @@ function forkLine(entry, path) {
 // Showing a branch, in chunks
 
 let renderGeneration = 0;
-let shownLeafId = null;
 const CHUNK = 80;
 
 function showBranch(leafId, focusId) {
   const generation = ++renderGeneration;
-  shownLeafId = leafId;
   const path = leafId ? pathTo(leafId) : [];
   const list = document.getElementById("messages");
   list.textContent = "";
@@ -434,7 +432,7 @@ function showBranch(leafId, focusId) {
     const fragment = document.createDocumentFragment();
     for (; index < end && index < path.length; index++) {
       const entry = path[index];
-      const fork = forkLine(entry, path);
+      const fork = forkLine(entry);
       if (fork) fragment.appendChild(fork);
       let node;
       try {
