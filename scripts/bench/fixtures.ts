@@ -55,8 +55,8 @@ const usage = {
  * turn calling bash, the (large) tool result, and the assistant's answer. Tool
  * results take whatever size brings the file to SESSION_BYTES.
  */
-function writeSession(file: string, cwd: string): void {
-  const cycles = SESSION_ENTRIES / 4;
+function writeSession(file: string, cwd: string, totalBytes = SESSION_BYTES, totalEntries = SESSION_ENTRIES): void {
+  const cycles = totalEntries / 4;
   const started = Date.parse("2026-01-01T00:00:00.000Z");
   const lines: string[] = [];
   let bytes = 0;
@@ -76,7 +76,7 @@ function writeSession(file: string, cwd: string): void {
   };
 
   push({ type: "session", version: 3, id: "0190a000-0000-7000-8000-000000000001", timestamp: new Date(started).toISOString(), cwd });
-  const perCycleTarget = (SESSION_BYTES - bytes) / cycles;
+  const perCycleTarget = (totalBytes - bytes) / cycles;
   for (let cycle = 0; cycle < cycles; cycle++) {
     const before = bytes;
     const callId = `call_${cycle}`;
@@ -120,6 +120,22 @@ export function sessionFixture(fixtures: string, log: (line: string) => void): s
     writeFileSync(marker, "");
   }
   log(`session fixture: ${(statSync(file).size / 1024 / 1024).toFixed(1)} MiB, ${SESSION_ENTRIES} entries`);
+  return file;
+}
+
+export const EXPORT_SESSION_ENTRIES = 10_000;
+export const EXPORT_SESSION_BYTES = 50 * 1024 * 1024;
+
+/** The session the export workload writes as HTML (generated on first use): 50 MiB, 10 000 entries. */
+export function exportSessionFixture(fixtures: string, log: (line: string) => void): string {
+  const file = join(fixtures, "session-50mib-10k.jsonl");
+  const marker = `${file}.complete`;
+  if (!existsSync(marker)) {
+    mkdirSync(fixtures, { recursive: true });
+    log(`generating ${file} …`);
+    writeSession(file, fixtures, EXPORT_SESSION_BYTES, EXPORT_SESSION_ENTRIES);
+    writeFileSync(marker, "");
+  }
   return file;
 }
 

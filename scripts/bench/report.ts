@@ -110,6 +110,8 @@ export function renderReport(input: ReportInput): string {
     "  parsing the arguments so far at every delta makes it quadratic.",
     "- **Session**: a generated v3 session file (100 MiB, 20 000 entries: prompts, tool calls, large tool",
     "  results, answers) opened with `--session`, `get_messages` written at spawn; timed to the answer's last byte.",
+    "- **Export**: the same kind of session, 50 MiB and 10 000 entries, written as HTML with `--export <file> <out.html>`;",
+    "  timed from spawn to exit. The page must be at least as large as the session (it embeds all of it).",
     "- **grep / find**: a tree of 100 000 small files (50 contain the needle, 500 are `*.md`); the fake server",
     "  calls the tool once and ends the turn; the count column checks what the tool returned. The reference's",
     "  grep and find run `rg` and `fd` from PATH (the bench links Debian's `fdfind` as `fd`); where those are",

@@ -62,6 +62,10 @@ async function main(argv: string[]): Promise<number> {
     const loaded = await loadExtensionsForArgs(args, headlessExtensionOptions("print", loadHostApi));
     return listModels(args.listModels, loaded.registry);
   }
+  if (args.exportSession !== undefined) {
+    const { runExport } = await import("../export/export-session.ts");
+    return runExport(args.exportSession, args.messages[0], args.sessionDir);
+  }
   if (args.mode === "rpc") {
     const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");
     return runRpcMode(args, loadHostApi);

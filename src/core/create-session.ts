@@ -3,14 +3,13 @@
  * none) and builds the AgentSession around it: model and thinking level from
  * the command line, else from the resumed session, else from settings.
  */
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createSessionResources, type ResourceFlags } from "../resources/resource-loader.ts";
 import { SessionManager } from "../session/session-manager.ts";
 import { AgentSession } from "./agent-session.ts";
 import { createCodingAgent, type CreateAgentOptions } from "./create-agent.ts";
 import { prepareRun, type RunSetup, type RunSetupOptions } from "./run-setup.ts";
-import { UserError } from "./user-error.ts";
+import { findSessionFile } from "./find-session.ts";
 
 export interface SessionChoice {
   /** --no-session: keep nothing on disk. */
@@ -39,17 +38,7 @@ export interface CreatedSession {
 async function openSessionManager(cwd: string, choice: SessionChoice): Promise<SessionManager> {
   const sessionDir = choice.sessionDir ? resolve(cwd, choice.sessionDir) : undefined;
   if (choice.noSession) return SessionManager.inMemory(cwd);
-  if (choice.session) {
-    const asPath = resolve(cwd, choice.session);
-    if (existsSync(asPath)) return SessionManager.open(asPath, sessionDir);
-    const sessions = sessionDir ? await SessionManager.list(cwd, sessionDir) : await SessionManager.listAll();
-    const matches = sessions.filter((info) => info.id.startsWith(choice.session!));
-    if (matches.length === 1) return SessionManager.open(matches[0].path, sessionDir);
-    if (matches.length > 1) {
-      throw new UserError(`Session id "${choice.session}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`);
-    }
-    throw new UserError(`No session file or id matches "${choice.session}". Give a .jsonl path or the start of a session id.`);
-  }
+  if (choice.session) return SessionManager.open(await findSessionFile(cwd, choice.session, sessionDir), sessionDir);
   if (choice.continueRecent) return SessionManager.continueRecent(cwd, sessionDir);
   return SessionManager.create(cwd, sessionDir);
 }

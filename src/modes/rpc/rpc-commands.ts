@@ -229,8 +229,9 @@ export const handlers: Handlers = {
   bash: (command, { session }) => session.executeBash(command.command),
   abort_bash: (_command, { session }) => session.abortBash(),
   get_session_stats: (_command, { session }) => session.getSessionStats(),
-  export_html: () => {
-    throw new Error("export_html is not supported by this version of xcsh yet");
+  export_html: async (command, { session }) => {
+    const { exportOpenSession } = await import("../../export/export-session.ts");
+    return exportOpenSession(session.sessionManager, command.outputPath);
   },
   switch_session: (command, { session }) => session.navigation.switchSession(command.sessionPath),
   fork: (command, { session }) => session.navigation.fork(command.entryId),

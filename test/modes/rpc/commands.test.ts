@@ -310,14 +310,7 @@ describe("information", () => {
     await finish(rpc);
   });
 
-  test("export_html is not supported yet and says so", async () => {
-    const rpc = fixture.start();
-    const response = await rpc.request({ type: "export_html", outputPath: join(fixture.cwd, "out.html") });
-    expect(response).toMatchObject({ command: "export_html", success: false });
-    expect(response.error).toContain("not supported");
-    expect(existsSync(join(fixture.cwd, "out.html"))).toBe(false);
-    await finish(rpc);
-  });
+  // export_html: test/modes/rpc/export-html.test.ts.
 
   test("get_commands lists no commands (no extensions, prompts or skills)", async () => {
     const rpc = fixture.start();

@@ -1,0 +1,24 @@
+/**
+ * Which session file a command-line argument names: a path to a file, or the
+ * start of a session id looked up among the stored sessions (`--session`,
+ * `--export`). A missing file, an id that matches none or several sessions is a
+ * usage error (exit code 2) that says what to give instead.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { SessionManager } from "../session/session-manager.ts";
+import { UserError } from "./user-error.ts";
+
+export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?: string): Promise<string> {
+  const asPath = resolve(cwd, pathOrId);
+  if (existsSync(asPath)) return asPath;
+  // Something that can only be a path is not looked up as an id.
+  if (/[\\/]|\.jsonl$/i.test(pathOrId)) throw new UserError(`Session file not found: ${asPath}`, 2);
+  const sessions = sessionDir ? await SessionManager.list(cwd, sessionDir) : await SessionManager.listAll();
+  const matches = sessions.filter((info) => info.id.startsWith(pathOrId));
+  if (matches.length === 1) return matches[0].path;
+  if (matches.length > 1) {
+    throw new UserError(`Session id "${pathOrId}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`, 2);
+  }
+  throw new UserError(`No session file or id matches "${pathOrId}". Give a .jsonl path or the start of a session id.`, 2);
+}
