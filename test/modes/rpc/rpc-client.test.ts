@@ -202,10 +202,10 @@ describe("RpcClient against xcsh", () => {
     const client = await startXcsh(["--no-session", "--model", "nope/nope"]);
     const error = await client.getState().catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(RpcProcessExitedError);
-    expect((error as RpcProcessExitedError).exitCode).toBe(1);
+    expect((error as RpcProcessExitedError).exitCode).toBe(2);
     expect((error as Error).message).toContain('before answering "get_state"');
     expect((error as Error).message).toContain('Unknown model "nope/nope"');
-    expect(await client.exited).toBe(1);
+    expect(await client.exited).toBe(2);
     // Later requests fail at once, the same way.
     await expect(client.getState()).rejects.toBeInstanceOf(RpcProcessExitedError);
   });
