@@ -101,6 +101,28 @@ describe("the result envelope", () => {
     expect(envelope.filesChanged.sort()).toEqual(["new.txt", "notes.txt"]);
     expect(envelope.costUsd).toBeCloseTo(6, 6);
   });
+
+  test("in a git work tree, files a bash command created, changed or deleted are listed; files dirty before are not", async () => {
+    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: project, env: { ...home.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    writeFileSync(join(project, "tracked.txt"), "v1\n");
+    writeFileSync(join(project, "gone.txt"), "bye\n");
+    mkdirSync(join(project, "sub"));
+    git("init", "-q");
+    git("add", ".");
+    git("commit", "-qm", "start");
+    // Dirty before the run, and left alone by it: not the run's change.
+    writeFileSync(join(project, "notes.txt"), "edited by the user\n");
+    const command = "echo v2 > ../tracked.txt && rm ../gone.txt && echo new > made.txt";
+    server.enqueue(
+      { content: [{ type: "toolCall", name: "bash", arguments: { command } }], usage },
+      { content: [{ type: "text", text: "Done." }], usage },
+    );
+    const result = await runXcsh(["-p", "run it", "--output-format", "json", ...MODEL], { env: home.env, cwd: join(project, "sub") });
+    expect(result.exitCode).toBe(0);
+    const envelope = JSON.parse(result.stdout.trim());
+    // Like edit and write paths: relative inside the working directory (sub/), absolute outside it.
+    expect(envelope.filesChanged.sort()).toEqual([join(project, "gone.txt"), join(project, "tracked.txt"), "made.txt"].sort());
+  });
 });
 
 describe("exit codes of failures", () => {

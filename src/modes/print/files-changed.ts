@@ -1,16 +1,26 @@
 /**
  * The files a headless run changed, for the result envelope: the paths of edit
- * and write tool calls that succeeded. Commands run through bash are not seen.
+ * and write tool calls that succeeded, and — in a git work tree — the files a
+ * bash command changed, seen by comparing `git status` before the run's first
+ * bash command with the state at the end.
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { AgentSession } from "../../core/agent-session.ts";
+import { GitChanges } from "./git-changes.ts";
 
 const CHANGING_TOOLS = new Set(["edit", "write"]);
 
 export function trackFilesChanged(session: AgentSession): () => string[] {
   const pending = new Map<string, string>();
   const changed = new Set<string>();
+  let git: GitChanges | undefined;
+  let gitChecked = false;
   session.subscribe((event) => {
+    if (event.type === "tool_execution_start" && event.toolName === "bash" && !gitChecked) {
+      // Before the command runs: the listener is awaited before the tool starts.
+      gitChecked = true;
+      git = GitChanges.snapshot(session.cwd);
+    }
     if (event.type === "tool_execution_start" && CHANGING_TOOLS.has(event.toolName)) {
       const path = (event.args as { path?: unknown } | undefined)?.path;
       if (typeof path === "string" && path) pending.set(event.toolCallId, path);
@@ -23,5 +33,8 @@ export function trackFilesChanged(session: AgentSession): () => string[] {
       changed.add(inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : absolute);
     }
   });
-  return () => [...changed];
+  return () => {
+    for (const path of git?.changedSince() ?? []) changed.add(path);
+    return [...changed];
+  };
 }
