@@ -8,8 +8,14 @@
 const data = JSON.parse(document.getElementById("session-data").textContent);
 const entries = Array.isArray(data.entries) ? data.entries : [];
 
+// The theme: ?theme=light|dark when given, else the reader's system setting, followed live.
 const themeParam = new URLSearchParams(location.search).get("theme");
-if (themeParam === "light" || themeParam === "dark") document.documentElement.dataset.theme = themeParam;
+const systemDark = matchMedia("(prefers-color-scheme: dark)");
+const applyTheme = () => {
+  document.documentElement.dataset.theme = themeParam === "light" || themeParam === "dark" ? themeParam : systemDark.matches ? "dark" : "light";
+};
+applyTheme();
+systemDark.addEventListener("change", applyTheme);
 
 // ---------------------------------------------------------------------------
 // The tree
