@@ -8,6 +8,10 @@
  * sorting all relative paths by code unit. A caller that stops after N entries
  * therefore has exactly the first N paths in sorted order.
  *
+ * The walk reads directories through a DirectorySource: the local disk by
+ * default, or a caller's (a remote machine, a container), in which case it
+ * never touches the local disk — not even to look for the repository root.
+ *
  * Speed on large trees comes from taking file types from `readdir` (no stat per
  * file) and from synchronous directory reads, which Bun does faster than async
  * ones (74 vs 121 ms for 1000 directories of 100 files); the walk still yields
@@ -25,6 +29,20 @@ export interface WalkEntry {
   isDirectory: boolean;
 }
 
+/** One entry of a directory listing; anything neither a file nor a directory is left out of it. */
+export interface DirectoryEntry {
+  name: string;
+  isDirectory: boolean;
+}
+
+/** Where the walk reads directories and ignore files from. */
+export interface DirectorySource {
+  /** The entries of a directory (without `.` and `..`); throws when it cannot be read. */
+  readdir(absolutePath: string): DirectoryEntry[] | Promise<DirectoryEntry[]>;
+  /** A small text file (an ignore file), or undefined when it does not exist. */
+  readText(absolutePath: string): string | undefined | Promise<string | undefined>;
+}
+
 /** Returned by a visitor to end the walk early. */
 export const STOP_WALK = "stop";
 /** Returned by a visitor for a directory it does not want entered. */
@@ -38,6 +56,8 @@ export interface WalkOptions {
   respectGitignore?: boolean;
   /** Directory names never entered, at any depth below the root. Default: DEFAULT_SKIPPED_DIRECTORIES. */
   skipDirectories?: readonly string[];
+  /** Where directories are read from. Default: the local disk. */
+  source?: DirectorySource;
 }
 
 export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules"];
@@ -62,9 +82,31 @@ export async function walkDirectory(root: string, visit: WalkVisitor, options: W
   return walker.run();
 }
 
+/** The local disk: types from readdir, a stat only for symlinks and filesystems that report no type. */
+export const localDirectorySource: DirectorySource = {
+  readdir(absolutePath) {
+    const dirents = readdirSync(absolutePath, { withFileTypes: true });
+    const prefix = absolutePath.endsWith(sep) ? absolutePath : absolutePath + sep;
+    const entries: DirectoryEntry[] = [];
+    for (const dirent of dirents) {
+      const kind = entryKind(dirent, prefix);
+      if (kind !== undefined) entries.push({ name: dirent.name, isDirectory: kind === "directory" });
+    }
+    return entries;
+  },
+  readText(absolutePath) {
+    try {
+      return readFileSync(absolutePath, "utf8");
+    } catch {
+      return undefined;
+    }
+  },
+};
+
 class DirectoryWalker {
   private readonly skip: ReadonlySet<string>;
   private readonly respectGitignore: boolean;
+  private readonly source: DirectorySource;
   /** The walk root's path relative to the directory ignore patterns are anchored to, "" or ending in `/`. */
   private ignorePrefix = "";
   private lastYield = performance.now();
@@ -76,11 +118,12 @@ class DirectoryWalker {
   ) {
     this.skip = new Set(options.skipDirectories ?? DEFAULT_SKIPPED_DIRECTORIES);
     this.respectGitignore = options.respectGitignore ?? true;
+    this.source = options.source ?? localDirectorySource;
   }
 
   async run(): Promise<boolean> {
     this.throwIfAborted();
-    const chain = this.respectGitignore ? this.ancestorRules() : GitignoreChain.empty;
+    const chain = this.respectGitignore ? await this.ancestorRules() : GitignoreChain.empty;
     return this.walk(this.root, "", chain);
   }
 
@@ -88,11 +131,11 @@ class DirectoryWalker {
    * Inside a git repository, the ignore files between the repository root and
    * the walk root apply too (as git applies them), plus .git/info/exclude.
    */
-  private ancestorRules(): GitignoreChain {
-    const repoRoot = findRepositoryRoot(this.root);
+  private async ancestorRules(): Promise<GitignoreChain> {
+    const repoRoot = this.source === localDirectorySource ? findRepositoryRoot(this.root) : await findRepositoryRootIn(this.source, this.root);
     if (!repoRoot) return GitignoreChain.empty;
     let chain = GitignoreChain.empty;
-    const exclude = readRules(join(repoRoot, ".git", "info", "exclude"));
+    const exclude = await this.readRules(join(repoRoot, ".git", "info", "exclude"));
     if (exclude) chain = chain.with(exclude, "");
 
     const relativeRoot = relative(repoRoot, this.root).split(sep).join("/");
@@ -102,48 +145,60 @@ class DirectoryWalker {
     // The walk root's own .gitignore is read when the walk enters it.
     for (let depth = 0; depth < parts.length; depth++) {
       const directory = parts.slice(0, depth).join("/");
-      const rules = readRules(join(repoRoot, directory, ".gitignore"));
+      const rules = await this.readRules(join(repoRoot, directory, ".gitignore"));
       if (rules) chain = chain.with(rules, directory);
     }
     return chain;
   }
 
-  private async walk(absoluteDir: string, relativeDir: string, inherited: GitignoreChain): Promise<boolean> {
-    let dirents: Dirent[];
+  private async readRules(path: string): Promise<GitignoreRules | undefined> {
     try {
-      dirents = readdirSync(absoluteDir, { withFileTypes: true });
+      const text = await this.source.readText(path);
+      return text === undefined ? undefined : GitignoreRules.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async walk(absoluteDir: string, relativeDir: string, inherited: GitignoreChain): Promise<boolean> {
+    let listed: DirectoryEntry[];
+    try {
+      const listing = this.source.readdir(absoluteDir);
+      listed = listing instanceof Promise ? await listing : listing;
     } catch (error) {
-      // The root must be readable; an unreadable subdirectory is just skipped.
+      // The root must be readable; an unreadable (or vanished) subdirectory is just skipped.
       if (relativeDir === "") throw error;
       return true;
     }
 
     let chain = inherited;
-    if (this.respectGitignore && dirents.some((dirent) => dirent.name === ".gitignore" && !dirent.isDirectory())) {
-      const rules = readRules(join(absoluteDir, ".gitignore"));
+    if (this.respectGitignore && listed.some((dirent) => dirent.name === ".gitignore" && !dirent.isDirectory)) {
+      const rules = await this.readRules(join(absoluteDir, ".gitignore"));
       if (rules) chain = chain.with(rules, this.ignorePrefix + relativeDir);
     }
 
-    const entries: { key: string; entry: WalkEntry }[] = [];
+    // Sorted by key (`name`, or `name/` for a directory) with the native string sort, which is
+    // several times faster than a comparator over objects; keys are unique within a directory.
+    const keys: string[] = [];
+    const byKey = new Map<string, WalkEntry>();
     // Plain concatenation: path.join's normalising is measurable over 100k entries.
     const dirPrefix = absoluteDir.endsWith(sep) ? absoluteDir : absoluteDir + sep;
-    for (const dirent of dirents) {
-      const absolutePath = dirPrefix + dirent.name;
-      const kind = entryKind(dirent, absolutePath);
-      if (kind === undefined) continue;
-      const isDirectory = kind === "directory";
-      if (isDirectory && this.skip.has(dirent.name)) continue;
-      const path = relativeDir === "" ? dirent.name : `${relativeDir}/${dirent.name}`;
-      if (this.respectGitignore && chain.isIgnored(this.ignorePrefix + path, isDirectory)) continue;
-      entries.push({
-        key: isDirectory ? `${dirent.name}/` : dirent.name,
-        entry: { path, absolutePath, name: dirent.name, isDirectory },
-      });
+    const pathPrefix = relativeDir === "" ? "" : `${relativeDir}/`;
+    const checkIgnores = this.respectGitignore && !chain.isEmpty;
+    for (const { name, isDirectory } of listed) {
+      if (isDirectory && this.skip.has(name)) continue;
+      const path = pathPrefix + name;
+      if (checkIgnores && chain.isIgnored(this.ignorePrefix + path, isDirectory)) continue;
+      const key = isDirectory ? `${name}/` : name;
+      keys.push(key);
+      byKey.set(key, { path, absolutePath: dirPrefix + name, name, isDirectory });
     }
-    entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    keys.sort();
 
-    for (const { entry } of entries) {
-      if (performance.now() - this.lastYield >= YIELD_INTERVAL_MS) await this.yieldToEventLoop();
+    for (let i = 0; i < keys.length; i++) {
+      const entry = byKey.get(keys[i])!;
+      // Reading the clock every 32 entries is often enough to yield within YIELD_INTERVAL_MS.
+      if ((i & 31) === 0 && performance.now() - this.lastYield >= YIELD_INTERVAL_MS) await this.yieldToEventLoop();
       this.throwIfAborted();
       const outcome = this.visit(entry);
       const control = outcome instanceof Promise ? await outcome : outcome;
@@ -171,9 +226,10 @@ class DirectoryWalker {
  * directories (never followed, so no cycles), broken links, sockets and FIFOs
  * (reading a FIFO would block forever).
  */
-function entryKind(dirent: Dirent, absolutePath: string): "file" | "directory" | undefined {
+function entryKind(dirent: Dirent, dirPrefix: string): "file" | "directory" | undefined {
   if (dirent.isFile()) return "file";
   if (dirent.isDirectory()) return "directory";
+  const absolutePath = dirPrefix + dirent.name;
   try {
     if (dirent.isSymbolicLink()) return statSync(absolutePath).isFile() ? "file" : undefined;
     // Some filesystems do not report types from readdir; ask once.
@@ -186,18 +242,22 @@ function entryKind(dirent: Dirent, absolutePath: string): "file" | "directory" |
   return undefined;
 }
 
-function readRules(path: string): GitignoreRules | undefined {
-  try {
-    return GitignoreRules.parse(readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The nearest directory at or above `start` holding a `.git` entry. */
 export function findRepositoryRoot(start: string): string | undefined {
   for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The same, asked of another source: a listing per directory up to the first one holding `.git`. */
+async function findRepositoryRootIn(source: DirectorySource, start: string): Promise<string | undefined> {
+  for (let dir = start; ; dir = dirname(dir)) {
+    try {
+      if ((await source.readdir(dir)).some((entry) => entry.name === ".git")) return dir;
+    } catch {
+      return undefined;
+    }
     if (dirname(dir) === dir) return undefined;
   }
 }
