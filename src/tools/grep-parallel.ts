@@ -115,7 +115,7 @@ export class SearchPool {
     const id = this.nextId++;
     const worker = target;
     worker.submitted++;
-    const message: BatchMessage = { type: "batch", id, paths };
+    const message: BatchMessage = { type: "batch", id, paths: paths.join("\0") };
     const result = new Promise<FileMatches[]>((resolve, reject) => this.pending.set(id, { paths, worker, resolve, reject }));
     worker.worker.postMessage(message);
     return result;

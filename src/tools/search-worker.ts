@@ -30,8 +30,11 @@ export interface StartMessage {
 export interface BatchMessage {
   type: "batch";
   id: number;
-  /** `/`-separated, relative to the root; also the paths shown. */
-  paths: string[];
+  /**
+   * `/`-separated paths relative to the root (also the paths shown), joined
+   * with NUL: one string crosses to a thread much faster than an array of them.
+   */
+  paths: string;
 }
 
 export type BatchReply = { id: number; results: FileMatches[] } | { id: number; error: string };
@@ -43,7 +46,7 @@ let matcher: LineMatcher | undefined;
 
 function searchBatch(batch: BatchMessage, begun: StartMessage, lineMatcher: LineMatcher): FileMatches[] {
   const results: FileMatches[] = [];
-  for (const path of batch.paths) {
+  for (const path of batch.paths.split("\0")) {
     if (Atomics.load(begun.shared, 0) !== 0) break;
     const absolutePath = begun.rootPrefix + (sep === "/" ? path : path.replaceAll("/", sep));
     const found = searchLocalFile(absolutePath, path, lineMatcher, begun.query);
