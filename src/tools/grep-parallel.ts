@@ -29,7 +29,6 @@ const QUEUED_PER_WORKER = 4;
  * thread's own, which walks and searches too; so none on one core.
  */
 export function searchWorkerCount(): number {
-  if (process.env.XCSH_EXP_WORKERS) return Number(process.env.XCSH_EXP_WORKERS);
   return Math.min(availableParallelism() - 1, MAX_WORKERS);
 }
 
