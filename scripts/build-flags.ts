@@ -7,6 +7,13 @@ import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..");
 export const ENTRY_POINT = join(ROOT, "src/cli/main.ts");
+/**
+ * Scripts run as worker threads, built in as entry points of their own. Bun
+ * names each after its path under the entry points' common folder (`src/`):
+ * src/tools/search-worker.ts is `tools/search-worker.js` beside the main
+ * entry, which is where src/tools/grep-parallel.ts looks for it.
+ */
+export const WORKER_ENTRY_POINTS = [join(ROOT, "src/tools/search-worker.ts")];
 
 /** Embedded by `--define` and shown by `xcsh --version`. */
 export interface BuildInfo {
@@ -52,6 +59,7 @@ export function compileFlags(info: BuildInfo): string[] {
     "--no-compile-autoload-dotenv",
     `--define=__XCSH_BUILD__=${JSON.stringify(info)}`,
     ENTRY_POINT,
+    ...WORKER_ENTRY_POINTS,
   ];
 }
 

@@ -116,6 +116,9 @@ export function renderReport(input: ReportInput): string {
     "  calls the tool once and ends the turn; the count column checks what the tool returned. The reference's",
     "  grep and find run `rg` and `fd` from PATH (the bench links Debian's `fdfind` as `fd`); where those are",
     "  missing or too old, its cells say so.",
+    "- **grep / find against ripgrep and fd**: the same tree and query; xcsh's figure is its tool's run inside a",
+    "  freshly started binary (`tool_execution_start` → `tool_execution_end`), rg's and fd's their whole process",
+    "  (spawn → exit, stdout read), as an agent that shells out to them pays it. Runs alternate between the two.",
     "- **--bytecode**: the same build without `--bytecode`, on the start-up workloads.",
     "",
   ].join("\n");

@@ -61,13 +61,14 @@ async function localGlob(
 ): Promise<string[]> {
   if (!statSync(cwd).isDirectory()) throw new Error(`${cwd} is not a directory. find searches directories; use read or ls for a single file.`);
   const matches = createGlobFilter(pattern);
-  const ignores = options.ignore.map((ignore) => createGlobFilter(ignore));
+  // The walk never enters .git or node_modules, so those ignores need no test per entry.
+  const ignores = options.ignore.filter((ignore) => !ALWAYS_IGNORED.includes(ignore)).map((ignore) => createGlobFilter(ignore));
   const results: string[] = [];
   if (options.limit <= 0) return results;
   await walkDirectory(
     cwd,
     (entry: WalkEntry) => {
-      if (ignores.some((ignored) => ignored(entry))) return SKIP_DIRECTORY;
+      if (ignores.length > 0 && ignores.some((ignored) => ignored(entry))) return SKIP_DIRECTORY;
       if (!matches(entry)) return;
       results.push(entry.isDirectory ? `${entry.path}/` : entry.path);
       if (results.length >= options.limit) return STOP_WALK;

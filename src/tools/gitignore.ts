@@ -66,6 +66,11 @@ export class GitignoreChain {
 
   static readonly empty = new GitignoreChain(undefined, "", undefined);
 
+  /** No ignore file applies, so nothing is ignored. */
+  get isEmpty(): boolean {
+    return this.rules === undefined && this.parent === undefined;
+  }
+
   /** Adds the rules of an ignore file found in `directory` (relative to the chain's root, "" for the root). */
   with(rules: GitignoreRules, directory: string): GitignoreChain {
     if (rules.rules.length === 0) return this;

@@ -9,11 +9,22 @@
  * results come in path order, so the same search always gives the same text.
  */
 import { statSync } from "node:fs";
-import { readFile as fsReadFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { Type, type Static } from "typebox";
 import type { AgentToolResult } from "../agent/types.ts";
-import { createGlobFilter, STOP_WALK, walkDirectory, type WalkEntry } from "./file-walker.ts";
+import { createGlobFilter, type DirectoryEntry, type DirectorySource, type WalkEntry } from "./file-walker.ts";
+import {
+  BINARY_SNIFF_BYTES,
+  createLineMatcher,
+  looksBinary,
+  MAX_SEARCHED_FILE_BYTES,
+  readLocalBytes,
+  searchBytes,
+  searchText,
+  type FileMatches,
+  type GrepQuery,
+} from "./grep-search.ts";
+import { searchLocalTree, searchTreeThrough } from "./grep-walk.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import {
   DEFAULT_MAX_BYTES,
@@ -27,12 +38,6 @@ import {
 import type { CodingTool } from "./types.ts";
 
 const DEFAULT_LIMIT = 100;
-/** Files larger than this are skipped: generated or data files, not code worth grepping. */
-const MAX_SEARCHED_FILE_BYTES = 10 * 1024 * 1024;
-/** How much of a file's start decides whether it is binary. */
-const BINARY_SNIFF_BYTES = 8192;
-/** Files searched ahead of the one being reported, so slow (remote) reads overlap. */
-const READ_CONCURRENCY = 32;
 
 const grepSchema = Type.Object({
   pattern: Type.String({ description: "Regular expression (JavaScript syntax) to search for, or plain text with literal: true" }),
@@ -55,13 +60,20 @@ export interface GrepToolDetails {
 }
 
 /**
- * File access `grep` needs; replace it to search elsewhere. The directory walk
- * itself stays local: these answer whether `path` is a directory and supply
- * each file's text.
+ * File access `grep` needs; replace it to search elsewhere. These answer
+ * whether `path` is a directory and supply each file's text. With `readdir`
+ * the directory walk goes through it too, so a remote backend never touches
+ * the local disk; without it the walk is local and only the reads are custom.
  */
 export interface GrepOperations {
   isDirectory(absolutePath: string): Promise<boolean> | boolean;
   readFile(absolutePath: string): Promise<string> | string;
+  /**
+   * A directory's entries. An entry given as a bare name is asked about with
+   * isDirectory; symlinked directories should be left out (the walk never
+   * follows them locally, which is what keeps it free of cycles).
+   */
+  readdir?(absolutePath: string): Promise<Array<string | DirectoryEntry>> | Array<string | DirectoryEntry>;
 }
 
 export interface GrepToolOptions {
@@ -72,23 +84,7 @@ const DESCRIPTION = `Search file contents for a pattern. The pattern is a JavaSc
 
 type LoadText = (absolutePath: string) => Promise<string | undefined> | string | undefined;
 
-/**
- * A local file's text, or undefined when it is binary, too large or unreadable.
- * The size check is a stat (cheap, and it keeps a multi-gigabyte file out of
- * memory); the read is async so READ_CONCURRENCY reads overlap on a cold disk.
- */
-async function readLocalTextFile(absolutePath: string): Promise<string | undefined> {
-  try {
-    if (statSync(absolutePath).size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const buffer = await fsReadFile(absolutePath);
-    if (buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
-    return buffer.toString("utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/** The same checks for text that came through custom operations. */
+/** The size and binary checks of local files, for text that came through custom operations. */
 function loadThroughOperations(ops: GrepOperations): LoadText {
   return async (absolutePath) => {
     try {
@@ -101,73 +97,24 @@ function loadThroughOperations(ops: GrepOperations): LoadText {
   };
 }
 
-interface LineMatcher {
-  /** Cheap whole-file test; false means no line can match. */
-  mayMatch(text: string): boolean;
-  matches(line: string): boolean;
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * The pattern as a line test. Flag `m` makes `^`/`$` mean line boundaries in the
- * whole-file pre-test too, so a line that matches implies the file matches —
- * except with lookarounds, which can see past a line's end, so those skip it.
- */
-function createLineMatcher(pattern: string, literal: boolean, ignoreCase: boolean): LineMatcher {
-  if (literal && !ignoreCase) {
-    return { mayMatch: (text) => text.includes(pattern), matches: (line) => line.includes(pattern) };
-  }
-  const source = literal ? escapeRegex(pattern) : pattern;
-  const flags = ignoreCase ? "mi" : "m";
-  let regex: RegExp;
-  try {
-    // Unicode mode where the pattern allows it (\p{…}, astral characters); plain mode otherwise.
-    regex = new RegExp(source, `${flags}u`);
-  } catch {
-    try {
-      regex = new RegExp(source, flags);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${reason}. Fix the pattern, or set literal: true to search for the text as written.`);
-    }
-  }
-  const hasLookaround = /\(\?<?[=!]/.test(source);
+/** The walk's view of custom operations that can list directories. */
+function directorySourceOf(ops: GrepOperations & Required<Pick<GrepOperations, "readdir">>): DirectorySource {
   return {
-    mayMatch: (text) => hasLookaround || regex.test(text),
-    matches: (line) => regex.test(line),
+    async readdir(absolutePath) {
+      const listed = await ops.readdir(absolutePath);
+      const prefix = absolutePath.endsWith("/") ? absolutePath : `${absolutePath}/`;
+      return Promise.all(
+        listed.map(async (entry) => (typeof entry === "string" ? { name: entry, isDirectory: await ops.isDirectory(prefix + entry) } : entry)),
+      );
+    },
+    async readText(absolutePath) {
+      try {
+        return await ops.readFile(absolutePath);
+      } catch {
+        return undefined;
+      }
+    },
   };
-}
-
-interface FileMatches {
-  displayPath: string;
-  lines: string[];
-  /** 0-based indexes of matching lines, at most limit + 1 of them. */
-  matchIndexes: number[];
-}
-
-/** A file's lines without line terminators; a final newline does not start another line. */
-function splitLines(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].endsWith("\r")) lines[i] = lines[i].slice(0, -1);
-  }
-  return lines;
-}
-
-function searchText(text: string, displayPath: string, matcher: LineMatcher, maxMatches: number): FileMatches | undefined {
-  // A BOM is an encoding detail, not text: `^foo` should match a first line that starts with one.
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (!matcher.mayMatch(body)) return undefined;
-  const lines = splitLines(body);
-  const matchIndexes: number[] = [];
-  for (let i = 0; i < lines.length && matchIndexes.length < maxMatches; i++) {
-    if (matcher.matches(lines[i])) matchIndexes.push(i);
-  }
-  return matchIndexes.length > 0 ? { displayPath, lines, matchIndexes } : undefined;
 }
 
 /** Collects output lines across files, up to the match limit. */
@@ -196,7 +143,7 @@ class GrepOutput {
     let printedUpTo = -1;
     for (const index of taken) {
       const start = Math.max(0, index - this.context, printedUpTo + 1);
-      const end = Math.min(file.lines.length - 1, index + this.context);
+      const end = Math.min(file.lineCount - 1, index + this.context);
       if (start > end) continue;
       // `--` between groups that are not contiguous (as grep and ripgrep print it), so context is not misread.
       const startsNewGroup = printedUpTo === -1 || start > printedUpTo + 1;
@@ -233,41 +180,6 @@ async function isDirectoryOrThrow(isDirectory: GrepOperations["isDirectory"], ab
   }
 }
 
-/**
- * Searches the files under `root` in path order. Up to READ_CONCURRENCY files
- * are read ahead, but results are reported in walk order, and the walk stops
- * as soon as the limit is reached.
- */
-async function searchDirectory(
-  root: string,
-  output: GrepOutput,
-  search: (entry: WalkEntry) => Promise<FileMatches | undefined>,
-  includeFile: (entry: WalkEntry) => boolean,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const pending: Promise<FileMatches | undefined>[] = [];
-  let done = false;
-  const reportOldest = async (): Promise<void> => {
-    const file = await pending.shift();
-    if (file && !done && !output.add(file)) done = true;
-  };
-
-  await walkDirectory(
-    root,
-    (entry) => {
-      if (entry.isDirectory || !includeFile(entry)) return;
-      pending.push(search(entry));
-      if (pending.length < READ_CONCURRENCY) return;
-      return reportOldest().then(() => (done ? STOP_WALK : undefined));
-    },
-    { signal },
-  );
-  while (pending.length > 0 && !done) {
-    throwIfAborted(signal);
-    await reportOldest();
-  }
-}
-
 function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepToolDetails | undefined> {
   if (output.matchCount === 0) return { content: [{ type: "text", text: "No matches found" }], details: undefined };
 
@@ -294,10 +206,22 @@ function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepTo
   return { content: [{ type: "text", text }], details: Object.keys(details).length > 0 ? details : undefined };
 }
 
+/** A single file, read locally; an error says why it cannot be searched. */
+function searchOneLocalFile(absolutePath: string, matcher: ReturnType<typeof createLineMatcher>, query: GrepQuery): FileMatches | undefined {
+  // A FIFO or device would block the read or never end; only regular files are searched.
+  const bytes = statSync(absolutePath).isFile() ? readLocalBytes(absolutePath) : undefined;
+  if (bytes === undefined || looksBinary(bytes)) throw notSearchable(absolutePath);
+  return searchBytes(bytes, basename(absolutePath), matcher, query);
+}
+
+function notSearchable(absolutePath: string): Error {
+  return new Error(`${absolutePath} is binary, too large (over ${formatSize(MAX_SEARCHED_FILE_BYTES)}) or unreadable, so it was not searched.`);
+}
+
 export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTool<typeof grepSchema, GrepToolDetails | undefined> {
   const custom = options?.operations;
-  // Locally, files are read as bytes so the size and binary checks come before decoding.
-  const loadText: LoadText = custom ? loadThroughOperations(custom) : readLocalTextFile;
+  const loadText: LoadText | undefined = custom ? loadThroughOperations(custom) : undefined;
+  const source = custom?.readdir ? directorySourceOf({ ...custom, readdir: custom.readdir.bind(custom) }) : undefined;
   const isDirectory: GrepOperations["isDirectory"] = custom
     ? (absolutePath) => custom.isDirectory(absolutePath)
     : (absolutePath) => statSync(absolutePath).isDirectory();
@@ -312,23 +236,30 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
       throwIfAborted(signal);
       const limit = wholeNumber(params.limit, DEFAULT_LIMIT, 1, "limit");
       const context = wholeNumber(params.context, 0, 0, "context");
-      const matcher = createLineMatcher(params.pattern, params.literal ?? false, params.ignoreCase ?? false);
+      // One match past the limit tells whether there are more.
+      const query: GrepQuery = { pattern: params.pattern, literal: params.literal ?? false, ignoreCase: params.ignoreCase ?? false, context, maxMatches: limit + 1 };
+      const matcher = createLineMatcher(query);
       const searchPath = resolveToCwd(params.path || ".", cwd);
       const output = new GrepOutput(limit, context);
-      // One match past the limit tells whether there are more.
-      const maxMatchesPerFile = limit + 1;
 
       if (await isDirectoryOrThrow(isDirectory, searchPath)) {
         const includeFile = params.glob ? createGlobFilter(params.glob) : () => true;
-        const search = async (entry: WalkEntry) => {
-          const text = await loadText(entry.absolutePath);
-          return text === undefined ? undefined : searchText(text, entry.path, matcher, maxMatchesPerFile);
-        };
-        await searchDirectory(searchPath, output, search, includeFile, signal);
-      } else {
+        if (loadText) {
+          const search = async (entry: WalkEntry) => {
+            const text = await loadText(entry.absolutePath);
+            return text === undefined ? undefined : searchText(text, entry.path, matcher, query);
+          };
+          await searchTreeThrough(searchPath, output, search, includeFile, source, signal);
+        } else {
+          await searchLocalTree(searchPath, output, query, matcher, includeFile, signal);
+        }
+      } else if (loadText) {
         const text = await loadText(searchPath);
-        if (text === undefined) throw new Error(`${searchPath} is binary, too large (over ${formatSize(MAX_SEARCHED_FILE_BYTES)}) or unreadable, so it was not searched.`);
-        const file = searchText(text, basename(searchPath), matcher, maxMatchesPerFile);
+        if (text === undefined) throw notSearchable(searchPath);
+        const file = searchText(text, basename(searchPath), matcher, query);
+        if (file) output.add(file);
+      } else {
+        const file = searchOneLocalFile(searchPath, matcher, query);
         if (file) output.add(file);
       }
       throwIfAborted(signal);

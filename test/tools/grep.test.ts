@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createGrepTool, type GrepToolInput } from "../../src/tools/grep.ts";
+import { createGrepTool, type GrepOperations, type GrepToolInput } from "../../src/tools/grep.ts";
+import { PARALLEL_AFTER_FILES } from "../../src/tools/grep-walk.ts";
 import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
 
 let root: string;
@@ -212,5 +213,103 @@ describe("grep", () => {
     });
     const result = await tool.execute("call-1", { pattern: "another", path: "a.txt" });
     expect(result.content).toEqual([{ type: "text", text: "a.txt:2: another remote line" }]);
+  });
+
+  test("custom operations with readdir serve the whole tree: no local directory is read", async () => {
+    const tree: Record<string, string | Record<string, string>> = {
+      "/remote/project": { src: "dir", ".gitignore": "file", "notes.md": "file" },
+      "/remote/project/src": { "a.ts": "file", "gen.ts": "file" },
+    };
+    const texts: Record<string, string> = {
+      "/remote/project/.gitignore": "gen.ts\n",
+      "/remote/project/notes.md": "remote needle in notes\n",
+      "/remote/project/src/a.ts": "const needle = 1;\n",
+      "/remote/project/src/gen.ts": "needle, but ignored\n",
+    };
+    const listed: string[] = [];
+    const operations: GrepOperations = {
+      isDirectory: (path) => {
+        if (path in tree) return true;
+        if (path in texts) return false;
+        throw new Error(`ENOENT: ${path}`);
+      },
+      readFile: (path) => {
+        if (!(path in texts)) throw new Error(`ENOENT: ${path}`);
+        return texts[path];
+      },
+      readdir: (path) => {
+        listed.push(path);
+        const entries = tree[path];
+        if (!entries || typeof entries === "string") throw new Error(`ENOENT: ${path}`);
+        // Both shapes: a bare name (asked about with isDirectory) and a typed entry.
+        return Object.entries(entries).map(([name, kind]) => (name === "notes.md" ? name : { name, isDirectory: kind === "dir" }));
+      },
+    };
+    // The working directory does not exist on this machine: a local walk would fail.
+    const tool = createGrepTool("/remote/project", { operations });
+    const result = await tool.execute("call-1", { pattern: "needle" });
+    expect(result.content).toEqual([{ type: "text", text: "notes.md:1: remote needle in notes\nsrc/a.ts:1: const needle = 1;" }]);
+    expect(listed).toContain("/remote/project/src");
+  });
+
+  test("a tree large enough to be shared out to search threads gives the same sorted results and limit", async () => {
+    const files: Record<string, string> = {};
+    const total = PARALLEL_AFTER_FILES * 2 + 300;
+    for (let i = 0; i < total; i++) files[`d${String(i % 40).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`] = i % 97 === 0 ? `x\nneedle ${i}\n` : "nothing\n";
+    await writeTree(files);
+    const expected = Object.entries(files)
+      .filter(([, text]) => text.includes("needle"))
+      .map(([path, text]) => `${path}:2: ${text.split("\n")[1]}`)
+      .sort();
+    expect((await grep({ pattern: "needle", limit: 1000 })).text).toBe(expected.join("\n"));
+    // The same through the regex path, and a limit that stops in the middle.
+    expect((await grep({ pattern: "need(le)", limit: 1000 })).text).toBe(expected.join("\n"));
+    const limited = await grep({ pattern: "needle", limit: 30 });
+    expect(limited.text.split("\n").slice(0, 30)).toEqual(expected.slice(0, 30));
+    expect(limited.details?.matchLimitReached).toBe(30);
+  });
+
+  test("an abort in the middle of a large search rejects, and the next search still works", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < PARALLEL_AFTER_FILES * 3; i++) files[`d${i % 30}/f${i}.txt`] = "content\n";
+    await writeTree(files);
+    const controller = new AbortController();
+    const search = grep({ pattern: "absent" }, controller.signal);
+    setTimeout(() => controller.abort(), 5);
+    await expect(search).rejects.toThrow("Operation aborted");
+    expect((await grep({ pattern: "content", limit: 1 })).details?.matchLimitReached).toBe(1);
+  });
+
+  test("a 50 MB single-line file is skipped in a tree and refused by name; the rest is searched", async () => {
+    await writeTree({ "huge.txt": Buffer.alloc(50 * 1024 * 1024, "a"), "small.txt": "aaa\n" });
+    expect((await grep({ pattern: "aaa" })).text).toBe("small.txt:1: aaa");
+    await expect(grep({ pattern: "aaa", path: "huge.txt" })).rejects.toThrow(/too large/);
+  });
+
+  test("symlink loops, broken links and unreadable directories are passed over", async () => {
+    await writeTree({ "a/b/hit.txt": "needle\n", "locked/secret.txt": "needle\n" });
+    await symlink(join(root, "a"), join(root, "a/b/loop"));
+    await symlink(join(root, "gone.txt"), join(root, "broken.txt"));
+    await chmod(join(root, "locked"), 0o000);
+    try {
+      const { text } = await grep({ pattern: "needle" });
+      // Root can read anything, so the locked directory is only absent for other users.
+      expect(text.startsWith("a/b/hit.txt:1: needle")).toBe(true);
+      expect(text).not.toContain("loop");
+    } finally {
+      await chmod(join(root, "locked"), 0o755);
+    }
+  });
+
+  test("a literal with regex characters, with ignoreCase, and text after invalid UTF-8 are all found", async () => {
+    await writeTree({
+      "a.txt": "price is $5.00 (net)\nPRICE IS $5.00 (NET)\n",
+      "b.bin.txt": Buffer.concat([Buffer.from([0xff, 0xfe, 0x41, 0x0a]), Buffer.from("tail price is $5.00 (net)\n")]),
+    });
+    expect((await grep({ pattern: "$5.00 (net)", literal: true })).text).toBe("a.txt:1: price is $5.00 (net)\nb.bin.txt:2: tail price is $5.00 (net)");
+    expect((await grep({ pattern: "$5.00 (net)", literal: true, ignoreCase: true })).text).toBe(
+      "a.txt:1: price is $5.00 (net)\na.txt:2: PRICE IS $5.00 (NET)\nb.bin.txt:2: tail price is $5.00 (net)",
+    );
+    expect((await grep({ pattern: "\uFFFDA", literal: true })).text).toBe("b.bin.txt:1: \uFFFD\uFFFDA");
   });
 });

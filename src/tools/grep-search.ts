@@ -1,0 +1,182 @@
+/**
+ * What grep does to one file, shared by the tool's own thread and its search
+ * workers (search-worker.ts): the pattern as a line matcher, a file's bytes
+ * checked and searched, and the matching lines (with their context) picked out.
+ *
+ * Local files are read as bytes into one reused buffer; a file is decoded to
+ * text only when it may match — for a literal pattern (or a regex with no
+ * special characters) that is decided by a byte search, so the files that do
+ * not contain it are never decoded. Binary files (a NUL byte in the first
+ * block) and files over MAX_SEARCHED_FILE_BYTES are skipped before any search.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+
+/** Files larger than this are skipped: generated or data files, not code worth grepping. */
+export const MAX_SEARCHED_FILE_BYTES = 10 * 1024 * 1024;
+/** How much of a file's start decides whether it is binary. */
+export const BINARY_SNIFF_BYTES = 8192;
+
+/** What to look for; plain data, so it can be posted to a worker. */
+export interface GrepQuery {
+  pattern: string;
+  literal: boolean;
+  ignoreCase: boolean;
+  /** Lines of context before and after each match. */
+  context: number;
+  /** Matches to collect per file at most. */
+  maxMatches: number;
+}
+
+/** A file's matches: the lines at and around them, by 0-based index. Plain data too. */
+export interface FileMatches {
+  displayPath: string;
+  lineCount: number;
+  /** 0-based indexes of matching lines, at most maxMatches of them. */
+  matchIndexes: number[];
+  /** The text of each matching line and of its context lines, by index. */
+  lines: Record<number, string>;
+}
+
+export interface LineMatcher {
+  /** The pattern's UTF-8 bytes when a file that lacks them cannot match. */
+  needle?: Buffer;
+  /** Cheap whole-file test; false means no line can match. */
+  mayMatch(text: string): boolean;
+  matches(line: string): boolean;
+}
+
+const REGEX_SPECIAL = /[.*+?^${}()|[\]\\]/;
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * A needle for the byte search, when every line containing the text also
+ * contains its UTF-8 bytes. Not when the text holds U+FFFD or a lone
+ * surrogate: decoding invalid UTF-8 produces those without their bytes.
+ */
+function byteNeedle(text: string): Buffer | undefined {
+  if (text === "" || /[\uFFFD\uD800-\uDFFF]/.test(text)) return undefined;
+  return Buffer.from(text, "utf8");
+}
+
+/**
+ * The pattern as a line test. Flag `m` makes `^`/`$` mean line boundaries in the
+ * whole-file pre-test too, so a line that matches implies the file matches —
+ * except with lookarounds, which can see past a line's end, so those skip it.
+ * Throws an error that says how to fix an invalid pattern.
+ */
+export function createLineMatcher(query: Pick<GrepQuery, "pattern" | "literal" | "ignoreCase">): LineMatcher {
+  const { pattern, ignoreCase } = query;
+  // A pattern without special characters means the same as a regex and as text.
+  const literal = query.literal || !REGEX_SPECIAL.test(pattern);
+  if (literal && !ignoreCase) {
+    return { needle: byteNeedle(pattern), mayMatch: (text) => text.includes(pattern), matches: (line) => line.includes(pattern) };
+  }
+  const source = literal ? escapeRegex(pattern) : pattern;
+  const flags = ignoreCase ? "mi" : "m";
+  let regex: RegExp;
+  try {
+    // Unicode mode where the pattern allows it (\p{…}, astral characters); plain mode otherwise.
+    regex = new RegExp(source, `${flags}u`);
+  } catch {
+    try {
+      regex = new RegExp(source, flags);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${reason}. Fix the pattern, or set literal: true to search for the text as written.`);
+    }
+  }
+  const hasLookaround = /\(\?<?[=!]/.test(source);
+  return {
+    mayMatch: (text) => hasLookaround || regex.test(text),
+    matches: (line) => regex.test(line),
+  };
+}
+
+/** A file's lines without line terminators; a final newline does not start another line. */
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].endsWith("\r")) lines[i] = lines[i].slice(0, -1);
+  }
+  return lines;
+}
+
+/** Searches decoded text; undefined when no line matches. */
+export function searchText(text: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
+  // A BOM is an encoding detail, not text: `^foo` should match a first line that starts with one.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!matcher.mayMatch(body)) return undefined;
+  const all = splitLines(body);
+  const matchIndexes: number[] = [];
+  for (let i = 0; i < all.length && matchIndexes.length < query.maxMatches; i++) {
+    if (matcher.matches(all[i])) matchIndexes.push(i);
+  }
+  if (matchIndexes.length === 0) return undefined;
+  const lines: Record<number, string> = {};
+  for (const index of matchIndexes) {
+    const end = Math.min(all.length - 1, index + query.context);
+    for (let line = Math.max(0, index - query.context); line <= end; line++) lines[line] = all[line];
+  }
+  return { displayPath, lineCount: all.length, matchIndexes, lines };
+}
+
+/** Whether bytes look binary: a NUL in the first block. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
+}
+
+/** Searches a file's bytes: skipped when binary, decoded only when the needle (if any) is there. */
+export function searchBytes(bytes: Buffer, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
+  if (looksBinary(bytes)) return undefined;
+  if (matcher.needle && bytes.indexOf(matcher.needle) === -1) return undefined;
+  return searchText(bytes.toString("utf8"), displayPath, matcher, query);
+}
+
+/** Most source files fit; a larger one is read into a buffer of its own. */
+const SHARED_BUFFER_BYTES = 64 * 1024;
+let shared: Buffer | undefined;
+
+/**
+ * A local file's bytes, or undefined when it is too large, vanished or
+ * unreadable. The returned buffer may be a view of a shared one, valid until
+ * the next call. One open and one read for a small file; the size is asked
+ * only of a file that fills the first read, so a huge one is never loaded.
+ */
+export function readLocalBytes(absolutePath: string): Buffer | undefined {
+  shared ??= Buffer.allocUnsafe(SHARED_BUFFER_BYTES);
+  let fd: number;
+  try {
+    fd = openSync(absolutePath, constants.O_RDONLY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const first = readSync(fd, shared, 0, shared.length, 0);
+    if (first < shared.length) return shared.subarray(0, first);
+    const size = fstatSync(fd).size;
+    if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
+    const whole = Buffer.allocUnsafe(Math.max(size, first));
+    shared.copy(whole, 0, 0, first);
+    let length = first;
+    while (length < whole.length) {
+      const read = readSync(fd, whole, length, whole.length - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    return whole.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads and searches one local file. */
+export function searchLocalFile(absolutePath: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
+  const bytes = readLocalBytes(absolutePath);
+  return bytes === undefined ? undefined : searchBytes(bytes, displayPath, matcher, query);
+}
