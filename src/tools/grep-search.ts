@@ -61,6 +61,97 @@ function byteNeedle(text: string): Buffer | undefined {
   return Buffer.from(text, "utf8");
 }
 
+/** Escapes whose character stands for itself: punctuation. `\d`, `\b`, `\1`, `\n`, … do not. */
+const SELF_ESCAPE = /[^A-Za-z0-9]/;
+
+/** Where a letter or digit escape ends (`\x41`, `\u{1F600}`, `\p{L}`, `\k<name>`, `\12`), given the index of its letter. */
+function escapeEnd(source: string, letter: number): number {
+  const kind = source[letter];
+  const braced = (from: number, open: string, close: string) => (source[from] === open ? Math.max(from, source.indexOf(close, from)) : letter);
+  switch (kind) {
+    case "c":
+      return letter + 1;
+    case "x":
+      return letter + 2;
+    case "u":
+      return source[letter + 1] === "{" ? braced(letter + 1, "{", "}") : letter + 4;
+    case "p":
+    case "P":
+      return braced(letter + 1, "{", "}");
+    case "k":
+      return braced(letter + 1, "<", ">");
+    default: {
+      let end = letter;
+      if (/[0-9]/.test(kind ?? "")) while (/[0-9]/.test(source[end + 1] ?? "")) end++;
+      return end;
+    }
+  }
+}
+
+/**
+ * The longest run of plain characters that every match of a regex must contain,
+ * or undefined when none can be proved. Conservative: any alternation gives up,
+ * groups and classes end a run and are skipped, and a character made optional
+ * by `?`, `*` or `{0,…}` is dropped from its run. Used as a byte prefilter, so a
+ * file without it is never decoded or run through the regex.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  if (source.includes("|")) return undefined;
+  const runs: string[] = [];
+  let run = "";
+  const end = () => {
+    if (run) runs.push(run);
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === "\\") {
+      const next = source[i + 1];
+      i++;
+      if (next !== undefined && SELF_ESCAPE.test(next)) {
+        run += next;
+        continue;
+      }
+      end();
+      i = escapeEnd(source, i);
+      continue;
+    }
+    if (char === "[" || char === "(") {
+      end();
+      // Skip to the matching bracket; escapes inside are skipped with it.
+      const close = char === "[" ? "]" : ")";
+      let depth = 0;
+      for (; i < source.length; i++) {
+        if (source[i] === "\\") i++;
+        else if (char === "(" && source[i] === "(") depth++;
+        else if (source[i] === close && (char === "[" || --depth === 0)) break;
+      }
+      continue;
+    }
+    if (char === "?" || char === "*" || (char === "{" && /^\{0*(,|\})/.test(source.slice(i)))) {
+      // The character before may be absent (or the quantifier applies to a skipped group).
+      run = run.slice(0, -1);
+      end();
+      if (char === "{") i = source.indexOf("}", i);
+      continue;
+    }
+    if (char === "+" || char === "{") {
+      // At least once: the run so far stands, but what follows need not be adjacent.
+      end();
+      if (char === "{") i = source.indexOf("}", i);
+      if (i === -1) return undefined;
+      continue;
+    }
+    if (char === "." || char === "^" || char === "$") {
+      end();
+      continue;
+    }
+    run += char;
+  }
+  end();
+  return runs.sort((a, b) => b.length - a.length)[0];
+}
+
 /**
  * The pattern as a line test. Flag `m` makes `^`/`$` mean line boundaries in the
  * whole-file pre-test too, so a line that matches implies the file matches —
@@ -89,7 +180,11 @@ export function createLineMatcher(query: Pick<GrepQuery, "pattern" | "literal" |
     }
   }
   const hasLookaround = /\(\?<?[=!]/.test(source);
+  // A case-insensitive search can use the literal only when case cannot change it.
+  const required = literal ? undefined : requiredLiteral(source);
+  const usable = required !== undefined && (!ignoreCase || required.toLowerCase() === required.toUpperCase());
   return {
+    needle: usable ? byteNeedle(required) : undefined,
     mayMatch: (text) => hasLookaround || regex.test(text),
     matches: (line) => regex.test(line),
   };
