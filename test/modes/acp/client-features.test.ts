@@ -109,7 +109,7 @@ describe("plans, commands and models", () => {
       { content: "write tests", priority: "medium", status: "completed" },
       { content: "ship it", priority: "medium", status: "pending" },
     ]);
-    const bad = await client.agent.request("_xcsh/set_todos", { sessionId, phases: "nope" }).catch((failure) => failure);
+    const bad = (await client.agent.request("_xcsh/set_todos", { sessionId, phases: "nope" }).catch((failure) => failure)) as { code: number };
     expect(bad.code).toBe(-32602);
     await client.close();
   });
@@ -138,6 +138,30 @@ describe("plans, commands and models", () => {
     await client.prompt(sessionId, "plan");
     const plan = await client.waitFor(() => client.ofKind(sessionId, "plan").at(-1), "a plan update");
     expect(plan.entries).toEqual([{ content: "plan the work", priority: "medium", status: "in_progress" }]);
+    await client.close();
+  });
+
+  test("an extension command is advertised and a prompt starting with /name runs it without asking the model", async () => {
+    const extension = join(fixture.fake.home.home, "command-extension.ts");
+    const ran = join(fixture.cwd, "command-ran.txt");
+    writeFileSync(
+      extension,
+      `import { writeFileSync } from "node:fs";
+      export default function (pi) {
+        pi.registerCommand("stamp", {
+          description: "Stamp a file",
+          handler: async (args) => writeFileSync(${JSON.stringify(ran)}, "args=" + args),
+        });
+      }\n`,
+    );
+    const client = fixture.spawn({ args: ["-e", extension] });
+    const { sessionId } = await client.start(fixture.cwd);
+    const commands = await client.waitFor(() => client.ofKind(sessionId, "available_commands_update").at(-1), "available commands");
+    expect(commands.availableCommands).toContainEqual(expect.objectContaining({ name: "stamp", description: "Stamp a file" }));
+    const before = fixture.fake.server.requests.length;
+    expect((await client.prompt(sessionId, "/stamp now")).stopReason).toBe("end_turn");
+    expect(readFileSync(ran, "utf8")).toBe("args=now");
+    expect(fixture.fake.server.requests.length).toBe(before);
     await client.close();
   });
 

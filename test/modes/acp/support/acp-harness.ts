@@ -62,8 +62,10 @@ export class AcpClient {
       stdout: "pipe",
       stderr: "pipe",
     });
+    const stderr = this.proc.stderr;
     void (async () => {
-      for await (const chunk of this.proc.stderr.pipeThrough(new TextDecoderStream())) this.stderr += chunk;
+      const decoder = new TextDecoder();
+      for await (const chunk of stderr) this.stderr += decoder.decode(chunk, { stream: true });
     })();
     const stdin = this.proc.stdin;
     const output = new WritableStream<Uint8Array>({
@@ -100,7 +102,8 @@ export class AcpClient {
         const proc = Bun.spawn([params.command, ...(params.args ?? [])], { cwd: params.cwd ?? cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
         const terminal: LocalTerminal = { proc, output: "", done: Promise.resolve() };
         const read = async (stream: ReadableStream<Uint8Array>) => {
-          for await (const chunk of stream.pipeThrough(new TextDecoderStream())) terminal.output += chunk;
+          const decoder = new TextDecoder();
+          for await (const chunk of stream) terminal.output += decoder.decode(chunk, { stream: true });
         };
         terminal.done = Promise.all([read(proc.stdout), read(proc.stderr), proc.exited]).then(() => {});
         this.terminals.set(id, terminal);
@@ -116,7 +119,8 @@ export class AcpClient {
         this.terminalCalls.push("wait_for_exit");
         const terminal = this.terminal(params.terminalId);
         await terminal.done;
-        return { exitCode: terminal.proc.signalCode ? null : terminal.proc.exitCode, signal: terminal.proc.signalCode ?? null };
+        const signal = terminal.proc.signalCode;
+        return { exitCode: signal ? null : terminal.proc.exitCode, signal: signal ? String(signal) : null };
       })
       .onRequest("terminal/kill", ({ params }) => {
         this.terminalCalls.push("kill");
