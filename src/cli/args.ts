@@ -4,7 +4,7 @@
  * `--version` and `--help` stay instant.
  */
 
-export type Mode = "text" | "json" | "rpc";
+export type Mode = "text" | "json" | "rpc" | "acp";
 
 export interface CliArgs {
   /** -p/--print: run the prompt non-interactively and print the answer. */
@@ -110,7 +110,7 @@ const PATH_LIST_OPTIONS: Record<string, "extensionPaths" | "skillPaths" | "promp
   "--prompt-template": "promptTemplatePaths",
 };
 
-const MODES: readonly Mode[] = ["text", "json", "rpc"];
+const MODES: readonly Mode[] = ["text", "json", "rpc", "acp"];
 const OUTPUT_FORMATS: readonly OutputFormat[] = ["text", "json"];
 
 /** Run limits: each takes a positive number; --max-turns a whole one. */

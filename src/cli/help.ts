@@ -9,9 +9,11 @@ Usage:
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
-  --mode <text|json|rpc>           text prints the final answer (default);
+  --mode <text|json|rpc|acp>       text prints the final answer (default);
                                    json prints every event as a JSON line;
-                                   rpc serves JSONL commands on stdin (docs/rpc.md)
+                                   rpc serves JSONL commands on stdin (docs/rpc.md);
+                                   acp speaks the Agent Client Protocol to an
+                                   editor (Zed, JetBrains, Neovim; docs/acp.md)
   --output-format <text|json>      -p: text prints the answer; json prints only the
                                    result envelope (status, usage, cost, …)
   --max-turns <n>                  -p/json: stop before a model request past n turns

@@ -70,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");
     return runRpcMode(args, loadHostApi);
   }
+  if (args.mode === "acp") {
+    // The ACP SDK (and zod with it) loads here only: other modes never pay for it.
+    const { runAcpMode } = await import("../modes/acp/acp-mode.ts");
+    return runAcpMode(args, loadHostApi);
+  }
   const { runPrintMode } = await import("../modes/print/print-mode.ts");
   return runPrintMode(args, args.mode === "json" ? "json" : "text", loadHostApi);
 }

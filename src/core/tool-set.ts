@@ -65,6 +65,23 @@ export class ToolSet {
     this.apply();
   }
 
+  /**
+   * Swaps the implementation of built-in tools (a mode that routes file access or
+   * commands elsewhere, as ACP does through the editor). Names that are not built-ins
+   * are ignored; a built-in an extension overrides stays overridden, and comes back
+   * as the new implementation when the extension's tool goes.
+   */
+  replaceBuiltins(tools: readonly CodingTool<any>[]): void {
+    for (const tool of tools) {
+      if (!this.builtins.has(tool.name)) continue;
+      this.builtins.set(tool.name, tool);
+      if (this.entries.get(tool.name)?.sourceInfo.source === "builtin") {
+        this.entries.set(tool.name, { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines });
+      }
+    }
+    this.apply();
+  }
+
   /** Drops every extension tool (a reload or session replacement registers them again); overridden built-ins come back. */
   removeExtensionTools(): void {
     for (const [name, entry] of this.entries) {

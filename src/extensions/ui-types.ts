@@ -5,7 +5,7 @@
  * The runner never knows which one it holds beyond `ctx.mode`.
  */
 
-export type ExtensionMode = "tui" | "rpc" | "json" | "print";
+export type ExtensionMode = "tui" | "rpc" | "json" | "print" | "acp";
 
 export interface ExtensionUIDialogOptions {
   /** Milliseconds until the dialog resolves to its default by itself. */

@@ -58,8 +58,8 @@ export interface ClaimOptions {
   deferStdoutGuard?: boolean;
 }
 
-export function claimStdoutForProtocol(options: ClaimOptions = {}): (frame: unknown) => void {
-  if (frameWriter) return frameWriter;
+/** console.log, console.info and console.debug write to stderr from now on. */
+export function routeConsoleToStderr(): void {
   // node:util costs start-up milliseconds; it loads only when something logs.
   const toStderr = (...args: unknown[]) => {
     const { format } = require("node:util") as typeof import("node:util");
@@ -68,6 +68,11 @@ export function claimStdoutForProtocol(options: ClaimOptions = {}): (frame: unkn
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
+}
+
+export function claimStdoutForProtocol(options: ClaimOptions = {}): (frame: unknown) => void {
+  if (frameWriter) return frameWriter;
+  routeConsoleToStderr();
   if (!options.deferStdoutGuard) guardProcessStdout();
   const sink = Bun.stdout.writer();
   // A reader that went away (`| head`, a host that died) is no reason for a stack trace.

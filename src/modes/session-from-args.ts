@@ -5,7 +5,7 @@
  * never imports the extension system).
  */
 import { parseArgs, type CliArgs } from "../cli/args.ts";
-import { createAgentSession, type CreatedSession } from "../core/create-session.ts";
+import { createAgentSession, type CreatedSession, type SessionChoice } from "../core/create-session.ts";
 import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-system.ts";
 import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
@@ -89,11 +89,18 @@ export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensio
   return { args: reparsed.args, system, registry };
 }
 
-export async function createSessionFromArgs(
-  initialArgs: CliArgs,
-  options: { requireApiKey?: boolean; extensions?: ModeExtensionOptions; quietLoadWarnings?: boolean } = {},
-): Promise<SessionFromArgs> {
-  const cwd = process.cwd();
+export interface SessionFromArgsOptions {
+  requireApiKey?: boolean;
+  extensions?: ModeExtensionOptions;
+  quietLoadWarnings?: boolean;
+  /** The session's working directory, when not the process's (ACP: each session names its own). */
+  cwd?: string;
+  /** Replaces the command line's say on which session file to open (ACP: session/new, session/load). */
+  sessions?: SessionChoice;
+}
+
+export async function createSessionFromArgs(initialArgs: CliArgs, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
+  const cwd = options.cwd ?? process.cwd();
   const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
   const created = await createAgentSession({
     cwd,
@@ -114,7 +121,7 @@ export async function createSessionFromArgs(
       promptTemplatePaths: args.promptTemplatePaths,
       noPromptTemplates: args.noPromptTemplates,
     },
-    sessions: {
+    sessions: options.sessions ?? {
       noSession: args.noSession,
       session: args.session,
       continueRecent: args.continueSession,
