@@ -101,6 +101,11 @@ export class ModelRegistry {
     return this.models.map((model) => structuredClone(model));
   }
 
+  /** The models themselves, not copies, for a look-up that copies only what it picks (the catalog is large). */
+  list(): readonly Readonly<Model>[] {
+    return this.models;
+  }
+
   find(provider: string, id: string): Model | undefined {
     const model = this.models.find((candidate) => candidate.provider === provider && candidate.id === id);
     return model ? structuredClone(model) : undefined;

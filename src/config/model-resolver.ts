@@ -40,7 +40,7 @@ export type ResolveModelResult =
   | { error: string };
 
 /** What the resolver needs from a registry. */
-export type ModelSource = Pick<ModelRegistry, "getAll" | "hasAuth" | "modelsJsonPath">;
+export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPath">;
 
 interface Picked {
   model: Model;
@@ -49,7 +49,8 @@ interface Picked {
 }
 
 export function resolveModel(registry: ModelSource, options: ResolveModelOptions): ResolveModelResult {
-  const models = registry.getAll();
+  // Read in place; only the chosen model is copied, so a caller may change it freely.
+  const models = registry.list() as Model[];
   const providers = [...new Set(models.map((model) => model.provider))];
   const hasAuth = (model: Model) => registry.hasAuth(model);
 
@@ -65,7 +66,7 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
     : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
   if ("error" in picked) return picked;
 
-  const { model } = picked;
+  const model = structuredClone(picked.model);
   const fromCommandLine = (options.thinking as ModelThinkingLevel | undefined) ?? picked.suffix;
   const requested = fromCommandLine ?? options.settings.defaultThinkingLevel ?? "off";
   const thinkingLevel = clampThinkingLevel(model, requested);
