@@ -49,6 +49,8 @@ export class Agent {
   transformContext: AgentLoopConfig["transformContext"];
   beforeToolCall: AgentLoopConfig["beforeToolCall"];
   afterToolCall: AgentLoopConfig["afterToolCall"];
+  /** A mode's permission check, after beforeToolCall; not an extension's to replace. */
+  permissionGate: AgentLoopConfig["permissionGate"];
 
   private readonly listeners: AgentListener[] = [];
   private controller: AbortController | undefined;
@@ -170,6 +172,7 @@ export class Agent {
       onSteeringQueued: (listener) => this.steeringQueue.onEnqueue(listener),
       beforeToolCall: this.beforeToolCall,
       afterToolCall: this.afterToolCall,
+      permissionGate: this.permissionGate,
     };
     await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);
     await this.eventChain;

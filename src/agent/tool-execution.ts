@@ -28,6 +28,11 @@ export interface ToolExecutionConfig {
   /** Subscribes to steering arrivals (immediate mode interrupts running calls). */
   onSteeringQueued?: (listener: () => void) => () => void;
   beforeToolCall?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
+  /**
+   * The mode's own check, after beforeToolCall (unless that blocked): a client's
+   * permission (ACP). Extensions replace beforeToolCall; they cannot replace this.
+   */
+  permissionGate?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
 }
 
@@ -103,8 +108,10 @@ export async function executeToolCalls(
     const hookContext: BeforeToolCallContext = { assistantMessage: assistant, toolCall: call, args: validation.args, context };
     try {
       // A hook that never settles must not outlive an abort: the call is then blocked as aborted.
-      const verdict = await untilAborted(config.beforeToolCall?.(hookContext, batch.signal), batch.signal);
-      if (verdict?.block) return { result: textResult(verdict.reason ?? `Tool call "${call.name}" was blocked.`), isError: true };
+      for (const hook of [config.beforeToolCall, config.permissionGate]) {
+        const verdict = await untilAborted(hook?.(hookContext, batch.signal), batch.signal);
+        if (verdict?.block) return { result: textResult(verdict.reason ?? `Tool call "${call.name}" was blocked.`), isError: true };
+      }
     } catch (error) {
       return { result: textResult(`Tool call "${call.name}" was blocked: ${errorText(error)}`), isError: true };
     }

@@ -240,39 +240,14 @@ export class AcpSession {
 
   /** Every change of the session's todo plan (set_todos, a todo tool) goes to the client as a `plan` update. */
   private watchTodos(): void {
-    let phases: TodoPhase[] = this.session.todoPhases;
-    Object.defineProperty(this.session, "todoPhases", {
-      configurable: true,
-      enumerable: true,
-      get: () => phases,
-      set: (next: TodoPhase[]) => {
-        phases = next;
-        this.send({ sessionUpdate: "plan", entries: planEntries(next) });
-      },
-    });
+    this.session.onTodosChange((phases) => this.send({ sessionUpdate: "plan", entries: planEntries(phases) }));
   }
 
   // --- permissions --------------------------------------------------------------
 
-  /**
-   * The ACP gate runs after whatever `beforeToolCall` extensions install (their block
-   * wins), however often they install it again: the agent's hook is an accessor here.
-   */
+  /** The ACP gate runs after whatever `beforeToolCall` extensions install; their block wins. */
   private installGate(): void {
-    const agent = this.session.agent;
-    let inner = agent.beforeToolCall;
-    const gated = async (context: BeforeToolCallContext, signal?: AbortSignal): Promise<BeforeToolCallResult | undefined> => {
-      const first = await inner?.(context, signal);
-      if (first?.block) return first;
-      return this.gate(context, signal);
-    };
-    Object.defineProperty(agent, "beforeToolCall", {
-      configurable: true,
-      get: () => gated,
-      set: (next) => {
-        inner = next;
-      },
-    });
+    this.session.agent.permissionGate = (context, signal) => this.gate(context, signal);
   }
 
   private async gate(context: BeforeToolCallContext, signal?: AbortSignal): Promise<BeforeToolCallResult | undefined> {
