@@ -175,7 +175,7 @@ const CHECKS: Check[] = [
     name: "a prompt streams the fake server's answer through to agent_end",
     run: (context) =>
       withRpc(context, async (rpc) => {
-        context.server.enqueue({ content: [{ type: "text", text: GREETING }], chunkSize: 5 });
+        context.server.enqueue({ content: [{ type: "text", text: GREETING }], chunkSize: 5, chunkDelayMs: 5 });
         rpc.send({ id: "p", type: "prompt", message: "Say hello" });
         const end = await rpc.waitFor(isEvent("agent_end"));
         rpc.closeStdin();
