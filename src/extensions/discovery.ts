@@ -20,7 +20,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { expandHome, getProjectConfigDir } from "../config/paths.ts";
-import { applySettingsPatterns, isSettingsPattern, matchesExclusions, splitManifestEntries } from "./discovery-patterns.ts";
+import { applySettingsPatterns, isSettingsPattern, matchesExclusions, splitManifestEntries } from "../config/settings-patterns.ts";
 
 export type ExtensionScope = "user" | "project" | "temporary";
 

@@ -83,7 +83,7 @@ export function loadPromptTemplates(places: ResourcePlace[]): LoadedTemplates {
   const seenFiles = new Set<string>();
   for (const place of places) {
     for (const file of filesOf(place, warnings)) {
-      if (seenFiles.has(file)) continue;
+      if (seenFiles.has(file) || place.accepts?.(file) === false) continue;
       seenFiles.add(file);
       const template = parseTemplate(file, place, warnings);
       if (!template) continue;

@@ -6,10 +6,17 @@
  * `--no-prompt-templates` drop every place but the command-line and extension
  * ones. This module only names places; reading them is skills.ts's and
  * prompt-templates.ts's job.
+ *
+ * Settings lists take pi's patterns (settings.md, "Resources"): plain entries are
+ * paths; a glob keeps only the list's files it matches; `!pattern` excludes, `+path`
+ * puts back, `-path` removes — and `!`/`+`/`-` also apply to the same scope's
+ * auto-discovered folders. A skill is matched by its folder (`brave-search`, not
+ * `brave-search/SKILL.md`), a loose markdown file by its own path.
  */
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
+import { applySettingsPatterns, isSettingsPattern, matchesExclusions } from "../config/settings-patterns.ts";
 
 /** get_commands' `location`: user folder, project folder, or a path named in settings, on the command line or by an extension. */
 export type ResourceLocation = "user" | "project" | "path";
@@ -25,6 +32,29 @@ export interface ResourcePlace {
   explicit: boolean;
   /** Skills only: whether loose `.md` files at the folder's top level are skills (not in `.agents/skills`). */
   rootFiles: boolean;
+  /** Whether a file found here is wanted: the settings list's patterns; absent means every file. */
+  accepts?: (file: string) => boolean;
+}
+
+/** What a pattern is matched against: a skill's folder, or the markdown file itself. */
+function patternSubject(file: string): string {
+  return basename(file) === "SKILL.md" ? dirname(file) : file;
+}
+
+/** A settings list's own files: kept when its globs and `!`/`+`/`-` entries leave them. */
+function listFilter(list: string[], base: string): ((file: string) => boolean) | undefined {
+  const patterns = list.filter(isSettingsPattern);
+  if (patterns.length === 0) return undefined;
+  return (file) => {
+    const subject = patternSubject(file);
+    return applySettingsPatterns([subject], patterns, base).has(subject);
+  };
+}
+
+/** An auto-discovered folder of a scope: only that scope's `!`/`+`/`-` entries apply. */
+function exclusionFilter(list: string[], base: string): ((file: string) => boolean) | undefined {
+  if (!list.some(isSettingsPattern)) return undefined;
+  return (file) => !matchesExclusions(patternSubject(file), list, base);
 }
 
 export interface PlaceOptions {
@@ -45,13 +75,14 @@ export interface PlaceOptions {
 }
 
 function explicitPlaces(paths: string[], base: string, location: ResourceLocation, source: ResourcePlace["source"], scope: ResourcePlace["scope"]): ResourcePlace[] {
+  const accepts = source === "local" ? listFilter(paths, base) : undefined;
   return paths
-    .filter((path) => path.trim() !== "")
-    .map((path) => ({ path: resolve(base, expandHome(path)), location, source, scope, explicit: true, rootFiles: true }));
+    .filter((path) => path.trim() !== "" && !(source === "local" && isSettingsPattern(path)))
+    .map((path) => ({ path: resolve(base, expandHome(path)), location, source, scope, explicit: true, rootFiles: true, ...(accepts ? { accepts } : {}) }));
 }
 
-function folder(path: string, location: ResourceLocation, scope: ResourcePlace["scope"], rootFiles: boolean): ResourcePlace {
-  return { path, location, source: "auto", scope, explicit: false, rootFiles };
+function folder(path: string, location: ResourceLocation, scope: ResourcePlace["scope"], rootFiles: boolean, accepts?: (file: string) => boolean): ResourcePlace {
+  return { path, location, source: "auto", scope, explicit: false, rootFiles, ...(accepts ? { accepts } : {}) };
 }
 
 /** `.agents/skills` of the cwd and each ancestor, up to the git root (or the filesystem root outside a repository). */
@@ -75,14 +106,23 @@ function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
   ];
 }
 
+/** The `!`/`+`/`-` filters of the project's and the user's settings lists, for their auto folders. */
+function scopeFilters(options: PlaceOptions) {
+  return {
+    project: exclusionFilter(options.projectSettingsPaths, join(options.cwd, ".xcsh")),
+    user: exclusionFilter(options.userSettingsPaths, options.agentDir),
+  };
+}
+
 export function skillPlaces(options: PlaceOptions): ResourcePlace[] {
+  const filters = scopeFilters(options);
   const discovered = options.noDiscovery
     ? []
     : [
-        folder(join(options.cwd, ".xcsh", "skills"), "project", "project", true),
-        ...agentsSkillFolders(options.cwd).map((path) => folder(path, "project", "project", false)),
-        folder(join(options.agentDir, "skills"), "user", "user", true),
-        folder(join(options.home, ".agents", "skills"), "user", "user", false),
+        folder(join(options.cwd, ".xcsh", "skills"), "project", "project", true, filters.project),
+        ...agentsSkillFolders(options.cwd).map((path) => folder(path, "project", "project", false, filters.project)),
+        folder(join(options.agentDir, "skills"), "user", "user", true, filters.user),
+        folder(join(options.home, ".agents", "skills"), "user", "user", false, filters.user),
         ...settingsAndFlags(options),
       ];
   return dedupe([
@@ -93,11 +133,12 @@ export function skillPlaces(options: PlaceOptions): ResourcePlace[] {
 }
 
 export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
+  const filters = scopeFilters(options);
   const discovered = options.noDiscovery
     ? []
     : [
-        folder(join(options.cwd, ".xcsh", "prompts"), "project", "project", true),
-        folder(join(options.agentDir, "prompts"), "user", "user", true),
+        folder(join(options.cwd, ".xcsh", "prompts"), "project", "project", true, filters.project),
+        folder(join(options.agentDir, "prompts"), "user", "user", true, filters.user),
         ...settingsAndFlags(options),
       ];
   return dedupe([

@@ -124,7 +124,7 @@ export function loadSkills(places: ResourcePlace[]): LoadedSkills {
   const seenFiles = new Set<string>();
   for (const place of places) {
     for (const file of filesOf(place, warnings)) {
-      if (seenFiles.has(file)) continue;
+      if (seenFiles.has(file) || place.accepts?.(file) === false) continue;
       seenFiles.add(file);
       const skill = parseSkill(file, place, warnings);
       if (!skill) continue;
