@@ -55,6 +55,12 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any
   ) => Promise<AgentToolResult<TDetails>>;
   /** "sequential" keeps this tool from running alongside others. */
   executionMode?: ToolExecutionMode;
+  /**
+   * The tool changes files or the world outside (an xcsh addition for extension tools;
+   * edit, write and bash are known): modes that ask before changes ask before it, and a
+   * read-only mode does not run it.
+   */
+  changesState?: boolean;
 }
 
 export interface AgentContext {

@@ -33,6 +33,7 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
     parameters: isObjectSchema(definition.parameters) ? definition.parameters : ({ type: "object", properties: {} } as never),
     ...(definition.prepareArguments ? { prepareArguments: definition.prepareArguments } : {}),
     ...(definition.executionMode ? { executionMode: definition.executionMode } : {}),
+    ...(definition.changesState === true ? { changesState: true } : {}),
     async execute(toolCallId, params, signal, onUpdate) {
       const update = onUpdate ? (partial: unknown) => onUpdate(normalizeResult(definition.name, partial)) : undefined;
       const result = await definition.execute(toolCallId, params, signal, update as never, context());

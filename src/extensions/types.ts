@@ -117,6 +117,11 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
   promptGuidelines?: string[];
   prepareArguments?: (args: unknown) => Static<TParameters>;
   executionMode?: ToolExecutionMode;
+  /**
+   * xcsh addition: the tool changes files or the world outside. Editors' permission
+   * prompts (ACP) ask before it runs, and read-only plan mode does not run it.
+   */
+  changesState?: boolean;
   execute(
     toolCallId: string,
     params: Static<TParameters>,

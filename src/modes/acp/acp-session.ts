@@ -253,7 +253,8 @@ export class AcpSession {
   private async gate(context: BeforeToolCallContext, signal?: AbortSignal): Promise<BeforeToolCallResult | undefined> {
     const { id: toolCallId, name } = context.toolCall;
     const args = (context.args ?? {}) as Record<string, unknown>;
-    const verdict = decide(this.mode, name, this.memory);
+    const marked = context.context.tools?.find((tool) => tool.name === name)?.changesState === true;
+    const verdict = decide(this.mode, name, this.memory, marked);
     if (verdict.action === "deny") return { block: true, reason: verdict.reason };
     await this.noteFileBefore(toolCallId, name, args);
     if (verdict.action === "ask") {

@@ -30,15 +30,19 @@ export interface ToolMemory {
   rejected: ReadonlySet<string>;
 }
 
-/** What the mode and the remembered answers say about running `toolName`. */
-export function decide(mode: AcpModeId, toolName: string, memory: ToolMemory): Verdict {
+/**
+ * What the mode and the remembered answers say about running `toolName`. Edit, write
+ * and bash change things; an extension tool does when it says so (`changesState`).
+ */
+export function decide(mode: AcpModeId, toolName: string, memory: ToolMemory, marked = false): Verdict {
+  const changing = CHANGING_TOOLS.has(toolName) || marked;
   if (mode === "bypass") return { action: "allow" };
   if (mode === "plan") {
-    return CHANGING_TOOLS.has(toolName)
+    return changing
       ? { action: "deny", reason: `The session is in plan mode: only read-only tools run, so "${toolName}" was not run. Describe the change instead; the user can switch mode to apply it.` }
       : { action: "allow" };
   }
-  if (!CHANGING_TOOLS.has(toolName)) return { action: "allow" };
+  if (!changing) return { action: "allow" };
   if (memory.rejected.has(toolName)) return { action: "deny", reason: `The user rejected every "${toolName}" call in this session; it was not run.` };
   if (memory.allowed.has(toolName)) return { action: "allow" };
   if (mode === "acceptEdits" && EDIT_TOOLS.has(toolName)) return { action: "allow" };

@@ -5,7 +5,7 @@
  * away while asked leaves nothing running and the process exits cleanly.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createAcpFixture, type AcpFixture } from "./support/acp-harness.ts";
 
@@ -170,6 +170,54 @@ describe("session modes", () => {
     await client.prompt(sessionId, "run");
     expect(client.permissionRequests).toHaveLength(0);
     expect(existsSync(path)).toBe(true);
+    await client.close();
+  });
+});
+
+describe("extension tools", () => {
+  /** An extension with two tools that each leave a marker file: one says it changes things, one does not. */
+  function toolsExtension(): { path: string; marked: string; unmarked: string } {
+    const dir = join(fixture.cwd, "..", "ext-tools");
+    mkdirSync(dir, { recursive: true });
+    const marked = join(dir, "marked-ran");
+    const unmarked = join(dir, "unmarked-ran");
+    const path = join(dir, "tools.ts");
+    writeFileSync(
+      path,
+      `import { writeFileSync } from "node:fs";
+export default function (pi) {
+  const tool = (name, file, changesState) => pi.registerTool({
+    name, description: name, parameters: { type: "object", properties: {} }, changesState,
+    async execute() { writeFileSync(${JSON.stringify(dir)} + "/" + file, "ran"); return { content: [{ type: "text", text: "ok" }] }; },
+  });
+  tool("deploy", "marked-ran", true);
+  tool("lookup", "unmarked-ran", undefined);
+}
+`,
+    );
+    return { path, marked, unmarked };
+  }
+
+  test("a tool marked changesState is asked about and refused in plan mode; an unmarked one just runs", async () => {
+    const ext = toolsExtension();
+    const call = (name: string) => ({ content: [{ type: "toolCall" as const, name, arguments: {} }] });
+    const client = fixture.spawn({ permission: () => "reject_once", args: ["-e", ext.path] });
+    const { sessionId } = await client.start(fixture.cwd);
+    fixture.fake.server.enqueue(call("deploy"), done, call("lookup"), done);
+    await client.prompt(sessionId, "deploy");
+    expect(client.permissionRequests.map((request) => request.toolCall.title ?? "")).toHaveLength(1);
+    expect(existsSync(ext.marked)).toBe(false);
+    await client.prompt(sessionId, "look up");
+    expect(client.permissionRequests).toHaveLength(1);
+    expect(existsSync(ext.unmarked)).toBe(true);
+
+    await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    fixture.fake.server.enqueue(call("deploy"), done);
+    const before = fixture.fake.server.requests.length;
+    await client.prompt(sessionId, "deploy again");
+    expect(client.permissionRequests).toHaveLength(1);
+    expect(existsSync(ext.marked)).toBe(false);
+    expect(JSON.stringify(fixture.fake.server.requests[before + 1].body.messages)).toContain("plan mode");
     await client.close();
   });
 });
