@@ -70,6 +70,11 @@ async function main(argv: string[]): Promise<number> {
     const { runRpcMode } = await import("../modes/rpc/rpc-mode.ts");
     return runRpcMode(args, loadHostApi);
   }
+  // No -p and no --mode on a terminal: the interactive session (its code and pi-tui load only here).
+  if (!args.print && args.mode === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    const { runInteractiveMode } = await import("../modes/interactive/interactive-mode.ts");
+    return runInteractiveMode(args, loadHostApi);
+  }
   const { runPrintMode } = await import("../modes/print/print-mode.ts");
   return runPrintMode(args, args.mode === "json" ? "json" : "text", loadHostApi);
 }
