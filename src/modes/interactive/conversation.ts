@@ -48,8 +48,8 @@ export class ConversationView {
   }
 
   /** A line of its own (notify, command output). */
-  notice(label: string, detail = "", color = "muted"): void {
-    this.add(new NoticeView(color, label, detail, this.options));
+  notice(label: string, detail = "", color = "muted", foldable = false): void {
+    this.add(new NoticeView(color, label, detail, this.options, foldable));
   }
 
   addComponent(component: Component): void {
@@ -118,10 +118,10 @@ export class ConversationView {
         if (message.display) this.add(new CustomMessageView(message, this.options.messageRenderer(message.customType), this.options));
         return;
       case "compactionSummary":
-        this.notice("✻ Compacted", `${message.tokensBefore.toLocaleString()} tokens summarized\n${message.summary}`, "accent");
+        this.notice("✻ Compacted", `${message.tokensBefore.toLocaleString()} tokens summarized\n${message.summary}`, "accent", true);
         return;
       case "branchSummary":
-        this.notice("✻ Branch summary", message.summary, "accent");
+        this.notice("✻ Branch summary", message.summary, "accent", true);
         return;
       default:
         return;
@@ -185,7 +185,7 @@ export class ConversationView {
         return;
       case "compaction_end":
         if (event.result) {
-          this.notice("✻ Compacted", `${event.result.tokensBefore.toLocaleString()} tokens summarized\n${event.result.summary}`, "accent");
+          this.notice("✻ Compacted", `${event.result.tokensBefore.toLocaleString()} tokens summarized\n${event.result.summary}`, "accent", true);
         } else if (event.aborted) this.notice("✻ Compaction was aborted", "", "warning");
         else this.notice("✗ Compaction failed", event.errorMessage ?? "", "error");
         return;

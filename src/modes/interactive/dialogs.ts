@@ -102,16 +102,27 @@ function openDialog<T>(
 
 /** A list with a search line: typing filters, ↑/↓ move, Enter picks, Esc cancels. */
 class SearchableList implements Component, Focusable {
-  private readonly list;
+  private list: import("@earendil-works/pi-tui").SelectList;
   private readonly search;
   private _focused = false;
-  constructor(items: SelectItem[], theme: UiTheme, searchable: boolean, onPick: (item: SelectItem | undefined) => void, initialIndex = 0) {
-    const { SelectList, Input } = loadPiTui();
-    this.list = new SelectList(items, Math.min(12, Math.max(1, items.length)), theme.selectList(), { maxPrimaryColumnWidth: 60 });
+  constructor(
+    private readonly items: SelectItem[],
+    private readonly theme: UiTheme,
+    searchable: boolean,
+    private readonly onPick: (item: SelectItem | undefined) => void,
+    initialIndex = 0,
+  ) {
+    this.list = this.makeList(items);
     if (initialIndex > 0) this.list.setSelectedIndex(initialIndex);
-    this.list.onSelect = (item) => onPick(item);
-    this.list.onCancel = () => onPick(undefined);
-    this.search = searchable ? new Input({ prompt: "search: " }) : undefined;
+    this.search = searchable ? new (loadPiTui().Input)({ prompt: "search: " }) : undefined;
+  }
+  /** Fuzzy over label and description, so "m2" finds "fake/m2". */
+  private makeList(items: SelectItem[]) {
+    const { SelectList } = loadPiTui();
+    const list = new SelectList(items, Math.min(12, Math.max(1, this.items.length)), this.theme.selectList(), { maxPrimaryColumnWidth: 80 });
+    list.onSelect = (item) => this.onPick(item);
+    list.onCancel = () => this.onPick(undefined);
+    return list;
   }
   get focused(): boolean {
     return this._focused;
@@ -124,14 +135,15 @@ class SearchableList implements Component, Focusable {
     this.list.invalidate();
   }
   handleInput(data: string): void {
-    const { matchesKey } = loadPiTui();
+    const { matchesKey, fuzzyFilter } = loadPiTui();
     const navigation = ["up", "down", "enter", "escape", "pageUp", "pageDown", "ctrl+c"] as const;
     if (!this.search || navigation.some((key) => matchesKey(data, key))) {
-      if (matchesKey(data, "ctrl+c")) return this.list.onCancel?.();
+      if (matchesKey(data, "ctrl+c")) return this.onPick(undefined);
       return this.list.handleInput(data);
     }
     this.search.handleInput(data);
-    this.list.setFilter(this.search.getValue());
+    const query = this.search.getValue().trim();
+    this.list = this.makeList(query ? fuzzyFilter(this.items, query, (item) => `${item.label} ${item.description ?? ""}`) : this.items);
   }
   render(width: number): string[] {
     const lines = this.search ? [...this.search.render(width), ""] : [];

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import type { Component, Container, Loader, SlashCommand, Text, TUI } from "@earendil-works/pi-tui";
 import type { CliArgs } from "../../cli/args.ts";
-import { versionText } from "../../cli/version.ts";
+import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ImageContent } from "../../ai/types.ts";
@@ -55,7 +55,7 @@ class InteractiveApp implements App {
   readonly editor: PromptEditor;
   readonly surface: Surface;
   readonly cwd = process.cwd();
-  readonly version = versionText();
+  readonly version = VERSION;
 
   private theme: UiTheme;
   private thinkingShown = false;
@@ -196,7 +196,7 @@ class InteractiveApp implements App {
   private updateHeader(): void {
     const theme = this.theme;
     const session = this.session as AgentSession | undefined;
-    const parts = [theme.bold(theme.fg("accent", `xcsh ${this.version.replace(/^xcsh\s*/, "")}`))];
+    const parts = [theme.bold(theme.fg("accent", `xcsh ${this.version}`))];
     if (session) {
       parts.push(theme.fg("muted", `${session.model.provider}/${session.model.id}`));
     } else parts.push(theme.fg("dim", "starting…"));

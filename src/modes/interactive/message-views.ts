@@ -166,6 +166,8 @@ export class NoticeView extends CachedView {
     private readonly label: string,
     private readonly detail: string,
     private readonly context: ViewContext,
+    /** Long detail (a summary) shows its first line until tools are expanded. */
+    private readonly foldable = false,
   ) {
     super();
   }
@@ -179,7 +181,7 @@ export class NoticeView extends CachedView {
     const detailLines = this.detail.trim() ? this.detail.trim().split("\n") : [];
     const first = detailLines[0] ?? "";
     const head = theme.fg(this.color, this.label) + (first ? " " + theme.fg("muted", first) : "");
-    if (this.context.expanded() || detailLines.length <= 1) {
+    if (!this.foldable || this.context.expanded() || detailLines.length <= 1) {
       lines.push(...wrapTextWithAnsi(head, width));
       for (const line of detailLines.slice(1)) lines.push(...wrapTextWithAnsi("  " + theme.fg("muted", line), width));
     } else {

@@ -159,7 +159,7 @@ export class ToolLine implements Component {
     const theme = this.options.theme();
     const custom = this.customLines(width, expanded);
     if (custom) return custom;
-    const lines = [truncateToWidth(`${this.marker()} ${this.title()}`, width)];
+    const lines = ["", truncateToWidth(`${this.marker()} ${this.title()}`, width)];
     const body = this.bodyLines();
     if (body.length === 0) return lines;
     const limit = expanded ? EXPANDED_LINES : FOLDED_LINES;
@@ -206,7 +206,7 @@ export class ToolLine implements Component {
     if (!renderers?.renderCall && !renderers?.renderResult) return undefined;
     const theme = this.options.theme();
     try {
-      const lines: string[] = [];
+      const lines: string[] = [""];
       const call = renderers.renderCall?.(this.args, theme, { toolCallId: this.toolCallId, expanded });
       if (isComponent(call)) lines.push(...call.render(width));
       else lines.push(`${this.marker()} ${this.title()}`);

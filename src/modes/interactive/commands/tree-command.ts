@@ -24,7 +24,7 @@ function describe(entry: SessionEntry): string | undefined {
       const role = entry.message.role;
       if (role === "user") return `› ${messageText(entry.message)}`;
       if (role === "assistant") {
-        const text = messageText(entry.message);
+        const text = entry.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
         const tools = entry.message.content.filter((block) => block.type === "toolCall").map((block) => block.name);
         return `  ${text || (tools.length ? `[${tools.join(", ")}]` : "(empty answer)")}`;
       }
