@@ -72,6 +72,10 @@ async function main(argv: string[]): Promise<number> {
   }
   // No -p and no --mode on a terminal: the interactive session (its code and pi-tui load only here).
   if (!args.print && args.mode === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    if (process.env.TERM === "dumb") {
+      const { runPlainMode } = await import("../modes/interactive/plain-mode.ts");
+      return runPlainMode(args, loadHostApi);
+    }
     const { runInteractiveMode } = await import("../modes/interactive/interactive-mode.ts");
     return runInteractiveMode(args, loadHostApi);
   }

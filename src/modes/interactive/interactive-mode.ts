@@ -282,9 +282,11 @@ class InteractiveApp implements App {
   }
 
   private renderWidgets(): void {
-    const { Container } = loadPiTui();
+    const { Container, Spacer } = loadPiTui();
     const above = new Container();
     const below = new Container();
+    // A blank line keeps widgets apart from the answer above them.
+    if ([...this.widgets.values()].some((widget) => widget.placement !== "belowEditor")) above.addChild(new Spacer(1));
     for (const { component, placement } of this.widgets.values()) (placement === "belowEditor" ? below : above).addChild(component);
     put(this.widgetsAbove, above);
     put(this.widgetsBelow, below);

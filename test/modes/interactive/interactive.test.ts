@@ -22,14 +22,14 @@ const MODELS = [
 
 async function withPane(
   run: (fixture: Fixture) => Promise<void>,
-  options: { args?: string[]; before?: (fake: FakeModelHome, project: string) => Promise<void> | void; width?: number; height?: number } = {},
+  options: { args?: string[]; env?: Record<string, string>; before?: (fake: FakeModelHome, project: string) => Promise<void> | void; width?: number; height?: number } = {},
 ): Promise<void> {
   const fake = await makeFakeModelHome(MODELS);
   const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
   let pane: XcshPane | undefined;
   try {
     await options.before?.(fake, project);
-    pane = XcshPane.start({ args: ["--model", "fake/m", ...(options.args ?? [])], env: fake.home.env, cwd: project, width: options.width, height: options.height });
+    pane = XcshPane.start({ args: ["--model", "fake/m", ...(options.args ?? [])], env: { ...fake.home.env, ...options.env }, cwd: project, width: options.width, height: options.height });
     // The editor is live once the footer shows the model.
     await pane.waitFor("fake/m");
     await run({ fake, project, pane });
@@ -311,10 +311,51 @@ describe("interactive mode", () => {
   test("!cmd runs a shell command and shows its output in the conversation", async () => {
     await withPane(async ({ pane }) => {
       send(pane, "!echo hello-from-shell");
-      const screen = await pane.waitFor("hello-from-shell\n");
+      // The output line, not the typed command still in the editor.
+      const screen = await pane.waitFor(/^ +hello-from-shell$/m);
       expect(screen).toContain("$ echo hello-from-shell");
     });
   });
+
+  test("Alt+Enter while the agent works queues a follow-up, sent after the answer ends", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue(
+        { content: [{ type: "text", text: "A slow answer that takes its time to arrive in full." }], chunkSize: 2, chunkDelayMs: 50 },
+        { content: [{ type: "text", text: "Follow-up handled." }] },
+      );
+      send(pane, "start");
+      await pane.waitFor("A slow");
+      pane.type("and then this");
+      pane.keys("M-Enter");
+      await pane.waitFor("follow-up: and then this");
+      await pane.waitFor("Follow-up handled.", 20_000);
+      expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain("and then this");
+    });
+  });
+
+  test("with NO_COLOR the screen has no colours", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Plain **words** here." }] });
+        send(pane, "hi");
+        await pane.waitFor("Plain words here.");
+        expect(pane.screen({ escapes: true })).not.toMatch(/\x1b\[(3|4)8;5;/);
+      },
+      { env: { NO_COLOR: "1" } },
+    );
+  });
+
+  test("with TERM=dumb the session runs line by line, without escape sequences", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "A plain answer." }] });
+        send(pane, "hello");
+        await pane.waitFor("A plain answer.");
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b[");
+        send(pane, "/quit");
+        expect(await pane.waitForExit()).toBe(0);
+      },
+      { env: { TERM: "dumb" } },
+    );
+  });
 });
-
-
