@@ -87,7 +87,7 @@ function toHtml(ansi: string, light: boolean): string {
     const css = [`color:${fg}`, bg ? `background:${bg}` : "", style.bold ? "font-weight:bold" : "", style.dim ? "opacity:0.6" : "", style.italic ? "font-style:italic" : "", style.underline ? "text-decoration:underline" : ""].filter(Boolean).join(";");
     html += `<span style="${css}">${escapeHtml(token)}</span>`;
   }
-  return `<!doctype html><meta charset="utf-8"><body style="margin:0;background:${defaultBg}"><pre style="margin:8px;font:14px/1.25 'DejaVu Sans Mono',monospace;color:${defaultFg}">${html}</pre></body>`;
+  return `<!doctype html><meta charset="utf-8"><body style="margin:0;background:${defaultBg}"><pre style="margin:8px;font:14px/1.2 'DejaVu Sans Mono','Noto Sans Mono',monospace;color:${defaultFg}">${html}</pre></body>`;
 }
 
 const [input, output, ...flags] = process.argv.slice(2);
