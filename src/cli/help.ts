@@ -1,6 +1,8 @@
 export const HELP_TEXT = `xcsh — a coding agent in one executable
 
 Usage:
+  xcsh [prompt]                    On a terminal: an interactive session
+                                   (docs/interactive.md; /hotkeys lists the keys)
   xcsh -p "prompt"                 Run a prompt and print the answer
   echo "prompt" | xcsh -p          Prompt from standard input
   xcsh --list-models [search]      List the models you can use

@@ -75,6 +75,15 @@ async function main(argv: string[]): Promise<number> {
     const { runAcpMode } = await import("../modes/acp/acp-mode.ts");
     return runAcpMode(args, loadHostApi);
   }
+  // No -p and no --mode on a terminal: the interactive session (its code and pi-tui load only here).
+  if (!args.print && args.mode === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    if (process.env.TERM === "dumb") {
+      const { runPlainMode } = await import("../modes/interactive/plain-mode.ts");
+      return runPlainMode(args, loadHostApi);
+    }
+    const { runInteractiveMode } = await import("../modes/interactive/interactive-mode.ts");
+    return runInteractiveMode(args, loadHostApi);
+  }
   const { runPrintMode } = await import("../modes/print/print-mode.ts");
   return runPrintMode(args, args.mode === "json" ? "json" : "text", loadHostApi);
 }

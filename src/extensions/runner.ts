@@ -78,6 +78,11 @@ export class ExtensionRunner {
     return this.host;
   }
 
+  /** The context handlers get (shortcut handlers in the terminal UI get it too); undefined before bind. */
+  get boundContext(): ExtensionContext | undefined {
+    return this.context;
+  }
+
   add(extension: LoadedExtension): void {
     this.extensions.push(extension);
   }

@@ -1,0 +1,36 @@
+/**
+ * What the built-in commands and key handlers may use of the running
+ * application: the session and its extensions, the views, the dialogs, and a
+ * few actions (redraw from the session, submit, exit). The shell in
+ * interactive-mode.ts implements it; commands never reach past it.
+ */
+import type { AgentSession } from "../../core/agent-session.ts";
+import type { ExtensionSystem } from "../../core/extension-system.ts";
+import type { ConversationView } from "./conversation.ts";
+import type { Footer } from "./footer.ts";
+import type { Surface } from "./extension-ui.ts";
+import type { PromptEditor } from "./prompt-editor.ts";
+
+export interface App {
+  readonly session: AgentSession;
+  readonly extensions: ExtensionSystem | undefined;
+  readonly conversation: ConversationView;
+  readonly footer: Footer;
+  readonly surface: Surface;
+  readonly editor: PromptEditor;
+  readonly cwd: string;
+  readonly version: string;
+  /** Draws the conversation again from the session (after /new, /resume, /tree, …) and refreshes header and footer. */
+  redraw(): void;
+  /** A line in the conversation. */
+  say(label: string, detail?: string, color?: string): void;
+  exit(code?: number): void;
+}
+
+export interface BuiltinCommand {
+  name: string;
+  description: string;
+  /** Shown after the name in completion: `[focus]`, `<name>`. */
+  argumentHint?: string;
+  run(app: App, args: string): Promise<void> | void;
+}

@@ -1,0 +1,197 @@
+/**
+ * The conversation view: turns the session's events into components, in the
+ * order they happen — the user's prompt, the streamed answer, one line per tool
+ * call with its result, and notices for errors, retries, compaction and branch
+ * summaries. `rebuild` draws a whole session from its messages (on start,
+ * /resume, /tree, /new), so what is shown is always what the session holds.
+ */
+import type { Component, Container, TUI } from "@earendil-works/pi-tui";
+import type { AgentMessage } from "../../agent/types.ts";
+import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";
+import type { AgentSessionEvent } from "../../core/session-events.ts";
+import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { AssistantMessageView, CustomMessageView, NoticeView, UserMessageView, type ViewContext } from "./message-views.ts";
+import { ToolLine, type ToolRenderers } from "./tool-lines.ts";
+
+export interface ConversationOptions extends ViewContext {
+  tui: TUI;
+  cwd: string;
+  /** An extension tool's renderCall/renderResult. */
+  toolRenderers: (toolName: string) => ToolRenderers | undefined;
+  /** An extension's registerMessageRenderer for a custom message type. */
+  messageRenderer: (customType: string) => ((...args: any[]) => unknown) | undefined;
+}
+
+function userText(message: AgentMessage): { text: string; images: number } {
+  if (message.role !== "user") return { text: "", images: 0 };
+  const content = message.content;
+  if (typeof content === "string") return { text: content, images: 0 };
+  return {
+    text: content.map((block) => (block.type === "text" ? block.text : "")).join(""),
+    images: content.filter((block) => block.type === "image").length,
+  };
+}
+
+export class ConversationView {
+  readonly root: Container;
+  private current: { message: AssistantMessageView } | undefined;
+  private readonly toolLines = new Map<string, ToolLine>();
+
+  constructor(private readonly options: ConversationOptions) {
+    const { Container } = loadPiTui();
+    this.root = new Container();
+  }
+
+  private add(component: Component): void {
+    this.root.addChild(component);
+    this.options.tui.requestRender();
+  }
+
+  /** A line of its own (notify, command output). */
+  notice(label: string, detail = "", color = "muted", foldable = false): void {
+    this.add(new NoticeView(color, label, detail, this.options, foldable));
+  }
+
+  addComponent(component: Component): void {
+    this.add(component);
+  }
+
+  clear(): void {
+    this.root.clear();
+    this.toolLines.clear();
+    this.current = undefined;
+    this.options.tui.requestRender();
+  }
+
+  /** Draws a whole session's messages. */
+  rebuild(messages: readonly AgentMessage[]): void {
+    this.clear();
+    for (const message of messages) this.addMessage(message);
+    this.current = undefined;
+  }
+
+  private toolLine(id: string, name: string, args: unknown): ToolLine {
+    let line = this.toolLines.get(id);
+    if (!line) {
+      line = new ToolLine(id, name, args, {
+        theme: this.options.theme,
+        cwd: this.options.cwd,
+        expanded: this.options.expanded,
+        renderers: this.options.toolRenderers(name),
+      });
+      this.toolLines.set(id, line);
+      this.add(line);
+    }
+    return line;
+  }
+
+  /** A finished message, as read back from the session. */
+  private addMessage(message: AgentMessage): void {
+    switch (message.role) {
+      case "user": {
+        const { text, images } = userText(message);
+        this.add(new UserMessageView(text, this.options, images > 0 ? `${images} image${images === 1 ? "" : "s"} attached` : undefined));
+        return;
+      }
+      case "assistant": {
+        const view = new AssistantMessageView(this.options);
+        view.update(message);
+        this.add(view);
+        this.endAssistant(view, message);
+        for (const block of message.content) if (block.type === "toolCall") this.toolLine(block.id, block.name, block.arguments);
+        return;
+      }
+      case "toolResult": {
+        const result = message as ToolResultMessage;
+        this.toolLine(result.toolCallId, result.toolName, {}).finish(result, result.isError);
+        return;
+      }
+      case "bashExecution": {
+        const line = new ToolLine(`bash-${message.timestamp}`, "bash", { command: message.command }, { theme: this.options.theme, cwd: this.options.cwd, expanded: this.options.expanded });
+        const status = message.cancelled ? "\n(cancelled)" : message.exitCode ? `\n(exit code ${message.exitCode})` : "";
+        line.finish({ content: [{ type: "text", text: message.output + status }] }, message.cancelled || (message.exitCode ?? 0) !== 0);
+        this.add(line);
+        if (message.excludeFromContext) this.notice("  (kept out of the context)", "", "dim");
+        return;
+      }
+      case "custom":
+        if (message.display) this.add(new CustomMessageView(message, this.options.messageRenderer(message.customType), this.options));
+        return;
+      case "compactionSummary":
+        this.notice("✻ Compacted", `${message.tokensBefore.toLocaleString()} tokens summarized\n${message.summary}`, "accent", true);
+        return;
+      case "branchSummary":
+        this.notice("✻ Branch summary", message.summary, "accent", true);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private endAssistant(view: AssistantMessageView, message: AssistantMessage): void {
+    const theme = this.options.theme();
+    if (message.stopReason === "error") view.setFooter(theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}`));
+    else if (message.stopReason === "aborted") view.setFooter(theme.fg("warning", " ⏹ Aborted"));
+    else if (message.stopReason === "length") view.setFooter(theme.fg("warning", " The answer reached the output token limit"));
+    view.invalidate();
+  }
+
+  /** Live events of a run. */
+  handle(event: AgentSessionEvent): void {
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "assistant") {
+          const view = new AssistantMessageView(this.options);
+          this.current = { message: view };
+          this.add(view);
+        } else if (event.message.role !== "toolResult") this.addMessage(event.message);
+        return;
+      case "message_update":
+        if (event.message.role === "assistant" && this.current) {
+          this.current.message.update(event.message as AssistantMessage);
+          const inner = event.assistantMessageEvent;
+          if (inner.type === "toolcall_end") this.toolLine(inner.toolCall.id, inner.toolCall.name, inner.toolCall.arguments);
+          this.options.tui.requestRender();
+        }
+        return;
+      case "message_end":
+        if (event.message.role === "assistant" && this.current) {
+          const message = event.message as AssistantMessage;
+          this.current.message.update(message);
+          this.endAssistant(this.current.message, message);
+          this.current = undefined;
+          this.options.tui.requestRender();
+        }
+        return;
+      case "tool_execution_start":
+        this.toolLine(event.toolCallId, event.toolName, event.args).setArgs(event.args);
+        return;
+      case "tool_execution_update":
+        this.toolLine(event.toolCallId, event.toolName, event.args).update(event.partialResult);
+        this.options.tui.requestRender();
+        return;
+      case "tool_execution_end":
+        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError);
+        this.options.tui.requestRender();
+        return;
+      case "auto_retry_start":
+        this.notice(`↻ Retrying in ${Math.round(event.delayMs / 1000)}s (attempt ${event.attempt} of ${event.maxAttempts})`, event.errorMessage, "warning");
+        return;
+      case "auto_retry_end":
+        if (!event.success) this.notice("✗ Retries gave up", event.finalError ?? "", "error");
+        return;
+      case "compaction_start":
+        this.notice(event.reason === "manual" ? "✻ Compacting the conversation…" : "✻ The context is full; summarizing earlier messages…", "", "accent");
+        return;
+      case "compaction_end":
+        if (event.result) {
+          this.notice("✻ Compacted", `${event.result.tokensBefore.toLocaleString()} tokens summarized\n${event.result.summary}`, "accent", true);
+        } else if (event.aborted) this.notice("✻ Compaction was aborted", "", "warning");
+        else this.notice("✗ Compaction failed", event.errorMessage ?? "", "error");
+        return;
+      default:
+        return;
+    }
+  }
+}
+

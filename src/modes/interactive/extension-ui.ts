@@ -1,0 +1,224 @@
+/**
+ * `ctx.ui` in the terminal: extensions' dialogs become overlays, their widgets,
+ * header, footer and statuses take their places around the editor, and
+ * `custom()` components render for real. Everything a call needs of the
+ * screen goes through `Surface`, which the application shell provides, so this
+ * file only translates the extension API — it never lays anything out itself.
+ */
+import type { Component, TUI } from "@earendil-works/pi-tui";
+import type { ExtensionUIContext, ExtensionUIDialogOptions, NotifyType, WidgetPlacement } from "../../extensions/ui-types.ts";
+import { confirmDialog, editorDialog, inputDialog, selectDialog, type DialogHost } from "./dialogs.ts";
+import type { ThemeName, UiTheme } from "./theme.ts";
+import { loadPiTui } from "../../extensions/tui-helpers.ts";
+
+/** What the shell lends the extension UI. */
+export interface Surface extends DialogHost {
+  tui: TUI;
+  theme: () => UiTheme;
+  setThemeName(name: ThemeName): void;
+  notify(message: string, type: NotifyType): void;
+  setStatus(key: string, text: string | undefined): void;
+  setWidget(key: string, component: Component | undefined, placement: WidgetPlacement): void;
+  setHeader(component: Component | undefined): void;
+  setFooter(component: Component | undefined): void;
+  setTitle(title: string): void;
+  editorText(): string;
+  setEditorText(text: string): void;
+  insertIntoEditor(text: string): void;
+  setWorkingMessage(message: string | undefined): void;
+  setWorkingVisible(visible: boolean): void;
+  setWorkingIndicator(indicator: { frames: string[]; intervalMs?: number } | undefined): void;
+  setHiddenThinkingLabel(label: string | undefined): void;
+  toolsExpanded(): boolean;
+  setToolsExpanded(expanded: boolean): void;
+  /** Shows a component in the editor's place until `restore` is called. */
+  replaceEditor(component: Component): () => void;
+  addInputListener(handler: (data: string) => unknown): () => void;
+  addAutocompleteProvider(factory: (current: unknown) => unknown): void;
+}
+
+const THEMES: { name: ThemeName; path: undefined }[] = [
+  { name: "dark", path: undefined },
+  { name: "light", path: undefined },
+];
+
+function isComponent(value: unknown): value is Component {
+  return typeof value === "object" && value !== null && typeof (value as Component).render === "function";
+}
+
+/** A keybindings object for components built by extensions (pi passes one to factories). */
+function keybindings() {
+  return loadPiTui().getKeybindings();
+}
+
+export class TuiExtensionUI implements ExtensionUIContext {
+  private editorFactory: ((...args: any[]) => unknown) | undefined;
+
+  constructor(private readonly surface: Surface) {}
+
+  get theme(): UiTheme {
+    return this.surface.theme();
+  }
+
+  select(title: string, options: string[], opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
+    const items = (Array.isArray(options) ? options : []).map((option) => ({ value: String(option), label: String(option) }));
+    return selectDialog(this.surface, String(title), items, { timeout: opts?.timeout, signal: opts?.signal }).then((item) => item?.value);
+  }
+
+  confirm(title: string, message: string, opts?: ExtensionUIDialogOptions): Promise<boolean> {
+    return confirmDialog(this.surface, String(title), String(message ?? ""), { timeout: opts?.timeout, signal: opts?.signal });
+  }
+
+  input(title: string, placeholder?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
+    return inputDialog(this.surface, String(title), placeholder, { timeout: opts?.timeout, signal: opts?.signal });
+  }
+
+  editor(title: string, prefill?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
+    return editorDialog(this.surface, String(title), prefill, { timeout: opts?.timeout, signal: opts?.signal });
+  }
+
+  notify(message: string, type: NotifyType = "info"): void {
+    this.surface.notify(String(message), type === "warning" || type === "error" ? type : "info");
+  }
+
+  setStatus(key: string, text: string | undefined): void {
+    this.surface.setStatus(String(key), text === undefined ? undefined : String(text));
+  }
+
+  setWidget(key: string, content: string[] | ((...args: any[]) => unknown) | undefined, options?: { placement?: WidgetPlacement }): void {
+    const placement = options?.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
+    this.surface.setWidget(String(key), this.toComponent(content), placement);
+  }
+
+  /** String lines, or a factory `(tui, theme) => Component`; anything else clears. */
+  private toComponent(content: unknown): Component | undefined {
+    if (Array.isArray(content)) {
+      const { Text } = loadPiTui();
+      return new Text(content.map(String).join("\n"), 1, 0);
+    }
+    if (typeof content === "function") {
+      const built = content(this.surface.tui, this.theme);
+      return isComponent(built) ? built : undefined;
+    }
+    return undefined;
+  }
+
+  setTitle(title: string): void {
+    this.surface.setTitle(String(title));
+  }
+
+  setEditorText(text: string): void {
+    this.surface.setEditorText(String(text ?? ""));
+  }
+
+  getEditorText(): string {
+    return this.surface.editorText();
+  }
+
+  pasteToEditor(text: string): void {
+    this.surface.insertIntoEditor(String(text ?? ""));
+  }
+
+  setWorkingMessage(message?: string): void {
+    this.surface.setWorkingMessage(message === undefined ? undefined : String(message));
+  }
+
+  setWorkingVisible(visible: boolean): void {
+    this.surface.setWorkingVisible(visible !== false);
+  }
+
+  setHiddenThinkingLabel(label?: string): void {
+    this.surface.setHiddenThinkingLabel(label === undefined ? undefined : String(label));
+  }
+
+  setWorkingIndicator(indicator?: { frames: string[]; intervalMs?: number }): void {
+    const frames = Array.isArray(indicator?.frames) ? indicator.frames.map(String) : undefined;
+    this.surface.setWorkingIndicator(frames && frames.length > 0 ? { frames, intervalMs: indicator?.intervalMs } : undefined);
+  }
+
+  setFooter(factory: ((...args: any[]) => unknown) | undefined): void {
+    this.surface.setFooter(factory ? this.toComponent(factory) : undefined);
+  }
+
+  setHeader(factory: ((...args: any[]) => unknown) | undefined): void {
+    this.surface.setHeader(factory ? this.toComponent(factory) : undefined);
+  }
+
+  /** Kept for getEditorComponent; the prompt editor itself stays (a custom editor is not drawn yet). */
+  setEditorComponent(factory: ((...args: any[]) => unknown) | undefined): void {
+    this.editorFactory = factory;
+  }
+
+  getEditorComponent(): ((...args: any[]) => unknown) | undefined {
+    return this.editorFactory;
+  }
+
+  /**
+   * `factory(tui, theme, keybindings, done)` builds a component that takes the
+   * keyboard until it calls `done(result)`; with `{ overlay: true }` it floats
+   * over the conversation, otherwise it takes the editor's place.
+   */
+  custom<T>(factory: (...args: any[]) => unknown, options?: Record<string, unknown>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve) => {
+      let finish: (() => void) | undefined;
+      let settled = false;
+      const done = (result?: T) => {
+        if (settled) return;
+        settled = true;
+        finish?.();
+        this.surface.tui.requestRender();
+        resolve(result);
+      };
+      Promise.resolve()
+        .then(() => factory(this.surface.tui, this.theme, keybindings(), done))
+        .then((component) => {
+          if (settled) return;
+          if (!isComponent(component)) return done(undefined);
+          if (options?.overlay) {
+            const overlayOptions = (options.overlayOptions as Record<string, unknown> | undefined) ?? {};
+            const handle = this.surface.tui.showOverlay(component, { anchor: "center", width: "70%", ...overlayOptions });
+            finish = () => handle.hide();
+          } else {
+            finish = this.surface.replaceEditor(component);
+          }
+          this.surface.tui.requestRender();
+        })
+        .catch((error) => {
+          this.surface.notify(`Extension component failed: ${(error as Error).message}`, "error");
+          done(undefined);
+        });
+    });
+  }
+
+  setToolsExpanded(expanded: boolean): void {
+    this.surface.setToolsExpanded(expanded === true);
+  }
+
+  getToolsExpanded(): boolean {
+    return this.surface.toolsExpanded();
+  }
+
+  getAllThemes(): { name: string; path: string | undefined }[] {
+    return THEMES.map((theme) => ({ ...theme }));
+  }
+
+  getTheme(name: string): unknown {
+    return THEMES.some((theme) => theme.name === name) ? { name } : undefined;
+  }
+
+  /** A built-in theme by name ("dark", "light") or an object naming one. */
+  setTheme(theme: unknown): { success: boolean; error?: string } {
+    const name = typeof theme === "string" ? theme : (theme as { name?: unknown } | null)?.name;
+    if (name !== "dark" && name !== "light") return { success: false, error: `Unknown theme ${JSON.stringify(name)}: built in are dark and light` };
+    this.surface.setThemeName(name);
+    return { success: true };
+  }
+
+  addAutocompleteProvider(factory: (current: unknown) => unknown): void {
+    this.surface.addAutocompleteProvider(factory);
+  }
+
+  onTerminalInput(handler: (data: string) => unknown): () => void {
+    return this.surface.addInputListener(handler);
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The components that draw one message each: the user's prompt on a tinted
+ * band, an assistant answer as markdown with its thinking folded to one line,
+ * one-line notices (errors, retries, compaction, branch summaries), and
+ * extension messages (drawn by the extension's registered renderer when it
+ * has one). Each caches its lines per width, so a long conversation costs
+ * nothing to redraw while the last answer streams.
+ */
+import type { Component, Markdown } from "@earendil-works/pi-tui";
+import type { AssistantMessage } from "../../ai/types.ts";
+import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import type { UiTheme } from "./theme.ts";
+
+export interface ViewContext {
+  theme: () => UiTheme;
+  /** Thinking blocks shown in full (ctrl+t). */
+  thinkingShown: () => boolean;
+  /** Tool results and summaries shown in full (ctrl+o). */
+  expanded: () => boolean;
+  hiddenThinkingLabel: () => string;
+}
+
+/** Lines of a component kept until its content or width changes. */
+abstract class CachedView implements Component {
+  private cache: { width: number; key: string; lines: string[] } | undefined;
+  protected abstract build(width: number): string[];
+  /** Whatever else changes the drawing (a toggle), as text. */
+  protected cacheKey(): string {
+    return "";
+  }
+  invalidate(): void {
+    this.cache = undefined;
+  }
+  render(width: number): string[] {
+    const key = this.cacheKey();
+    if (this.cache && this.cache.width === width && this.cache.key === key) return this.cache.lines;
+    const lines = this.build(width);
+    this.cache = { width, key, lines };
+    return lines;
+  }
+}
+
+function padTo(line: string, width: number): string {
+  const { visibleWidth } = loadPiTui();
+  return line + " ".repeat(Math.max(0, width - visibleWidth(line)));
+}
+
+export class UserMessageView extends CachedView {
+  constructor(
+    private readonly text: string,
+    private readonly context: ViewContext,
+    private readonly note?: string,
+  ) {
+    super();
+  }
+  protected build(width: number): string[] {
+    const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
+    const theme = this.context.theme();
+    const inner = Math.max(10, width - 2);
+    const lines = [""];
+    const body = this.text.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
+    for (const line of body) {
+      const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
+      lines.push(theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown));
+    }
+    if (this.note) lines.push(theme.fg("dim", " " + this.note));
+    return lines;
+  }
+}
+
+/** Thinking: one muted line while folded, the whole text in italics when shown. */
+class ThinkingView extends CachedView {
+  text = "";
+  constructor(private readonly context: ViewContext) {
+    super();
+  }
+  protected override cacheKey(): string {
+    return `${this.context.thinkingShown()}|${this.context.hiddenThinkingLabel()}|${this.text.length}`;
+  }
+  protected build(width: number): string[] {
+    const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
+    const theme = this.context.theme();
+    if (!this.text.trim()) return [];
+    if (!this.context.thinkingShown()) {
+      return [truncateToWidth(" " + theme.italic(theme.fg("thinkingText", `${this.context.hiddenThinkingLabel()} (ctrl+t to show)`)), width)];
+    }
+    return this.text
+      .trim()
+      .split("\n")
+      .flatMap((line) => wrapTextWithAnsi(line, Math.max(10, width - 1)))
+      .map((line) => " " + theme.italic(theme.fg("thinkingText", line)));
+  }
+}
+
+/**
+ * An assistant message as it streams: one child per text or thinking block, in
+ * order. Tool calls are drawn by their own ToolLine after the message.
+ */
+export class AssistantMessageView implements Component {
+  private readonly blocks: (Markdown | ThinkingView)[] = [];
+  private readonly kinds: ("text" | "thinking")[] = [];
+  private readonly texts: string[] = [];
+  private footerLine: string | undefined;
+
+  constructor(private readonly context: ViewContext) {}
+
+  /** Brings the view up to the message's content (called on every streamed delta). */
+  update(message: AssistantMessage): void {
+    const { Markdown } = loadPiTui();
+    let index = 0;
+    for (const block of message.content) {
+      if (block.type !== "text" && block.type !== "thinking") continue;
+      const value = block.type === "text" ? block.text : block.thinking;
+      if (this.kinds[index] !== block.type) {
+        const view = block.type === "text" ? new Markdown("", 1, 0, this.context.theme().markdown()) : new ThinkingView(this.context);
+        this.blocks.splice(index, this.blocks.length - index, view);
+        this.kinds.splice(index, this.kinds.length - index, block.type);
+        this.texts.splice(index, this.texts.length - index, "");
+      }
+      if (this.texts[index] !== value) {
+        this.texts[index] = value;
+        const view = this.blocks[index]!;
+        if (view instanceof Markdown) view.setText(value);
+        else {
+          view.text = value;
+          view.invalidate();
+        }
+      }
+      index++;
+    }
+  }
+
+  /** A line under the answer: why it stopped, when that was not a normal end. */
+  setFooter(line: string | undefined): void {
+    this.footerLine = line;
+  }
+
+  invalidate(): void {
+    const { Markdown } = loadPiTui();
+    // Theme changes: markdown takes its theme at construction.
+    for (let i = 0; i < this.blocks.length; i++) {
+      const view = this.blocks[i]!;
+      if (view instanceof Markdown) {
+        const fresh = new Markdown(this.texts[i] ?? "", 1, 0, this.context.theme().markdown());
+        this.blocks[i] = fresh;
+      } else view.invalidate();
+    }
+  }
+
+  render(width: number): string[] {
+    const lines: string[] = [];
+    for (const block of this.blocks) {
+      const drawn = block.render(width);
+      if (drawn.length === 0) continue;
+      lines.push("", ...drawn);
+    }
+    if (this.footerLine) lines.push(loadPiTui().truncateToWidth(this.footerLine, width));
+    return lines;
+  }
+}
+
+/** One line of its own: an error, a retry, a compaction, a notice. Longer text folds to its first line unless expanded. */
+export class NoticeView extends CachedView {
+  constructor(
+    private readonly color: string,
+    private readonly label: string,
+    private readonly detail: string,
+    private readonly context: ViewContext,
+    /** Long detail (a summary) shows its first line until tools are expanded. */
+    private readonly foldable = false,
+  ) {
+    super();
+  }
+  protected override cacheKey(): string {
+    return String(this.context.expanded());
+  }
+  protected build(width: number): string[] {
+    const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
+    const theme = this.context.theme();
+    const lines = [""];
+    const detailLines = this.detail.trim() ? this.detail.trim().split("\n") : [];
+    const first = detailLines[0] ?? "";
+    const head = theme.fg(this.color, this.label) + (first ? " " + theme.fg("muted", first) : "");
+    if (!this.foldable || this.context.expanded() || detailLines.length <= 1) {
+      lines.push(...wrapTextWithAnsi(head, width));
+      for (const line of detailLines.slice(1)) lines.push(...wrapTextWithAnsi("  " + theme.fg("muted", line), width));
+    } else {
+      lines.push(truncateToWidth(head, width));
+      lines.push(theme.fg("dim", `  … ${detailLines.length - 1} more lines (ctrl+o to expand)`));
+    }
+    return lines;
+  }
+}
+
+/** A message an extension added with display on: its registered renderer, or a labelled block. */
+export class CustomMessageView extends CachedView {
+  constructor(
+    private readonly message: { customType: string; content: unknown; details?: unknown },
+    private readonly renderer: ((...args: any[]) => unknown) | undefined,
+    private readonly context: ViewContext,
+  ) {
+    super();
+  }
+  protected override cacheKey(): string {
+    return String(this.context.expanded());
+  }
+  protected build(width: number): string[] {
+    const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
+    const theme = this.context.theme();
+    if (this.renderer) {
+      try {
+        const drawn = this.renderer(this.message, { expanded: this.context.expanded() }, theme) as Component | undefined;
+        if (drawn && typeof drawn.render === "function") return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
+      } catch {
+        // fall through to the plain block
+      }
+    }
+    const content = this.message.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content.map((block: any) => (block?.type === "text" ? block.text : "[image]")).join("\n")
+          : "";
+    const lines = ["", truncateToWidth(theme.bold(theme.fg("customMessageLabel", `[${this.message.customType}]`)), width)];
+    for (const line of text.split("\n")) lines.push(...wrapTextWithAnsi(" " + line, width));
+    return lines;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The interactive session for a terminal that cannot move its cursor
+ * (TERM=dumb: Emacs shell buffers, some CI consoles): a line-by-line loop with
+ * no escape sequences at all. Each line typed is a prompt (`/quit` or EOF
+ * ends), the answer is printed as it streams, tool calls as one line each.
+ * Ctrl+C aborts a run in progress, or exits when idle. Dialogs resolve to
+ * their defaults, as in print mode.
+ */
+import type { CliArgs } from "../../cli/args.ts";
+import { headlessExtensionOptions } from "../headless-extensions.ts";
+import { createSessionFromArgs } from "../session-from-args.ts";
+
+function toolLine(name: string, args: Record<string, unknown>): string {
+  if (name === "bash") return `$ ${String(args.command ?? "")}`;
+  const path = typeof args.path === "string" ? args.path : "";
+  return path ? `${name} ${path}` : `${name} ${JSON.stringify(args)}`;
+}
+
+export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  const out = (text: string) => process.stdout.write(text);
+  const { session, extensions, args: parsed } = await createSessionFromArgs(args, { requireApiKey: false, extensions: headlessExtensionOptions("print", hostApi) });
+  out(`xcsh — ${session.model.provider}/${session.model.id} — ${process.cwd()}\nType a prompt and press Enter; /quit or Ctrl+D to exit.\n`);
+  let atLineStart = true;
+  session.subscribe((event) => {
+    if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
+      out(event.assistantMessageEvent.delta);
+      atLineStart = event.assistantMessageEvent.delta.endsWith("\n");
+    } else if (event.type === "tool_execution_start") {
+      out(`${atLineStart ? "" : "\n"}· ${toolLine(event.toolName, event.args ?? {})}\n`);
+      atLineStart = true;
+    } else if (event.type === "message_end" && event.message.role === "assistant") {
+      const message = event.message;
+      if (message.stopReason === "error") out(`${atLineStart ? "" : "\n"}error: ${message.errorMessage ?? "the model returned an error"}\n`);
+      else if (message.stopReason === "aborted") out(`${atLineStart ? "" : "\n"}(aborted)\n`);
+      else if (!atLineStart) out("\n");
+      atLineStart = true;
+    }
+  });
+  process.on("SIGINT", () => {
+    if (session.isStreaming) void session.abort();
+    else process.exit(130);
+  });
+  const ask = async (text: string) => {
+    try {
+      await session.prompt(text, { source: "interactive" });
+    } catch (error) {
+      out(`error: ${(error as Error).message}\n`);
+    }
+  };
+  const first = parsed.messages.join(" ").trim();
+  if (first) await ask(first);
+  out("> ");
+  for await (const line of console) {
+    const text = line.trim();
+    if (text === "/quit" || text === "/exit") break;
+    if (text) await ask(text);
+    out("> ");
+  }
+  await extensions?.shutdown();
+  return 0;
+}

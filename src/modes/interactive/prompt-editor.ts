@@ -1,0 +1,82 @@
+/**
+ * The prompt editor: pi-tui's multi-line Editor with the application's keys
+ * in front of it (Esc, Ctrl+C, Ctrl+D, Alt+Enter, the toggles, extension
+ * shortcuts) and the prompt history, which is kept per project in
+ * `<agent dir>/history/<project>.jsonl` so ↑ brings back yesterday's prompts.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Editor, EditorTheme, KeyId, TUI } from "@earendil-works/pi-tui";
+import { getAgentDir } from "../../config/paths.ts";
+import { encodeCwdForDirName } from "../../session/session-paths.ts";
+import { loadPiTui } from "../../extensions/tui-helpers.ts";
+
+/** Keys the application takes before the editor sees them; first match wins. */
+export interface AppKeyHandlers {
+  /** Extension shortcuts (registerShortcut): true when one took the key. */
+  shortcut?(data: string): boolean;
+  escape(): void;
+  ctrlC(): void;
+  ctrlD(): void;
+  followUp(): void;
+  /** Other bound keys (ctrl+o, ctrl+t, shift+tab, ctrl+l, …). */
+  bindings: { key: KeyId; run: () => void }[];
+}
+
+const HISTORY_LIMIT = 100;
+
+export function historyFile(cwd: string): string {
+  return join(getAgentDir(), "history", `${encodeCwdForDirName(cwd)}.jsonl`);
+}
+
+/** The project's past prompts, oldest first. A torn or foreign line is skipped. */
+export function readHistory(cwd: string): string[] {
+  const file = historyFile(cwd);
+  if (!existsSync(file)) return [];
+  const prompts: string[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    try {
+      const entry = JSON.parse(line) as { prompt?: unknown };
+      if (typeof entry.prompt === "string") prompts.push(entry.prompt);
+    } catch {
+      // skipped
+    }
+  }
+  return prompts.slice(-HISTORY_LIMIT);
+}
+
+export function appendHistory(cwd: string, prompt: string): void {
+  try {
+    const file = historyFile(cwd);
+    mkdirSync(dirname(file), { recursive: true });
+    appendFileSync(file, JSON.stringify({ prompt, timestamp: Date.now() }) + "\n");
+  } catch {
+    // History is a convenience: a read-only home must not break the session.
+  }
+}
+
+export type PromptEditor = Editor & { keys: AppKeyHandlers | undefined };
+
+export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): PromptEditor {
+  const { Editor, matchesKey } = loadPiTui();
+  class AppEditor extends Editor {
+    keys: AppKeyHandlers | undefined;
+
+    override handleInput(data: string): void {
+      const keys = this.keys;
+      if (keys) {
+        if (keys.shortcut?.(data)) return;
+        if (matchesKey(data, "escape") && !this.isShowingAutocomplete()) return keys.escape();
+        if (matchesKey(data, "ctrl+c")) return keys.ctrlC();
+        if (matchesKey(data, "ctrl+d") && this.getText().length === 0) return keys.ctrlD();
+        if (matchesKey(data, "alt+enter")) return keys.followUp();
+        for (const binding of keys.bindings) if (matchesKey(data, binding.key)) return binding.run();
+      }
+      super.handleInput(data);
+    }
+  }
+  const editor = new AppEditor(tui, theme, { paddingX: 1, autocompleteMaxVisible: 8 }) as PromptEditor;
+  for (const prompt of readHistory(cwd)) editor.addToHistory(prompt);
+  return editor;
+}
