@@ -43,8 +43,10 @@ ${exports}
 cd ${shellQuote(options.cwd)}
 stty -g > ${shellQuote(join(dir, "stty-before"))}
 ${[binary, ...options.args].map(shellQuote).join(" ")}
-echo "EXIT=$?" > ${shellQuote(join(dir, "exit"))}
-stty -g > ${shellQuote(join(dir, "stty-after"))}
+code=$?
+# Written whole, then renamed: the test polls for these files and must never read one half-written.
+stty -g > ${shellQuote(join(dir, "stty-after.tmp"))} && mv ${shellQuote(join(dir, "stty-after.tmp"))} ${shellQuote(join(dir, "stty-after"))}
+echo "EXIT=$code" > ${shellQuote(join(dir, "exit.tmp"))} && mv ${shellQuote(join(dir, "exit.tmp"))} ${shellQuote(join(dir, "exit"))}
 echo "xcsh exited"
 sleep 600
 `,
