@@ -44,6 +44,11 @@ export class AcpSessions {
     return session;
   }
 
+  /** The client has gone: every run stops, and no new one starts; the sessions stay open until closeAll. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.byId.values()].map((session) => session.stop().catch(() => {})));
+  }
+
   async closeAll(): Promise<void> {
     const sessions = [...this.byId.values()];
     this.byId.clear();

@@ -55,6 +55,7 @@ export class AcpSession {
   private outbox: Promise<void> = Promise.resolve();
   private turn: Turn | undefined;
   private closed = false;
+  private stopping = false;
   private readonly readFile: (path: string) => Promise<string>;
 
   constructor(options: AcpSessionOptions) {
@@ -126,6 +127,8 @@ export class AcpSession {
     if (this.turn) {
       throw RequestError.invalidRequest(undefined, `session ${this.id} is already answering a prompt; wait for its response, or send session/cancel first`);
     }
+    // The client is gone (stdin ended): a prompt it sent last is answered, but no run starts.
+    if (this.stopping) return { stopReason: "cancelled" };
     const turn: Turn = { cancelled: false };
     this.turn = turn;
     const onRequestCancelled = () => void this.cancel();
@@ -151,6 +154,12 @@ export class AcpSession {
       requestSignal.removeEventListener("abort", onRequestCancelled);
       if (this.turn === turn) this.turn = undefined;
     }
+  }
+
+  /** The client has gone: the run in progress stops, and prompts still on their way are answered `cancelled` without running. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.cancel();
   }
 
   /** session/cancel: stops the run (model stream, tools, bash trees, a pending permission request). */

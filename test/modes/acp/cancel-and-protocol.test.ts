@@ -155,3 +155,54 @@ describe("malformed messages", () => {
     expect(exitCode).toBe(0);
   });
 });
+
+describe("stdin closing right after the last request", () => {
+  test("every request is still answered: initialize, session/new, and a prompt (cancelled, as its client is gone)", async () => {
+    fixture.fake.server.enqueue({ content: [{ type: "text", text: "slow answer" }], delayMs: 2_000 });
+    const proc = Bun.spawn([ensureBinary(), "--mode", "acp", "--model", "fake/m"], { env: fixture.env, cwd: fixture.cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const send = (message: object) => proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+    const out = new LineReader(proc.stdout);
+    send({ id: 1, method: "initialize", params: { protocolVersion: 1 } });
+    await proc.stdin.flush();
+    expect(await out.lineWith('"id":1')).toContain('"protocolVersion":1');
+    send({ id: 2, method: "session/new", params: { cwd: fixture.cwd, mcpServers: [] } });
+    await proc.stdin.flush();
+    const created = JSON.parse(await out.lineWith('"id":2'));
+    // The prompt goes out and stdin closes at once, while the model is still thinking.
+    send({ id: 3, method: "session/prompt", params: { sessionId: created.result.sessionId, prompt: [{ type: "text", text: "hi" }] } });
+    await proc.stdin.end();
+    const answered = JSON.parse(await out.lineWith('"id":3'));
+    expect(answered.result?.stopReason).toBe("cancelled");
+    expect(await proc.exited).toBe(0);
+  });
+
+  test("a single initialize followed by EOF is answered", async () => {
+    const proc = Bun.spawn([ensureBinary(), "--mode", "acp", "--model", "fake/m"], { env: fixture.env, cwd: fixture.cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "only", method: "initialize", params: { protocolVersion: 1 } }) + "\n");
+    await proc.stdin.end();
+    const text = await new Response(proc.stdout).text();
+    expect(text).toContain('"id":"only"');
+    expect(await proc.exited).toBe(0);
+  });
+});
+
+/** Lines of a byte stream, read as far as asked. */
+class LineReader {
+  private text = "";
+  private readonly reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> };
+  private readonly decoder = new TextDecoder();
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.reader = stream.getReader();
+  }
+  async lineWith(needle: string, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const line = this.text.split("\n").find((candidate) => candidate.includes(needle));
+      if (line) return line;
+      if (Date.now() > deadline) throw new Error(`no line with ${needle}; got ${this.text.slice(-500)}`);
+      const { value, done } = await this.reader.read();
+      if (done) throw new Error(`stdout ended before ${needle}; got ${this.text.slice(-500)}`);
+      this.text += this.decoder.decode(value, { stream: true });
+    }
+  }
+}
