@@ -7,10 +7,8 @@
  * that shells out to them pays per search. Runs alternate between the two, so
  * a busy patch on a shared machine hits both. Needs `rg` and `fd`/`fdfind`.
  */
-import type { ScriptStep } from "../../../test/support/fake-llm/server.ts";
-import { MODEL_ARG } from "../agents.ts";
 import { MARKDOWN_FILES, NEEDLE, NEEDLE_FILES, treeFixture } from "../fixtures.ts";
-import { isEvent, isResponse, RpcProcess } from "../rpc-process.ts";
+import { runSearchThroughAgent } from "./search-run.ts";
 import { median } from "../stats.ts";
 import { runsFor, type BenchContext, type ResultRow, type Workload } from "../types.ts";
 
@@ -85,41 +83,10 @@ async function runNative(command: string[], tree: string): Promise<Sample> {
   return { ms: performance.now() - started, results: lines(stdout) };
 }
 
-function lastToolResult(context: BenchContext): string {
-  const messages = context.server.requests.at(-1)?.body?.messages as { role: string; content: unknown }[] | undefined;
-  const last = messages?.at(-1);
-  if (!last || last.role !== "tool") return "";
-  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
-}
-
 /** One fresh xcsh process, one tool call; the tool's own time. */
 async function runOurs(context: BenchContext, tree: string, search: DirectCase): Promise<Sample> {
-  const agent = context.agents[0];
-  const steps: ScriptStep[] = [
-    { content: [{ type: "toolCall", name: search.tool, arguments: search.arguments }] },
-    { content: [{ type: "text", text: "Found them." }] },
-  ];
-  context.server.clearScript();
-  context.server.enqueue(...steps);
-  const rpc = new RpcProcess([...agent.command, "--mode", "rpc", "--no-session", "--tools", "grep,find", "--model", MODEL_ARG], {
-    env: agent.env,
-    cwd: tree,
-    killAfterMs: 120_000,
-  });
-  try {
-    rpc.send({ id: "ready", type: "get_state" });
-    await rpc.waitFor(isResponse("get_state"));
-    rpc.send({ id: "go", type: "prompt", message: `Use ${search.tool} to search this tree.` });
-    const start = await rpc.waitFor(isEvent("tool_execution_start"), 120_000);
-    const end = await rpc.waitFor(isEvent("tool_execution_end"), 120_000);
-    await rpc.waitFor(isEvent("agent_end"), 120_000);
-    rpc.closeStdin();
-    await rpc.exited;
-    return { ms: end.at - start.at, results: search.countOurs(lastToolResult(context)) };
-  } catch (error) {
-    rpc.kill();
-    throw error;
-  }
+  const run = await runSearchThroughAgent(context, tree, context.agents[0], search.tool, search.arguments);
+  return { ms: run.toolEndAt - run.toolStartAt, results: search.countOurs(run.resultText) };
 }
 
 export const searchDirect: Workload = {

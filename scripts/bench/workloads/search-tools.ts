@@ -5,10 +5,9 @@
  * time from `prompt` to `agent_end`; what the tool returned is checked through
  * the request the agent sent back to the server.
  */
-import type { ScriptStep } from "../../../test/support/fake-llm/server.ts";
-import { MODEL_ARG, type Agent } from "../agents.ts";
+import type { Agent } from "../agents.ts";
 import { MARKDOWN_FILES, NEEDLE, NEEDLE_FILES, treeFixture } from "../fixtures.ts";
-import { isEvent, isResponse, RpcProcess } from "../rpc-process.ts";
+import { runSearchThroughAgent } from "./search-run.ts";
 import { medians, runsFor, sampleRounds, type BenchContext, type ResultRow, type Workload } from "../types.ts";
 
 interface SearchCase {
@@ -39,42 +38,11 @@ interface SearchSample {
   results: number;
 }
 
-/** The text of the last message the agent sent to the server: the tool's result. */
-function lastToolResult(context: BenchContext): string {
-  const messages = context.server.requests.at(-1)?.body?.messages as { role: string; content: unknown }[] | undefined;
-  const last = messages?.at(-1);
-  if (!last || last.role !== "tool") return "";
-  return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
-}
-
 async function searchOnce(context: BenchContext, tree: string, agent: Agent, search: SearchCase): Promise<SearchSample> {
-  const steps: ScriptStep[] = [
-    { content: [{ type: "toolCall", name: search.tool, arguments: search.arguments }] },
-    { content: [{ type: "text", text: "Found them." }] },
-  ];
-  context.server.clearScript();
-  context.server.enqueue(...steps);
-  const rpc = new RpcProcess([...agent.command, "--mode", "rpc", "--no-session", "--tools", "grep,find", "--model", MODEL_ARG], {
-    env: agent.env,
-    cwd: tree,
-    killAfterMs: 120_000,
-  });
-  try {
-    rpc.send({ id: "ready", type: "get_state" });
-    await rpc.waitFor(isResponse("get_state"));
-    const started = performance.now();
-    rpc.send({ id: "go", type: "prompt", message: `Use ${search.tool} to search this tree.` });
-    const end = await rpc.waitFor(isEvent("agent_end"), 120_000);
-    rpc.closeStdin();
-    await rpc.exited;
-    const text = lastToolResult(context);
-    const results = search.count(text);
-    if (results === 0) throw new Error(`${search.tool} returned no results: ${text.slice(0, 160) || "(no tool result)"}`);
-    return { ms: end.at - started, results };
-  } catch (error) {
-    rpc.kill();
-    throw error;
-  }
+  const run = await runSearchThroughAgent(context, tree, agent, search.tool, search.arguments);
+  const results = search.count(run.resultText);
+  if (results === 0) throw new Error(`${search.tool} returned no results: ${run.resultText.slice(0, 160) || "(no tool result)"}`);
+  return { ms: run.agentEndAt - run.promptAt, results };
 }
 
 export const searchTools: Workload = {
