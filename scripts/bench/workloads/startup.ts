@@ -9,8 +9,9 @@ import { isResponse, RpcProcess } from "../rpc-process.ts";
 import { medians, rssRounds, runsFor, sampleRounds, type BenchContext, type ResultRow, type Workload } from "../types.ts";
 
 const MIB = 1024 * 1024;
-export const COLD_START_BUDGET_MS = 30;
-export const COLD_START_BUDGET_RSS = 60 * MIB;
+/** Issue #10's goals for the cold start to the first RPC answer. */
+export const COLD_START_BUDGET_MS = 20;
+export const COLD_START_BUDGET_RSS = 42 * MIB;
 /** Memory varies far less than time: a few runs give a stable median. */
 export const RSS_RUNS = 5;
 
@@ -48,7 +49,8 @@ export const coldStart: Workload = {
   id: "cold",
   runs: 20,
   async run(context: BenchContext): Promise<ResultRow[]> {
-    const samples = await sampleRounds(context.agents, runsFor(context, this.runs), (agent) => coldStartOnce(agent));
+    // --version in the same rounds: the part of the cold start that is xcsh's own, apart from the runtime's.
+    const samples = await sampleRounds(context.agents, runsFor(context, this.runs), async (agent) => ({ ...(await coldStartOnce(agent)), versionMs: (await versionOnce(agent)).ms }));
     const memory = await rssRounds(context, context.agents, RSS_RUNS, async (agent, wrap) => (await coldStartOnce(agent, wrap)).run);
     const first = medians(samples, (sample) => sample.firstResponseMs);
     const rss = medians(memory, (bytes) => bytes);
@@ -60,16 +62,17 @@ export const coldStart: Workload = {
         kind: "time",
         values: first,
         notes: samples.failures,
-        budget: { text: `< ${COLD_START_BUDGET_MS} ms`, met: first[ours] < COLD_START_BUDGET_MS },
+        budget: { text: `≤ ${COLD_START_BUDGET_MS} ms`, met: first[ours] <= COLD_START_BUDGET_MS },
       },
       { workload: this.name, metric: "spawn → exit (stdin closed)", kind: "time", values: medians(samples, (s) => s.exitMs), notes: samples.failures },
+      { workload: this.name, metric: "`--version` in the same rounds", kind: "time", values: medians(samples, (s) => s.versionMs), notes: samples.failures },
       {
         workload: this.name,
         metric: `peak RSS (${RSS_RUNS} runs)`,
         kind: "bytes",
         values: rss,
         notes: memory.failures,
-        budget: { text: "< 60 MiB", met: rss[ours] < COLD_START_BUDGET_RSS },
+        budget: { text: `≤ ${COLD_START_BUDGET_RSS / MIB} MiB`, met: rss[ours] <= COLD_START_BUDGET_RSS },
       },
     ];
   },
