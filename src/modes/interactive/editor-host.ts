@@ -11,6 +11,7 @@
 import type { AutocompleteItem, AutocompleteProvider, Component, TUI } from "@earendil-works/pi-tui";
 import { appKeybindings } from "../../extensions/tui-helpers.ts";
 import type { Layout } from "./layout.ts";
+import { guardComponent } from "./safe-render.ts";
 import { createPromptEditor, readHistory, type AppKeyHandlers, type PromptEditor } from "./prompt-editor.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -130,6 +131,7 @@ export class EditorHost {
         return this.options.report("setEditorComponent", error);
       }
       if (!isEditorLike(built)) return this.options.report("setEditorComponent", new Error("the factory did not return an editor (render, getText, setText)"));
+      guardComponent(built, (error) => this.options.report("editor", error));
       this.wire(built);
       this.custom = { editor: built, factory };
     }

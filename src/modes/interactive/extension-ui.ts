@@ -10,6 +10,7 @@ import type { ExtensionUIContext, ExtensionUIDialogOptions, NotifyType, WidgetPl
 import { confirmDialog, editorDialog, inputDialog, selectDialog, type DialogHost } from "./dialogs.ts";
 import type { ThemeName, UiTheme } from "./theme.ts";
 import { appKeybindings, loadPiTui } from "../../extensions/tui-helpers.ts";
+import { guardComponent } from "./safe-render.ts";
 
 /** What the shell lends the extension UI. */
 export interface Surface extends DialogHost {
@@ -99,9 +100,14 @@ export class TuiExtensionUI implements ExtensionUIContext {
     }
     if (typeof content === "function") {
       const built = content(this.surface.tui, this.theme);
-      return isComponent(built) ? built : undefined;
+      return isComponent(built) ? this.guard(built) : undefined;
     }
     return undefined;
+  }
+
+  /** A component that draws too wide or throws is cut or replaced by an error line, never fatal. */
+  private guard<C extends Component>(component: C): C {
+    return guardComponent(component, (error) => this.surface.notify(`Extension component failed to draw: ${(error as Error)?.message ?? String(error)}`, "error"));
   }
 
   setTitle(title: string): void {
@@ -175,6 +181,7 @@ export class TuiExtensionUI implements ExtensionUIContext {
         .then((component) => {
           if (settled) return;
           if (!isComponent(component)) return done(undefined);
+          this.guard(component);
           if (options?.overlay) {
             const overlayOptions = (options.overlayOptions as Record<string, unknown> | undefined) ?? {};
             const handle = this.surface.tui.showOverlay(component, { anchor: "center", width: "70%", ...overlayOptions });

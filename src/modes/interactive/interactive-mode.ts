@@ -28,6 +28,7 @@ import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
 import { imageFromPaste } from "./image-paste.ts";
 import { Layout } from "./layout.ts";
+import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, type UiTheme } from "./theme.ts";
@@ -65,6 +66,7 @@ class InteractiveApp implements App {
     const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
     this.theme = createTheme(guessThemeFromEnv());
     this.tui = new TuiMainScreen(new ProcessTerminal());
+    clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
     this.conversation = new ConversationView({

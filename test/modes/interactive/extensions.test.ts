@@ -113,4 +113,126 @@ export default function (pi) {
 `),
     );
   });
+
+  test("setEditorComponent draws the extension's editor instead of the built-in one, and the app keys still work", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        await pane.waitFor("SHOUTY");
+        pane.type("quiet words");
+        // The extension's editor upper-cases what is typed.
+        await pane.waitFor("QUIET WORDS");
+        fake.server.enqueue({ content: [{ type: "text", text: "Heard you." }] });
+        pane.keys("Enter");
+        await pane.waitFor("Heard you.");
+        expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain("QUIET WORDS");
+        // Ctrl+C (an app key) clears it.
+        pane.type("draft");
+        await pane.waitFor("DRAFT");
+        pane.keys("C-c");
+        await pane.waitFor((screen) => !screen.includes("DRAFT"));
+        // Back to the built-in editor (an extension shortcut): the draft stays.
+        pane.type("keep");
+        await pane.waitFor("KEEP");
+        pane.keys("C-g");
+        await pane.waitFor((screen) => !screen.includes("SHOUTY"));
+        pane.type(" lower");
+        await pane.waitFor("KEEP lower");
+      },
+      withExtension(`import { CustomEditor } from "@earendil-works/pi-coding-agent";
+import { truncateToWidth } from "@earendil-works/pi-tui";
+class ShoutyEditor extends CustomEditor {
+  handleInput(data) {
+    super.handleInput(data.length === 1 ? data.toUpperCase() : data);
+  }
+  render(width) {
+    const lines = super.render(width);
+    lines[lines.length - 1] = truncateToWidth(lines[lines.length - 1], width - 7, "") + " SHOUTY";
+    return lines;
+  }
+}
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => ctx.ui.setEditorComponent((tui, theme, keybindings) => new ShoutyEditor(tui, theme, keybindings)));
+  pi.registerShortcut("ctrl+g", { description: "Default editor", handler: (ctx) => ctx.ui.setEditorComponent(undefined) });
+}
+`),
+    );
+  });
+
+  test("addAutocompleteProvider adds completions on top of the built-in ones", async () => {
+    await withPane(
+      async ({ pane }) => {
+        pane.type("see #");
+        await pane.waitFor("#2983");
+        pane.type("27");
+        await pane.waitFor((screen) => screen.includes("#2753") && !screen.includes("#2983"));
+        pane.keys("Tab");
+        await pane.waitFor(/see #2753/);
+        pane.keys("C-c");
+        // The built-in command completion is still there.
+        pane.type("/hot");
+        await pane.waitFor("List the keys");
+      },
+      withExtension(`export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    ctx.ui.addAutocompleteProvider((current) => ({
+      async getSuggestions(lines, line, col, options) {
+        const match = (lines[line] ?? "").slice(0, col).match(/(?:^|[ \\t])#([^\\s#]*)$/);
+        if (!match) return current.getSuggestions(lines, line, col, options);
+        const issues = [{ value: "#2983", label: "#2983", description: "autocomplete API" }, { value: "#2753", label: "#2753", description: "stale settings" }];
+        return { prefix: "#" + match[1], items: issues.filter((issue) => issue.value.startsWith("#" + match[1])) };
+      },
+      applyCompletion: (...args) => current.applyCompletion(...args),
+    }));
+  });
+}
+`),
+    );
+  });
+
+  test("an extension command's getArgumentCompletions completes its arguments", async () => {
+    await withPane(
+      async ({ pane }) => {
+        pane.type("/deploy ");
+        await pane.waitFor((screen) => ["dev", "staging", "prod"].every((env) => new RegExp(`\\b${env}\\b`).test(screen)));
+        pane.type("st");
+        await pane.waitFor((screen) => screen.includes("staging") && !/\bprod\b/.test(screen));
+        pane.keys("Tab");
+        await pane.waitFor(/\/deploy staging/);
+        pane.keys("Enter");
+        await pane.waitFor("deploying: staging");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerCommand("deploy", {
+    description: "Deploy somewhere",
+    getArgumentCompletions: (prefix) => ["dev", "staging", "prod"].filter((env) => env.startsWith(prefix)).map((env) => ({ value: env, label: env })),
+    handler: async (args, ctx) => ctx.ui.notify("deploying: " + args.trim(), "info"),
+  });
+}
+`),
+    );
+  });
+
+  test("a widget that draws too wide or throws is cut or reported, and the session goes on", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/wide");
+        await pane.waitFor("WIDE-START");
+        const lines = pane.screen().split("\n");
+        expect(Math.max(...lines.map((line) => line.trimEnd().length))).toBeLessThanOrEqual(80);
+        send(pane, "/broken");
+        await pane.waitFor("failed to draw: widget exploded");
+        fake.server.enqueue({ content: [{ type: "text", text: "Still here." }] });
+        send(pane, "hello");
+        await pane.waitFor("Still here.");
+      },
+      {
+        width: 80,
+        ...withExtension(`export default function (pi) {
+  pi.registerCommand("wide", { description: "A too wide widget", handler: async (_args, ctx) => ctx.ui.setWidget("wide", () => ({ render: () => ["WIDE-START " + "x".repeat(300)], invalidate() {} })) });
+  pi.registerCommand("broken", { description: "A widget that throws", handler: async (_args, ctx) => ctx.ui.setWidget("broken", () => ({ render: () => { throw new Error("widget exploded"); }, invalidate() {} })) });
+}
+`),
+      },
+    );
+  });
 });
