@@ -88,4 +88,25 @@ describe("keys", () => {
       expect(pane.format("#{cursor_flag}")).toBe("1");
     });
   });
+
+  test("Ctrl+D with a draft keeps the session; Ctrl+C twice while the agent streams exits and restores the terminal", async () => {
+    await withPane(async ({ fake, pane }) => {
+      pane.type("a draft");
+      await pane.waitFor((screen) => editorText(screen) === "a draft");
+      pane.keys("C-d");
+      await Bun.sleep(300);
+      expect(pane.screen()).not.toContain("xcsh exited");
+      pane.keys("C-c");
+      await pane.waitFor((screen) => editorText(screen) === "");
+      fake.server.enqueue({ content: [{ type: "text", text: "Never ending story, told very slowly." }], chunkSize: 1, chunkDelayMs: 200 });
+      send(pane, "tell me");
+      await pane.waitFor("Never");
+      pane.keys("C-c");
+      await pane.waitFor("Press Ctrl+C again to exit");
+      pane.keys("C-c");
+      expect(await pane.waitForExit()).toBe(0);
+      expect(pane.sttyAfter()).toBe(pane.sttyBefore());
+      expect(pane.format("#{cursor_flag}")).toBe("1");
+    });
+  });
 });
