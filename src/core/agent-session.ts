@@ -187,6 +187,12 @@ export class AgentSession {
     return { steering: this.agent.steeringQueue.peek().map(messageText), followUp: this.agent.followUpQueue.peek().map(messageText) };
   }
 
+  /** Takes every queued message out (steers first, then follow-ups), undelivered, as text: an abort hands them back to the user. */
+  takeQueued(): { steering: string[]; followUp: string[] } {
+    const { steering, followUp } = this.agent.clearQueues();
+    return { steering: steering.map(messageText), followUp: followUp.map(messageText) };
+  }
+
   // --- prompting -------------------------------------------------------------
 
   /**

@@ -59,6 +59,21 @@ const APP_KEYS: Record<string, string> = {
   "app.clipboard.pasteImage": process.platform === "win32" ? "alt+v" : "ctrl+v",
 };
 
+let appBindings: KeybindingsManager | undefined;
+
+/**
+ * pi-tui's keybindings plus the app-level actions ("app.interrupt", "app.clear", …),
+ * as pi hands them to the components extensions build (custom editors, `custom()`):
+ * `matches(data, "app.interrupt")` is true for Esc.
+ */
+export function appKeybindings(): KeybindingsManager {
+  if (appBindings) return appBindings;
+  const { KeybindingsManager, TUI_KEYBINDINGS } = loadPiTui();
+  const app = Object.fromEntries(Object.entries(APP_KEYS).map(([id, key]) => [id, { defaultKeys: key, description: id }]));
+  appBindings = new KeybindingsManager({ ...TUI_KEYBINDINGS, ...app } as unknown as ConstructorParameters<typeof KeybindingsManager>[0]);
+  return appBindings;
+}
+
 /** The key(s) bound to a keybinding id such as "app.tools.expand" or "tui.select.confirm". */
 export function keyText(keybinding: string): string {
   const app = APP_KEYS[keybinding];

@@ -9,7 +9,7 @@ import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ConversationView } from "./conversation.ts";
 import type { Footer } from "./footer.ts";
 import type { Surface } from "./extension-ui.ts";
-import type { PromptEditor } from "./prompt-editor.ts";
+import type { EditorLike } from "./editor-host.ts";
 
 export interface App {
   readonly session: AgentSession;
@@ -17,7 +17,8 @@ export interface App {
   readonly conversation: ConversationView;
   readonly footer: Footer;
   readonly surface: Surface;
-  readonly editor: PromptEditor;
+  /** The editor on screen (an extension may have replaced the built-in one). */
+  readonly editor: EditorLike;
   readonly cwd: string;
   readonly version: string;
   /** Draws the conversation again from the session (after /new, /resume, /tree, …) and refreshes header and footer. */

@@ -28,7 +28,7 @@ export class ProjectCompletion implements AutocompleteProvider {
     let built: { list: SlashCommand[]; provider: AutocompleteProvider } | undefined;
     const provider = (): AutocompleteProvider => {
       const list = commands();
-      if (!built || built.list.length !== list.length || built.list.some((c, i) => c.name !== list[i]!.name)) {
+      if (!built || built.list.length !== list.length || built.list.some((c, i) => c.name !== list[i]!.name || !c.getArgumentCompletions !== !list[i]!.getArgumentCompletions)) {
         built = { list, provider: new CombinedAutocompleteProvider(list, cwd, null) };
       }
       return built.provider;

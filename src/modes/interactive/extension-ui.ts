@@ -9,7 +9,8 @@ import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { ExtensionUIContext, ExtensionUIDialogOptions, NotifyType, WidgetPlacement } from "../../extensions/ui-types.ts";
 import { confirmDialog, editorDialog, inputDialog, selectDialog, type DialogHost } from "./dialogs.ts";
 import type { ThemeName, UiTheme } from "./theme.ts";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { appKeybindings, loadPiTui } from "../../extensions/tui-helpers.ts";
+import { guardComponent } from "./safe-render.ts";
 
 /** What the shell lends the extension UI. */
 export interface Surface extends DialogHost {
@@ -33,6 +34,9 @@ export interface Surface extends DialogHost {
   setToolsExpanded(expanded: boolean): void;
   /** Shows a component in the editor's place until `restore` is called. */
   replaceEditor(component: Component): () => void;
+  /** An extension's editor factory takes the editor's place (undefined: the built-in editor). */
+  setEditorFactory(factory: ((...args: any[]) => unknown) | undefined): void;
+  editorFactory(): ((...args: any[]) => unknown) | undefined;
   addInputListener(handler: (data: string) => unknown): () => void;
   addAutocompleteProvider(factory: (current: unknown) => unknown): void;
 }
@@ -46,14 +50,12 @@ function isComponent(value: unknown): value is Component {
   return typeof value === "object" && value !== null && typeof (value as Component).render === "function";
 }
 
-/** A keybindings object for components built by extensions (pi passes one to factories). */
+/** A keybindings object for components built by extensions (pi passes one to factories), app actions included. */
 function keybindings() {
-  return loadPiTui().getKeybindings();
+  return appKeybindings();
 }
 
 export class TuiExtensionUI implements ExtensionUIContext {
-  private editorFactory: ((...args: any[]) => unknown) | undefined;
-
   constructor(private readonly surface: Surface) {}
 
   get theme(): UiTheme {
@@ -98,9 +100,14 @@ export class TuiExtensionUI implements ExtensionUIContext {
     }
     if (typeof content === "function") {
       const built = content(this.surface.tui, this.theme);
-      return isComponent(built) ? built : undefined;
+      return isComponent(built) ? this.guard(built) : undefined;
     }
     return undefined;
+  }
+
+  /** A component that draws too wide or throws is cut or replaced by an error line, never fatal. */
+  private guard<C extends Component>(component: C): C {
+    return guardComponent(component, (error) => this.surface.notify(`Extension component failed to draw: ${(error as Error)?.message ?? String(error)}`, "error"));
   }
 
   setTitle(title: string): void {
@@ -144,13 +151,13 @@ export class TuiExtensionUI implements ExtensionUIContext {
     this.surface.setHeader(factory ? this.toComponent(factory) : undefined);
   }
 
-  /** Kept for getEditorComponent; the prompt editor itself stays (a custom editor is not drawn yet). */
+  /** `factory(tui, editorTheme, keybindings)` builds the editor shown instead of the built-in one; undefined brings that back. */
   setEditorComponent(factory: ((...args: any[]) => unknown) | undefined): void {
-    this.editorFactory = factory;
+    this.surface.setEditorFactory(typeof factory === "function" ? factory : undefined);
   }
 
   getEditorComponent(): ((...args: any[]) => unknown) | undefined {
-    return this.editorFactory;
+    return this.surface.editorFactory();
   }
 
   /**
@@ -174,6 +181,7 @@ export class TuiExtensionUI implements ExtensionUIContext {
         .then((component) => {
           if (settled) return;
           if (!isComponent(component)) return done(undefined);
+          this.guard(component);
           if (options?.overlay) {
             const overlayOptions = (options.overlayOptions as Record<string, unknown> | undefined) ?? {};
             const handle = this.surface.tui.showOverlay(component, { anchor: "center", width: "70%", ...overlayOptions });

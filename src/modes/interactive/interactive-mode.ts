@@ -1,50 +1,40 @@
 /**
- * `xcsh` on a terminal: the interactive session on pi-tui. The screen is, top
- * to bottom: header, conversation, pending queue, working line, widgets,
- * editor, widgets, footer. The first frame (header and a live editor) is drawn
- * before the session, the model registry or any extension is loaded; prompts
- * typed meanwhile wait for the session. Keys: Enter sends (steers while the
- * agent works), Alt+Enter queues a follow-up, Esc aborts, Ctrl+C clears and
- * twice exits, Ctrl+D on an empty editor exits. Every way out restores the
- * terminal (terminal-restore.ts).
+ * `xcsh` on a terminal: the interactive session on pi-tui. The shell ties the
+ * pieces together: the layout (layout.ts), the conversation, the editor place
+ * (editor-host.ts), the footer, the built-in commands and the extension UI.
+ * The first frame (header and a live editor) is drawn before the session, the
+ * model registry or any extension is loaded; prompts typed meanwhile wait for
+ * the session. Keys: Enter sends (steers while the agent works), Alt+Enter
+ * queues a follow-up (sends at once when idle), Esc aborts and hands queued
+ * messages back to the editor, Ctrl+C clears and twice exits, Ctrl+D on an
+ * empty editor exits. Every way out restores the terminal (terminal-restore.ts).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { extname, resolve } from "node:path";
-import type { Component, Container, Loader, SlashCommand, Text, TUI } from "@earendil-works/pi-tui";
+import type { Text, TUI } from "@earendil-works/pi-tui";
 import type { CliArgs } from "../../cli/args.ts";
 import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ImageContent } from "../../ai/types.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
-import type { NotifyType, WidgetPlacement } from "../../extensions/ui-types.ts";
+import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import type { App } from "./app.ts";
 import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
+import { EditorHost, type EditorLike } from "./editor-host.ts";
+import { extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
-import { appendHistory, createPromptEditor, type PromptEditor } from "./prompt-editor.ts";
+import { imageFromPaste } from "./image-paste.ts";
+import { Layout } from "./layout.ts";
+import { clampScreen } from "./safe-render.ts";
+import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, type UiTheme } from "./theme.ts";
 
-const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" };
 /** Two Ctrl+C within this long exit. */
 const DOUBLE_PRESS_MS = 1000;
-
-/** A slot in the layout whose content can be swapped (header, editor, footer, working line). */
-function slot(initial?: Component): Container {
-  const { Container } = loadPiTui();
-  const container = new Container();
-  if (initial) container.addChild(initial);
-  return container;
-}
-
-function put(container: Container, component: Component | undefined): void {
-  container.clear();
-  if (component) container.addChild(component);
-}
 
 class InteractiveApp implements App {
   session!: AgentSession;
@@ -52,7 +42,8 @@ class InteractiveApp implements App {
   readonly tui: TUI;
   readonly conversation: ConversationView;
   readonly footer: Footer;
-  readonly editor: PromptEditor;
+  readonly layout: Layout;
+  readonly editors: EditorHost;
   readonly surface: Surface;
   readonly cwd = process.cwd();
   readonly version = VERSION;
@@ -61,19 +52,7 @@ class InteractiveApp implements App {
   private thinkingShown = false;
   private toolsExpanded = false;
   private hiddenThinkingLabel = "Thinking…";
-  private readonly headerSlot = slot();
-  private readonly pendingText: Text;
-  private readonly workingSlot = slot();
-  private readonly widgetsAbove = slot();
-  private readonly widgetsBelow = slot();
-  private readonly editorSlot = slot();
-  private readonly footerSlot = slot();
-  private readonly widgets = new Map<string, { component: Component; placement: WidgetPlacement }>();
   private readonly defaultHeader: Text;
-  private loader: Loader | undefined;
-  private workingMessage: string | undefined;
-  private workingVisible = true;
-  private workingIndicator: { frames: string[]; intervalMs?: number } | undefined;
   private lastCtrlC = 0;
   private readonly attachments: ImageContent[] = [];
   private readonly sessionReady: Promise<void>;
@@ -87,9 +66,9 @@ class InteractiveApp implements App {
     const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
     this.theme = createTheme(guessThemeFromEnv());
     this.tui = new TuiMainScreen(new ProcessTerminal());
+    clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
-    this.surface = this.createSurface();
     this.conversation = new ConversationView({
       tui: this.tui,
       cwd: this.cwd,
@@ -97,36 +76,38 @@ class InteractiveApp implements App {
       thinkingShown: () => this.thinkingShown,
       expanded: () => this.toolsExpanded,
       hiddenThinkingLabel: () => this.hiddenThinkingLabel,
-      toolRenderers: (name) => this.toolRenderers(name),
-      messageRenderer: (type) => this.messageRenderer(type),
+      toolRenderers: (name) => toolRenderers(this.extensions, name),
+      messageRenderer: (type) => messageRenderer(this.extensions, type),
     });
+    this.layout = new Layout(this.tui, () => this.theme, this.conversation.root);
     this.defaultHeader = new Text("", 1, 0);
-    this.pendingText = new Text("", 1, 0);
     this.footer = new Footer(undefined, this.cwd, () => this.theme);
-    this.editor = createPromptEditor(this.tui, this.theme.editor(), this.cwd);
-    this.editor.onSubmit = (text) => void this.submit(text);
-    this.editor.keys = {
-      shortcut: (data) => this.runShortcut(data),
-      escape: () => this.onEscape(),
-      ctrlC: () => this.onCtrlC(),
-      ctrlD: () => this.exit(0),
-      followUp: () => void this.submit(this.editor.getExpandedText(), "followUp"),
-      bindings: [
-        { key: "ctrl+o", run: () => this.setToolsExpanded(!this.toolsExpanded) },
-        { key: "ctrl+t", run: () => this.toggleThinking() },
-        { key: "shift+tab", run: () => this.cycleThinking() },
-        { key: "ctrl+l", run: () => void this.runCommandLine("/model") },
-      ],
-    };
-    this.editor.setAutocompleteProvider(new ProjectCompletion(this.cwd, () => this.slashCommands()));
-    put(this.headerSlot, this.defaultHeader);
-    put(this.editorSlot, this.editor);
-    put(this.footerSlot, this.footer);
+    this.editors = new EditorHost({
+      tui: this.tui,
+      layout: this.layout,
+      theme: () => this.theme,
+      cwd: this.cwd,
+      submit: (text) => void this.submit(text),
+      completion: new ProjectCompletion(this.cwd, () => this.slashCommands()),
+      report: (what, error) => this.say(`✗ Extension ${what} failed`, (error as Error)?.message ?? String(error), "error"),
+      keys: {
+        shortcut: (data) => runShortcut(this.extensions, data),
+        escape: () => this.onEscape(),
+        ctrlC: () => this.onCtrlC(),
+        ctrlD: () => this.exit(0),
+        followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
+        bindings: [
+          { key: "ctrl+o", action: "app.tools.expand", run: () => this.setToolsExpanded(!this.toolsExpanded) },
+          { key: "ctrl+t", action: "app.thinking.toggle", run: () => this.toggleThinking() },
+          { key: "shift+tab", action: "app.thinking.cycle", run: () => this.cycleThinking() },
+          { key: "ctrl+l", action: "app.model.select", run: () => void this.runCommandLine("/model") },
+        ],
+      },
+    });
+    this.surface = this.createSurface();
+    this.layout.put(this.layout.header, this.defaultHeader);
+    this.layout.put(this.layout.footer, this.footer);
     this.updateHeader();
-    for (const component of [this.headerSlot, this.conversation.root, this.pendingText, this.workingSlot, this.widgetsAbove, this.editorSlot, this.widgetsBelow, this.footerSlot]) {
-      this.tui.addChild(component);
-    }
-    this.tui.setFocus(this.editor);
     this.tui.addInputListener((data) => {
       for (const listener of this.inputListeners) {
         const result = listener(data) as { consume?: boolean; data?: string } | undefined;
@@ -135,6 +116,10 @@ class InteractiveApp implements App {
       }
       return this.pasteImage(data) ? { consume: true } : { data };
     });
+  }
+
+  get editor(): EditorLike {
+    return this.editors.active;
   }
 
   // --- start and stop ------------------------------------------------------------
@@ -158,10 +143,10 @@ class InteractiveApp implements App {
       this.conversation.handle(event);
       switch (event.type) {
         case "agent_start":
-          this.showWorking(true);
+          this.layout.showWorking(true);
           break;
         case "agent_end":
-          this.showWorking(false);
+          this.layout.showWorking(false);
           this.footer.refresh();
           break;
         case "message_end":
@@ -172,7 +157,7 @@ class InteractiveApp implements App {
           this.showPending(event.steering, event.followUp);
           break;
         case "auto_retry_start":
-          this.setWorkingMessage(`Retrying (attempt ${event.attempt})…`);
+          this.layout.setRunMessage(`Retrying (attempt ${event.attempt})…`);
           break;
       }
     });
@@ -187,7 +172,7 @@ class InteractiveApp implements App {
   }
 
   stop(): void {
-    this.loader?.stop();
+    this.layout.stop();
     this.tui.stop();
   }
 
@@ -220,36 +205,8 @@ class InteractiveApp implements App {
   }
 
   private showPending(steering: readonly string[], followUp: readonly string[]): void {
-    const theme = this.theme;
-    const lines = [
-      ...steering.map((text) => theme.fg("warning", "⇢ steer: ") + theme.fg("muted", text.replace(/\s+/g, " "))),
-      ...followUp.map((text) => theme.fg("accent", "⇢ follow-up: ") + theme.fg("muted", text.replace(/\s+/g, " "))),
-    ];
-    this.pendingText.setText(lines.length ? `\n${lines.join("\n")}` : "");
+    this.layout.showPending(steering, followUp);
     this.footer.invalidate();
-    this.tui.requestRender();
-  }
-
-  private showWorking(on: boolean): void {
-    const { Loader } = loadPiTui();
-    this.loader?.stop();
-    this.loader = undefined;
-    if (on && this.workingVisible) {
-      this.loader = new Loader(
-        this.tui,
-        (text) => this.theme.fg("accent", text),
-        (text) => this.theme.fg("muted", text),
-        this.workingMessage ?? "Working… (esc to abort)",
-        this.workingIndicator ? { frames: this.workingIndicator.frames, intervalMs: this.workingIndicator.intervalMs } : undefined,
-      );
-      put(this.workingSlot, this.loader);
-    } else put(this.workingSlot, undefined);
-    this.tui.requestRender();
-  }
-
-  private setWorkingMessage(message: string | undefined): void {
-    this.workingMessage = message;
-    this.loader?.setMessage(message ?? "Working… (esc to abort)");
   }
 
   private setToolsExpanded(expanded: boolean): void {
@@ -275,30 +232,25 @@ class InteractiveApp implements App {
   setThemeName(name: ThemeName): void {
     if (name === this.theme.name) return;
     this.theme = createTheme(name, this.theme.colored);
-    this.editor.borderColor = this.theme.editor().borderColor;
+    this.editors.themeChanged();
     this.updateHeader();
     this.tui.invalidate();
     this.tui.requestRender(true);
   }
 
-  private renderWidgets(): void {
-    const { Container, Spacer } = loadPiTui();
-    const above = new Container();
-    const below = new Container();
-    // A blank line keeps widgets apart from the answer above them.
-    if ([...this.widgets.values()].some((widget) => widget.placement !== "belowEditor")) above.addChild(new Spacer(1));
-    for (const { component, placement } of this.widgets.values()) (placement === "belowEditor" ? below : above).addChild(component);
-    put(this.widgetsAbove, above);
-    put(this.widgetsBelow, below);
-    this.tui.requestRender();
-  }
-
   // --- input -----------------------------------------------------------------------
 
+  /** Aborts the run; messages still queued go back into the editor, above the draft, instead of being lost. */
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
-      this.setWorkingMessage("Aborting…");
+      const { steering, followUp } = this.session.takeQueued();
+      const queued = [...steering, ...followUp];
+      if (queued.length > 0) {
+        const draft = this.editor.getText();
+        this.editor.setText([...queued, ...(draft.trim() ? [draft] : [])].join("\n"));
+      }
+      this.layout.setRunMessage("Aborting…");
       void this.session.abort();
     } else if (this.session.isBashRunning) this.session.abortBash();
   }
@@ -309,6 +261,7 @@ class InteractiveApp implements App {
       this.editor.setText("");
       this.attachments.length = 0;
       this.lastCtrlC = now;
+      this.tui.requestRender();
       return;
     }
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
@@ -316,39 +269,30 @@ class InteractiveApp implements App {
     this.say("Press Ctrl+C again to exit", "", "dim");
   }
 
-  /** A pasted path to an image file is attached to the next prompt. */
   private pasteImage(data: string): boolean {
-    const match = /^\x1b\[200~([\s\S]*)\x1b\[201~$/.exec(data);
-    if (!match) return false;
-    const path = match[1]!.trim().replace(/^'(.*)'$/, "$1").replace(/\\ /g, " ");
-    const mimeType = IMAGE_TYPES[extname(path).toLowerCase()];
-    if (!mimeType || path.includes("\n")) return false;
-    const file = resolve(this.cwd, path);
-    if (!existsSync(file)) return false;
-    try {
-      this.attachments.push({ type: "image", data: readFileSync(file).toString("base64"), mimeType });
-    } catch {
-      return false;
-    }
-    this.editor.insertTextAtCursor(`[image #${this.attachments.length}] `);
+    const image = imageFromPaste(data, this.cwd);
+    if (!image) return false;
+    this.attachments.push(image);
+    this.editors.insert(`[image #${this.attachments.length}] `);
     return true;
   }
 
-  private slashCommands(): SlashCommand[] {
-    const builtins: SlashCommand[] = BUILTIN_COMMANDS.map((command) => ({ name: command.name, description: command.description, argumentHint: command.argumentHint }));
+  private slashCommands() {
+    const builtins = BUILTIN_COMMANDS.map((command) => ({ name: command.name, description: command.description, argumentHint: command.argumentHint }));
     if (!this.session) return builtins;
     const extensionCommands = this.extensions?.commandEntries() ?? [];
     const others = this.session.resources?.commands(extensionCommands) ?? extensionCommands;
     const taken = new Set(builtins.map((command) => command.name));
-    return [...builtins, ...others.filter((command) => !taken.has(command.name)).map((command) => ({ name: command.name, description: command.description }))];
+    return [...builtins, ...extensionSlashCommands(this.extensions, others.filter((command) => !taken.has(command.name)))];
   }
 
-  private async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
+  async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
     const text = raw.trim();
     if (!text && this.attachments.length === 0) return;
-    this.editor.addToHistory(text);
+    this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
+    this.tui.requestRender();
     const images = this.attachments.splice(0);
     await this.sessionReady;
     try {
@@ -386,53 +330,21 @@ class InteractiveApp implements App {
     const excluded = text.startsWith("!!");
     const command = text.slice(excluded ? 2 : 1).trim();
     if (!command) return;
-    this.showWorking(true);
+    this.layout.showWorking(true);
     try {
       const result = await this.session.executeBash(command, { excludeFromContext: excluded });
       const message = { role: "bashExecution" as const, command, output: result.output, exitCode: result.exitCode, cancelled: result.cancelled, truncated: result.truncated, timestamp: Date.now(), excludeFromContext: excluded };
       this.conversation.handle({ type: "message_start", message });
     } finally {
-      if (!this.session.isStreaming) this.showWorking(false);
+      if (!this.session.isStreaming) this.layout.showWorking(false);
     }
   }
 
-  // --- extensions --------------------------------------------------------------------
-
-  private runShortcut(data: string): boolean {
-    const runner = this.extensions?.currentRunner;
-    if (!runner) return false;
-    const { matchesKey } = loadPiTui();
-    for (const extension of runner.extensions) {
-      for (const [key, options] of extension.shortcuts) {
-        if (!matchesKey(data, key as Parameters<typeof matchesKey>[1])) continue;
-        const context = runner.boundContext;
-        Promise.resolve()
-          .then(() => options.handler(context as never))
-          .catch((error) => runner.report(extension.path, `shortcut:${key}`, error));
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private toolRenderers(name: string) {
-    for (const extension of this.extensions?.currentRunner.extensions ?? []) {
-      const tool = extension.tools.get(name);
-      if (tool && (tool.renderCall || tool.renderResult)) return { renderCall: tool.renderCall, renderResult: tool.renderResult };
-    }
-    return undefined;
-  }
-
-  private messageRenderer(customType: string) {
-    for (const extension of this.extensions?.currentRunner.extensions ?? []) {
-      const renderer = extension.messageRenderers.get(customType);
-      if (renderer) return renderer;
-    }
-    return undefined;
-  }
+  // --- what extensions may change ------------------------------------------------------
 
   private createSurface(): Surface {
     const app = this;
+    const { layout, editors } = this;
     return {
       get tui() {
         return app.tui;
@@ -444,39 +356,19 @@ class InteractiveApp implements App {
         app.footer.setStatus(key, text);
         app.tui.requestRender();
       },
-      setWidget: (key, component, placement) => {
-        if (component) app.widgets.set(key, { component, placement });
-        else app.widgets.delete(key);
-        app.renderWidgets();
-      },
-      setHeader: (component) => {
-        put(app.headerSlot, component ?? app.defaultHeader);
-        app.tui.requestRender();
-      },
-      setFooter: (component) => {
-        put(app.footerSlot, component ?? app.footer);
-        app.tui.requestRender();
-      },
+      setWidget: (key, component, placement) => layout.setWidget(key, component, placement),
+      setHeader: (component) => layout.put(layout.header, component ?? app.defaultHeader),
+      setFooter: (component) => layout.put(layout.footer, component ?? app.footer),
       setTitle: (title) => app.tui.terminal.setTitle(title),
       editorText: () => app.editor.getText(),
       setEditorText: (text) => {
         app.editor.setText(text);
         app.tui.requestRender();
       },
-      insertIntoEditor: (text) => {
-        app.editor.insertTextAtCursor(text);
-        app.tui.requestRender();
-      },
-      setWorkingMessage: (message) => app.setWorkingMessage(message),
-      setWorkingVisible: (visible) => {
-        app.workingVisible = visible;
-        if (!visible) put(app.workingSlot, undefined);
-        else if (app.loader) put(app.workingSlot, app.loader);
-        app.tui.requestRender();
-      },
-      setWorkingIndicator: (indicator) => {
-        app.workingIndicator = indicator;
-      },
+      insertIntoEditor: (text) => editors.insert(text),
+      setWorkingMessage: (message) => layout.setWorkingMessage(message),
+      setWorkingVisible: (visible) => layout.setWorkingVisible(visible),
+      setWorkingIndicator: (indicator) => layout.setWorkingIndicator(indicator),
       setHiddenThinkingLabel: (label) => {
         app.hiddenThinkingLabel = label ?? "Thinking…";
         app.conversation.root.invalidate();
@@ -484,23 +376,14 @@ class InteractiveApp implements App {
       },
       toolsExpanded: () => app.toolsExpanded,
       setToolsExpanded: (expanded) => app.setToolsExpanded(expanded),
-      replaceEditor: (component) => {
-        put(app.editorSlot, component);
-        app.tui.setFocus(component);
-        app.tui.requestRender();
-        return () => {
-          put(app.editorSlot, app.editor);
-          app.tui.setFocus(app.editor);
-          app.tui.requestRender();
-        };
-      },
+      replaceEditor: (component) => editors.replaceWith(component),
+      setEditorFactory: (factory) => editors.setFactory(factory),
+      editorFactory: () => editors.factory,
       addInputListener: (handler) => {
         app.inputListeners.add(handler);
         return () => app.inputListeners.delete(handler);
       },
-      addAutocompleteProvider: () => {
-        // Extension completion providers are not chained in yet; the built-in one stays.
-      },
+      addAutocompleteProvider: (factory) => editors.addAutocompleteProvider(factory),
     };
   }
 }
@@ -529,7 +412,7 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
     const first = created.args.messages.join(" ").trim();
-    if (first) app.editor.onSubmit?.(first);
+    if (first) void app.submit(first);
   } catch (error) {
     restoreConsole();
     guard.restore();

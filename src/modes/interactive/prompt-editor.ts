@@ -19,8 +19,8 @@ export interface AppKeyHandlers {
   ctrlC(): void;
   ctrlD(): void;
   followUp(): void;
-  /** Other bound keys (ctrl+o, ctrl+t, shift+tab, ctrl+l, …). */
-  bindings: { key: KeyId; run: () => void }[];
+  /** Other bound keys (ctrl+o, ctrl+t, shift+tab, ctrl+l, …), with the app action an extension's editor knows them by. */
+  bindings: { key: KeyId; action: string; run: () => void }[];
 }
 
 const HISTORY_LIMIT = 100;

@@ -37,11 +37,31 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f]/g;
+
+/**
+ * Text a tool returned (a file read, an extension's output) as the terminal may
+ * show it: escape sequences and control characters are dropped so they can
+ * neither clear the screen nor move the cursor, and a carriage return keeps
+ * what a terminal would end up showing — the text after the last one.
+ */
+export function inertText(raw: string): string {
+  return raw
+    .replace(ESCAPE_SEQUENCE, "")
+    .split("\n")
+    .map((line) => {
+      const parts = line.replace(/\r+$/, "").split("\r");
+      return parts[parts.length - 1]!.replace(CONTROL_CHARACTER, "");
+    })
+    .join("\n");
+}
+
 function resultText(result: any): string {
   const content = result?.content;
-  if (!Array.isArray(content)) return typeof content === "string" ? content : "";
+  if (!Array.isArray(content)) return typeof content === "string" ? inertText(content) : "";
   return content
-    .map((block: any) => (block?.type === "text" ? text(block.text) : block?.type === "image" ? "[image]" : ""))
+    .map((block: any) => (block?.type === "text" ? inertText(text(block.text)) : block?.type === "image" ? "[image]" : ""))
     .filter(Boolean)
     .join("\n");
 }
@@ -82,10 +102,10 @@ export class ToolLine implements Component {
     this.status = isError ? "error" : "done";
     this.result = result;
     this.output = resultText(result);
-    if (!isError && this.toolName === "edit") this.diff = text(result?.details?.diff) || undefined;
+    if (!isError && this.toolName === "edit") this.diff = inertText(text(result?.details?.diff)) || undefined;
     if (!isError && this.toolName === "write") {
       const after = this.readTarget();
-      if (after !== undefined) this.diff = generateDiff(this.before ?? "", after).diff || undefined;
+      if (after !== undefined) this.diff = inertText(generateDiff(this.before ?? "", after).diff) || undefined;
     }
     this.invalidate();
   }

@@ -6,45 +6,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeFakeModelHome, runXcsh, type FakeModelHome } from "../../support/cli.ts";
+import { makeFakeModelHome, runXcsh } from "../../support/cli.ts";
+import { MODELS, send, withPane } from "./fixture.ts";
 import { XcshPane } from "./tmux.ts";
-
-interface Fixture {
-  fake: FakeModelHome;
-  project: string;
-  pane: XcshPane;
-}
-
-const MODELS = [
-  { id: "m", contextWindow: 100_000 },
-  { id: "m2", contextWindow: 200_000 },
-];
-
-async function withPane(
-  run: (fixture: Fixture) => Promise<void>,
-  options: { args?: string[]; env?: Record<string, string>; before?: (fake: FakeModelHome, project: string) => Promise<void> | void; width?: number; height?: number } = {},
-): Promise<void> {
-  const fake = await makeFakeModelHome(MODELS);
-  const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
-  let pane: XcshPane | undefined;
-  try {
-    await options.before?.(fake, project);
-    pane = XcshPane.start({ args: ["--model", "fake/m", ...(options.args ?? [])], env: { ...fake.home.env, ...options.env }, cwd: project, width: options.width, height: options.height });
-    // The editor is live once the footer shows the model.
-    await pane.waitFor("fake/m");
-    await run({ fake, project, pane });
-  } finally {
-    pane?.kill();
-    await fake.cleanup();
-    rmSync(project, { recursive: true, force: true });
-  }
-}
-
-/** The prompt line is the editor's: typed text then Enter. */
-function send(pane: XcshPane, text: string): void {
-  pane.type(text);
-  pane.keys("Enter");
-}
 
 describe("interactive mode", () => {
   test("a typed prompt gets its answer streamed as markdown, under a header naming version, model and directory", async () => {

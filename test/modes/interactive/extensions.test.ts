@@ -1,0 +1,238 @@
+/**
+ * What extensions draw and bind in the terminal: shortcuts, message and tool
+ * renderers, custom components, themes, a replacement editor, completion
+ * providers and command-argument completion. Each test loads a small `-e`
+ * extension into the built binary in tmux and looks at the screen.
+ */
+import { describe, expect, test } from "bun:test";
+import { send, withExtension, withPane } from "./fixture.ts";
+
+describe("extensions in the terminal", () => {
+  test("a registerShortcut key runs its handler from the editor", async () => {
+    await withPane(
+      async ({ pane }) => {
+        pane.type("draft");
+        pane.keys("C-g");
+        await pane.waitFor("shortcut ran with: draft");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerShortcut("ctrl+g", { description: "Say what is typed", handler: (ctx) => ctx.ui.notify("shortcut ran with: " + ctx.ui.getEditorText(), "info") });
+}
+`),
+    );
+  });
+
+  test("registerMessageRenderer draws the extension's messages", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/note");
+        const screen = await pane.waitFor("NOTE>> remember the milk");
+        expect(screen).not.toContain("[memo]");
+      },
+      withExtension(`import { Text } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerMessageRenderer("memo", (message) => new Text("NOTE>> " + message.content, 1, 0));
+  pi.registerCommand("note", { description: "Leave a note", handler: async () => pi.sendMessage({ customType: "memo", content: "remember the milk", display: true }) });
+}
+`),
+    );
+  });
+
+  test("a tool's renderCall and renderResult draw its call and result", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "toolCall", name: "weather", arguments: { city: "Oslo" } }] }, { content: [{ type: "text", text: "Done checking." }] });
+        send(pane, "weather please");
+        const screen = await pane.waitFor("Done checking.");
+        expect(screen).toContain("☂ forecast for Oslo");
+        expect(screen).toContain("→ drizzle, 7°");
+      },
+      withExtension(`import { Text } from "@earendil-works/pi-tui";
+import { Type } from "typebox";
+export default function (pi) {
+  pi.registerTool({
+    name: "weather",
+    label: "Weather",
+    description: "The weather in a city",
+    parameters: Type.Object({ city: Type.String() }),
+    execute: async (_id, params) => ({ content: [{ type: "text", text: "drizzle, 7°" }], details: {} }),
+    renderCall: (args, theme) => new Text("☂ forecast for " + args.city, 1, 0),
+    renderResult: (result) => new Text("→ " + result.content[0].text, 1, 0),
+  });
+}
+`),
+    );
+  });
+
+  test("ctx.ui.custom() shows a component that takes the keys until it is done", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/pick");
+        await pane.waitFor("Press y or n");
+        pane.type("y");
+        const screen = await pane.waitFor("picked: yes");
+        expect(screen).not.toContain("Press y or n");
+        // The editor is back and takes text again.
+        pane.type("after");
+        await pane.waitFor(/after/);
+      },
+      withExtension(`import { Text } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerCommand("pick", {
+    description: "Ask y/n",
+    handler: async (_args, ctx) => {
+      const answer = await ctx.ui.custom((tui, theme, keybindings, done) => {
+        const text = new Text("Press y or n", 1, 1);
+        text.handleInput = (data) => { if (data === "y") done("yes"); if (data === "n") done("no"); };
+        return text;
+      });
+      ctx.ui.notify("picked: " + answer, "info");
+    },
+  });
+}
+`),
+    );
+  });
+
+  test('setTheme("light") redraws in the light palette', async () => {
+    await withPane(
+      async ({ pane }) => {
+        // The header's first line: the same text, drawn in another palette.
+        const header = () => pane.screen({ escapes: true }).split("\n")[0]!;
+        const dark = header();
+        send(pane, "/light");
+        await pane.waitFor("theme set: true");
+        await pane.waitFor(() => header() !== dark);
+        expect(header().replace(/\x1b\[[0-9;]*m/g, "")).toBe(dark.replace(/\x1b\[[0-9;]*m/g, ""));
+        send(pane, "/light bogus");
+        await pane.waitFor("theme set: false");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerCommand("light", { description: "Light theme", handler: async (args, ctx) => ctx.ui.notify("theme set: " + ctx.ui.setTheme(args.trim() || "light").success, "info") });
+}
+`),
+    );
+  });
+
+  test("setEditorComponent draws the extension's editor instead of the built-in one, and the app keys still work", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        await pane.waitFor("SHOUTY");
+        pane.type("quiet words");
+        // The extension's editor upper-cases what is typed.
+        await pane.waitFor("QUIET WORDS");
+        fake.server.enqueue({ content: [{ type: "text", text: "Heard you." }] });
+        pane.keys("Enter");
+        await pane.waitFor("Heard you.");
+        expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages.at(-1))).toContain("QUIET WORDS");
+        // Ctrl+C (an app key) clears it.
+        pane.type("draft");
+        await pane.waitFor("DRAFT");
+        pane.keys("C-c");
+        await pane.waitFor((screen) => !screen.includes("DRAFT"));
+        // Back to the built-in editor (an extension shortcut): the draft stays.
+        pane.type("keep");
+        await pane.waitFor("KEEP");
+        pane.keys("C-g");
+        await pane.waitFor((screen) => !screen.includes("SHOUTY"));
+        pane.type(" lower");
+        await pane.waitFor("KEEP lower");
+      },
+      withExtension(`import { CustomEditor } from "@earendil-works/pi-coding-agent";
+import { truncateToWidth } from "@earendil-works/pi-tui";
+class ShoutyEditor extends CustomEditor {
+  handleInput(data) {
+    super.handleInput(data.length === 1 ? data.toUpperCase() : data);
+  }
+  render(width) {
+    const lines = super.render(width);
+    lines[lines.length - 1] = truncateToWidth(lines[lines.length - 1], width - 7, "") + " SHOUTY";
+    return lines;
+  }
+}
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => ctx.ui.setEditorComponent((tui, theme, keybindings) => new ShoutyEditor(tui, theme, keybindings)));
+  pi.registerShortcut("ctrl+g", { description: "Default editor", handler: (ctx) => ctx.ui.setEditorComponent(undefined) });
+}
+`),
+    );
+  });
+
+  test("addAutocompleteProvider adds completions on top of the built-in ones", async () => {
+    await withPane(
+      async ({ pane }) => {
+        pane.type("see #");
+        await pane.waitFor("#2983");
+        pane.type("27");
+        await pane.waitFor((screen) => screen.includes("#2753") && !screen.includes("#2983"));
+        pane.keys("Tab");
+        await pane.waitFor(/see #2753/);
+        pane.keys("C-c");
+        // The built-in command completion is still there.
+        pane.type("/hot");
+        await pane.waitFor("List the keys");
+      },
+      withExtension(`export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    ctx.ui.addAutocompleteProvider((current) => ({
+      async getSuggestions(lines, line, col, options) {
+        const match = (lines[line] ?? "").slice(0, col).match(/(?:^|[ \\t])#([^\\s#]*)$/);
+        if (!match) return current.getSuggestions(lines, line, col, options);
+        const issues = [{ value: "#2983", label: "#2983", description: "autocomplete API" }, { value: "#2753", label: "#2753", description: "stale settings" }];
+        return { prefix: "#" + match[1], items: issues.filter((issue) => issue.value.startsWith("#" + match[1])) };
+      },
+      applyCompletion: (...args) => current.applyCompletion(...args),
+    }));
+  });
+}
+`),
+    );
+  });
+
+  test("an extension command's getArgumentCompletions completes its arguments", async () => {
+    await withPane(
+      async ({ pane }) => {
+        pane.type("/deploy ");
+        await pane.waitFor((screen) => ["dev", "staging", "prod"].every((env) => new RegExp(`\\b${env}\\b`).test(screen)));
+        pane.type("st");
+        await pane.waitFor((screen) => screen.includes("staging") && !/\bprod\b/.test(screen));
+        pane.keys("Tab");
+        await pane.waitFor(/\/deploy staging/);
+        pane.keys("Enter");
+        await pane.waitFor("deploying: staging");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerCommand("deploy", {
+    description: "Deploy somewhere",
+    getArgumentCompletions: (prefix) => ["dev", "staging", "prod"].filter((env) => env.startsWith(prefix)).map((env) => ({ value: env, label: env })),
+    handler: async (args, ctx) => ctx.ui.notify("deploying: " + args.trim(), "info"),
+  });
+}
+`),
+    );
+  });
+
+  test("a widget that draws too wide or throws is cut or reported, and the session goes on", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/wide");
+        await pane.waitFor("WIDE-START");
+        const lines = pane.screen().split("\n");
+        expect(Math.max(...lines.map((line) => line.trimEnd().length))).toBeLessThanOrEqual(80);
+        send(pane, "/broken");
+        await pane.waitFor("failed to draw: widget exploded");
+        fake.server.enqueue({ content: [{ type: "text", text: "Still here." }] });
+        send(pane, "hello");
+        await pane.waitFor("Still here.");
+      },
+      {
+        width: 80,
+        ...withExtension(`export default function (pi) {
+  pi.registerCommand("wide", { description: "A too wide widget", handler: async (_args, ctx) => ctx.ui.setWidget("wide", () => ({ render: () => ["WIDE-START " + "x".repeat(300)], invalidate() {} })) });
+  pi.registerCommand("broken", { description: "A widget that throws", handler: async (_args, ctx) => ctx.ui.setWidget("broken", () => ({ render: () => { throw new Error("widget exploded"); }, invalidate() {} })) });
+}
+`),
+      },
+    );
+  });
+});

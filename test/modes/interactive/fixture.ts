@@ -1,0 +1,65 @@
+/**
+ * One interactive session per test: a private home whose models.json points at
+ * a fresh fake LLM server, a scratch project folder, and the built binary in a
+ * tmux pane there. `withPane` waits until the editor is live (the footer
+ * names the model), runs the test, and removes everything whatever happens.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { makeFakeModelHome, type FakeModelHome } from "../../support/cli.ts";
+import { XcshPane } from "./tmux.ts";
+
+export interface Fixture {
+  fake: FakeModelHome;
+  project: string;
+  pane: XcshPane;
+}
+
+export interface PaneSetup {
+  args?: string[];
+  env?: Record<string, string>;
+  before?: (fake: FakeModelHome, project: string) => Promise<void> | void;
+  width?: number;
+  height?: number;
+  /** Text on screen that says the session is ready (default: the model in the footer). */
+  ready?: string;
+}
+
+export const MODELS = [
+  { id: "m", contextWindow: 100_000 },
+  { id: "m2", contextWindow: 200_000 },
+  { id: "r", contextWindow: 100_000, reasoning: true },
+];
+
+export async function withPane(run: (fixture: Fixture) => Promise<void>, options: PaneSetup = {}): Promise<void> {
+  const fake = await makeFakeModelHome(MODELS);
+  const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+  let pane: XcshPane | undefined;
+  try {
+    await options.before?.(fake, project);
+    pane = XcshPane.start({ args: ["--model", "fake/m", ...(options.args ?? [])], env: { ...fake.home.env, ...options.env }, cwd: project, width: options.width, height: options.height });
+    await pane.waitFor(options.ready ?? "fake/m");
+    await run({ fake, project, pane });
+  } finally {
+    pane?.kill();
+    await fake.cleanup();
+    rmSync(project, { recursive: true, force: true });
+  }
+}
+
+/** The prompt line is the editor's: typed text then Enter. */
+export function send(pane: XcshPane, text: string): void {
+  pane.type(text);
+  pane.keys("Enter");
+}
+
+/** A `-e` extension written into the project before the session starts. */
+export function withExtension(source: string, name = "ext.ts"): Pick<PaneSetup, "args" | "before"> {
+  return { args: ["-e", name], before: (_fake, project) => writeFileSync(join(project, name), source) };
+}
+
+/** The screen without trailing blanks, for "what is on the last lines" checks. */
+export function visibleLines(screen: string): string[] {
+  return screen.split("\n").map((line) => line.trimEnd());
+}
