@@ -9,6 +9,7 @@
 import type { Component, Markdown } from "@earendil-works/pi-tui";
 import type { AssistantMessage } from "../../ai/types.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { inertIfNeeded } from "./inert-text.ts";
 import type { UiTheme } from "./theme.ts";
 
 export interface ViewContext {
@@ -58,7 +59,7 @@ export class UserMessageView extends CachedView {
     const theme = this.context.theme();
     const inner = Math.max(10, width - 2);
     const lines = [""];
-    const body = this.text.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
+    const body = inertIfNeeded(this.text).split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
     for (const line of body) {
       const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
       lines.push(theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown));
@@ -110,7 +111,8 @@ export class AssistantMessageView implements Component {
     let index = 0;
     for (const block of message.content) {
       if (block.type !== "text" && block.type !== "thinking") continue;
-      const value = block.type === "text" ? block.text : block.thinking;
+      // The model's text is not trusted to be free of escape sequences.
+      const value = inertIfNeeded(block.type === "text" ? block.text : block.thinking);
       if (this.kinds[index] !== block.type) {
         const view = block.type === "text" ? new Markdown("", 1, 0, this.context.theme().markdown()) : new ThinkingView(this.context);
         this.blocks.splice(index, this.blocks.length - index, view);

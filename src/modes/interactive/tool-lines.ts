@@ -6,6 +6,7 @@
  * whole when tools are expanded (ctrl+o). An extension tool's own
  * renderCall/renderResult replace the built-in shapes when it has them.
  */
+import { inertText } from "./inert-text.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Component } from "@earendil-works/pi-tui";
@@ -35,26 +36,6 @@ const EXPANDED_LINES = 400;
 
 function text(value: unknown): string {
   return typeof value === "string" ? value : "";
-}
-
-const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
-const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f]/g;
-
-/**
- * Text a tool returned (a file read, an extension's output) as the terminal may
- * show it: escape sequences and control characters are dropped so they can
- * neither clear the screen nor move the cursor, and a carriage return keeps
- * what a terminal would end up showing — the text after the last one.
- */
-export function inertText(raw: string): string {
-  return raw
-    .replace(ESCAPE_SEQUENCE, "")
-    .split("\n")
-    .map((line) => {
-      const parts = line.replace(/\r+$/, "").split("\r");
-      return parts[parts.length - 1]!.replace(CONTROL_CHARACTER, "");
-    })
-    .join("\n");
 }
 
 function resultText(result: any): string {

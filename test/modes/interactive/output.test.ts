@@ -51,4 +51,17 @@ describe("tool output on screen", () => {
       { width: 60, height: 30 },
     );
   });
+
+  test("escape sequences in the model's answer are shown inert too", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue({ content: [{ type: "text", text: "answer-start \x1b[31mred\x1b[0m \x1b[2J\x1b[Hanswer-end" }] });
+      send(pane, "say something odd");
+      const screen = await pane.waitFor("answer-end");
+      // The clear-screen sequence did not reach the terminal: the header and the prompt are still shown.
+      expect(screen).toMatch(/xcsh \d+\.\d+\.\d+/);
+      expect(screen).toContain("say something odd");
+      expect(screen).toContain("answer-start");
+      expect(pane.screen({ escapes: true })).not.toContain("\x1b[31m");
+    });
+  });
 });

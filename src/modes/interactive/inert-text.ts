@@ -1,0 +1,28 @@
+/**
+ * Text from outside xcsh — a file a tool read, a command's output, the model's
+ * answer, a pasted prompt — as the terminal may show it: escape sequences and
+ * control characters are dropped so they can neither clear the screen nor move
+ * the cursor, and a carriage return keeps what a terminal would end up showing,
+ * the text after the last one.
+ */
+const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f]/g;
+
+/** The text with escape sequences and control characters dropped, each line as a terminal would leave it after its carriage returns. */
+export function inertText(raw: string): string {
+  return raw
+    .replace(ESCAPE_SEQUENCE, "")
+    .split("\n")
+    .map((line) => {
+      const parts = line.replace(/\r+$/, "").split("\r");
+      return parts[parts.length - 1]!.replace(CONTROL_CHARACTER, "");
+    })
+    .join("\n");
+}
+
+const NEEDS_CLEANING = /[\x00-\x08\x0b-\x1f\x7f]/;
+
+/** inertText, skipped for the usual text that holds nothing to drop (it runs on every streamed delta). */
+export function inertIfNeeded(raw: string): string {
+  return NEEDS_CLEANING.test(raw) ? inertText(raw) : raw;
+}
