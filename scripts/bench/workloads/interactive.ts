@@ -176,6 +176,31 @@ async function interactiveOnce(agent: Agent, script: string): Promise<Interactiv
   }
 }
 
+/** The same keystroke timing against the pty's own echo (`cat` in a cooked terminal): what tmux and this process add. */
+async function floorOnce(): Promise<number> {
+  const tmux = await TmuxControl.start(WIDTH, HEIGHT);
+  try {
+    const pane = await tmux.open("exec cat");
+    const echoes: number[] = [];
+    let typed = "";
+    for (const letter of WORD) {
+      await Bun.sleep(KEY_GAP_MS);
+      typed += letter;
+      const expected = typed;
+      const sent = performance.now();
+      await tmux.type(pane.pane, letter);
+      const echo = await tmux.waitFor(pane.pane, (screen) => screen.split("\n")[0] === expected, {
+        timeoutMs: ECHO_TIMEOUT_MS,
+        describe: (screen) => `cat: no echo of "${letter}" within ${ECHO_TIMEOUT_MS / 1000} s; the screen was:\n${screen}`,
+      });
+      echoes.push(echo.at - sent);
+    }
+    return median(echoes);
+  } finally {
+    tmux.close();
+  }
+}
+
 function tmuxMissing(): string | undefined {
   return Bun.which("tmux") ? undefined : "tmux is not installed";
 }
@@ -183,7 +208,7 @@ function tmuxMissing(): string | undefined {
 export const interactive: Workload = {
   name: "Interactive mode in a terminal (tmux 120×40)",
   id: "interactive",
-  runs: 7,
+  runs: 9,
   async run(context: BenchContext): Promise<ResultRow[]> {
     const runs = runsFor(context, this.runs);
     const missing = tmuxMissing() ?? (process.platform === "linux" ? undefined : "CPU time is read from /proc (Linux only)");
@@ -198,6 +223,9 @@ export const interactive: Workload = {
             throw error;
           }
         });
+    const floors: number[] = [];
+    if (!missing) for (let round = -1; round < runs; round++) floors.push(await floorOnce());
+    const ours = context.agents[0].label;
     const row = (metric: string, pick: (sample: InteractiveSample) => number): ResultRow => ({
       workload: this.name,
       metric,
@@ -209,6 +237,7 @@ export const interactive: Workload = {
       row("spawn → editor drawn", (sample) => sample.editorDrawnMs),
       row("first frame: spawn → a key typed at spawn echoed in the editor", (sample) => sample.firstEchoMs),
       row(`keystroke → echo (median of ${WORD.length} keys, idle)`, (sample) => sample.echoMs),
+      { workload: this.name, metric: "keystroke → echo by the terminal itself (`cat`, cooked mode): tmux's share", kind: "time", values: { [ours]: median(floors.slice(1)) } },
       row("20 KB answer in 2 500 deltas: Enter → its end on screen", (sample) => sample.streamWallMs),
       row("20 KB answer: agent CPU time (user + sys) over that span", (sample) => sample.streamCpuMs),
     ];
