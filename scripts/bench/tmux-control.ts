@@ -8,9 +8,11 @@
  * waiting for `%output` before capturing again means no busy polling.
  *
  * Each TmuxControl is its own server (`-L` with a fresh socket name, no config
- * file); `close()` kills the server, which hangs up every pane in it.
+ * file); `close()` kills the server, which hangs up every pane in it, and
+ * removes its socket file.
  */
 import type { Subprocess } from "bun";
+import { rmSync } from "node:fs";
 
 interface Pending {
   resolve(lines: string[]): void;
@@ -31,6 +33,8 @@ export class TmuxControl {
   private block: string[] | undefined;
   private buffered = "";
   private closed = false;
+  /** The socket's file: tmux leaves it behind when its server ends. */
+  private socketPath: string | undefined;
 
   private constructor(
     readonly socket: string,
@@ -42,9 +46,10 @@ export class TmuxControl {
   /** A new server whose windows are `width`×`height`, and a control client attached to it. */
   static async start(width: number, height: number): Promise<TmuxControl> {
     const socket = `xcsh-bench-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    // An idle first window keeps the server and the client alive between the panes that are measured.
+    // An idle first window keeps the server and the client alive between the panes that are measured;
+    // a pane whose program ends stays, with its last screen, so a wait can say so.
     const created = Bun.spawnSync(
-      ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(width), "-y", String(height), "exec sleep 3600", ";", "set", "-g", "default-size", `${width}x${height}`],
+      ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", String(width), "-y", String(height), "exec sleep 3600", ";", "set", "-g", "default-size", `${width}x${height}`, ";", "set", "-g", "remain-on-exit", "on"],
       { stdout: "pipe", stderr: "pipe" },
     );
     if (created.exitCode !== 0) throw new Error(`tmux new-session failed: ${created.stderr.toString().trim()}`);
@@ -60,6 +65,7 @@ export class TmuxControl {
       control.close();
       throw error;
     });
+    control.socketPath = (await control.command("display-message -p '#{socket_path}'"))[0];
     return control;
   }
 
@@ -142,16 +148,28 @@ export class TmuxControl {
   /**
    * Captures the pane until `test` holds, capturing again after each `%output`
    * (or every `fallbackMs` when nothing is written); never more often than once
-   * per `minIntervalMs`. Throws `describe(last screen)` after `timeoutMs`.
+   * per `minIntervalMs`. Throws `describe(last screen, why)` after `timeoutMs`,
+   * or as soon as the pane's program has exited.
    */
-  async waitFor(pane: string, test: (screen: string) => boolean, options: { timeoutMs: number; minIntervalMs?: number; fallbackMs?: number; describe: (screen: string) => string }): Promise<Capture> {
+  async waitFor(
+    pane: string,
+    test: (screen: string) => boolean,
+    options: { timeoutMs: number; minIntervalMs?: number; fallbackMs?: number; describe: (screen: string, why: string) => string },
+  ): Promise<Capture> {
     const deadline = performance.now() + options.timeoutMs;
     for (;;) {
       const seen = this.outputCount;
       const capture = await this.capture(pane);
       if (test(capture.screen)) return capture;
-      if (capture.at >= deadline || this.closed) throw new Error(options.describe(capture.screen));
-      if (this.outputCount === seen) await this.nextOutput(Math.min(options.fallbackMs ?? 20, deadline - capture.at));
+      if (capture.at >= deadline || this.closed) throw new Error(options.describe(capture.screen, `not within ${options.timeoutMs / 1000} s`));
+      if (this.outputCount === seen) {
+        await this.nextOutput(Math.min(options.fallbackMs ?? 20, deadline - capture.at));
+        // Quiet: perhaps because the program is gone.
+        if (this.outputCount === seen) {
+          const [dead, status] = ((await this.command(`display-message -p -t ${pane} '#{pane_dead} #{pane_dead_status}'`))[0] ?? "").split(" ");
+          if (dead === "1") throw new Error(options.describe((await this.capture(pane)).screen, `it exited (status ${status || "?"})`));
+        }
+      }
       if (options.minIntervalMs) {
         const wait = capture.at + options.minIntervalMs - performance.now();
         if (wait > 0) await Bun.sleep(wait);
@@ -182,6 +200,7 @@ export class TmuxControl {
       // Already closed.
     }
     this.client.kill();
+    if (this.socketPath) rmSync(this.socketPath, { force: true });
   }
 }
 

@@ -116,7 +116,7 @@ async function stopped(pid: number, timeoutMs: number): Promise<boolean> {
 async function interactiveOnce(agent: Agent, script: string): Promise<InteractiveSample> {
   const tmux = await TmuxControl.start(WIDTH, HEIGHT);
   let pid: number | undefined;
-  const failure = (what: string, timeoutMs: number) => (screen: string) => `${agent.label}: no ${what} within ${timeoutMs / 1000} s; the screen was:\n${screen}`;
+  const failure = (what: string) => (screen: string, why: string) => `${agent.label}: waited for ${what}, ${why}\nthe screen:\n${screen.trimEnd()}`;
   try {
     const opened = performance.now();
     const pane = await tmux.open(`exec ${script}`);
@@ -131,7 +131,7 @@ async function interactiveOnce(agent: Agent, script: string): Promise<Interactiv
         if (text !== undefined && Number.isNaN(editorDrawnAt)) editorDrawnAt = performance.now();
         return text === MARKER;
       },
-      { timeoutMs: FIRST_FRAME_TIMEOUT_MS, fallbackMs: 5, describe: failure(`editor echoing a key typed at start`, FIRST_FRAME_TIMEOUT_MS) },
+      { timeoutMs: FIRST_FRAME_TIMEOUT_MS, fallbackMs: 5, describe: failure("the editor echoing a key typed at start") },
     );
     // The CPU figure is the pane process's own: it must be the agent (pi renames its title, so check the executable).
     const executable = readlinkSync(`/proc/${pid}/exe`);
@@ -147,7 +147,7 @@ async function interactiveOnce(agent: Agent, script: string): Promise<Interactiv
       await tmux.type(pane.pane, letter);
       const echo = await tmux.waitFor(pane.pane, (screen) => editorText(screen) === expected, {
         timeoutMs: ECHO_TIMEOUT_MS,
-        describe: failure(`echo of "${letter}" (editor "${expected}")`, ECHO_TIMEOUT_MS),
+        describe: failure(`the echo of "${letter}" (editor "${expected}")`),
       });
       echoes.push(echo.at - sent);
     }
@@ -157,7 +157,7 @@ async function interactiveOnce(agent: Agent, script: string): Promise<Interactiv
     const sent = performance.now();
     await tmux.key(pane.pane, "Enter");
     // The agent writes a lot while streaming: capturing at every write would load tmux, so at most every 5 ms.
-    const end = await tmux.waitFor(pane.pane, answerEnd(), { timeoutMs: STREAM_TIMEOUT_MS, minIntervalMs: 5, describe: failure("end of the 20 KB answer", STREAM_TIMEOUT_MS) });
+    const end = await tmux.waitFor(pane.pane, answerEnd(), { timeoutMs: STREAM_TIMEOUT_MS, minIntervalMs: 5, describe: failure("the end of the 20 KB answer") });
     const cpuAfter = cpuMs(pid);
     return {
       editorDrawnMs: editorDrawnAt - opened,
@@ -191,7 +191,7 @@ async function floorOnce(): Promise<number> {
       await tmux.type(pane.pane, letter);
       const echo = await tmux.waitFor(pane.pane, (screen) => screen.split("\n")[0] === expected, {
         timeoutMs: ECHO_TIMEOUT_MS,
-        describe: (screen) => `cat: no echo of "${letter}" within ${ECHO_TIMEOUT_MS / 1000} s; the screen was:\n${screen}`,
+        describe: (screen, why) => `cat: waited for the echo of "${letter}", ${why}\nthe screen:\n${screen.trimEnd()}`,
       });
       echoes.push(echo.at - sent);
     }
