@@ -120,6 +120,16 @@ export function renderReport(input: ReportInput): string {
     "  freshly started binary (`tool_execution_start` → `tool_execution_end`), rg's and fd's their whole process",
     "  (spawn → exit, stdout read), as an agent that shells out to them pays it. Runs alternate between the two.",
     "- **--bytecode**: the same build without `--bytecode`, on the start-up workloads.",
+    "- **Interactive mode**: each agent in a tmux pane (120×40, `TERM=xterm-256color`, a private tmux server per",
+    "  run), `--no-session --no-tools` on the stream server's model, timed through a tmux control client",
+    "  (`tmux -C`: a capture costs ~0.6 ms there against ~8 ms for a spawned `capture-pane`, and the pane's",
+    "  `%output` says when to look again). First frame: a key typed the moment the pane opens, timed to the",
+    "  editor drawn (the line between the last two full-width rules) and to the key echoed in it. Keystroke",
+    "  → echo: 20 letters, 40 ms apart, each timed from `send-keys` to the editor holding it; the `cat` row is",
+    "  the same timing against the terminal's own echo, tmux's share of every figure. Streaming: Enter sends",
+    "  the typed line, the server streams the 20 KB answer; wall time to its last three lines above the editor",
+    "  with the footer's output tokens (shown once the message is complete), CPU time as utime + stime of the",
+    "  pane's process (the agent, `exec`ed) from `/proc/<pid>/stat` over the same span (10 ms ticks).",
     "",
   ].join("\n");
 }
