@@ -110,7 +110,8 @@ export function prepareSearchTools(root: string): string[] {
 
 /** The first line `--version` prints, for the report's header. */
 export function versionOf(agent: Agent): string {
-  const result = Bun.spawnSync([...agent.command, "--version"], { env: agent.env, cwd: agent.project, stdout: "pipe", stderr: "pipe" });
+  // A reference that hangs on --version must not hang the whole bench.
+  const result = Bun.spawnSync([...agent.command, "--version"], { env: agent.env, cwd: agent.project, stdout: "pipe", stderr: "pipe", timeout: 30_000 });
   const text = (result.stdout.toString() || result.stderr.toString()).trim().split("\n")[0];
   return text || `exit ${result.exitCode}`;
 }

@@ -126,5 +126,8 @@ sleep 600
       // already gone
     }
     rmSync(this.dir, { recursive: true, force: true });
+    // kill-server leaves the socket file behind; without this, every run adds one to /tmp/tmux-<uid>/.
+    const uid = process.getuid?.() ?? 0;
+    rmSync(join(process.env.TMUX_TMPDIR ?? "/tmp", `tmux-${uid}`, this.socket), { force: true });
   }
 }
