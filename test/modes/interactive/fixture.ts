@@ -24,6 +24,8 @@ export interface PaneSetup {
   height?: number;
   /** Text on screen that says the session is ready (default: the model in the footer). */
   ready?: string;
+  /** The fake provider's models (default MODELS); the session uses the first. */
+  models?: Record<string, unknown>[];
 }
 
 export const MODELS = [
@@ -33,13 +35,15 @@ export const MODELS = [
 ];
 
 export async function withPane(run: (fixture: Fixture) => Promise<void>, options: PaneSetup = {}): Promise<void> {
-  const fake = await makeFakeModelHome(MODELS);
+  const models = options.models ?? MODELS;
+  const model = `fake/${String(models[0]!.id)}`;
+  const fake = await makeFakeModelHome(models);
   const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
   let pane: XcshPane | undefined;
   try {
     await options.before?.(fake, project);
-    pane = XcshPane.start({ args: ["--model", "fake/m", ...(options.args ?? [])], env: { ...fake.home.env, ...options.env }, cwd: project, width: options.width, height: options.height });
-    await pane.waitFor(options.ready ?? "fake/m");
+    pane = XcshPane.start({ args: ["--model", model, ...(options.args ?? [])], env: { ...fake.home.env, ...options.env }, cwd: project, width: options.width, height: options.height });
+    await pane.waitFor(options.ready ?? model);
     await run({ fake, project, pane });
   } finally {
     pane?.kill();
