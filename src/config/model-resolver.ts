@@ -215,6 +215,6 @@ function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Mo
 function noModelAvailableMessage(modelsJsonPath: string, warning: string | undefined): string {
   const envVars = getBuiltinProviders().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
   const list = envVars.length > 1 ? `${envVars.slice(0, -1).join(", ")} or ${envVars.at(-1)}` : envVars.join("");
-  const advice = `No model available: no API key is configured. Set ${list}, or add a provider with an "apiKey" to ${modelsJsonPath}.`;
+  const advice = `No model available: no API key is configured. Set ${list}, or add a provider with an "apiKey" to ${modelsJsonPath}. To try xcsh without a key: xcsh --provider faux.`;
   return warning ? `${warning} ${advice}` : advice;
 }

@@ -168,7 +168,7 @@ describe("without --model", () => {
   test("with no key anywhere, the error names the env vars and models.json", () => {
     const modelsJson = join(sandbox.agentDir, "models.json");
     expect(resolve({}, registry({}))).toEqual({
-      error: `No model available: no API key is configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider with an "apiKey" to ${modelsJson}.`,
+      error: `No model available: no API key is configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider with an "apiKey" to ${modelsJson}. To try xcsh without a key: xcsh --provider faux.`,
     });
   });
 });
