@@ -9,6 +9,7 @@
 import { basename, join } from "node:path";
 import { describeOther, kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
 import type { ResourceLocation, ResourcePlace } from "./resource-places.ts";
+import { loadFirstByName } from "./resource-reader.ts";
 
 export interface PromptTemplate {
   name: string;
@@ -78,19 +79,6 @@ function filesOf(place: ResourcePlace, warnings: string[]): string[] {
 }
 
 export function loadPromptTemplates(places: ResourcePlace[]): LoadedTemplates {
-  const warnings: string[] = [];
-  const byName = new Map<string, PromptTemplate>();
-  const seenFiles = new Set<string>();
-  for (const place of places) {
-    for (const file of filesOf(place, warnings)) {
-      if (seenFiles.has(file) || place.accepts?.(file) === false) continue;
-      seenFiles.add(file);
-      const template = parseTemplate(file, place, warnings);
-      if (!template) continue;
-      const winner = byName.get(template.name);
-      if (winner) warnings.push(`prompt template "/${template.name}" at ${file} is ignored: ${winner.filePath} has the same name and comes first`);
-      else byName.set(template.name, template);
-    }
-  }
-  return { templates: [...byName.values()], warnings };
+  const { items, warnings } = loadFirstByName(places, { filesOf, parse: parseTemplate, describe: (template) => `prompt template "/${template.name}"` });
+  return { templates: items, warnings };
 }

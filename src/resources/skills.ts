@@ -11,6 +11,7 @@
 import { basename, dirname, join } from "node:path";
 import { describeOther, kindOf, listFolder, readMarkdown } from "./markdown-file.ts";
 import type { ResourceLocation, ResourcePlace } from "./resource-places.ts";
+import { loadFirstByName } from "./resource-reader.ts";
 
 export interface Skill {
   name: string;
@@ -119,19 +120,6 @@ function filesOf(place: ResourcePlace, warnings: string[]): string[] {
 }
 
 export function loadSkills(places: ResourcePlace[]): LoadedSkills {
-  const warnings: string[] = [];
-  const byName = new Map<string, Skill>();
-  const seenFiles = new Set<string>();
-  for (const place of places) {
-    for (const file of filesOf(place, warnings)) {
-      if (seenFiles.has(file) || place.accepts?.(file) === false) continue;
-      seenFiles.add(file);
-      const skill = parseSkill(file, place, warnings);
-      if (!skill) continue;
-      const winner = byName.get(skill.name);
-      if (winner) warnings.push(`skill "${skill.name}" at ${file} is ignored: ${winner.filePath} has the same name and comes first`);
-      else byName.set(skill.name, skill);
-    }
-  }
-  return { skills: [...byName.values()], warnings };
+  const { items, warnings } = loadFirstByName(places, { filesOf, parse: parseSkill, describe: (skill) => `skill "${skill.name}"` });
+  return { skills: items, warnings };
 }
