@@ -22,7 +22,7 @@ import type { AgentSessionEvent, AgentSessionListener, CompactionReason, Reporte
 import { lastAssistantText, messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
-import type { TodoPhase } from "./todos.ts";
+import { TodoPlan } from "./todos.ts";
 import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
 import type { ToolSet } from "./tool-set.ts";
@@ -67,8 +67,8 @@ export class AgentSession {
   /** Extensions' way in; undefined when none is configured. */
   hooks: SessionHooks | undefined;
   autoCompactionEnabled: boolean;
-  private todoPlan: TodoPhase[] = [];
-  private readonly todoListeners: ((phases: TodoPhase[]) => void)[] = [];
+  /** The host's todo plan (set_todos, a todo tool). */
+  readonly todos = new TodoPlan();
 
   private readonly listeners: AgentSessionListener[] = [];
   private readonly autoRetry: AutoRetry;
@@ -103,25 +103,6 @@ export class AgentSession {
     const reportQueues = () => void this.emit({ type: "queue_update", ...this.queuedTexts() });
     this.agent.steeringQueue.onChange(reportQueues);
     this.agent.followUpQueue.onChange(reportQueues);
-  }
-
-  /** The host's todo plan (set_todos, a todo tool); in memory only. */
-  get todoPhases(): TodoPhase[] {
-    return this.todoPlan;
-  }
-
-  set todoPhases(phases: TodoPhase[]) {
-    this.todoPlan = phases;
-    for (const listener of [...this.todoListeners]) listener(phases);
-  }
-
-  /** Called with the new plan whenever it changes (ACP sends it to the client as a plan). */
-  onTodosChange(listener: (phases: TodoPhase[]) => void): () => void {
-    this.todoListeners.push(listener);
-    return () => {
-      const index = this.todoListeners.indexOf(listener);
-      if (index !== -1) this.todoListeners.splice(index, 1);
-    };
   }
 
   // --- events ----------------------------------------------------------------

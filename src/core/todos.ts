@@ -61,3 +61,23 @@ export function normalizeTodoPhases(input: unknown): { phases: TodoPhase[] } | {
   }
   return { phases };
 }
+
+/** The plan a session holds (in memory only); whoever shows it (ACP's plan updates) listens for changes. */
+export class TodoPlan {
+  private current: TodoPhase[] = [];
+  private readonly listeners = new Set<(phases: TodoPhase[]) => void>();
+
+  get phases(): TodoPhase[] {
+    return this.current;
+  }
+
+  set phases(phases: TodoPhase[]) {
+    this.current = phases;
+    for (const listener of [...this.listeners]) listener(phases);
+  }
+
+  onChange(listener: (phases: TodoPhase[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -207,7 +207,7 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
         const session = sessions.get(params.sessionId);
         const normalized = normalizeTodoPhases(params.phases);
         if ("error" in normalized) throw RequestError.invalidParams(undefined, normalized.error);
-        session.session.todoPhases = normalized.phases;
+        session.session.todos.phases = normalized.phases;
         return { todoPhases: normalized.phases };
       },
     );

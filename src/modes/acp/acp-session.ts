@@ -93,7 +93,7 @@ export class AcpSession {
       for (const update of this.translator.translate(event)) this.send(update);
       this.after.delete(event.toolCallId);
       const phases = event.isError ? undefined : todoPhasesFromTool(event.toolName, event.result, args);
-      if (phases) this.session.todoPhases = phases;
+      if (phases) this.session.todos.phases = phases;
     });
   }
 
@@ -249,7 +249,7 @@ export class AcpSession {
 
   /** Every change of the session's todo plan (set_todos, a todo tool) goes to the client as a `plan` update. */
   private watchTodos(): void {
-    this.session.onTodosChange((phases) => this.send({ sessionUpdate: "plan", entries: planEntries(phases) }));
+    this.session.todos.onChange((phases) => this.send({ sessionUpdate: "plan", entries: planEntries(phases) }));
   }
 
   // --- permissions --------------------------------------------------------------

@@ -133,7 +133,7 @@ export function sessionState({ session, prompts }: RpcContext): RpcSessionState 
     messageCount: session.messages.length,
     pendingMessageCount: queued,
     queuedMessageCount: queued,
-    todoPhases: session.todoPhases,
+    todoPhases: session.todos.phases,
   };
 }
 
@@ -245,7 +245,7 @@ export const handlers: Handlers = {
   set_todos: (command, { session }) => {
     const normalized = normalizeTodoPhases(command.phases);
     if ("error" in normalized) throw new Error(normalized.error);
-    session.todoPhases = normalized.phases;
+    session.todos.phases = normalized.phases;
     return { todoPhases: normalized.phases };
   },
   set_host_tools: (command, context) => {
