@@ -3,7 +3,8 @@
  * often send "3" for 3 or "true" for true, so values are coerced first; what
  * still does not fit is reported in words the model can act on.
  */
-import { Value } from "typebox/value";
+import { surelyFits } from "../schema/check.ts";
+import { typeboxValue } from "../schema/validate.ts";
 import type { ToolCall } from "../ai/types.ts";
 import type { AgentTool } from "./types.ts";
 
@@ -17,6 +18,8 @@ export function validateToolArguments(tool: AgentTool<any>, toolCall: ToolCall):
     return { ok: false, error: `Invalid arguments for tool "${tool.name}": ${(error as Error).message}` };
   }
   const schema = tool.parameters;
+  if (surelyFits(schema, args)) return { ok: true, args };
+  const Value = typeboxValue();
   if (Value.Check(schema, args)) return { ok: true, args };
   const coerced = Value.Convert(schema, structuredClone(args));
   if (Value.Check(schema, coerced)) return { ok: true, args: coerced };

@@ -1,4 +1,5 @@
-import { Type, type TUnsafe } from "typebox";
+import type { TUnsafe } from "typebox";
+import { Type } from "../schema/type.ts";
 
 /**
  * A string enum as `{type:"string", enum:[…]}`. Typebox's own union of literals

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
-import { Value } from "typebox/value";
+import { surelyFits } from "../schema/check.ts";
+import { typeboxValue } from "../schema/validate.ts";
 import { ConfigError } from "./errors.ts";
 
 /**
@@ -212,10 +213,11 @@ export function locateJsonSyntaxError(text: string): { offset: number; message: 
 /**
  * Checks `value` against a schema; throws a ConfigError listing each field that
  * does not fit (at most a handful: the first ones usually explain the rest).
- * The schema is interpreted, not compiled: compiling costs ~10 ms at start-up,
- * far more than checking a config file of a few kilobytes.
+ * A file that fits is judged without typebox (src/schema/validate.ts says why).
  */
 export function assertMatchesSchema<T>(schema: TSchema, value: unknown, file: string, hint?: string): asserts value is T {
+  if (surelyFits(schema, value)) return;
+  const Value = typeboxValue();
   if (Value.Check(schema, value)) return;
   throw new ConfigError(file, describeSchemaErrors(Value.Errors(schema, value), value), hint);
 }

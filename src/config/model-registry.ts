@@ -15,8 +15,9 @@
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getBuiltinProviders } from "../ai/models.ts";
 import { THINKING_LEVELS, type Api, type Model, type ModelCompat, type ModelCost } from "../ai/types.ts";
-import Type from "typebox";
-import { Value } from "typebox/value";
+import { lazySchema } from "../schema/lazy.ts";
+import { Type } from "../schema/type.ts";
+import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { describeSchemaErrors } from "./json-file.ts";
 import { loadModelsJson, SUPPORTED_APIS, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
@@ -126,7 +127,7 @@ export class ModelRegistry {
     assertValidRuntimeProvider(name, config, this.fileConfigs[name]);
     const previous = this.registered.get(name);
     // A copy: the caller may change its object later. (Value.Clone, unlike structuredClone, tolerates stray functions.)
-    const copy = Value.Clone(config);
+    const copy = typeboxValue().Clone(config);
     this.registered.set(name, config.models || !previous ? copy : layerSettings(previous, copy));
     this.rebuild();
   }
@@ -291,39 +292,42 @@ function interpolate(text: string): string {
 
 // --- validating runtime registrations ------------------------------------------------
 
-const TokenCount = Type.Integer({ minimum: 1 });
-const Price = Type.Number({ minimum: 0 });
-const HeadersSchema = Type.Record(Type.String(), Type.String());
-/** Compat switches are checked by the TypeScript types extensions are written against; here only their container. */
-const CompatSchema = Type.Record(Type.String(), Type.Unknown());
+/** Built at the first registration: most runs register no provider. */
+export const runtimeProviderSchema = lazySchema(() => {
+  const TokenCount = Type.Integer({ minimum: 1 });
+  const Price = Type.Number({ minimum: 0 });
+  const HeadersSchema = Type.Record(Type.String(), Type.String());
+  /** Compat switches are checked by the TypeScript types extensions are written against; here only their container. */
+  const CompatSchema = Type.Record(Type.String(), Type.Unknown());
 
-const RuntimeModelSchema = Type.Object({
-  id: Type.String({ minLength: 1 }),
-  name: Type.Optional(Type.String()),
-  api: Type.Optional(Type.String({ minLength: 1 })),
-  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
-  reasoning: Type.Optional(Type.Boolean()),
-  thinkingLevelMap: Type.Optional(
-    Type.Object(Object.fromEntries(THINKING_LEVELS.map((level) => [level, Type.Optional(Type.Union([Type.String(), Type.Null()]))]))),
-  ),
-  input: Type.Optional(Type.Array(Type.Enum(["text", "image"]))),
-  contextWindow: Type.Optional(TokenCount),
-  maxTokens: Type.Optional(TokenCount),
-  cost: Type.Optional(
-    Type.Object({ input: Type.Optional(Price), output: Type.Optional(Price), cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }),
-  ),
-  headers: Type.Optional(HeadersSchema),
-  compat: Type.Optional(CompatSchema),
-});
+  const RuntimeModelSchema = Type.Object({
+    id: Type.String({ minLength: 1 }),
+    name: Type.Optional(Type.String()),
+    api: Type.Optional(Type.String({ minLength: 1 })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    reasoning: Type.Optional(Type.Boolean()),
+    thinkingLevelMap: Type.Optional(
+      Type.Object(Object.fromEntries(THINKING_LEVELS.map((level) => [level, Type.Optional(Type.Union([Type.String(), Type.Null()]))]))),
+    ),
+    input: Type.Optional(Type.Array(Type.Enum(["text", "image"]))),
+    contextWindow: Type.Optional(TokenCount),
+    maxTokens: Type.Optional(TokenCount),
+    cost: Type.Optional(
+      Type.Object({ input: Type.Optional(Price), output: Type.Optional(Price), cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }),
+    ),
+    headers: Type.Optional(HeadersSchema),
+    compat: Type.Optional(CompatSchema),
+  });
 
-const RuntimeProviderSchema = Type.Object({
-  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
-  api: Type.Optional(Type.String({ minLength: 1 })),
-  apiKey: Type.Optional(Type.String()),
-  headers: Type.Optional(HeadersSchema),
-  authHeader: Type.Optional(Type.Boolean()),
-  compat: Type.Optional(CompatSchema),
-  models: Type.Optional(Type.Array(RuntimeModelSchema)),
+  return Type.Object({
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    api: Type.Optional(Type.String({ minLength: 1 })),
+    apiKey: Type.Optional(Type.String()),
+    headers: Type.Optional(HeadersSchema),
+    authHeader: Type.Optional(Type.Boolean()),
+    compat: Type.Optional(CompatSchema),
+    models: Type.Optional(Type.Array(RuntimeModelSchema)),
+  });
 });
 
 /**
@@ -338,7 +342,8 @@ function assertValidRuntimeProvider(name: string, config: RuntimeProviderConfig,
   const fail = (problems: string[]) => {
     throw new Error(`Invalid provider "${name}": ${problems.join("; ")}`);
   };
-  if (!Value.Check(RuntimeProviderSchema, config)) fail(describeSchemaErrors(Value.Errors(RuntimeProviderSchema, config), config));
+  const schema = runtimeProviderSchema();
+  if (!fitsSchema(schema, config)) fail(describeSchemaErrors(typeboxValue().Errors(schema, config), config));
 
   // A Set: a provider without baseUrl would otherwise be reported once per model.
   const problems = new Set<string>();

@@ -3,7 +3,8 @@
  * (format: spec/reference/models.md). This module only reads and validates the file;
  * model-registry.ts turns it into models.
  */
-import Type, { type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import { getProviders } from "../ai/models.ts";
 import { THINKING_LEVELS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
@@ -94,7 +95,7 @@ const ProviderConfigSchema = Type.Object({
   modelOverrides: Type.Optional(Type.Record(Type.String(), ModelOverrideSchema)),
 });
 
-const ModelsJsonSchema = Type.Object({
+export const ModelsJsonSchema = Type.Object({
   providers: Type.Optional(Type.Record(Type.String(), ProviderConfigSchema)),
 });
 

@@ -8,7 +8,8 @@
  * accepts, because silently ignoring `"defaultThinkingLevel": "huge"` would leave a
  * person wondering why their setting has no effect.
  */
-import Type from "typebox";
+import { lazySchema } from "../schema/lazy.ts";
+import { Type } from "../schema/type.ts";
 import { THINKING_LEVELS, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
@@ -80,82 +81,84 @@ export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath",
  */
 const GLOBAL_ONLY_KEYS: readonly string[] = ["defaultProjectTrust"];
 
-const StringList = Type.Array(Type.String());
-const TokenCount = Type.Number({ minimum: 0 });
-
 /**
  * Known settings and their types. Every field is optional and unknown fields are allowed
- * (the schema is open), so only a known key with a wrong value is rejected.
+ * (the schema is open), so only a known key with a wrong value is rejected. Built when
+ * a settings file is first read (src/schema/lazy.ts says why).
  */
-const SettingsFileSchema = Type.Object({
-  defaultProvider: Type.Optional(Type.String()),
-  defaultModel: Type.Optional(Type.String()),
-  defaultThinkingLevel: Type.Optional(Type.Enum(THINKING_LEVELS)),
-  hideThinkingBlock: Type.Optional(Type.Boolean()),
-  thinkingBudgets: Type.Optional(
-    Type.Object({
-      minimal: Type.Optional(TokenCount),
-      low: Type.Optional(TokenCount),
-      medium: Type.Optional(TokenCount),
-      high: Type.Optional(TokenCount),
-    }),
-  ),
-  theme: Type.Optional(Type.String()),
-  quietStartup: Type.Optional(Type.Boolean()),
-  compaction: Type.Optional(
-    Type.Object({
-      enabled: Type.Optional(Type.Boolean()),
-      reserveTokens: Type.Optional(TokenCount),
-      keepRecentTokens: Type.Optional(TokenCount),
-    }),
-  ),
-  branchSummary: Type.Optional(
-    Type.Object({ reserveTokens: Type.Optional(TokenCount), skipPrompt: Type.Optional(Type.Boolean()) }),
-  ),
-  retry: Type.Optional(
-    Type.Object({
-      enabled: Type.Optional(Type.Boolean()),
-      maxRetries: Type.Optional(Type.Integer({ minimum: 0 })),
-      baseDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
-      provider: Type.Optional(
-        Type.Object({
-          timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
-          maxRetries: Type.Optional(Type.Integer({ minimum: 0 })),
-          maxRetryDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
-        }),
-      ),
-    }),
-  ),
-  steeringMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
-  followUpMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
-  transport: Type.Optional(Type.Enum(["sse", "websocket", "auto"])),
-  sessionDir: Type.Optional(Type.String()),
-  enabledModels: Type.Optional(StringList),
-  shellPath: Type.Optional(Type.String()),
-  shellCommandPrefix: Type.Optional(Type.String()),
-  npmCommand: Type.Optional(StringList),
-  extensions: Type.Optional(StringList),
-  skills: Type.Optional(StringList),
-  prompts: Type.Optional(StringList),
-  themes: Type.Optional(StringList),
-  enableSkillCommands: Type.Optional(Type.Boolean()),
-  fauxScript: Type.Optional(Type.String()),
-  rpc: Type.Optional(Type.Object({ lean: Type.Optional(Type.Boolean()) })),
-  packages: Type.Optional(Type.Array(Type.Unknown())),
-  // pi's terminal and display settings: known keys (no typo warning), used by a terminal UI.
-  doubleEscapeAction: Type.Optional(Type.Unknown()),
-  editorPaddingX: Type.Optional(Type.Unknown()),
-  autocompleteMaxVisible: Type.Optional(Type.Unknown()),
-  showHardwareCursor: Type.Optional(Type.Unknown()),
-  collapseChangelog: Type.Optional(Type.Unknown()),
-  lastChangelogVersion: Type.Optional(Type.Unknown()),
-  enableInstallTelemetry: Type.Optional(Type.Unknown()),
-  treeFilterMode: Type.Optional(Type.Unknown()),
-  images: Type.Optional(Type.Unknown()),
-  markdown: Type.Optional(Type.Unknown()),
-  terminal: Type.Optional(Type.Unknown()),
-  warnings: Type.Optional(Type.Unknown()),
-  defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SETTINGS)),
+export const settingsFileSchema = lazySchema(() => {
+  const StringList = Type.Array(Type.String());
+  const TokenCount = Type.Number({ minimum: 0 });
+  return Type.Object({
+    defaultProvider: Type.Optional(Type.String()),
+    defaultModel: Type.Optional(Type.String()),
+    defaultThinkingLevel: Type.Optional(Type.Enum(THINKING_LEVELS)),
+    hideThinkingBlock: Type.Optional(Type.Boolean()),
+    thinkingBudgets: Type.Optional(
+      Type.Object({
+        minimal: Type.Optional(TokenCount),
+        low: Type.Optional(TokenCount),
+        medium: Type.Optional(TokenCount),
+        high: Type.Optional(TokenCount),
+      }),
+    ),
+    theme: Type.Optional(Type.String()),
+    quietStartup: Type.Optional(Type.Boolean()),
+    compaction: Type.Optional(
+      Type.Object({
+        enabled: Type.Optional(Type.Boolean()),
+        reserveTokens: Type.Optional(TokenCount),
+        keepRecentTokens: Type.Optional(TokenCount),
+      }),
+    ),
+    branchSummary: Type.Optional(
+      Type.Object({ reserveTokens: Type.Optional(TokenCount), skipPrompt: Type.Optional(Type.Boolean()) }),
+    ),
+    retry: Type.Optional(
+      Type.Object({
+        enabled: Type.Optional(Type.Boolean()),
+        maxRetries: Type.Optional(Type.Integer({ minimum: 0 })),
+        baseDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
+        provider: Type.Optional(
+          Type.Object({
+            timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
+            maxRetries: Type.Optional(Type.Integer({ minimum: 0 })),
+            maxRetryDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
+          }),
+        ),
+      }),
+    ),
+    steeringMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
+    followUpMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
+    transport: Type.Optional(Type.Enum(["sse", "websocket", "auto"])),
+    sessionDir: Type.Optional(Type.String()),
+    enabledModels: Type.Optional(StringList),
+    shellPath: Type.Optional(Type.String()),
+    shellCommandPrefix: Type.Optional(Type.String()),
+    npmCommand: Type.Optional(StringList),
+    extensions: Type.Optional(StringList),
+    skills: Type.Optional(StringList),
+    prompts: Type.Optional(StringList),
+    themes: Type.Optional(StringList),
+    enableSkillCommands: Type.Optional(Type.Boolean()),
+    fauxScript: Type.Optional(Type.String()),
+    rpc: Type.Optional(Type.Object({ lean: Type.Optional(Type.Boolean()) })),
+    packages: Type.Optional(Type.Array(Type.Unknown())),
+    // pi's terminal and display settings: known keys (no typo warning), used by a terminal UI.
+    doubleEscapeAction: Type.Optional(Type.Unknown()),
+    editorPaddingX: Type.Optional(Type.Unknown()),
+    autocompleteMaxVisible: Type.Optional(Type.Unknown()),
+    showHardwareCursor: Type.Optional(Type.Unknown()),
+    collapseChangelog: Type.Optional(Type.Unknown()),
+    lastChangelogVersion: Type.Optional(Type.Unknown()),
+    enableInstallTelemetry: Type.Optional(Type.Unknown()),
+    treeFilterMode: Type.Optional(Type.Unknown()),
+    images: Type.Optional(Type.Unknown()),
+    markdown: Type.Optional(Type.Unknown()),
+    terminal: Type.Optional(Type.Unknown()),
+    warnings: Type.Optional(Type.Unknown()),
+    defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SETTINGS)),
+  });
 });
 
 /** Settings as written in one file: only what the file sets, validated. */
@@ -176,8 +179,8 @@ export function readSettingsFile(file: string): SettingsFile {
   if (!isPlainObject(content)) {
     throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
   }
-  assertMatchesSchema<SettingsFile>(SettingsFileSchema, content, file, SETTINGS_HINT);
-  noteUnknownKeys(SettingsFileSchema, content, file);
+  assertMatchesSchema<SettingsFile>(settingsFileSchema(), content, file, SETTINGS_HINT);
+  noteUnknownKeys(settingsFileSchema(), content, file);
   return content;
 }
 
@@ -229,8 +232,8 @@ function readSettingsFileWithout(file: string, leftOut: readonly string[]): { ke
     if (leftOut.includes(key)) omitted.push(key);
     else kept[key] = value;
   }
-  assertMatchesSchema<SettingsFile>(SettingsFileSchema, kept, file, SETTINGS_HINT);
-  noteUnknownKeys(SettingsFileSchema, kept, file);
+  assertMatchesSchema<SettingsFile>(settingsFileSchema(), kept, file, SETTINGS_HINT);
+  noteUnknownKeys(settingsFileSchema(), kept, file);
   return { kept, omitted };
 }
 

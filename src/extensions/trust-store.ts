@@ -14,8 +14,8 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import Type from "typebox";
-import { Value } from "typebox/value";
+import { Type } from "../schema/type.ts";
+import { fitsSchema } from "../schema/validate.ts";
 
 export const TRUST_FILE_NAME = "trust.json";
 const TRUST_FILE_VERSION = 1;
@@ -67,7 +67,7 @@ export function readTrustDecision(agentDir: string, cwd: string): boolean | unde
 export function inspectTrustDecision(agentDir: string, cwd: string): { trusted?: boolean; warning?: string } {
   const store = readTrustStore(agentDir);
   const entry = store.projects[trustKey(cwd)];
-  const trusted = Value.Check(TrustDecisionSchema, entry) ? entry.trusted : undefined;
+  const trusted = fitsSchema(TrustDecisionSchema, entry) ? entry.trusted : undefined;
   return store.warning === undefined ? { trusted } : { trusted, warning: store.warning };
 }
 
@@ -110,7 +110,7 @@ function readTrustStore(agentDir: string): TrustStore {
   } catch {
     return corrupt(file, "it is not valid JSON");
   }
-  if (!Value.Check(TrustFileSchema, content)) return corrupt(file, 'expected {"version": 1, "projects": {...}}');
+  if (!fitsSchema(TrustFileSchema, content)) return corrupt(file, 'expected {"version": 1, "projects": {...}}');
   if (content.version > TRUST_FILE_VERSION) {
     return {
       projects: {},

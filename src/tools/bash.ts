@@ -4,7 +4,8 @@
  * temp file that the model is pointed to.
  */
 import { statSync } from "node:fs";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import { createLocalBashOperations, type BashOperations } from "./bash-operations.ts";
 import { OutputCollector, type OutputSnapshot } from "./output-collector.ts";

@@ -9,7 +9,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import { createGlobFilter, SKIP_DIRECTORY, STOP_WALK, walkDirectory, type WalkEntry } from "./file-walker.ts";
 import { resolveToCwd } from "./path-utils.ts";

@@ -10,7 +10,8 @@
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import { createGlobFilter, type DirectoryEntry, type DirectorySource, type WalkEntry } from "./file-walker.ts";
 import {

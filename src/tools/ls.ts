@@ -4,7 +4,8 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";

@@ -5,7 +5,8 @@
  */
 import { constants } from "node:fs";
 import { access as fsAccess, readFile as fsReadFile } from "node:fs/promises";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import { detectImageMimeTypeFromBytes, detectImageMimeTypeFromFile } from "./image-mime.ts";

@@ -5,7 +5,8 @@
  */
 import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { Type, type Static } from "typebox";
+import type { Static } from "typebox";
+import { Type } from "../schema/type.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";

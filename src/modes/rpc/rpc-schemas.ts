@@ -7,10 +7,14 @@
  * rpc-mode echoes it when it is a string or a number.
  *
  * Schemas are interpreted, not compiled, as in config/json-file.ts: a command is a
- * small object checked once, and paths are written the way that file writes them.
+ * small object checked once, and paths are written the way that file writes them. A
+ * command that fits is judged without loading typebox (src/schema/validate.ts).
  */
-import Type, { type Static, type TProperties, type TSchema } from "typebox";
-import { Value } from "typebox/value";
+import type { Static, TProperties, TSchema } from "typebox";
+import { surelyFits } from "../../schema/check.ts";
+import { lazySchema } from "../../schema/lazy.ts";
+import { Type } from "../../schema/type.ts";
+import { typeboxValue } from "../../schema/validate.ts";
 import { THINKING_LEVELS } from "../../ai/types.ts";
 import { formatPath, pointerSegments, valueAt } from "../../config/json-file.ts";
 import type { RpcCommand, RpcCommandType } from "./rpc-types.ts";
@@ -21,111 +25,138 @@ const expected = (text: string) => ({ expected: text });
 /**
  * Standard, padded base64. A `data:` URL, line breaks or a torn string would reach the
  * provider inside the session's context and fail every later turn. (One flat character
- * class: a grouped pattern gives up on a multi-megabyte image in JavaScriptCore.)
+ * class: a grouped pattern gives up on a multi-megabyte image in JavaScriptCore. So the
+ * length, a multiple of 4, is checked after the schema: see `tornImageProblem`.)
  */
-const Base64 = Type.Refine(
-  Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]*={0,2}$", ...expected('base64 text, without a "data:" prefix') }),
-  (data) => data.length % 4 === 0,
-);
+const BASE64_EXPECTED = 'base64 text, without a "data:" prefix';
 const IMAGE_SHAPE = '{type:"image", data, mimeType}';
 
-const ImageContent = Type.Object(
-  {
-    type: Type.Literal("image"),
-    data: Base64,
-    mimeType: Type.String({ pattern: "^image/[A-Za-z0-9.+-]+$", ...expected('an image MIME type such as "image/png"') }),
-  },
-  expected(`an image (${IMAGE_SHAPE})`),
-);
+// Built when a command that uses them first arrives (src/schema/lazy.ts says why).
+const images = lazySchema(() => {
+  const Base64 = Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]*={0,2}$", ...expected(BASE64_EXPECTED) });
+  const ImageContent = Type.Object(
+    {
+      type: Type.Literal("image"),
+      data: Base64,
+      mimeType: Type.String({ pattern: "^image/[A-Za-z0-9.+-]+$", ...expected('an image MIME type such as "image/png"') }),
+    },
+    expected(`an image (${IMAGE_SHAPE})`),
+  );
+  return Type.Optional(Type.Array(ImageContent, expected(`an array of images (${IMAGE_SHAPE})`)));
+});
 
-const Images = Type.Optional(Type.Array(ImageContent, expected(`an array of images (${IMAGE_SHAPE})`)));
-const QueueMode = Type.Enum(["all", "one-at-a-time"]);
-const TokenCount = Type.Number({ minimum: 0 });
+const queueMode = () => Type.Enum(["all", "one-at-a-time"]);
+const tokenCount = () => Type.Number({ minimum: 0 });
 
-/** Task text: normalized by trimming, so blank text would be an empty task. */
-const TaskText = Type.String({ pattern: "\\S", ...expected("a non-empty string") });
-const TodoTask = Type.Union(
-  [TaskText, Type.Object({ id: Type.Optional(Type.String()), content: TaskText, status: Type.Optional(Type.String()) })],
-  expected("a task: a non-empty string, or {id?, content, status?}"),
-);
-const TodoPhase = Type.Object(
-  { id: Type.Optional(Type.String()), name: Type.Optional(Type.String()), tasks: Type.Optional(Type.Array(TodoTask)) },
-  expected("a phase ({id?, name?, tasks?})"),
-);
-const TodoPhases = Type.Array(TodoPhase, expected("an array of phases ({id?, name?, tasks?})"));
+const todoPhases = lazySchema(() => {
+  /** Task text: normalized by trimming, so blank text would be an empty task. */
+  const TaskText = Type.String({ pattern: "\\S", ...expected("a non-empty string") });
+  const TodoTask = Type.Union(
+    [TaskText, Type.Object({ id: Type.Optional(Type.String()), content: TaskText, status: Type.Optional(Type.String()) })],
+    expected("a task: a non-empty string, or {id?, content, status?}"),
+  );
+  const TodoPhase = Type.Object(
+    { id: Type.Optional(Type.String()), name: Type.Optional(Type.String()), tasks: Type.Optional(Type.Array(TodoTask)) },
+    expected("a phase ({id?, name?, tasks?})"),
+  );
+  return Type.Array(TodoPhase, expected("an array of phases ({id?, name?, tasks?})"));
+});
 
-const HostTool = Type.Object(
-  {
-    name: Type.String({ pattern: "^[a-zA-Z0-9_-]{1,64}$", ...expected('1-64 letters, digits, "_" or "-"') }),
-    label: Type.Optional(Type.String()),
-    description: Type.String(),
-    parameters: Type.Record(Type.String(), Type.Unknown(), expected("a JSON Schema object")),
-  },
-  expected("a tool ({name, label?, description, parameters})"),
-);
-const HostTools = Type.Array(HostTool, expected("an array of tools ({name, label?, description, parameters})"));
+const hostTools = lazySchema(() => {
+  const HostTool = Type.Object(
+    {
+      name: Type.String({ pattern: "^[a-zA-Z0-9_-]{1,64}$", ...expected('1-64 letters, digits, "_" or "-"') }),
+      label: Type.Optional(Type.String()),
+      description: Type.String(),
+      parameters: Type.Record(Type.String(), Type.Unknown(), expected("a JSON Schema object")),
+    },
+    expected("a tool ({name, label?, description, parameters})"),
+  );
+  return Type.Array(HostTool, expected("an array of tools ({name, label?, description, parameters})"));
+});
 
 function command<T extends RpcCommandType, P extends TProperties = {}>(type: T, properties: P = {} as P) {
   return Type.Object({ type: Type.Literal(type), ...properties });
 }
 
-/** Every command type's schema: the spec's shapes, as `RpcCommand` declares them. */
-export const COMMAND_SCHEMAS = {
-  prompt: command("prompt", { message: Type.String(), images: Images, streamingBehavior: Type.Optional(Type.Enum(["steer", "followUp"])) }),
-  steer: command("steer", { message: Type.String(), images: Images }),
-  follow_up: command("follow_up", { message: Type.String(), images: Images }),
-  abort: command("abort"),
-  abort_and_prompt: command("abort_and_prompt", { message: Type.String(), images: Images }),
-  new_session: command("new_session", { parentSession: Type.Optional(Type.String()) }),
-  get_state: command("get_state"),
-  get_messages: command("get_messages"),
-  set_model: command("set_model", { provider: Type.String(), modelId: Type.String() }),
-  cycle_model: command("cycle_model"),
-  get_available_models: command("get_available_models"),
-  set_thinking_level: command("set_thinking_level", { level: Type.Enum([...THINKING_LEVELS]) }),
-  cycle_thinking_level: command("cycle_thinking_level"),
-  set_steering_mode: command("set_steering_mode", { mode: QueueMode }),
-  set_follow_up_mode: command("set_follow_up_mode", { mode: QueueMode }),
-  set_interrupt_mode: command("set_interrupt_mode", { mode: Type.Enum(["immediate", "wait"]) }),
-  compact: command("compact", {
+/** How to build each command type's schema: the spec's shapes, as `RpcCommand` declares them. */
+const COMMAND_SCHEMA_BUILDERS = {
+  prompt: () => command("prompt", { message: Type.String(), images: images(), streamingBehavior: Type.Optional(Type.Enum(["steer", "followUp"])) }),
+  steer: () => command("steer", { message: Type.String(), images: images() }),
+  follow_up: () => command("follow_up", { message: Type.String(), images: images() }),
+  abort: () => command("abort"),
+  abort_and_prompt: () => command("abort_and_prompt", { message: Type.String(), images: images() }),
+  new_session: () => command("new_session", { parentSession: Type.Optional(Type.String()) }),
+  get_state: () => command("get_state"),
+  get_messages: () => command("get_messages"),
+  set_model: () => command("set_model", { provider: Type.String(), modelId: Type.String() }),
+  cycle_model: () => command("cycle_model"),
+  get_available_models: () => command("get_available_models"),
+  set_thinking_level: () => command("set_thinking_level", { level: Type.Enum([...THINKING_LEVELS]) }),
+  cycle_thinking_level: () => command("cycle_thinking_level"),
+  set_steering_mode: () => command("set_steering_mode", { mode: queueMode() }),
+  set_follow_up_mode: () => command("set_follow_up_mode", { mode: queueMode() }),
+  set_interrupt_mode: () => command("set_interrupt_mode", { mode: Type.Enum(["immediate", "wait"]) }),
+  compact: () => command("compact", {
     customInstructions: Type.Optional(Type.String()),
-    reserveTokens: Type.Optional(TokenCount),
-    keepRecentTokens: Type.Optional(TokenCount),
+    reserveTokens: Type.Optional(tokenCount()),
+    keepRecentTokens: Type.Optional(tokenCount()),
   }),
-  set_auto_compaction: command("set_auto_compaction", { enabled: Type.Boolean() }),
-  set_auto_retry: command("set_auto_retry", { enabled: Type.Boolean() }),
-  abort_retry: command("abort_retry"),
-  bash: command("bash", { command: Type.String() }),
-  abort_bash: command("abort_bash"),
-  get_session_stats: command("get_session_stats"),
-  export_html: command("export_html", { outputPath: Type.Optional(Type.String()) }),
-  switch_session: command("switch_session", { sessionPath: Type.String() }),
-  fork: command("fork", { entryId: Type.String() }),
-  branch: command("branch", { entryId: Type.String() }),
-  clone: command("clone"),
-  get_fork_messages: command("get_fork_messages"),
-  get_branch_messages: command("get_branch_messages"),
-  get_last_assistant_text: command("get_last_assistant_text"),
-  set_session_name: command("set_session_name", { name: Type.String() }),
-  get_commands: command("get_commands"),
-  set_todos: command("set_todos", { phases: TodoPhases }),
-  set_host_tools: command("set_host_tools", { tools: HostTools }),
+  set_auto_compaction: () => command("set_auto_compaction", { enabled: Type.Boolean() }),
+  set_auto_retry: () => command("set_auto_retry", { enabled: Type.Boolean() }),
+  abort_retry: () => command("abort_retry"),
+  bash: () => command("bash", { command: Type.String() }),
+  abort_bash: () => command("abort_bash"),
+  get_session_stats: () => command("get_session_stats"),
+  export_html: () => command("export_html", { outputPath: Type.Optional(Type.String()) }),
+  switch_session: () => command("switch_session", { sessionPath: Type.String() }),
+  fork: () => command("fork", { entryId: Type.String() }),
+  branch: () => command("branch", { entryId: Type.String() }),
+  clone: () => command("clone"),
+  get_fork_messages: () => command("get_fork_messages"),
+  get_branch_messages: () => command("get_branch_messages"),
+  get_last_assistant_text: () => command("get_last_assistant_text"),
+  set_session_name: () => command("set_session_name", { name: Type.String() }),
+  get_commands: () => command("get_commands"),
+  set_todos: () => command("set_todos", { phases: todoPhases() }),
+  set_host_tools: () => command("set_host_tools", { tools: hostTools() }),
 };
+
+type CommandSchemaBuilders = typeof COMMAND_SCHEMA_BUILDERS;
+export type CommandSchema<T extends RpcCommandType> = ReturnType<CommandSchemaBuilders[T]>;
+
+export const COMMAND_TYPES = Object.keys(COMMAND_SCHEMA_BUILDERS) as RpcCommandType[];
+const builtSchemas = new Map<RpcCommandType, TSchema>();
+
+/** The schema of one command type, built the first time that type arrives. */
+export function commandSchema<T extends RpcCommandType>(type: T): CommandSchema<T> {
+  let schema = builtSchemas.get(type);
+  if (!schema) builtSchemas.set(type, (schema = COMMAND_SCHEMA_BUILDERS[type]()));
+  return schema as CommandSchema<T>;
+}
 
 // A schema and its `RpcCommand` member must describe the same object: this fails to
 // type-check when one changes without the other, or when a command has no schema.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type ShapeOf<T extends RpcCommandType> = Omit<Extract<RpcCommand, { type: T }>, "id">;
 type AllTrue<T extends Record<RpcCommandType, true>> = T;
-export type SchemasMatchCommandTypes = AllTrue<{ [T in RpcCommandType]: Same<Static<(typeof COMMAND_SCHEMAS)[T]>, ShapeOf<T>> }>;
+export type SchemasMatchCommandTypes = AllTrue<{ [T in RpcCommandType]: Same<Static<CommandSchema<T>>, ShapeOf<T>> }>;
 
 const MAX_REPORTED_FIELDS = 3;
 
 /** Undefined when the command fits its schema; otherwise what is wrong, one clause per field. */
 export function commandProblem(frame: RpcCommand): string | undefined {
-  const schema: TSchema = COMMAND_SCHEMAS[frame.type];
-  if (Value.Check(schema, frame)) return undefined;
-  return describeProblems(schema, frame);
+  const schema: TSchema = commandSchema(frame.type);
+  if (!surelyFits(schema, frame) && !typeboxValue().Check(schema, frame)) return describeProblems(schema, frame);
+  return tornImageProblem(frame);
+}
+
+/** An image whose base64 length is not a multiple of 4 was cut short somewhere. */
+function tornImageProblem(frame: RpcCommand): string | undefined {
+  const images = "images" in frame ? frame.images : undefined;
+  const index = images?.findIndex((image) => image.data.length % 4 !== 0) ?? -1;
+  if (index < 0) return undefined;
+  return `"images[${index}].data" must be ${BASE64_EXPECTED} (got ${preview(images![index].data)})`;
 }
 
 interface Problem {
@@ -142,7 +173,7 @@ function describeProblems(schema: TSchema, value: unknown): string {
     // A union's own node describes the value better than any one of its branches.
     if (!known || problem.depth < known.depth) problems.set(pointer, problem);
   };
-  for (const error of Value.Errors(schema, value)) {
+  for (const error of typeboxValue().Errors(schema, value)) {
     const segments = pointerSegments(error.schemaPath.replace(/^#/, ""));
     const node = nodeAt(schema, segments);
     if (error.keyword === "required") {

@@ -3,7 +3,7 @@
  * lines of invalid JSON, invalid UTF-8 (at line ends and inside strings), raw lone
  * surrogates (CESU-8), NULs, lone surrogate escapes, CRLF, blank lines, non-objects,
  * `type`s of every JSON kind, ids of every JSON kind, duplicate ids, every command with
- * wrong-typed fields (from COMMAND_SCHEMAS), one 20 MB line and nesting 100,000 deep.
+ * wrong-typed fields (from the command schemas), one 20 MB line and nesting 100,000 deep.
  *
  * What a host relies on, checked afterwards over the whole conversation: the process
  * keeps serving, every stdout line is a JSON object, each line that must be answered is
@@ -18,7 +18,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "typebox/value";
 import type { TSchema } from "typebox";
-import { COMMAND_SCHEMAS } from "../../../src/modes/rpc/rpc-schemas.ts";
+import { COMMAND_TYPES, commandSchema } from "../../../src/modes/rpc/rpc-schemas.ts";
+import type { RpcCommandType } from "../../../src/modes/rpc/rpc-types.ts";
 import { createRpcFixture, type Frame, type RpcFixture } from "../../support/rpc-harness.ts";
 
 let fixture: RpcFixture;
@@ -53,8 +54,7 @@ class Rng {
   }
 }
 
-type CommandType = keyof typeof COMMAND_SCHEMAS;
-const COMMAND_TYPES = Object.keys(COMMAND_SCHEMAS) as CommandType[];
+type CommandType = RpcCommandType;
 
 /** Only ever sent with a field that does not fit: they would start real work or touch session files. */
 const INVALID_ONLY = new Set<string>(["prompt", "steer", "follow_up", "abort_and_prompt", "bash", "compact", "new_session", "switch_session", "fork", "branch", "clone", "export_html"]);
@@ -169,10 +169,10 @@ function expectAnswers(line: Uint8Array, expectation: Expectation): void {
 /** The command types sent with a field that does not fit. */
 const sentWrong = new Set<string>();
 
-/** A command from COMMAND_SCHEMAS with some fields wrong; always wrong for INVALID_ONLY types. */
+/** A command from its schema, with some fields wrong; always wrong for INVALID_ONLY types. */
 function schemaCommand(rng: Rng, serial: number, expectation: Expectation): Record<string, unknown> | undefined {
   const type = rng.pick(COMMAND_TYPES);
-  const schema = COMMAND_SCHEMAS[type] as TSchema & { properties: Record<string, TSchema> };
+  const schema = commandSchema(type) as TSchema & { properties: Record<string, TSchema> };
   const fields = Object.keys(schema.properties).filter((name) => name !== "type");
   const mayFit = !INVALID_ONLY.has(type);
   if (!mayFit && fields.length === 0) return undefined; // clone: no field can be wrong
@@ -356,7 +356,7 @@ describe("fuzzing the rpc reader and dispatcher", () => {
     await send([concat([bytes('{"id":"tail","type":"get_state","x":"'), new Uint8Array([0xe4, 0xbd]), bytes('"}\n')])]);
 
     // Every command with fields got wrong-typed ones.
-    expect(COMMAND_TYPES.filter((type) => Object.keys(COMMAND_SCHEMAS[type].properties).length > 1 && !sentWrong.has(type))).toEqual([]);
+    expect(COMMAND_TYPES.filter((type) => Object.keys(commandSchema(type).properties).length > 1 && !sentWrong.has(type))).toEqual([]);
 
     // Every line answered exactly once, with the id it carried (when echoable), nothing extra.
     const answered = responsesByKey(rpc.frames);

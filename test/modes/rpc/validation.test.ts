@@ -11,7 +11,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { COMMAND_SCHEMAS } from "../../../src/modes/rpc/rpc-schemas.ts";
+import { COMMAND_TYPES, commandSchema } from "../../../src/modes/rpc/rpc-schemas.ts";
+import type { RpcCommandType } from "../../../src/modes/rpc/rpc-types.ts";
 import { createRpcFixture, duplicateResponseIds, FAKE_MODEL, textOf, type Frame, type RpcFixture, type RpcProcess } from "../../support/rpc-harness.ts";
 import type { RecordedRequest, ScriptStep } from "../../support/fake-llm/script.ts";
 
@@ -98,11 +99,11 @@ const WRONG: Record<string, [Frame, string]> = {
   set_host_tools: [{ tools: [{ name: "lookup", description: "Look up", parameters: "none" }] }, '"tools[0].parameters" must be a JSON Schema object'],
 };
 
-const hasFields = (type: string) => Object.keys((COMMAND_SCHEMAS as Record<string, { properties: object }>)[type].properties).length > 1;
+const hasFields = (type: RpcCommandType) => Object.keys(commandSchema(type).properties).length > 1;
 
 describe("a command with a wrong field", () => {
   test("every command type: one response with its id, an error naming the field, and nothing changed", async () => {
-    const withFields = Object.keys(COMMAND_SCHEMAS).filter(hasFields);
+    const withFields = COMMAND_TYPES.filter(hasFields);
     expect(Object.keys(WRONG).sort()).toEqual(withFields.sort());
 
     const rpc = start();
@@ -136,7 +137,7 @@ describe("a command with a wrong field", () => {
   test("fields a host adds are allowed, on commands with and without fields", async () => {
     const rpc = start();
     const extra = { hostTag: { anything: [1, 2] } };
-    const plain = Object.keys(COMMAND_SCHEMAS).filter((type) => !hasFields(type) && type !== "clone" && type !== "cycle_model");
+    const plain = COMMAND_TYPES.filter((type) => !hasFields(type) && type !== "clone" && type !== "cycle_model");
     const responses = await sendAtOnce(
       rpc,
       plain.map((type) => ({ ...extra, type, id: `extra-${type}` })),
@@ -161,6 +162,8 @@ describe("images", () => {
     [[{ ...IMAGE, data: 1234 }], `"images[0].data" must be base64 text, without a "data:" prefix (got 1234)`],
     [[{ ...IMAGE, data: `data:image/png;base64,${IMAGE.data}` }], `"images[0].data" must be base64 text`],
     [[{ ...IMAGE, data: "" }], `"images[0].data" must be base64 text`],
+    // Cut short: every character is base64, but the length is not a multiple of 4.
+    [[{ ...IMAGE, data: IMAGE.data.slice(0, -1) }], `"images[0].data" must be base64 text`],
     [[{ ...IMAGE, mimeType: "text/plain" }], `"images[0].mimeType" must be an image MIME type such as "image/png" (got "text/plain")`],
   ];
 
