@@ -3,7 +3,7 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
 import { surelyFits } from "../schema/check.ts";
@@ -16,6 +16,7 @@ import { ConfigError } from "./errors.ts";
  * start one, and nothing in it can be wrong.
  */
 export function readJsonFile(file: string, hint?: string): unknown {
+  if (isMissing(file)) return undefined;
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -38,6 +39,19 @@ export function readJsonFile(file: string, hint?: string): unknown {
     const found = locateJsonSyntaxError(text);
     const where = found ? `${lineAndColumn(text, found.offset)}: ${found.message}` : "not valid JSON";
     throw new ConfigError(file, `invalid JSON at ${where}`, hint);
+  }
+}
+
+/**
+ * Nothing at `path`. A missing config file is the common case, seen here without
+ * building an error (the first one costs the process ~1 MiB before its first answer).
+ * Anything else wrong (no permission) is left for the read to report.
+ */
+function isMissing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
   }
 }
 

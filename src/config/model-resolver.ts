@@ -202,11 +202,19 @@ const NEVER_DEFAULT_PROVIDERS = new Set(["faux"]);
 
 /** The first provider with a configured key, trying anthropic, openai, google, then the rest in order. */
 function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Model | undefined {
-  const present = new Set(models.map((model) => model.provider).filter((provider) => !NEVER_DEFAULT_PROVIDERS.has(provider)));
+  // Grouped in one pass: filtering the whole catalog once per provider ran a callback
+  // often enough at start-up for JavaScriptCore's optimizing compiler to step in (~2 MiB).
+  const byProvider = new Map<string, Model[]>();
+  for (const model of models) {
+    if (NEVER_DEFAULT_PROVIDERS.has(model.provider)) continue;
+    const group = byProvider.get(model.provider);
+    if (group) group.push(model);
+    else byProvider.set(model.provider, [model]);
+  }
   const builtins: string[] = getBuiltinProviders();
-  const order = [...builtins.filter((provider) => present.has(provider)), ...[...present].filter((provider) => !builtins.includes(provider))];
+  const order = [...builtins.filter((provider) => byProvider.has(provider)), ...[...byProvider.keys()].filter((provider) => !builtins.includes(provider))];
   for (const provider of order) {
-    const picked = providerDefault(models.filter((model) => model.provider === provider), hasAuth);
+    const picked = providerDefault(byProvider.get(provider)!, hasAuth);
     if (picked) return picked;
   }
   return undefined;

@@ -347,7 +347,8 @@ function failure(path: string, error: string): Found {
 
 function statOf(path: string): ReturnType<typeof statSync> | undefined {
   try {
-    return statSync(path);
+    // Usually nothing is there: answered without building an error (see resources/markdown-file.ts).
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@
  * frontmatter is not valid YAML, becomes a reason the caller can show. Listing
  * folders is here too, for the same reason.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from "node:fs";
 import { parseFrontmatter } from "./frontmatter.ts";
 
 /** Resources are prompts for a model: anything larger is a mistake (a log, a data file), not a skill. */
@@ -68,16 +68,19 @@ export function listFolder(path: string): Dirent[] {
  * for a link to nowhere, a pipe or a device (never opened: a pipe would block).
  */
 export function kindOf(path: string): "file" | "folder" | "other" | undefined {
+  // Most places looked at at start-up do not exist. Asking without throwing matters:
+  // the first error built costs the process ~1 MiB of memory before its first answer.
+  let stat: Stats | undefined;
   try {
-    const stat = statSync(path);
-    return stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "other";
+    stat = statSync(path, { throwIfNoEntry: false });
   } catch {
-    try {
-      lstatSync(path);
-      return "other";
-    } catch {
-      return undefined;
-    }
+    // There, but not to be followed (a loop of links, no permission): below.
+  }
+  if (stat) return stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "other";
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ? "other" : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,9 +6,8 @@
  * (`warn`), never on stdout. Core asks it to expand typed text and to list
  * commands; it knows nothing of sessions or extensions.
  */
-import { getAgentDir } from "../config/paths.ts";
+import { getAgentDir, homeDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile, type SettingsFile } from "../config/settings.ts";
-import { homedir } from "node:os";
 import { listSlashCommands, type ExtensionCommandEntry, type SlashCommand } from "./commands.ts";
 import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates.ts";
 import { skillPlaces, templatePlaces, type PlaceOptions } from "./resource-places.ts";
@@ -144,7 +143,7 @@ export function createSessionResources(cwd: string, flags: ResourceFlags, skillC
   return new SessionResources({
     cwd,
     agentDir: getAgentDir(),
-    home: process.env.HOME || homedir(),
+    home: homeDir(),
     skillPaths: flags.skillPaths ?? [],
     noSkills: flags.noSkills === true,
     promptTemplatePaths: flags.promptTemplatePaths ?? [],

@@ -35,84 +35,99 @@ import type {
   TUnsafe,
 } from "typebox";
 
-/** typebox's hidden properties: present, writable and configurable, but not enumerable (not in JSON). */
-function hide<T extends object>(schema: T, hidden: Record<string, unknown>): T {
-  for (const [key, value] of Object.entries(hidden)) {
-    Object.defineProperty(schema, key, { value, writable: true, configurable: true, enumerable: false });
-  }
-  return schema;
-}
+/**
+ * typebox's hidden properties are writable and configurable but not enumerable (not
+ * in JSON). One ready descriptor per marker value, set by each builder itself: a
+ * shared helper would run once per schema node, ~170 times at start-up, often enough
+ * for JavaScriptCore's optimizing compiler to step in (~2 MiB of memory).
+ */
+const hidden = (value: unknown): PropertyDescriptor => ({ value, writable: true, configurable: true, enumerable: false });
+const KIND = {
+  String: hidden("String"),
+  Number: hidden("Number"),
+  Integer: hidden("Integer"),
+  Boolean: hidden("Boolean"),
+  Null: hidden("Null"),
+  Unknown: hidden("Unknown"),
+  Literal: hidden("Literal"),
+  Enum: hidden("Enum"),
+  Union: hidden("Union"),
+  Array: hidden("Array"),
+  Object: hidden("Object"),
+  Record: hidden("Record"),
+};
+const OPTIONAL = hidden(true);
+const UNSAFE = hidden(null);
 
-function make<T>(kind: string, enumerable: object, options: object | undefined): T {
-  return hide({ ...enumerable, ...options }, { "~kind": kind }) as T;
-}
-
-/** A copy of `schema` with its hidden markers, plus `extra` ones. */
-function copyWith(schema: object, extra: Record<string, unknown>): object {
-  const hidden: Record<string, unknown> = {};
-  for (const key of Object.getOwnPropertyNames(schema)) {
-    if (key.startsWith("~")) hidden[key] = (schema as Record<string, unknown>)[key];
-  }
-  return hide({ ...schema }, { ...hidden, ...extra });
+/** A copy of one of these schemas (or typebox's) with its hidden markers: all but `~optional` are carried over. */
+function copy(schema: object): Record<string, unknown> {
+  const source = schema as Record<string, unknown>;
+  const result: Record<string, unknown> = { ...source };
+  if ("~kind" in source) Object.defineProperty(result, "~kind", hidden(source["~kind"]));
+  if ("~unsafe" in source) Object.defineProperty(result, "~unsafe", UNSAFE);
+  if ("~readonly" in source) Object.defineProperty(result, "~readonly", hidden(source["~readonly"]));
+  return result;
 }
 
 /** The builders, named as typebox names them so that schema code reads the same either way. */
 export const Type = {
   String(options?: TStringOptions): TString {
-    return make("String", { type: "string" }, options);
+    return Object.defineProperty({ type: "string", ...options }, "~kind", KIND.String) as TString;
   },
 
   Number(options?: TNumberOptions): TNumber {
-    return make("Number", { type: "number" }, options);
+    return Object.defineProperty({ type: "number", ...options }, "~kind", KIND.Number) as TNumber;
   },
 
   Integer(options?: TNumberOptions): TInteger {
-    return make("Integer", { type: "integer" }, options);
+    return Object.defineProperty({ type: "integer", ...options }, "~kind", KIND.Integer) as TInteger;
   },
 
   Boolean(options?: TSchemaOptions): TBoolean {
-    return make("Boolean", { type: "boolean" }, options);
+    return Object.defineProperty({ type: "boolean", ...options }, "~kind", KIND.Boolean) as TBoolean;
   },
 
   Null(options?: TSchemaOptions): TNull {
-    return make("Null", { type: "null" }, options);
+    return Object.defineProperty({ type: "null", ...options }, "~kind", KIND.Null) as TNull;
   },
 
   Unknown(options?: TSchemaOptions): TUnknown {
-    return make("Unknown", {}, options);
+    return Object.defineProperty({ ...options }, "~kind", KIND.Unknown) as unknown as TUnknown;
   },
 
   Literal<Value extends TLiteralValue>(value: Value, options?: TSchemaOptions): TLiteral<Value> {
-    return make("Literal", { type: typeof value, const: value }, options);
+    return Object.defineProperty({ type: typeof value, const: value, ...options }, "~kind", KIND.Literal) as TLiteral<Value>;
   },
 
   Enum<const Values extends TEnumValue[]>(values: readonly [...Values], options?: TSchemaOptions): TEnum<Values> {
-    return make("Enum", { enum: [...values] }, options);
+    return Object.defineProperty({ enum: [...values], ...options }, "~kind", KIND.Enum) as TEnum<Values>;
   },
 
   Union<Types extends TSchema[]>(anyOf: [...Types], options?: TSchemaOptions): TUnion<Types> {
-    return make("Union", { anyOf }, options);
+    return Object.defineProperty({ anyOf, ...options }, "~kind", KIND.Union) as TUnion<Types>;
   },
 
   Array<Type extends TSchema>(items: Type, options?: TArrayOptions): TArray<Type> {
-    return make("Array", { type: "array", items }, options);
+    return Object.defineProperty({ type: "array", items, ...options }, "~kind", KIND.Array) as TArray<Type>;
   },
 
   Object<Properties extends TProperties>(properties: Properties, options?: TObjectOptions): TObject<Properties> {
-    const required = Object.keys(properties).filter((key) => !("~optional" in properties[key]));
-    return make("Object", required.length > 0 ? { type: "object", required, properties } : { type: "object", properties }, options);
+    const required: string[] = [];
+    for (const key in properties) if (!("~optional" in properties[key])) required.push(key);
+    const schema = required.length > 0 ? { type: "object", required, properties, ...options } : { type: "object", properties, ...options };
+    return Object.defineProperty(schema, "~kind", KIND.Object) as TObject<Properties>;
   },
 
   /** `Record(String(), value)`: an object whose every key holds `value`. typebox's other key types are not needed here. */
   Record<Value extends TSchema>(_key: TString, value: Value, options?: TObjectOptions): TRecord<"^.*$", Value> {
-    return make("Record", { type: "object", patternProperties: { "^.*$": value } }, options);
+    return Object.defineProperty({ type: "object", patternProperties: { "^.*$": value }, ...options }, "~kind", KIND.Record) as TRecord<"^.*$", Value>;
   },
 
   Optional<Type extends TSchema>(type: Type): TOptional<Type> {
-    return copyWith(type, { "~optional": true }) as TOptional<Type>;
+    return Object.defineProperty(copy(type), "~optional", OPTIONAL) as unknown as TOptional<Type>;
   },
 
   Unsafe<Type>(schema: TSchema): TUnsafe<Type> {
-    return copyWith(schema, { "~unsafe": null }) as TUnsafe<Type>;
+    return Object.defineProperty(copy(schema), "~unsafe", UNSAFE) as unknown as TUnsafe<Type>;
   },
 };

@@ -7,6 +7,7 @@
  * unevaluated until this first runs.
  */
 import type { Static, TSchema } from "typebox";
+import { traceModuleLoad } from "../ai/load-trace.ts";
 import { surelyFits } from "./check.ts";
 
 type ValueApi = (typeof import("typebox/value"))["Value"];
@@ -15,7 +16,11 @@ let loaded: ValueApi | undefined;
 
 /** typebox's `Value`, loaded on first use. */
 export function typeboxValue(): ValueApi {
-  return (loaded ??= (require("typebox/value") as typeof import("typebox/value")).Value);
+  if (!loaded) {
+    loaded = (require("typebox/value") as typeof import("typebox/value")).Value;
+    traceModuleLoad("typebox");
+  }
+  return loaded;
 }
 
 /** Whether `value` fits `schema`, exactly as typebox's `Value.Check` decides. */

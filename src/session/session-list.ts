@@ -6,8 +6,8 @@
  * exhausts file handles. Files that are not readable sessions are left out of
  * a listing (they cannot be resumed; opening one reports why).
  */
+import { fsPromises } from "../tools/fs-promises.ts";
 import { readdirSync, statSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { getSessionsDir } from "../config/paths.ts";
 import type { AgentMessage } from "../agent/types.ts";
@@ -62,7 +62,7 @@ function summarize(path: string, parsed: ParsedSessionFile, fileModified: Date):
 
 async function readSessionInfo(path: string): Promise<SessionInfo | undefined> {
   try {
-    const [text, stats] = await Promise.all([Bun.file(path).text(), stat(path)]);
+    const [text, stats] = await Promise.all([Bun.file(path).text(), (await fsPromises()).stat(path)]);
     return summarize(path, parseSessionFile(text, path), stats.mtime);
   } catch {
     return undefined;
@@ -71,7 +71,7 @@ async function readSessionInfo(path: string): Promise<SessionInfo | undefined> {
 
 async function sessionFilesIn(dir: string): Promise<string[]> {
   try {
-    const names = await readdir(dir);
+    const names = await (await fsPromises()).readdir(dir);
     return names.filter((name) => name.endsWith(".jsonl")).map((name) => join(dir, name));
   } catch {
     return []; // no sessions for this project yet
@@ -103,7 +103,7 @@ export async function listAllSessions(onProgress?: SessionListProgress): Promise
   const root = getSessionsDir();
   let folders: string[];
   try {
-    const children = await readdir(root, { withFileTypes: true });
+    const children = await (await fsPromises()).readdir(root, { withFileTypes: true });
     folders = children.filter((child) => child.isDirectory()).map((child) => join(root, child.name));
   } catch {
     return [];

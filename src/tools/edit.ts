@@ -4,8 +4,8 @@
  * endings and BOM. The read-modify-write runs in the per-file mutation queue,
  * so parallel edits of one file each see the other's result.
  */
+import { fsPromises } from "./fs-promises.ts";
 import { constants } from "node:fs";
-import { access as fsAccess, readFile as fsReadFile, writeFile as fsWriteFile } from "node:fs/promises";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import {
@@ -56,9 +56,9 @@ export interface EditToolOptions {
 }
 
 const localEditOperations: EditOperations = {
-  readFile: (absolutePath) => fsReadFile(absolutePath),
-  writeFile: (absolutePath, content) => fsWriteFile(absolutePath, content, "utf8"),
-  access: (absolutePath) => fsAccess(absolutePath, constants.R_OK | constants.W_OK),
+  readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
+  writeFile: async (absolutePath, content) => (await fsPromises()).writeFile(absolutePath, content, "utf8"),
+  access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK | constants.W_OK),
 };
 
 const DESCRIPTION =

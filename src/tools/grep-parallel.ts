@@ -9,7 +9,6 @@
  * results: its batches, and any submitted after it, are searched on the
  * calling thread instead.
  */
-import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import type { FileMatches, GrepQuery } from "./grep-search.ts";
 import type { BatchMessage, BatchReply, StartMessage } from "./search-worker.ts";
@@ -29,6 +28,8 @@ const QUEUED_PER_WORKER = 4;
  * thread's own, which walks and searches too; so none on one core.
  */
 export function searchWorkerCount(): number {
+  // node:os is loaded here, at the first large search, not at start-up.
+  const { availableParallelism } = require("node:os") as typeof import("node:os");
   return Math.min(availableParallelism() - 1, MAX_WORKERS);
 }
 

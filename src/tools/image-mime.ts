@@ -3,7 +3,7 @@
  * extensions lie (a `.png` that is really a JPEG, a screenshot with no
  * extension), so the content decides whether `read` returns an image.
  */
-import { open } from "node:fs/promises";
+import { fsPromises } from "./fs-promises.ts";
 
 export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
@@ -38,7 +38,7 @@ export function detectImageMimeTypeFromBytes(bytes: Uint8Array): ImageMimeType |
 
 /** Reads only the head of the file, so checking a large file stays cheap. */
 export async function detectImageMimeTypeFromFile(absolutePath: string): Promise<ImageMimeType | null> {
-  const handle = await open(absolutePath, "r");
+  const handle = await (await fsPromises()).open(absolutePath, "r");
   try {
     const head = new Uint8Array(IMAGE_SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, IMAGE_SNIFF_BYTES, 0);

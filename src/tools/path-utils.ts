@@ -1,5 +1,5 @@
 /** How tools turn a path the model wrote into the file it means. */
-import { homedir } from "node:os";
+import { homeDir } from "../config/paths.ts";
 import { isAbsolute, resolve } from "node:path";
 
 /**
@@ -9,8 +9,8 @@ import { isAbsolute, resolve } from "node:path";
 export function expandPath(filePath: string): string {
   let path = filePath.replace(/[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g, " ");
   if (path.startsWith("@")) path = path.slice(1);
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return homedir() + path.slice(1);
+  if (path === "~") return homeDir();
+  if (path.startsWith("~/")) return homeDir() + path.slice(1);
   return path;
 }
 

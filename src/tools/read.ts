@@ -3,8 +3,8 @@
  * Output is head-truncated to what a model can usefully take in, with a notice
  * saying which `offset` shows the rest.
  */
+import { fsPromises } from "./fs-promises.ts";
 import { constants } from "node:fs";
-import { access as fsAccess, readFile as fsReadFile } from "node:fs/promises";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
@@ -41,8 +41,8 @@ export interface ReadToolOptions {
 }
 
 const localReadOperations: ReadOperations = {
-  readFile: (absolutePath) => fsReadFile(absolutePath),
-  access: (absolutePath) => fsAccess(absolutePath, constants.R_OK),
+  readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
+  access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK),
   detectImageMimeType: detectImageMimeTypeFromFile,
 };
 

@@ -7,7 +7,6 @@
  * at MAX_FULL_OUTPUT_BYTES.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomHex } from "../session/ids.ts";
 
@@ -19,6 +18,8 @@ const kept: string[] = [];
 
 function processFolder(): string {
   if (folder) return folder;
+  // node:os only now, at the first large output: start-up does without it.
+  const { tmpdir } = require("node:os") as typeof import("node:os");
   folder = mkdtempSync(join(tmpdir(), "xcsh-"));
   const created = folder;
   process.once("exit", () => rmSync(created, { recursive: true, force: true }));

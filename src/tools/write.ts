@@ -3,7 +3,7 @@
  * folders. Goes through the per-file mutation queue so it never interleaves
  * with an edit of the same file.
  */
-import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
+import { fsPromises } from "./fs-promises.ts";
 import { dirname } from "node:path";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
@@ -33,9 +33,9 @@ export interface WriteToolOptions {
 }
 
 const localWriteOperations: WriteOperations = {
-  writeFile: (absolutePath, content) => fsWriteFile(absolutePath, content, "utf8"),
+  writeFile: async (absolutePath, content) => (await fsPromises()).writeFile(absolutePath, content, "utf8"),
   mkdir: async (dir) => {
-    await fsMkdir(dir, { recursive: true });
+    await (await fsPromises()).mkdir(dir, { recursive: true });
   },
 };
 

@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COMMAND_TYPES, commandSchema } from "../../../src/modes/rpc/rpc-schemas.ts";
 import type { RpcCommandType } from "../../../src/modes/rpc/rpc-types.ts";
-import { createRpcFixture, duplicateResponseIds, FAKE_MODEL, textOf, type Frame, type RpcFixture, type RpcProcess } from "../../support/rpc-harness.ts";
+import { createRpcFixture, duplicateResponseIds, FAKE_MODEL, startRpc, textOf, type Frame, type RpcFixture, type RpcProcess } from "../../support/rpc-harness.ts";
 import type { RecordedRequest, ScriptStep } from "../../support/fake-llm/script.ts";
 
 let fixture: RpcFixture;
@@ -148,6 +148,34 @@ describe("a command with a wrong field", () => {
     expect(await rpc.request({ type: "prompt", message: "tagged", ...extra })).toMatchObject({ success: true });
     expect(textOf((await rpc.waitForEvent("agent_end", () => true, 5_000, from)).messages.at(-1))).toBe("answer: tagged");
     await expectHealthy(rpc);
+  });
+});
+
+describe("start-up", () => {
+  const traced = () => startRpc({ env: { ...fixture.home.env, XCSH_TRACE_LOAD: "1" }, cwd: fixture.cwd, args: ["--model", FAKE_MODEL] });
+
+  test("valid commands and a built-in tool call are checked without loading typebox", async () => {
+    fixture.server.clearScript();
+    writeFileSync(join(fixture.cwd, "notes.txt"), "a note\n");
+    fixture.server.enqueue({ content: [{ type: "toolCall", name: "read", arguments: { path: "notes.txt", limit: 5 } }] }, reply);
+    const rpc = traced();
+    expect(await rpc.request({ type: "get_state" })).toMatchObject({ success: true });
+    const from = rpc.mark();
+    expect(await rpc.request({ type: "prompt", message: "hi", images: [IMAGE] })).toMatchObject({ success: true });
+    const end = await rpc.waitForEvent("agent_end", () => true, 5_000, from);
+    const result = end.messages.find((message: Frame) => message.role === "toolResult");
+    expect(result).toMatchObject({ isError: false, content: [{ type: "text", text: expect.stringContaining("a note") }] });
+    expect(await rpc.request({ type: "set_thinking_level", level: "high" })).toMatchObject({ success: true });
+    expect(await rpc.close()).toBe(0);
+    expect(rpc.stderr).not.toContain("loaded typebox");
+  });
+
+  test("the first command that does not fit loads typebox, which words the error", async () => {
+    const rpc = traced();
+    const bad = await rpc.request({ type: "set_thinking_level", level: "extreme" });
+    expect(bad).toMatchObject({ success: false, error: expect.stringContaining(`"level" must be one of:`) });
+    expect(await rpc.close()).toBe(0);
+    expect(rpc.stderr).toContain("loaded typebox");
   });
 });
 
