@@ -6,10 +6,10 @@
  * for file descriptor 1. A string is taken as an already serialized line.
  *
  * Node's stream classes are not needed for the frames, and loading them costs
- * start-up several milliseconds: replacing `process.stdout` creates the real
- * stream first. RPC mode therefore defers that step (`deferStdoutGuard`) until
+ * start-up ~14 ms: `guardProcessStdout()` replaces `process.stdout` without creating
+ * the real stream (see there). RPC mode still defers it (`deferStdoutGuard`) until
  * code that is not xcsh's may run — an extension loads, or the agent starts its
- * first run and with it a provider SDK — and calls `guardProcessStdout()` then.
+ * first run and with it a provider SDK.
  *
  * Frames produced within one turn of the event loop are written together, in one
  * write: a streamed answer yields many small frames, and a write per frame costs a
@@ -50,6 +50,10 @@ let stdoutGuarded = false;
 export function guardProcessStdout(): void {
   if (stdoutGuarded) return;
   stdoutGuarded = true;
+  // Bun creates process.stdout on first touch, and redefining the property touches it
+  // (~14 ms: node's stream classes load). Assigning to it first replaces the lazy
+  // property without creating the stream; stderr's is then created only if used.
+  (process as { stdout: unknown }).stdout = undefined;
   Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
 }
 

@@ -59,7 +59,11 @@ const KIND = {
 const OPTIONAL = hidden(true);
 const UNSAFE = hidden(null);
 
-/** A copy of one of these schemas (or typebox's) with its hidden markers: all but `~optional` are carried over. */
+/**
+ * A copy of a schema with the hidden markers these builders set (`~kind`, `~unsafe`,
+ * `~readonly`), without `~optional`. Only xcsh's own schemas come here, so typebox's
+ * other markers (a refinement, a codec) never need carrying.
+ */
 function copy(schema: object): Record<string, unknown> {
   const source = schema as Record<string, unknown>;
   const result: Record<string, unknown> = { ...source };

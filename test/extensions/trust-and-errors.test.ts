@@ -146,6 +146,8 @@ describe("error isolation", () => {
     expect(await rpc.close()).toBe(0);
     // Every stdout line parsed as JSON (the harness would have failed otherwise); the noise went to stderr.
     expect(rpc.frames.some((frame) => JSON.stringify(frame).includes("from an extension"))).toBe(false);
+    expect(rpc.stderr).toContain("raw stdout write from an extension");
+    expect(rpc.stderr).toContain("console.log from an extension");
   });
 
   test("print mode: one stderr line per broken extension, and the answer alone on stdout", async () => {
