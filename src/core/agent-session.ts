@@ -19,7 +19,7 @@ import { calculateContextTokens, estimateMessagesTokens, shouldCompact } from ".
 import { runCompaction } from "./compaction-runner.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, CompactionReason, ReportedCompaction } from "./session-events.ts";
-import { lastAssistantText, messageText } from "./message-text.ts";
+import { lastAssistantText, messageImages, messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
 import { TodoPlan } from "./todos.ts";
@@ -53,6 +53,12 @@ export interface PromptOptions {
 
 /** Messages persisted as session entries; summaries are written as their own entry types. */
 const PERSISTED_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom"]);
+
+/** A message taken back out of a queue. */
+export interface QueuedPrompt {
+  text: string;
+  images: ImageContent[];
+}
 
 export class AgentSession {
   readonly cwd: string;
@@ -168,10 +174,11 @@ export class AgentSession {
     return { steering: this.agent.steeringQueue.peek().map(messageText), followUp: this.agent.followUpQueue.peek().map(messageText) };
   }
 
-  /** Takes every queued message out (steers first, then follow-ups), undelivered, as text: an abort hands them back to the user. */
-  takeQueued(): { steering: string[]; followUp: string[] } {
+  /** Takes every queued message out, undelivered, as text and images: an abort hands them back to the user. */
+  takeQueued(): { steering: QueuedPrompt[]; followUp: QueuedPrompt[] } {
     const { steering, followUp } = this.agent.clearQueues();
-    return { steering: steering.map(messageText), followUp: followUp.map(messageText) };
+    const asPrompt = (message: AgentMessage): QueuedPrompt => ({ text: messageText(message), images: messageImages(message) });
+    return { steering: steering.map(asPrompt), followUp: followUp.map(asPrompt) };
   }
 
   // --- prompting -------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "../agent/types.ts";
+import type { ImageContent } from "../ai/types.ts";
 
 /** The plain text of a user or custom message (what queue_update and fork lists show). */
 export function messageText(message: AgentMessage): string {
@@ -8,6 +9,12 @@ export function messageText(message: AgentMessage): string {
     .filter((block) => block.type === "text")
     .map((block) => (block as { text: string }).text)
     .join("");
+}
+
+/** The images a user message carries, in order. */
+export function messageImages(message: AgentMessage): ImageContent[] {
+  if (message.role !== "user" || typeof message.content === "string") return [];
+  return message.content.filter((block): block is ImageContent => block.type === "image");
 }
 
 /** The text of the newest assistant message that has any; null when none has. */

@@ -26,7 +26,7 @@ import { EditorHost, type EditorLike } from "./editor-host.ts";
 import { extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
-import { imageFromPaste } from "./image-paste.ts";
+import { imageFromPaste, imageMark, shiftImageMarks } from "./image-paste.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
@@ -240,15 +240,26 @@ class InteractiveApp implements App {
 
   // --- input -----------------------------------------------------------------------
 
-  /** Aborts the run; messages still queued go back into the editor, above the draft, instead of being lost. */
+  /**
+   * Aborts the run; messages still queued go back into the editor, above the draft,
+   * instead of being lost, and their images back among the attachments, before the
+   * draft's own (their `[image #n]` marks renumbered to match).
+   */
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
       const { steering, followUp } = this.session.takeQueued();
       const queued = [...steering, ...followUp];
       if (queued.length > 0) {
-        const draft = this.editor.getText();
-        this.editor.setText([...queued, ...(draft.trim() ? [draft] : [])].join("\n"));
+        const texts: string[] = [];
+        const images: ImageContent[] = [];
+        for (const prompt of queued) {
+          texts.push(shiftImageMarks(prompt.text, images.length));
+          images.push(...prompt.images);
+        }
+        const draft = shiftImageMarks(this.editor.getText(), images.length);
+        this.attachments.unshift(...images);
+        this.editor.setText([...texts, ...(draft.trim() ? [draft] : [])].join("\n"));
       }
       this.layout.setRunMessage("Aborting…");
       void this.session.abort();
@@ -273,7 +284,7 @@ class InteractiveApp implements App {
     const image = imageFromPaste(data, this.cwd);
     if (!image) return false;
     this.attachments.push(image);
-    this.editors.insert(`[image #${this.attachments.length}] `);
+    this.editors.insert(`${imageMark(this.attachments.length)} `);
     return true;
   }
 

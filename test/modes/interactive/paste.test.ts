@@ -1,12 +1,13 @@
 /**
  * Pasting into the editor, as a terminal delivers it (bracketed paste, here
  * through tmux's paste-buffer -p): a large text arrives whole in the prompt, and
- * the path of an image file attaches the image.
+ * the path of an image file attaches the image, and stays attached to a message
+ * that Esc takes back out of the queue.
  */
 import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withPane } from "./fixture.ts";
+import { send, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** A 1×1 PNG. */
@@ -56,6 +57,35 @@ test("pasting the path of an image file attaches the image to the next prompt", 
     },
     {
       // A model that takes images: a text-only one gets a placeholder instead.
+      models: [{ id: "vision", input: ["text", "image"] }],
+      before: (_fake, project) => writeFileSync(join(project, "pixel.png"), Buffer.from(PIXEL_PNG, "base64")),
+    },
+  );
+});
+
+test("an image on a message still queued when Esc aborts comes back with it and goes with the next prompt", async () => {
+  await withPane(
+    async ({ fake, project, pane }) => {
+      fake.server.enqueue({ content: [{ type: "text", text: "A slow answer, one word at a time, taking its time to finish properly." }], chunkSize: 1, chunkDelayMs: 150 });
+      send(pane, "start");
+      await pane.waitFor("A slow");
+      paste(pane, join(project, "pixel.png"), project);
+      await pane.waitFor("[image #1]");
+      pane.type("look at this");
+      pane.keys("Enter");
+      await pane.waitFor("steer: [image #1] look at this");
+      pane.keys("Escape");
+      await pane.waitFor("Aborted");
+      await pane.waitFor((screen) => !screen.includes("steer:") && /\[image #1\] look at this\s*$/m.test(screen));
+
+      fake.server.enqueue({ content: [{ type: "text", text: "Seen it." }] });
+      pane.keys("Enter");
+      await pane.waitFor("Seen it.");
+      const content = JSON.stringify(lastUserContent(fake.server.requests.at(-1)));
+      expect(content).toContain(PIXEL_PNG.slice(0, 40));
+      expect(content).toContain("look at this");
+    },
+    {
       models: [{ id: "vision", input: ["text", "image"] }],
       before: (_fake, project) => writeFileSync(join(project, "pixel.png"), Buffer.from(PIXEL_PNG, "base64")),
     },
