@@ -210,6 +210,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   upsertTool(...args: Parameters<ExtensionHost["upsertTool"]>): void {
     this.session.tools.upsert(...args);
   }
+  /** Tool changes made by `changes` take effect together, at its end. */
+  batchToolChanges(changes: () => void): void {
+    this.session.tools.batch(changes);
+  }
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
   }

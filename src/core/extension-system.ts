@@ -314,9 +314,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** Tools extensions registered while loading reach the session the way a later pi.registerTool() would. */
   private registerTools(extensions: LoadedExtension[]): void {
     const { toolContext } = this.runtime();
-    for (const extension of extensions) {
-      for (const definition of extension.tools.values()) registerExtensionTool(this.bindings!, extension, definition, toolContext);
-    }
+    const bindings = this.bindings!;
+    bindings.batchToolChanges(() => {
+      for (const extension of extensions) {
+        for (const definition of extension.tools.values()) registerExtensionTool(bindings, extension, definition, toolContext);
+      }
+    });
   }
 
   private async announce(reason: "startup" | "reload" | "new" | "resume" | "fork", previousSessionFile: string | undefined): Promise<void> {

@@ -144,7 +144,30 @@ export class ToolSet {
     });
   }
 
+  private batching = 0;
+  private applyPending = false;
+
+  /**
+   * Runs `changes` with one rebuild of the tool list and system prompt at the end
+   * instead of one per change (ten extensions' tools: one prompt built, not ten).
+   */
+  batch(changes: () => void): void {
+    this.batching++;
+    try {
+      changes();
+    } finally {
+      if (--this.batching === 0 && this.applyPending) {
+        this.applyPending = false;
+        this.apply();
+      }
+    }
+  }
+
   private apply(): void {
+    if (this.batching > 0) {
+      this.applyPending = true;
+      return;
+    }
     const tools = this.agent.state.tools;
     const next = [...this.active.flatMap((name) => this.entries.get(name)?.tool ?? []), ...this.hostTools];
     tools.splice(0, tools.length, ...next);

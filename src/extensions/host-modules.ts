@@ -57,18 +57,51 @@ function codingAgentModule(name: string, api: HostModulesApi): ModuleExports {
 /*
  * Once registered, a virtual module answers its specifier for every importer,
  * xcsh's own code included: a factory that imported "typebox/compile" would get
- * itself. So typebox's modules are imported before the plugin exists (by
- * `loadTypebox`, dynamically: static imports here would put typebox/compile and
- * friends into every start of the binary, ~4 MiB, extensions or not), and pi-tui
- * through its entry file's path (tui-helpers.ts), which nothing shadows.
+ * itself. pi-tui is therefore loaded through its entry file's path (tui-helpers.ts),
+ * which nothing shadows, and typebox's root before the plugin exists (`loadTypebox`,
+ * dynamically: a static import would cost every start of the binary, extensions or not).
+ *
+ * typebox's subpaths (value, compile, schema, format: ~3 ms of evaluation) load when an
+ * extension first imports one. In the binary `require("typebox/value")` names a module
+ * bundled inside it, so the plugin cannot shadow it; run from source (bun test) the
+ * specifier would name the virtual module itself, so there they are imported up front.
  */
+declare const __XCSH_BUILD__: unknown;
+const BUNDLED = typeof __XCSH_BUILD__ !== "undefined";
+
 type Namespace = Record<string, any>;
-let typebox: Namespace, typeboxCompile: Namespace, typeboxError: Namespace, typeboxFormat: Namespace, typeboxGuard: Namespace;
-let typeboxSchema: Namespace, typeboxSystem: Namespace, typeboxValue: Namespace;
+type TypeboxSubpath = "compile" | "error" | "format" | "guard" | "schema" | "system" | "value";
+let typebox: Namespace;
+const subpaths: Partial<Record<TypeboxSubpath, Namespace>> = {};
+
+function requireSubpath(name: TypeboxSubpath): Namespace {
+  // Literal specifiers, so that the bundler resolves each at build time.
+  switch (name) {
+    case "compile":
+      return require("typebox/compile");
+    case "error":
+      return require("typebox/error");
+    case "format":
+      return require("typebox/format");
+    case "guard":
+      return require("typebox/guard");
+    case "schema":
+      return require("typebox/schema");
+    case "system":
+      return require("typebox/system");
+    case "value":
+      return require("typebox/value");
+  }
+}
+
+function typeboxSubpath(name: TypeboxSubpath): Namespace {
+  return (subpaths[name] ??= requireSubpath(name));
+}
 
 async function loadTypebox(): Promise<void> {
-  [typebox, typeboxCompile, typeboxError, typeboxFormat, typeboxGuard, typeboxSchema, typeboxSystem, typeboxValue] = await Promise.all([
-    import("typebox"),
+  typebox = await import("typebox");
+  if (BUNDLED) return;
+  [subpaths.compile, subpaths.error, subpaths.format, subpaths.guard, subpaths.schema, subpaths.system, subpaths.value] = await Promise.all([
     import("typebox/compile"),
     import("typebox/error"),
     import("typebox/format"),
@@ -82,15 +115,15 @@ async function loadTypebox(): Promise<void> {
 /** typebox 1.x and every subpath its package.json exports. */
 const TYPEBOX_MODULES: Record<string, ModuleFactory> = {
   typebox: () => typebox,
-  "typebox/compile": () => typeboxCompile,
-  "typebox/error": () => typeboxError,
-  "typebox/format": () => typeboxFormat,
-  "typebox/guard": () => typeboxGuard,
-  "typebox/schema": () => typeboxSchema,
-  "typebox/system": () => typeboxSystem,
+  "typebox/compile": () => typeboxSubpath("compile"),
+  "typebox/error": () => typeboxSubpath("error"),
+  "typebox/format": () => typeboxSubpath("format"),
+  "typebox/guard": () => typeboxSubpath("guard"),
+  "typebox/schema": () => typeboxSubpath("schema"),
+  "typebox/system": () => typeboxSubpath("system"),
   // typebox/type exports exactly what the root does; serving it from there keeps its copy out of the binary.
   "typebox/type": () => typebox,
-  "typebox/value": () => typeboxValue,
+  "typebox/value": () => typeboxSubpath("value"),
 };
 
 /**
@@ -98,18 +131,20 @@ const TYPEBOX_MODULES: Record<string, ModuleFactory> = {
  * registry/compiler names are aliases of their 1.x successors.
  */
 const SINCLAIR_TYPEBOX_MODULES: Record<string, ModuleFactory> = {
-  "@sinclair/typebox": () => ({ ...typebox, TypeGuard: typebox, KindGuard: typebox, FormatRegistry: typeboxFormat.Format }),
-  "@sinclair/typebox/compiler": () => ({
-    ...typeboxCompile,
-    TypeCompiler: { Compile: typeboxCompile.Compile, Code: typeboxCompile.Code },
-    TypeCheck: typeboxCompile.Validator,
-  }),
-  "@sinclair/typebox/value": () => typeboxValue,
-  "@sinclair/typebox/errors": () => ({ ...typeboxError, Errors: typeboxValue.Errors }),
-  "@sinclair/typebox/system": () => ({ ...typeboxSystem, TypeSystem: typeboxSystem.System, TypeSystemPolicy: typeboxSystem.Settings }),
+  "@sinclair/typebox": () => ({ ...typebox, TypeGuard: typebox, KindGuard: typebox, FormatRegistry: typeboxSubpath("format").Format }),
+  "@sinclair/typebox/compiler": () => {
+    const compile = typeboxSubpath("compile");
+    return { ...compile, TypeCompiler: { Compile: compile.Compile, Code: compile.Code }, TypeCheck: compile.Validator };
+  },
+  "@sinclair/typebox/value": () => typeboxSubpath("value"),
+  "@sinclair/typebox/errors": () => ({ ...typeboxSubpath("error"), Errors: typeboxSubpath("value").Errors }),
+  "@sinclair/typebox/system": () => {
+    const system = typeboxSubpath("system");
+    return { ...system, TypeSystem: system.System, TypeSystemPolicy: system.Settings };
+  },
   "@sinclair/typebox/type": () => typebox,
-  "@sinclair/typebox/format": () => typeboxFormat,
-  "@sinclair/typebox/guard": () => typeboxGuard,
+  "@sinclair/typebox/format": () => typeboxSubpath("format"),
+  "@sinclair/typebox/guard": () => typeboxSubpath("guard"),
 };
 
 /** pi-tui, plus `TUI` — a class in pi-tui 0.7x, the main-screen TUI in later versions. */

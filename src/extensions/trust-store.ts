@@ -12,7 +12,7 @@
  * processes deciding at the same instant can still lose one decision (last write wins);
  * the cost is one repeated question.
  */
-import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Type } from "../schema/type.ts";
 import { fitsSchema } from "../schema/validate.ts";
@@ -98,6 +98,8 @@ function readTrustStore(agentDir: string): TrustStore {
   const file = getTrustFilePath(agentDir);
   let text: string;
   try {
+    // Usually there is no file yet: seen without building an error (see config/json-file.ts).
+    if (!statSync(file, { throwIfNoEntry: false })) return { projects: {} };
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -5,10 +5,10 @@
  * patterns are Unicode, an optional property may hold `undefined`. A schema with any
  * other keyword — a `$ref`, a `format`, a typebox refinement — is not judged here.
  *
- * `true` means the value certainly fits. `false` means "not certain": the caller asks
- * typebox, which both decides and words the errors (see `checkWithTypebox`). So a
- * valid config file or command never loads typebox, an invalid one gets typebox's
- * verdict, and a gap in this module can only cost time, never accept a bad value.
+ * `judge` answers true or false when every keyword it met is one of those, and
+ * undefined otherwise; the caller then asks typebox, which decides and words the
+ * errors (src/schema/validate.ts). So a valid config file or command never loads
+ * typebox, and a gap in this module can only cost time, never accept a bad value.
  * test/schema/check.test.ts holds it to typebox on random values.
  */
 import type { TSchema } from "typebox";
@@ -161,9 +161,15 @@ function fitsNumber(schema: Schema, value: number): boolean {
   return typeof schema.exclusiveMaximum !== "number" || value < schema.exclusiveMaximum;
 }
 
+/** Set when a schema node met on the way could not be judged: a `false` then means "cannot tell". */
+let undecided = false;
+
 function fits(schema: Schema, value: unknown): boolean {
   // A bigint is JSON's nothing; typebox compares it as a number, this module does not try.
-  if (!isSchemaObject(schema) || !isJudgeable(schema) || typeof value === "bigint") return false;
+  if (!isSchemaObject(schema) || !isJudgeable(schema) || typeof value === "bigint") {
+    undecided = true;
+    return false;
+  }
   if ("type" in schema && ![schema.type].flat().some((name) => isType(name, value))) return false;
   if (isSchemaObject(value) && !fitsObject(schema, value)) return false;
   if (Array.isArray(value) && !fitsArray(schema, value)) return false;
@@ -174,7 +180,14 @@ function fits(schema: Schema, value: unknown): boolean {
   return !Array.isArray(schema.anyOf) || schema.anyOf.some((option) => fits(option as Schema, value));
 }
 
+/** Whether `value` fits `schema` as typebox would decide; undefined when this module cannot tell. */
+export function judge(schema: TSchema, value: unknown): boolean | undefined {
+  undecided = false;
+  if (fits(schema as unknown as Schema, value)) return true;
+  return undecided ? undefined : false;
+}
+
 /** True only when `value` certainly fits `schema`; false when it does not, or when this module cannot tell. */
 export function surelyFits(schema: TSchema, value: unknown): boolean {
-  return fits(schema as unknown as Schema, value);
+  return judge(schema, value) === true;
 }

@@ -8,7 +8,7 @@
  */
 import type { Static, TSchema } from "typebox";
 import { traceModuleLoad } from "../ai/load-trace.ts";
-import { surelyFits } from "./check.ts";
+import { judge } from "./check.ts";
 
 type ValueApi = (typeof import("typebox/value"))["Value"];
 
@@ -25,5 +25,5 @@ export function typeboxValue(): ValueApi {
 
 /** Whether `value` fits `schema`, exactly as typebox's `Value.Check` decides. */
 export function fitsSchema<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
-  return surelyFits(schema, value) || typeboxValue().Check(schema, value);
+  return judge(schema, value) ?? typeboxValue().Check(schema, value);
 }
