@@ -101,6 +101,8 @@ class InteractiveApp implements App {
           { key: "ctrl+t", action: "app.thinking.toggle", run: () => this.toggleThinking() },
           { key: "shift+tab", action: "app.thinking.cycle", run: () => this.cycleThinking() },
           { key: "ctrl+l", action: "app.model.select", run: () => void this.runCommandLine("/model") },
+          { key: process.platform === "win32" ? "alt+v" : "ctrl+v", action: "app.clipboard.pasteImage", run: () => void this.pasteClipboardImage() },
+          { key: "alt+up", action: "app.message.dequeue", run: () => this.restoreQueued() },
         ],
       },
     });
@@ -240,30 +242,50 @@ class InteractiveApp implements App {
 
   // --- input -----------------------------------------------------------------------
 
-  /**
-   * Aborts the run; messages still queued go back into the editor, above the draft,
-   * instead of being lost, and their images back among the attachments, before the
-   * draft's own (their `[image #n]` marks renumbered to match).
-   */
+  /** Aborts the run; messages still queued go back into the editor instead of being lost. */
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
-      const { steering, followUp } = this.session.takeQueued();
-      const queued = [...steering, ...followUp];
-      if (queued.length > 0) {
-        const texts: string[] = [];
-        const images: ImageContent[] = [];
-        for (const prompt of queued) {
-          texts.push(shiftImageMarks(prompt.text, images.length));
-          images.push(...prompt.images);
-        }
-        const draft = shiftImageMarks(this.editor.getText(), images.length);
-        this.attachments.unshift(...images);
-        this.editor.setText([...texts, ...(draft.trim() ? [draft] : [])].join("\n"));
-      }
+      this.restoreQueued();
       this.layout.setRunMessage("Aborting…");
       void this.session.abort();
     } else if (this.session.isBashRunning) this.session.abortBash();
+  }
+
+  /**
+   * Takes the queued messages back into the editor, above the draft (Alt+Up, and Esc
+   * before it aborts), and their images back among the attachments, before the
+   * draft's own (their `[image #n]` marks renumbered to match).
+   */
+  private restoreQueued(): void {
+    if (!this.session) return;
+    const { steering, followUp } = this.session.takeQueued();
+    const queued = [...steering, ...followUp];
+    if (queued.length === 0) return;
+    const texts: string[] = [];
+    const images: ImageContent[] = [];
+    for (const prompt of queued) {
+      texts.push(shiftImageMarks(prompt.text, images.length));
+      images.push(...prompt.images);
+    }
+    const draft = shiftImageMarks(this.editor.getText(), images.length);
+    this.attachments.unshift(...images);
+    this.editor.setText([...texts, ...(draft.trim() ? [draft] : [])].join("\n"));
+    this.tui.requestRender();
+  }
+
+  /** Ctrl+V (Alt+V on Windows): the clipboard's image is attached, or a line says why not. */
+  private async pasteClipboardImage(): Promise<void> {
+    const { readClipboardImage } = await import("./clipboard-image.ts");
+    const result = await readClipboardImage();
+    if (!result.ok) return this.say(result.reason, "", "dim");
+    this.attachImage(result.image);
+  }
+
+  private attachImage(image: ImageContent): void {
+    this.attachments.push(image);
+    this.editors.insert(`${imageMark(this.attachments.length)} `);
+    this.tui.requestRender();
   }
 
   private onCtrlC(): void {
@@ -283,8 +305,7 @@ class InteractiveApp implements App {
   private pasteImage(data: string): boolean {
     const image = imageFromPaste(data, this.cwd);
     if (!image) return false;
-    this.attachments.push(image);
-    this.editors.insert(`${imageMark(this.attachments.length)} `);
+    this.attachImage(image);
     return true;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Keys and ways out, in the built binary in tmux: the thinking toggle, Esc
- * with messages still queued, Alt+Enter on an idle session, and SIGTERM
+ * and Alt+Up with messages still queued, Alt+Enter on an idle session, and SIGTERM
  * giving the terminal back.
  */
 import { describe, expect, test } from "bun:test";
@@ -60,6 +60,22 @@ describe("keys", () => {
       const working = await pane.waitFor("esc to abort");
       expect(working).not.toContain("Aborting");
       await pane.waitFor("Second run, slowly.", 20_000);
+    });
+  });
+
+  test("Alt+Up takes queued messages back into the editor; the run goes on and nothing queued is sent", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue({ content: [{ type: "text", text: "A slow answer, one word at a time, to the very end." }], chunkSize: 1, chunkDelayMs: 60 });
+      send(pane, "start");
+      await pane.waitFor("A slow");
+      send(pane, "on second thought");
+      await pane.waitFor("steer: on second thought");
+      pane.keys("M-Up");
+      await pane.waitFor((text) => editorText(text) === "on second thought" && !text.includes("steer: on second thought"));
+      await pane.waitFor("to the very end.", 20_000);
+      await Bun.sleep(300);
+      expect(fake.server.requests.length).toBe(1);
+      expect(pane.screen()).not.toContain("Aborted");
     });
   });
 

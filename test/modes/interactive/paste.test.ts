@@ -2,10 +2,11 @@
  * Pasting into the editor, as a terminal delivers it (bracketed paste, here
  * through tmux's paste-buffer -p): a large text arrives whole in the prompt, and
  * the path of an image file attaches the image, and stays attached to a message
- * that Esc takes back out of the queue.
+ * that Esc takes back out of the queue; Ctrl+V attaches the clipboard's image.
  */
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { send, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
@@ -90,4 +91,48 @@ test("an image on a message still queued when Esc aborts comes back with it and 
       before: (_fake, project) => writeFileSync(join(project, "pixel.png"), Buffer.from(PIXEL_PNG, "base64")),
     },
   );
+});
+
+test("Ctrl+V attaches the clipboard's image (X11, through xclip) to the next prompt", async () => {
+  const bin = mkdtempSync(join(tmpdir(), "xcsh-clip-bin-"));
+  const png = join(bin, "clip.png");
+  writeFileSync(png, Buffer.from(PIXEL_PNG, "base64"));
+  writeFileSync(join(bin, "xclip"), `#!/bin/sh\ncase "$*" in *TARGETS*) printf 'TARGETS\\nimage/png\\n';; *image/png*) cat "${png}";; *) exit 1;; esac\n`);
+  chmodSync(join(bin, "xclip"), 0o755);
+  try {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.keys("C-v");
+        await pane.waitFor("[image #1]");
+        pane.type("what is on my clipboard?");
+        fake.server.enqueue({ content: [{ type: "text", text: "A single pixel." }] });
+        pane.keys("Enter");
+        await pane.waitFor("A single pixel.");
+        const content = JSON.stringify(lastUserContent(fake.server.requests.at(-1)));
+        expect(content).toContain(PIXEL_PNG.slice(0, 40));
+        expect(content).toContain("what is on my clipboard?");
+      },
+      { models: [{ id: "vision", input: ["text", "image"] }], env: { PATH: `${bin}:${process.env.PATH}`, DISPLAY: ":0" } },
+    );
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+test("Ctrl+V with no image on the clipboard says so and attaches nothing", async () => {
+  const bin = mkdtempSync(join(tmpdir(), "xcsh-clip-bin-"));
+  writeFileSync(join(bin, "xclip"), `#!/bin/sh\nprintf 'TARGETS\\nUTF8_STRING\\n'\n`);
+  chmodSync(join(bin, "xclip"), 0o755);
+  try {
+    await withPane(
+      async ({ pane }) => {
+        pane.keys("C-v");
+        const screen = await pane.waitFor("no image");
+        expect(screen).not.toContain("[image #");
+      },
+      { env: { PATH: `${bin}:${process.env.PATH}`, DISPLAY: ":0" } },
+    );
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
 });

@@ -89,7 +89,8 @@ export const HOTKEYS = [
   ["Enter", "send (while the agent works: steer)"],
   ["Alt+Enter", "queue a follow-up while the agent works"],
   ["Shift+Enter / Ctrl+J", "new line"],
-  ["Esc", "abort the run"],
+  ["Esc", "abort the run (queued messages come back to the editor)"],
+  ["Alt+↑", "take queued messages back into the editor"],
   ["Ctrl+C", "clear the editor; twice to exit"],
   ["Ctrl+D", "exit (empty editor)"],
   ["↑ / ↓", "prompt history"],
@@ -101,6 +102,7 @@ export const HOTKEYS = [
   ["Ctrl+T", "show thinking"],
   ["Shift+Tab", "cycle the thinking level"],
   ["Ctrl+L", "select a model"],
+  [process.platform === "win32" ? "Alt+V" : "Ctrl+V", "attach the clipboard's image"],
 ];
 
 export const sessionCommands: BuiltinCommand[] = [
