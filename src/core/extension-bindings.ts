@@ -33,6 +33,8 @@ export interface ExtensionSystemLink {
   readonly ui: ExtensionUIContext;
   isProjectTrusted(): boolean;
   requestShutdown(): void;
+  /** A `custom` entry was appended (for the mode to draw). */
+  customEntryAppended(entry: import("../session/types.ts").CustomEntry): void;
   reload(): Promise<void>;
   /** The replacement-session context for withSession, from the runtime now live. */
   replacedContext(): import("../extensions/types.ts").ReplacedSessionContext;
@@ -196,7 +198,9 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   }
 
   appendEntry(customType: string, data?: unknown): void {
-    this.session.sessionManager.appendCustomEntry(customType, data);
+    const manager = this.session.sessionManager;
+    const entry = manager.getEntry(manager.appendCustomEntry(customType, data));
+    if (entry?.type === "custom") this.system.customEntryAppended(entry);
   }
   setSessionName(name: string): void {
     this.session.setSessionName(name);

@@ -8,6 +8,7 @@
  */
 import { getAgentDir } from "../config/paths.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
+import type { CustomEntry } from "../session/types.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { createCommandContext, createExtensionContext, createReplacedSessionContext } from "../extensions/context.ts";
 import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
@@ -43,6 +44,8 @@ export interface ExtensionSystemOptions {
   notice(line: string): void;
   /** ctx.shutdown(): the mode ends the process once idle. */
   onShutdownRequested(): void;
+  /** An extension appended a `custom` entry (appendEntry): interactive mode draws it if a renderer is registered. */
+  onCustomEntry?(entry: CustomEntry): void;
 }
 
 const STALE =
@@ -373,6 +376,10 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   requestShutdown(): void {
     this.options.onShutdownRequested();
+  }
+
+  customEntryAppended(entry: CustomEntry): void {
+    this.options.onCustomEntry?.(entry);
   }
 
   /** At exit: session_shutdown {reason: "quit"}, once. */

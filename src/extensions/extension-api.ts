@@ -69,6 +69,10 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     registerMessageRenderer(customType, renderer) {
       extension.messageRenderers.set(customType, renderer);
     },
+    registerEntryRenderer(customType, renderer) {
+      if (typeof renderer !== "function") throw new Error(`The entry renderer for "${customType}" is not a function`);
+      extension.entryRenderers.set(String(customType), renderer as (...args: any[]) => unknown);
+    },
     sendMessage(message, options) {
       void host("sendMessage")
         .sendMessage(message, options)

@@ -47,6 +47,13 @@ const PI_CODING_AGENT_ONLY = [
   "generateBranchSummary", "generateSummary", "getShellConfig", "initTheme", "loadProjectContextFiles", "loadSkills",
   "loadSkillsFromDir", "main", "parseSkillBlock", "prepareBranchEntries", "renderDiff", "runPrintMode", "runRpcMode",
   "truncateToVisualLines", "wrapRegisteredTool", "wrapRegisteredTools",
+  // Added in later pi versions (as of 0.87).
+  "CredentialSynchronizationError", "ModelRuntime", "ProjectTrustStore", "buildContextEntries", "buildSessionProjection",
+  "convertToPng", "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition",
+  "detectSupportedImageMimeTypeFromFile", "formatDimensionNote", "generateDiffString", "generateSummaryWithUsage",
+  "generateUnifiedPatch", "getDocsPath", "getExamplesPath", "getPackageDir", "getPowerShellConfig", "getReadmePath",
+  "hasTrustRequiringProjectResources", "isPowerShellToolResult", "parseArgs", "readStoredCredential", "resizeImage",
+  "resolveCliModel", "resolveModelScopeWithDiagnostics", "sessionEntryToContextMessages",
 ];
 
 function codingAgentModule(name: string, api: HostModulesApi): ModuleExports {

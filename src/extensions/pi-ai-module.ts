@@ -1,9 +1,10 @@
 /**
  * What an extension gets from `@earendil-works/pi-ai` / `@mariozechner/pi-ai`:
  * pi-ai's runtime exports (as of pi 0.73), served by xcsh's own `src/ai/` layer.
- * Names xcsh cannot back (OAuth logins, Bedrock, Vertex, Mistral, Codex…) are
- * still exported, as functions that throw "not supported by xcsh" when called,
- * so that merely importing them does not fail the extension at link time.
+ * Names xcsh cannot back (OAuth logins, Bedrock, Vertex, Mistral, Codex, and the
+ * model-store and transcript API later pi versions added) are still exported, as
+ * functions that throw "not supported by xcsh" when called, so that merely
+ * importing them does not fail the extension at link time.
  * The provider stream functions (`streamAnthropic`, …) load their SDK on first
  * call and always use the built-in provider, even when an extension has taken
  * over the API in the registry and delegates to them.
@@ -240,6 +241,22 @@ function resetApiProviders(): void {
   registerBuiltinApiProviders();
 }
 
+/**
+ * Runtime names pi-ai gained after 0.73 (as of 0.87) that xcsh does not back. An
+ * extension written for a newer pi that imports one still loads; `uuidv7` and the
+ * retry-delay constant are real below.
+ */
+const LATER_PI_AI_NAMES = [
+  "AssistantMessageFrameEncoder", "InMemoryCredentialStore", "InMemoryModelsStore", "ModelsError", "collapseSystemMessages",
+  "contentText", "createFauxCore", "createImagesModels", "createImagesProvider", "createInitialSystemMessage", "createModels",
+  "createProvider", "declarationsEqual", "defaultProviderAuthContext", "envApiKeyAuth", "fauxProvider", "getCurrentSystemMessage",
+  "getCurrentSystemPrompt", "getCurrentTools", "getDeclaredTools", "getInitialSystemMessage", "getSystemMessageText",
+  "getToolStateChanges", "hasApi", "hasNonAdditiveToolChanges", "hasToolRedefinitions", "isRecoverableLength",
+  "isRetryableAssistantError", "lazyApi", "lazyOAuth", "lazyStream", "normalizeContext", "reduceAssistantMessageFrames",
+  "renderSystemMessageUpdate", "resolveTranscript", "resolveTranscriptTools", "retryAssistantCall", "retryDelayMs",
+  "toToolDeclaration", "withoutInitialSystemMessage",
+];
+
 function pick(modules: Record<string, Record<string, unknown>>, ...names: string[]): Record<string, unknown> {
   return Object.assign({}, ...names.map((name) => modules[name]));
 }
@@ -250,6 +267,9 @@ function pick(modules: Record<string, Record<string, unknown>>, ...names: string
 export function createPiAiModule(moduleName: string): Record<string, unknown> {
   const subpaths = providerSubpaths(moduleName);
   return {
+    ...stubs(moduleName, LATER_PI_AI_NAMES),
+    uuidv7: () => Bun.randomUUIDv7(),
+    DEFAULT_MAX_AGENT_RETRY_DELAY_MS: 60_000,
     Type,
     StringEnum,
     EventStream,
@@ -314,9 +334,32 @@ export const PI_AI_SUBPATHS = [
   "openai-codex-responses",
   "bedrock-provider",
   "oauth",
+  "compat",
 ] as const;
+
+/**
+ * `/compat`, which later pi versions (0.8x) added for the API of 0.73 — the one the root
+ * serves here — plus names xcsh does not back (API factories, image generation).
+ */
+const COMPAT_ONLY_NAMES = [
+  "anthropicMessagesApi", "azureOpenAIResponsesApi", "bedrockConverseStreamApi", "generateImages", "generateImagesOpenRouter",
+  "getImageModel", "getImageModels", "getImageProviders", "getImagesApiProvider", "googleGenerativeAIApi", "googleVertexApi",
+  "mistralConversationsApi", "openAICodexResponsesApi", "openAICompletionsApi", "openAIResponsesApi", "piMessagesApi",
+  "registerBuiltInImagesApiProviders", "registerImagesApiProvider",
+];
+
+function compatModule(moduleName: string): Record<string, unknown> {
+  return {
+    ...stubs(`${moduleName}/compat`, COMPAT_ONLY_NAMES),
+    ANTHROPIC_API_KEY_ENV: "ANTHROPIC_API_KEY",
+    ANTHROPIC_AUTH_TOKEN_ENV: "ANTHROPIC_AUTH_TOKEN",
+    ANTHROPIC_OAUTH_TOKEN_ENV: "ANTHROPIC_OAUTH_TOKEN",
+    ...createPiAiModule(moduleName),
+  };
+}
 
 /** The export object of `<moduleName>/<subpath>`. */
 export function createPiAiSubpathModule(moduleName: string, subpath: (typeof PI_AI_SUBPATHS)[number]): Record<string, unknown> {
+  if (subpath === "compat") return compatModule(moduleName);
   return providerSubpaths(moduleName)[subpath]!;
 }

@@ -35,6 +35,8 @@ export interface LoadedExtension {
   flags: Map<string, FlagOptions>;
   shortcuts: Map<string, ShortcutOptions>;
   messageRenderers: Map<string, (...args: any[]) => unknown>;
+  /** registerEntryRenderer: how interactive mode draws the extension's `custom` entries (appendEntry). */
+  entryRenderers: Map<string, (...args: any[]) => unknown>;
 }
 
 export interface ResolvedCommand {
@@ -54,6 +56,7 @@ export function emptyExtension(path: string, sourceInfo: SourceInfo): LoadedExte
     flags: new Map(),
     shortcuts: new Map(),
     messageRenderers: new Map(),
+    entryRenderers: new Map(),
   };
 }
 

@@ -15,6 +15,7 @@ import type {
 } from "../ai/types.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import type { CustomEntry } from "../session/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
 import type {
   BuildSystemPromptOptions,
@@ -225,6 +226,12 @@ export interface ExtensionAPI {
   registerFlag(name: string, options: FlagOptions): void;
   getFlag(name: string): boolean | string | undefined;
   registerMessageRenderer(customType: string, renderer: (...args: any[]) => unknown): void;
+  /**
+   * How interactive mode draws this extension's `custom` entries of `customType`
+   * (appendEntry): durable data shown in the chat, never sent to the model. The
+   * renderer gets the entry, `{ expanded }` and the theme, and returns a component.
+   */
+  registerEntryRenderer<T = unknown>(customType: string, renderer: (entry: CustomEntry<T>, options: { expanded: boolean }, theme: any) => unknown): void;
   sendMessage<T = unknown>(message: CustomMessageInput<T>, options?: SendMessageOptions): void;
   sendUserMessage(content: string | (TextContent | ImageContent)[], options?: SendUserMessageOptions): void;
   appendEntry<T = unknown>(customType: string, data?: T): void;

@@ -25,7 +25,7 @@ export function selectedTools(args: CliArgs): readonly ToolName[] {
 }
 
 /** What a mode gives the extension system: its UI, and where errors and notices go. */
-export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi">;
+export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi" | "onCustomEntry">;
 
 export interface SessionFromArgs extends CreatedSession {
   /** The arguments, parsed again with the flags extensions registered. */

@@ -19,7 +19,7 @@ import {
   createCustomMessage,
 } from "../agent/messages.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import type { CompactionEntry, SessionContext, SessionEntry } from "./types.ts";
+import type { CompactionEntry, CustomEntry, SessionContext, SessionEntry } from "./types.ts";
 
 /** The entries from the root down to `leafId` (root first). Stops at a missing parent or a cycle. */
 export function pathToEntry(leafId: string, byId: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
@@ -86,17 +86,46 @@ export function buildSessionContext(
   }
 
   const messages: AgentMessage[] = [];
-  if (compactionAt === -1) {
-    messages.push(...messagesOfEntries(path, 0, path.length));
-    return { messages, thinkingLevel, model };
-  }
-
-  const compaction = path[compactionAt] as CompactionEntry;
-  messages.push(createCompactionSummaryMessage(compaction.summary, compaction.tokensBefore, compaction.timestamp));
-  const firstKept = path.findIndex((entry, position) => position < compactionAt && entry.id === compaction.firstKeptEntryId);
-  if (firstKept !== -1) messages.push(...messagesOfEntries(path, firstKept, compactionAt));
-  messages.push(...messagesOfEntries(path, compactionAt + 1, path.length));
+  for (const item of contextItems(path, compactionAt)) if (!("type" in item)) messages.push(item);
   return { messages, thinkingLevel, model };
+}
+
+/**
+ * The context of a path, in order: its messages and, where they stand, its `custom`
+ * entries (extension data an entry renderer may draw; never sent to the model).
+ * `compactionAt` is the position of the path's latest compaction, -1 for none.
+ */
+function contextItems(path: readonly SessionEntry[], compactionAt: number): (AgentMessage | CustomEntry)[] {
+  const items: (AgentMessage | CustomEntry)[] = [];
+  const add = (from: number, to: number) => {
+    for (let index = from; index < to; index++) {
+      const entry = path[index];
+      if (entry.type === "custom") items.push(entry);
+      else {
+        const message = messageOfEntry(entry);
+        if (message) items.push(message);
+      }
+    }
+  };
+  if (compactionAt === -1) {
+    add(0, path.length);
+    return items;
+  }
+  const compaction = path[compactionAt] as CompactionEntry;
+  items.push(createCompactionSummaryMessage(compaction.summary, compaction.tokensBefore, compaction.timestamp));
+  const firstKept = path.findIndex((entry, position) => position < compactionAt && entry.id === compaction.firstKeptEntryId);
+  if (firstKept !== -1) add(firstKept, compactionAt);
+  add(compactionAt + 1, path.length);
+  return items;
+}
+
+/** What a person sees of the session at its leaf: the context's messages with the `custom` entries among them. */
+export function buildDisplayItems(entries: readonly SessionEntry[], leafId: string | null, byId: ReadonlyMap<string, SessionEntry>): (AgentMessage | CustomEntry)[] {
+  if (leafId === null || entries.length === 0) return [];
+  const leaf = byId.get(leafId) ?? entries[entries.length - 1];
+  const path = pathToEntry(leaf.id, byId);
+  const compactionAt = path.findLastIndex((entry) => entry.type === "compaction");
+  return contextItems(path, compactionAt);
 }
 
 /** The last compaction among `entries` (in their order), if any. */

@@ -16,7 +16,7 @@
 import { dirname, join, resolve } from "node:path";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import { buildSessionContext } from "./build-context.ts";
+import { buildDisplayItems, buildSessionContext } from "./build-context.ts";
 import { EntryIndex } from "./entry-index.ts";
 import { generateEntryId, generateSessionId } from "./ids.ts";
 import { loadSessionFile } from "./load-session.ts";
@@ -335,6 +335,11 @@ export class SessionManager {
 
   getLabel(id: string): string | undefined {
     return this.index.labelOf(id);
+  }
+
+  /** The context's messages with the extensions' `custom` entries where they stand (interactive mode draws both). */
+  buildDisplayItems(): (AgentMessage | CustomEntry)[] {
+    return buildDisplayItems(this.index.entries, this.leafId, this.index.byId);
   }
 
   buildSessionContext(): SessionContext {

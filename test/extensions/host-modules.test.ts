@@ -105,6 +105,21 @@ const FIXTURES: Record<string, string> = {
       anthropic: typeof streamSimpleAnthropic,
     };
   `,
+  "later-pi.ts": `
+    // Names that arrived after pi 0.73: an extension written for a newer pi still loads.
+    import { uuidv7, DEFAULT_MAX_AGENT_RETRY_DELAY_MS, contentText } from "@earendil-works/pi-ai";
+    import { ModelRuntime, parseArgs } from "@earendil-works/pi-coding-agent";
+    const thrown = (fn: () => unknown) => { try { fn(); return "no error"; } catch (error) { return (error as Error).message; } };
+    const ids = [uuidv7(), uuidv7(), uuidv7()];
+    export default {
+      uuidShape: ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)),
+      ordered: [...ids].sort().join() === ids.join() && new Set(ids).size === 3,
+      retryDelay: DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
+      contentText: thrown(() => contentText([])),
+      runtime: typeof ModelRuntime,
+      parseArgs: thrown(() => parseArgs([])),
+    };
+  `,
 };
 
 const DRIVER = `
@@ -190,6 +205,17 @@ describe("modules an extension imports, without node_modules", () => {
 
   test("an extension may require() the host modules too", () => {
     expect(report["required.ts"]).toEqual({ truncated: "a", text: ["x "], type: "string" });
+  });
+
+  test("names from later pi versions import: uuidv7 works, the others fail clearly when called", () => {
+    expect(report["later-pi.ts"]).toEqual({
+      uuidShape: true,
+      ordered: true,
+      retryDelay: 60_000,
+      contentText: 'contentText from "@earendil-works/pi-ai" is not supported by xcsh',
+      runtime: "function",
+      parseArgs: 'parseArgs from "@earendil-works/pi-coding-agent" is not supported by xcsh',
+    });
   });
 
   test("what xcsh cannot do imports fine and fails clearly when called", () => {

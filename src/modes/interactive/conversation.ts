@@ -2,15 +2,17 @@
  * The conversation view: turns the session's events into components, in the
  * order they happen — the user's prompt, the streamed answer, one line per tool
  * call with its result, and notices for errors, retries, compaction and branch
- * summaries. `rebuild` draws a whole session from its messages (on start,
- * /resume, /tree, /new), so what is shown is always what the session holds.
+ * summaries, and extensions' `custom` entries their entry renderers draw.
+ * `rebuild` draws a whole session (on start, /resume, /tree, /new), so what is
+ * shown is always what the session holds.
  */
 import type { Component, Container, TUI } from "@earendil-works/pi-tui";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";
 import type { AgentSessionEvent } from "../../core/session-events.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
-import { AssistantMessageView, CustomMessageView, NoticeView, UserMessageView, type ViewContext } from "./message-views.ts";
+import type { CustomEntry } from "../../session/types.ts";
+import { AssistantMessageView, CustomEntryView, CustomMessageView, NoticeView, UserMessageView, type ViewContext } from "./message-views.ts";
 import { ToolLine, type ToolRenderers } from "./tool-lines.ts";
 
 export interface ConversationOptions extends ViewContext {
@@ -20,6 +22,8 @@ export interface ConversationOptions extends ViewContext {
   toolRenderers: (toolName: string) => ToolRenderers | undefined;
   /** An extension's registerMessageRenderer for a custom message type. */
   messageRenderer: (customType: string) => ((...args: any[]) => unknown) | undefined;
+  /** An extension's registerEntryRenderer for a custom entry type. */
+  entryRenderer: (customType: string) => ((...args: any[]) => unknown) | undefined;
 }
 
 function userText(message: AgentMessage): { text: string; images: number } {
@@ -63,11 +67,20 @@ export class ConversationView {
     this.options.tui.requestRender();
   }
 
-  /** Draws a whole session's messages. */
-  rebuild(messages: readonly AgentMessage[]): void {
+  /** Draws a whole session: its messages, and the custom entries among them. */
+  rebuild(items: readonly (AgentMessage | CustomEntry)[]): void {
     this.clear();
-    for (const message of messages) this.addMessage(message);
+    for (const item of items) {
+      if ("type" in item && item.type === "custom") this.addCustomEntry(item);
+      else this.addMessage(item as AgentMessage);
+    }
     this.current = undefined;
+  }
+
+  /** An extension's custom entry, drawn by its entry renderer; without one it is not shown (it is extension state). */
+  addCustomEntry(entry: CustomEntry): void {
+    const renderer = this.options.entryRenderer(entry.customType);
+    if (renderer) this.add(new CustomEntryView(entry, renderer, this.options));
   }
 
   private toolLine(id: string, name: string, args: unknown): ToolLine {

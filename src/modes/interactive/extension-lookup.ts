@@ -36,6 +36,14 @@ export function toolRenderers(extensions: ExtensionSystem | undefined, name: str
   return undefined;
 }
 
+export function entryRenderer(extensions: ExtensionSystem | undefined, customType: string): ((...args: any[]) => unknown) | undefined {
+  for (const extension of extensions?.currentRunner.extensions ?? []) {
+    const renderer = extension.entryRenderers.get(customType);
+    if (renderer) return renderer;
+  }
+  return undefined;
+}
+
 export function messageRenderer(extensions: ExtensionSystem | undefined, customType: string): ((...args: any[]) => unknown) | undefined {
   for (const extension of extensions?.currentRunner.extensions ?? []) {
     const renderer = extension.messageRenderers.get(customType);

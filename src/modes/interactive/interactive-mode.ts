@@ -23,7 +23,7 @@ import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
 import { EditorHost, type EditorLike } from "./editor-host.ts";
-import { extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
+import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
 import { imageFromPaste, imageMark, shiftImageMarks } from "./image-paste.ts";
@@ -78,6 +78,7 @@ class InteractiveApp implements App {
       hiddenThinkingLabel: () => this.hiddenThinkingLabel,
       toolRenderers: (name) => toolRenderers(this.extensions, name),
       messageRenderer: (type) => messageRenderer(this.extensions, type),
+      entryRenderer: (type) => entryRenderer(this.extensions, type),
     });
     this.layout = new Layout(this.tui, () => this.theme, this.conversation.root);
     this.defaultHeader = new Text("", 1, 0);
@@ -195,7 +196,7 @@ class InteractiveApp implements App {
   }
 
   redraw(): void {
-    this.conversation.rebuild(this.session.messages);
+    this.conversation.rebuild(this.session.sessionManager.buildDisplayItems());
     this.updateHeader();
     this.footer.refresh();
     this.showPending([], []);
@@ -438,6 +439,7 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
         reportError: (report) => app.say(`✗ Extension ${shortenHome(report.extensionPath)} failed (${report.event})`, report.error, "error"),
         notice: (line) => app.say(line, "", "warning"),
         onShutdownRequested: () => app.exit(0),
+        onCustomEntry: (entry) => app.conversation.addCustomEntry(entry),
       },
     });
     extensions = created.extensions;

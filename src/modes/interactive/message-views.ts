@@ -194,6 +194,30 @@ export class NoticeView extends CachedView {
   }
 }
 
+/** A custom entry (appendEntry), drawn by the entry renderer its extension registered; nothing if that fails. */
+export class CustomEntryView extends CachedView {
+  constructor(
+    private readonly entry: { customType: string; data?: unknown },
+    private readonly renderer: (...args: any[]) => unknown,
+    private readonly context: ViewContext,
+  ) {
+    super();
+  }
+  protected override cacheKey(): string {
+    return String(this.context.expanded());
+  }
+  protected build(width: number): string[] {
+    const { truncateToWidth } = loadPiTui();
+    try {
+      const drawn = this.renderer(this.entry, { expanded: this.context.expanded() }, this.context.theme()) as Component | undefined;
+      if (drawn && typeof drawn.render === "function") return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
+    } catch (error) {
+      return ["", truncateToWidth(this.context.theme().fg("error", `[${this.entry.customType}] could not be drawn: ${(error as Error)?.message ?? error}`), width)];
+    }
+    return [];
+  }
+}
+
 /** A message an extension added with display on: its registered renderer, or a labelled block. */
 export class CustomMessageView extends CachedView {
   constructor(

@@ -1,11 +1,12 @@
 /**
- * What extensions draw and bind in the terminal: shortcuts, message and tool
+ * What extensions draw and bind in the terminal: shortcuts, message, entry and tool
  * renderers, custom components, themes, a replacement editor, completion
  * providers and command-argument completion. Each test loads a small `-e`
  * extension into the built binary in tmux and looks at the screen.
  */
 import { describe, expect, test } from "bun:test";
 import { send, withExtension, withPane } from "./fixture.ts";
+import { XcshPane } from "./tmux.ts";
 
 describe("extensions in the terminal", () => {
   test("a registerShortcut key runs its handler from the editor", async () => {
@@ -36,6 +37,39 @@ export default function (pi) {
 }
 `),
     );
+  });
+
+  test("registerEntryRenderer draws appended entries, and again when the session is continued", async () => {
+    const extension = withExtension(`import { Text } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerEntryRenderer("status-card", (entry, { expanded }) => new Text("CARD>> " + entry.data.message + (expanded ? " (expanded)" : ""), 1, 0));
+  pi.registerCommand("card", { description: "Leave a card", handler: async (args) => pi.appendEntry("status-card", { message: args.trim() }) });
+  pi.registerCommand("state", { description: "Keep state", handler: async () => pi.appendEntry("no-renderer", { hidden: true }) });
+}
+`);
+    await withPane(async ({ fake, project, pane }) => {
+      send(pane, "/card first card");
+      await pane.waitFor("CARD>> first card");
+      send(pane, "/state");
+      fake.server.enqueue({ content: [{ type: "text", text: "Noted." }] });
+      send(pane, "hello");
+      const screen = await pane.waitFor("Noted.");
+      // An entry is shown, never sent: the model saw only the prompt.
+      expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages)).not.toContain("first card");
+      expect(screen).not.toContain("hidden");
+      pane.keys("C-o");
+      await pane.waitFor("CARD>> first card (expanded)");
+      pane.kill();
+
+      const again = XcshPane.start({ args: ["--model", "fake/m", "-c", "-e", "ext.ts"], env: fake.home.env, cwd: project });
+      try {
+        const continued = await again.waitFor("Noted.");
+        expect(continued.indexOf("CARD>> first card")).toBeGreaterThanOrEqual(0);
+        expect(continued.indexOf("CARD>> first card")).toBeLessThan(continued.indexOf("Noted."));
+      } finally {
+        again.kill();
+      }
+    }, extension);
   });
 
   test("a tool's renderCall and renderResult draw its call and result", async () => {
