@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import TypeBox, { type TSchema } from "typebox";
 import { Value } from "typebox/value";
-import { runtimeProviderSchema } from "../../src/config/model-registry.ts";
+import { runtimeProviderSchema } from "../../src/config/runtime-provider-check.ts";
 import { ModelsJsonSchema } from "../../src/config/models-json.ts";
 import { settingsFileSchema } from "../../src/config/settings.ts";
 import { COMMAND_TYPES, commandSchema } from "../../src/modes/rpc/rpc-schemas.ts";

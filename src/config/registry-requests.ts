@@ -1,0 +1,67 @@
+/**
+ * Requests through the model registry, as extensions for later pi versions (0.8x)
+ * make them: `ctx.modelRegistry.complete(model, context, options)` with the key and
+ * headers the registry has for the model filled in, so an extension never handles
+ * credentials itself. Options the caller gives win over the configured ones.
+ */
+import { emptyUsage } from "../ai/usage.ts";
+import { createAssistantMessageEventStream, type AssistantMessageEventStream } from "../ai/event-stream.ts";
+import type { AssistantMessage, Model, StreamOptions } from "../ai/types.ts";
+
+export interface RequestAuthSource {
+  getApiKey(model: Pick<Model, "provider">): Promise<string | undefined>;
+  getHeaders(model: Pick<Model, "provider" | "id" | "headers">, apiKey?: string): Promise<Record<string, string>>;
+}
+
+export type ResolvedRequestAuth = { ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string };
+
+export async function resolveRequestAuth(source: RequestAuthSource, model: Model): Promise<ResolvedRequestAuth> {
+  try {
+    const apiKey = await source.getApiKey(model);
+    return { ok: true, apiKey, headers: await source.getHeaders(model, apiKey) };
+  } catch (error) {
+    return { ok: false, error: (error as Error)?.message ?? String(error) };
+  }
+}
+
+/** `options` with the configured key and headers under the caller's own. */
+export async function withRequestAuth<T extends StreamOptions>(source: RequestAuthSource, model: Model, options: T): Promise<T> {
+  const auth = await resolveRequestAuth(source, model);
+  if (!auth.ok) throw new Error(`${model.provider}/${model.id}: ${auth.error}`);
+  return { ...options, apiKey: options.apiKey ?? auth.apiKey, headers: { ...auth.headers, ...options.headers } };
+}
+
+function failedMessage(model: Model, error: unknown): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: emptyUsage(),
+    stopReason: "error",
+    errorMessage: (error as Error)?.message ?? String(error),
+    timestamp: Date.now(),
+  };
+}
+
+/** A stream that starts once the credentials are resolved; a failure to resolve them ends it with an error. */
+export function streamWithRequestAuth<T extends StreamOptions>(
+  source: RequestAuthSource,
+  model: Model,
+  options: T,
+  start: (options: T) => AssistantMessageEventStream,
+): AssistantMessageEventStream {
+  const out = createAssistantMessageEventStream();
+  void (async () => {
+    try {
+      const inner = start(await withRequestAuth(source, model, options));
+      for await (const event of inner) out.push(event);
+      out.end(await inner.result());
+    } catch (error) {
+      const message = failedMessage(model, error);
+      out.push({ type: "error", reason: "error", error: message });
+    }
+  })();
+  return out;
+}
