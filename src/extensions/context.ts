@@ -47,6 +47,9 @@ export function createExtensionContext(host: ExtensionHost, assertLive: Liveness
     get model() {
       return live(() => host.model());
     },
+    get thinkingLevel() {
+      return live(() => host.getThinkingLevel());
+    },
     get signal() {
       return host.signal();
     },

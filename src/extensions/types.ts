@@ -65,6 +65,8 @@ export interface ExtensionContext {
   sessionManager: SessionManager;
   modelRegistry: ModelRegistry;
   model: Model | undefined;
+  /** The session's thinking level (as pi.getThinkingLevel(); later pi versions read it here). */
+  thinkingLevel: ModelThinkingLevel;
   signal: AbortSignal | undefined;
   isIdle(): boolean;
   abort(): void;

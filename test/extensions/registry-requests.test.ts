@@ -25,7 +25,7 @@ export default function (pi) {
         messages: [{ role: "user", content: [{ type: "text", text: args }], timestamp: Date.now() }],
       });
       const text = response.content.filter((block) => block.type === "text").map((block) => block.text).join("");
-      ctx.ui.notify(JSON.stringify({ found: model.id, missing: missing === undefined, hasAuth: ctx.modelRegistry.hasConfiguredAuth(model), auth: auth.ok && auth.apiKey, text }));
+      ctx.ui.notify(JSON.stringify({ found: model.id, missing: missing === undefined, hasAuth: ctx.modelRegistry.hasConfiguredAuth(model), auth: auth.ok && auth.apiKey, text, thinking: ctx.thinkingLevel }));
     },
   });
 }
@@ -37,7 +37,7 @@ test("an extension completes a side request through ctx.modelRegistry with the c
   const rpc = fixture.start(withExtensions(path));
   expect(await rpc.request({ type: "prompt", message: "/ask-aside what is 2+2?" })).toMatchObject({ success: true });
   const notice = await rpc.waitFor((frame) => frame.method === "notify");
-  expect(JSON.parse(notice.message)).toEqual({ found: "fake-model", missing: true, hasAuth: true, auth: "test-key", text: "A brief aside." });
+  expect(JSON.parse(notice.message)).toEqual({ found: "fake-model", missing: true, hasAuth: true, auth: "test-key", text: "A brief aside.", thinking: "off" });
   const request = fixture.server.requests.at(-1)!;
   expect(request.headers.authorization).toBe("Bearer test-key");
   expect(JSON.stringify(request.body.messages)).toContain("what is 2+2?");
