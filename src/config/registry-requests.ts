@@ -4,9 +4,9 @@
  * headers the registry has for the model filled in, so an extension never handles
  * credentials itself. Options the caller gives win over the configured ones.
  */
-import { emptyUsage } from "../ai/usage.ts";
+import { failedAssistantMessage } from "../ai/usage.ts";
 import { createAssistantMessageEventStream, type AssistantMessageEventStream } from "../ai/event-stream.ts";
-import type { AssistantMessage, Model, StreamOptions } from "../ai/types.ts";
+import type { Model, StreamOptions } from "../ai/types.ts";
 
 export interface RequestAuthSource {
   getApiKey(model: Pick<Model, "provider">): Promise<string | undefined>;
@@ -31,20 +31,6 @@ export async function withRequestAuth<T extends StreamOptions>(source: RequestAu
   return { ...options, apiKey: options.apiKey ?? auth.apiKey, headers: { ...auth.headers, ...options.headers } };
 }
 
-function failedMessage(model: Model, error: unknown): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason: "error",
-    errorMessage: (error as Error)?.message ?? String(error),
-    timestamp: Date.now(),
-  };
-}
-
 /** A stream that starts once the credentials are resolved; a failure to resolve them ends it with an error. */
 export function streamWithRequestAuth<T extends StreamOptions>(
   source: RequestAuthSource,
@@ -59,8 +45,7 @@ export function streamWithRequestAuth<T extends StreamOptions>(
       for await (const event of inner) out.push(event);
       out.end(await inner.result());
     } catch (error) {
-      const message = failedMessage(model, error);
-      out.push({ type: "error", reason: "error", error: message });
+      out.push({ type: "error", reason: "error", error: failedAssistantMessage(model, (error as Error)?.message ?? String(error)) });
     }
   })();
   return out;

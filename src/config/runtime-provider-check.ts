@@ -2,7 +2,6 @@
  * Checking a provider an extension registers at runtime (`pi.registerProvider`): the
  * checks of models.json, and a name, before anything in the registry changes.
  */
-import type { Static } from "typebox";
 import { getModels } from "../ai/models.ts";
 import { THINKING_LEVELS } from "../ai/types.ts";
 import { lazySchema } from "../schema/lazy.ts";
