@@ -194,6 +194,18 @@ export class NoticeView extends CachedView {
   }
 }
 
+/**
+ * What an extension's renderer draws for `subject` (a custom message or entry), as
+ * lines cut to `width` under a blank line; undefined when it draws nothing usable.
+ * A renderer that throws is left to the caller.
+ */
+function drawByExtension(renderer: (...args: any[]) => unknown, subject: unknown, context: ViewContext, width: number): string[] | undefined {
+  const { truncateToWidth } = loadPiTui();
+  const drawn = renderer(subject, { expanded: context.expanded() }, context.theme()) as Component | undefined;
+  if (!drawn || typeof drawn.render !== "function") return undefined;
+  return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
+}
+
 /** A custom entry (appendEntry), drawn by the entry renderer its extension registered; nothing if that fails. */
 export class CustomEntryView extends CachedView {
   constructor(
@@ -207,14 +219,12 @@ export class CustomEntryView extends CachedView {
     return String(this.context.expanded());
   }
   protected build(width: number): string[] {
-    const { truncateToWidth } = loadPiTui();
     try {
-      const drawn = this.renderer(this.entry, { expanded: this.context.expanded() }, this.context.theme()) as Component | undefined;
-      if (drawn && typeof drawn.render === "function") return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
+      return drawByExtension(this.renderer, this.entry, this.context, width) ?? [];
     } catch (error) {
+      const { truncateToWidth } = loadPiTui();
       return ["", truncateToWidth(this.context.theme().fg("error", `[${this.entry.customType}] could not be drawn: ${(error as Error)?.message ?? error}`), width)];
     }
-    return [];
   }
 }
 
@@ -235,8 +245,8 @@ export class CustomMessageView extends CachedView {
     const theme = this.context.theme();
     if (this.renderer) {
       try {
-        const drawn = this.renderer(this.message, { expanded: this.context.expanded() }, theme) as Component | undefined;
-        if (drawn && typeof drawn.render === "function") return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
+        const drawn = drawByExtension(this.renderer, this.message, this.context, width);
+        if (drawn) return drawn;
       } catch {
         // fall through to the plain block
       }
