@@ -6,8 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
-import { surelyFits } from "../schema/check.ts";
-import { typeboxValue } from "../schema/validate.ts";
+import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { ConfigError } from "./errors.ts";
 
 /**
@@ -230,10 +229,8 @@ export function locateJsonSyntaxError(text: string): { offset: number; message: 
  * A file that fits is judged without typebox (src/schema/validate.ts says why).
  */
 export function assertMatchesSchema<T>(schema: TSchema, value: unknown, file: string, hint?: string): asserts value is T {
-  if (surelyFits(schema, value)) return;
-  const Value = typeboxValue();
-  if (Value.Check(schema, value)) return;
-  throw new ConfigError(file, describeSchemaErrors(Value.Errors(schema, value), value), hint);
+  if (fitsSchema(schema, value)) return;
+  throw new ConfigError(file, describeSchemaErrors(typeboxValue().Errors(schema, value), value), hint);
 }
 
 const MAX_REPORTED_PROBLEMS = 5;

@@ -11,10 +11,9 @@
  * command that fits is judged without loading typebox (src/schema/validate.ts).
  */
 import type { Static, TProperties, TSchema } from "typebox";
-import { surelyFits } from "../../schema/check.ts";
 import { lazySchema } from "../../schema/lazy.ts";
 import { Type } from "../../schema/type.ts";
-import { typeboxValue } from "../../schema/validate.ts";
+import { fitsSchema, typeboxValue } from "../../schema/validate.ts";
 import { THINKING_LEVELS } from "../../ai/types.ts";
 import { formatPath, pointerSegments, valueAt } from "../../config/json-file.ts";
 import type { RpcCommand, RpcCommandType } from "./rpc-types.ts";
@@ -147,7 +146,7 @@ const MAX_REPORTED_FIELDS = 3;
 /** Undefined when the command fits its schema; otherwise what is wrong, one clause per field. */
 export function commandProblem(frame: RpcCommand): string | undefined {
   const schema: TSchema = commandSchema(frame.type);
-  if (!surelyFits(schema, frame) && !typeboxValue().Check(schema, frame)) return describeProblems(schema, frame);
+  if (!fitsSchema(schema, frame)) return describeProblems(schema, frame);
   return tornImageProblem(frame);
 }
 
