@@ -113,6 +113,30 @@ async function stopped(pid: number, timeoutMs: number): Promise<boolean> {
   return !existsSync(`/proc/${pid}`);
 }
 
+type Describe = (screen: string, why: string) => string;
+
+/** Types WORD a letter at a time after `prefix`, timing each from send-keys to `echoed(screen)` holding the text so far. */
+async function typeAndTimeEchoes(
+  tmux: TmuxControl,
+  pane: string,
+  prefix: string,
+  echoed: (screen: string) => string | undefined,
+  describe: (letter: string, expected: string) => Describe,
+): Promise<number[]> {
+  const echoes: number[] = [];
+  let typed = prefix;
+  for (const letter of WORD) {
+    await Bun.sleep(KEY_GAP_MS);
+    typed += letter;
+    const expected = typed;
+    const sent = performance.now();
+    await tmux.type(pane, letter);
+    const echo = await tmux.waitFor(pane, (screen) => echoed(screen) === expected, { timeoutMs: ECHO_TIMEOUT_MS, describe: describe(letter, expected) });
+    echoes.push(echo.at - sent);
+  }
+  return echoes;
+}
+
 async function interactiveOnce(agent: Agent, script: string): Promise<InteractiveSample> {
   const tmux = await TmuxControl.start(WIDTH, HEIGHT);
   let pid: number | undefined;
@@ -137,20 +161,7 @@ async function interactiveOnce(agent: Agent, script: string): Promise<Interactiv
     const executable = readlinkSync(`/proc/${pid}/exe`);
     if (/\/(sh|dash|bash|env)$/.test(executable)) throw new Error(`${agent.label}: the pane's process is ${executable}, not the agent`);
 
-    const echoes: number[] = [];
-    let typed = MARKER;
-    for (const letter of WORD) {
-      await Bun.sleep(KEY_GAP_MS);
-      typed += letter;
-      const expected = typed;
-      const sent = performance.now();
-      await tmux.type(pane.pane, letter);
-      const echo = await tmux.waitFor(pane.pane, (screen) => editorText(screen) === expected, {
-        timeoutMs: ECHO_TIMEOUT_MS,
-        describe: failure(`the echo of "${letter}" (editor "${expected}")`),
-      });
-      echoes.push(echo.at - sent);
-    }
+    const echoes = await typeAndTimeEchoes(tmux, pane.pane, MARKER, editorText, (letter, expected) => failure(`the echo of "${letter}" (editor "${expected}")`));
 
     await Bun.sleep(100);
     const cpuBefore = cpuMs(pid);
@@ -181,20 +192,9 @@ async function floorOnce(): Promise<number> {
   const tmux = await TmuxControl.start(WIDTH, HEIGHT);
   try {
     const pane = await tmux.open("exec cat");
-    const echoes: number[] = [];
-    let typed = "";
-    for (const letter of WORD) {
-      await Bun.sleep(KEY_GAP_MS);
-      typed += letter;
-      const expected = typed;
-      const sent = performance.now();
-      await tmux.type(pane.pane, letter);
-      const echo = await tmux.waitFor(pane.pane, (screen) => screen.split("\n")[0] === expected, {
-        timeoutMs: ECHO_TIMEOUT_MS,
-        describe: (screen, why) => `cat: waited for the echo of "${letter}", ${why}\nthe screen:\n${screen.trimEnd()}`,
-      });
-      echoes.push(echo.at - sent);
-    }
+    const echoes = await typeAndTimeEchoes(tmux, pane.pane, "", (screen) => screen.split("\n")[0]!, (letter) => (screen, why) =>
+      `cat: waited for the echo of "${letter}", ${why}\nthe screen:\n${screen.trimEnd()}`,
+    );
     return median(echoes);
   } finally {
     tmux.close();
