@@ -79,6 +79,8 @@ export class AgentSession {
   private readonly listeners: AgentSessionListener[] = [];
   private readonly autoRetry: AutoRetry;
   private running: Promise<void> | undefined;
+  /** agent_settled being reported: waitForIdle waits for its listeners too. */
+  private settling: Promise<void> | undefined;
   private readonly promptStarts = new PromptStarts();
   private compactionController: AbortController | undefined;
   private bashController: AbortController | undefined;
@@ -262,6 +264,7 @@ export class AgentSession {
     await this.promptStarts.settled();
     while (this.running) await this.running.catch(() => {});
     await this.agent.waitForIdle();
+    await this.settling;
   }
 
   private async runToCompletion(start: () => Promise<void>): Promise<void> {
@@ -281,6 +284,21 @@ export class AgentSession {
     } finally {
       if (this.running === run) this.running = undefined;
       this.flushPendingBash();
+      await this.settle();
+    }
+  }
+
+  /**
+   * Nothing will continue on its own any more (retries, overflow recovery, compaction and
+   * queued messages are done): pi 0.87.1's agent_settled, once per session-level run.
+   */
+  private async settle(): Promise<void> {
+    const settled = this.emit({ type: "agent_settled" });
+    this.settling = settled;
+    try {
+      await settled;
+    } finally {
+      if (this.settling === settled) this.settling = undefined;
     }
   }
 

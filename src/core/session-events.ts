@@ -33,6 +33,8 @@ export type AgentSessionEvent =
       errorMessage?: string;
     }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
-  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string };
+  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  /** pi 0.87.1: the session-level run is over and nothing continues automatically. */
+  | { type: "agent_settled" };
 
 export type AgentSessionListener = (event: AgentSessionEvent) => void | Promise<void>;

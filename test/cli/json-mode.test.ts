@@ -76,8 +76,8 @@ describe("--mode json", () => {
     expect(typeof events[0].id).toBe("string");
     const types = events.slice(1).map((event) => event.type);
     expect(types[0]).toBe("agent_start");
-    // json mode ends with the result envelope, right after agent_end (docs/headless.md).
-    expect(types.slice(-2)).toEqual(["agent_end", "result"]);
+    // json mode ends with the result envelope, right after agent_end and agent_settled (docs/headless.md).
+    expect(types.slice(-3)).toEqual(["agent_end", "agent_settled", "result"]);
     expect(events.at(-1)).toMatchObject({ status: "success", turns: 3, filesChanged: ["greeting.txt"] });
     expect(types.filter((type) => type === "turn_start")).toHaveLength(3);
     expect(types.filter((type) => type === "turn_end")).toHaveLength(3);
@@ -92,7 +92,7 @@ describe("--mode json", () => {
     expect(updates).toContain("text_delta");
     expect(updates).toContain("toolcall_end");
 
-    const agentEnd = events.at(-2);
+    const agentEnd = events.at(-3);
     expect(agentEnd.messages.map((message: any) => message.role)).toEqual([
       "user",
       "assistant",

@@ -168,7 +168,7 @@ describe("error isolation", () => {
     const frames = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(frames[0].type).toBe("session");
     expect(frames.slice(1, 5).map((frame) => [frame.type, frame.extensionPath])).toEqual(paths.slice(0, 4).map((path) => ["extension_error", path]));
-    expect(frames.slice(-2).map((frame) => frame.type)).toEqual(["agent_end", "result"]); // json mode ends with the result envelope
+    expect(frames.slice(-3).map((frame) => frame.type)).toEqual(["agent_end", "agent_settled", "result"]); // json mode ends with the result envelope
   });
 
   test("a stray timer error or unhandled rejection in an extension is reported, and the process keeps serving", async () => {

@@ -23,6 +23,7 @@ const SESSION_EVENT_TYPES = [
   "auto_compaction_end",
   "auto_retry_start",
   "auto_retry_end",
+  "agent_settled",
 ] as const satisfies readonly AgentSessionEvent["type"][];
 
 type Unlisted = Exclude<AgentSessionEvent["type"], (typeof SESSION_EVENT_TYPES)[number]>;

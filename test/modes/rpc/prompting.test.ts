@@ -79,6 +79,7 @@ describe("a run", () => {
     const response = await rpc.request({ type: "prompt", message: "run echo", id: "run-1" });
     expect(response).toEqual({ id: "run-1", type: "response", command: "prompt", success: true });
     const end = await rpc.waitForEvent("agent_end");
+    await rpc.waitForEvent("agent_settled");
 
     const events = rpc.frames.filter((frame) => frame.type !== "response");
     const types = events.map((frame) => frame.type);
@@ -105,6 +106,7 @@ describe("a run", () => {
       "message_end",
       "turn_end",
       "agent_end",
+      "agent_settled", // pi 0.87.1: nothing continues automatically after this
     ]);
 
     const deltas = rpc.ofType("message_update").map((frame) => frame.assistantMessageEvent.type);
@@ -378,7 +380,7 @@ describe("end of input", () => {
     const end = rpc.ofType("agent_end")[0];
     expect(end).toBeDefined();
     expect(textOf(end.messages.at(-1))).toBe("finished after EOF");
-    // agent_end is the last frame written.
-    expect(rpc.frames.at(-1)!.type).toBe("agent_end");
+    // agent_settled, right after agent_end, is the last frame written.
+    expect(rpc.frames.slice(-2).map((frame) => frame.type)).toEqual(["agent_end", "agent_settled"]);
   });
 });
