@@ -1,12 +1,14 @@
 /**
  * Builds the agent a run uses from what prepareRun resolved: every coding tool
  * for the working directory (the selected ones active), the system prompt with
- * the project's context files and skills, and provider options from settings.
+ * SYSTEM.md / APPEND_SYSTEM.md, the project's context files and skills, and provider
+ * options from settings.
  */
 import { Agent } from "../agent/agent.ts";
 import type { QueueMode } from "../agent/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
+import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
 import type { RunSetup } from "./run-setup.ts";
@@ -35,6 +37,8 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       maxRetries: providerRetry?.maxRetries,
     },
   });
+  // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
+  const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
   const toolSet = new ToolSet(
     agent,
@@ -42,8 +46,8 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       cwd: options.cwd,
       contextFiles: options.noContextFiles ? [] : loadContextFiles(options.cwd, getAgentDir()),
       skills,
-      customPrompt: options.systemPrompt,
-      appendPrompt: options.appendSystemPrompt,
+      customPrompt: options.systemPrompt ?? promptFiles.system?.content,
+      appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,
     },
     createTools([...allToolNames], options.cwd),
     options.toolNames ?? defaultToolNames,
