@@ -11,6 +11,7 @@ import { loadContextFiles } from "../resources/context-files.ts";
 import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
+import type { ShellSessionContext } from "../tools/session-environment.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
 
@@ -24,7 +25,16 @@ export interface CreateAgentOptions {
   noContextFiles?: boolean;
 }
 
-export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, skills: PromptSkill[] = []): { agent: Agent; toolSet: ToolSet } {
+/**
+ * `session` (the session file's manager) lets the bash tool tell commands which
+ * session, model and reasoning level they run under, read as each command starts.
+ */
+export function createCodingAgent(
+  setup: RunSetup,
+  options: CreateAgentOptions,
+  skills: PromptSkill[] = [],
+  session?: ShellSessionContext["sessionManager"],
+): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
   const agent = new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
@@ -49,7 +59,9 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       customPrompt: options.systemPrompt ?? promptFiles.system?.content,
       appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,
     },
-    createTools([...allToolNames], options.cwd),
+    createTools([...allToolNames], options.cwd, {
+      bash: { sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }) },
+    }),
     options.toolNames ?? defaultToolNames,
   );
   return { agent, toolSet };
