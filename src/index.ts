@@ -103,7 +103,6 @@ export { parseFrontmatter, stripFrontmatter } from "./resources/frontmatter.ts";
 
 export {
   BorderedLoader,
-  copyToClipboard,
   CustomEditor,
   DynamicBorder,
   getLanguageFromPath,
@@ -115,3 +114,4 @@ export {
   keyText,
   rawKeyHint,
 } from "./extensions/tui-helpers.ts";
+export { copyToClipboard } from "./extensions/clipboard-copy.ts";
