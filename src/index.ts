@@ -84,6 +84,7 @@ export type { AgentMessage, AgentTool, AgentToolResult, AgentToolUpdateCallback 
 export {
   calculateContextTokens,
   DEFAULT_COMPACTION_SETTINGS,
+  estimateContextTokens,
   estimateTokens,
   findCutPoint,
   findTurnStartIndex,

@@ -32,18 +32,12 @@ import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.t
 import { StringEnum } from "../ai/typebox-helpers.ts";
 import type { AssistantMessage, TextContent, ThinkingContent, Tool, ToolCall } from "../ai/types.ts";
 import { calculateCost, emptyUsage } from "../ai/usage.ts";
+import { notSupported, notSupportedNames } from "./not-supported.ts";
 
-/** A function standing for an export xcsh does not implement; it throws when called. */
-export function notSupported(moduleName: string, exportName: string): (...args: unknown[]) => never {
-  const fail = (): never => {
-    throw new Error(`${exportName} from "${moduleName}" is not supported by xcsh`);
-  };
-  Object.defineProperty(fail, "name", { value: exportName });
-  return fail;
-}
+export { notSupported };
 
 function stubs(moduleName: string, names: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(names.map((name) => [name, notSupported(moduleName, name)]));
+  return notSupportedNames(moduleName, names);
 }
 
 // --- provider stream functions --------------------------------------------------
