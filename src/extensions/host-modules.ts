@@ -10,6 +10,7 @@
  */
 import { plugin } from "bun";
 import { notSupported } from "./not-supported.ts";
+import { CODING_AGENT_UNSUPPORTED, unsupportedNames } from "./unsupported-names.ts";
 import { createPiAiModule, createPiAiSubpathModule, PI_AI_SUBPATHS } from "./pi-ai-module.ts";
 import { loadPiTui } from "./tui-helpers.ts";
 
@@ -27,36 +28,11 @@ const PI_TUI_NAMES = ["@earendil-works/pi-tui", "@mariozechner/pi-tui"];
 const PI_AGENT_CORE_NAMES = ["@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"];
 
 /**
- * pi-coding-agent's runtime exports that xcsh's API has no counterpart for: its
- * SDK (sessions, runtimes, resource loaders), interactive-mode components and
- * internals. They are served as functions that throw "not supported by xcsh"
- * when called, so that an extension merely importing one still loads.
+ * pi-coding-agent's runtime names xcsh deliberately lacks (unsupported-names.ts, with
+ * the reasons): served as functions that throw "not supported by xcsh" when called,
+ * so an extension merely importing one still loads.
  */
-const PI_CODING_AGENT_ONLY = [
-  "AgentSession", "AgentSessionRuntime", "ArminComponent", "AssistantMessageComponent", "AuthStorage",
-  "BashExecutionComponent", "BranchSummaryMessageComponent", "CompactionSummaryMessageComponent",
-  "CustomMessageComponent", "DefaultPackageManager", "DefaultResourceLoader", "ExtensionEditorComponent",
-  "ExtensionInputComponent", "ExtensionRunner", "ExtensionSelectorComponent", "FileAuthStorageBackend",
-  "FooterComponent", "InMemoryAuthStorageBackend", "InteractiveMode", "LoginDialogComponent", "ModelRegistry",
-  "ModelSelectorComponent", "OAuthSelectorComponent", "RpcClient", "SessionSelectorComponent", "SettingsManager",
-  "SettingsSelectorComponent", "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "Theme",
-  "ThemeSelectorComponent", "ThinkingSelectorComponent", "ToolExecutionComponent", "TreeSelectorComponent",
-  "UserMessageComponent", "UserMessageSelectorComponent", "collectEntriesForBranchSummary", "compact",
-  "createAgentSession", "createAgentSessionFromServices", "createAgentSessionRuntime", "createAgentSessionServices",
-  "createBashToolDefinition", "createEditToolDefinition", "createEventBus", "createExtensionRuntime",
-  "createFindToolDefinition", "createGrepToolDefinition", "createLsToolDefinition", "createReadToolDefinition",
-  "createSyntheticSourceInfo", "createWriteToolDefinition", "discoverAndLoadExtensions", "formatSkillsForPrompt",
-  "generateBranchSummary", "generateSummary", "getShellConfig", "initTheme", "loadProjectContextFiles", "loadSkills",
-  "loadSkillsFromDir", "main", "parseSkillBlock", "prepareBranchEntries", "renderDiff", "runPrintMode", "runRpcMode",
-  "truncateToVisualLines", "wrapRegisteredTool", "wrapRegisteredTools",
-  // Added in later pi versions (as of 0.87).
-  "CredentialSynchronizationError", "ModelRuntime", "ProjectTrustStore", "buildContextEntries", "buildSessionProjection",
-  "convertToPng", "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition",
-  "detectSupportedImageMimeTypeFromFile", "formatDimensionNote", "generateDiffString", "generateSummaryWithUsage",
-  "generateUnifiedPatch", "getDocsPath", "getExamplesPath", "getPackageDir", "getPowerShellConfig", "getReadmePath",
-  "hasTrustRequiringProjectResources", "isPowerShellToolResult", "parseArgs", "readStoredCredential", "resizeImage",
-  "resolveCliModel", "resolveModelScopeWithDiagnostics", "sessionEntryToContextMessages",
-];
+const PI_CODING_AGENT_ONLY = unsupportedNames(CODING_AGENT_UNSUPPORTED);
 
 function codingAgentModule(name: string, api: HostModulesApi): ModuleExports {
   const unsupported = Object.fromEntries(PI_CODING_AGENT_ONLY.map((exportName) => [exportName, notSupported(name, exportName)]));

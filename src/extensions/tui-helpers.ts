@@ -52,6 +52,11 @@ export interface HelperTheme extends ExtensionTheme {
 
 let activeTheme: HelperTheme = plainTheme;
 
+/** The theme helpers draw with now. */
+export function helperTheme(): HelperTheme {
+  return activeTheme;
+}
+
 /** The interactive mode hands over the theme it draws with (again whenever it changes). */
 export function useHelperTheme(theme: HelperTheme): void {
   activeTheme = theme;

@@ -10,7 +10,6 @@
  * agent runtime that xcsh does not have; those names are served as functions that
  * throw "not supported by xcsh" when called, so that importing one still loads.
  */
-import { dirname } from "node:path";
 import {
   BRANCH_SUMMARY_PREFIX,
   BRANCH_SUMMARY_SUFFIX,
@@ -24,10 +23,10 @@ import {
 } from "../../agent/messages.ts";
 import { traceModuleLoad } from "../../ai/load-trace.ts";
 import { splitArguments, substituteArguments } from "../../resources/template-args.ts";
-import { skillBlock } from "../../resources/slash-expansion.ts";
-import { skillsSection } from "../../resources/system-prompt.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, GREP_MAX_LINE_LENGTH, truncateHead, truncateLine, truncateTail } from "../../tools/truncate.ts";
-import { notSupported } from "../not-supported.ts";
+import { notSupportedNames } from "../not-supported.ts";
+import { AGENT_CORE_UNSUPPORTED, unsupportedNames } from "../unsupported-names.ts";
+import { formatSkillInvocation, formatSkillsForPrompt } from "../resource-helpers.ts";
 import { Agent } from "./agent.ts";
 import { agentLoop, agentLoopContinue, runAgentLoop, runAgentLoopContinue, setDefaultStreamFn } from "./loop.ts";
 import {
@@ -50,67 +49,12 @@ import {
 
 traceModuleLoad("extensions/agent-core");
 
-/**
- * pi 0.87's harness runtime and what only it uses. xcsh runs one agent per session
- * (src/core) and keeps sessions in its own store (src/session); it has no lanes,
- * operations, storage repos, execution environments, cancellation contexts or spans.
- */
-export const AGENT_CORE_HARNESS_NAMES = [
-  "AgentHarness", "JsonlSessionRepo", "MemorySessionRepo", "StorageBackedSession", "JSONL_STORAGE_VERSION",
-  "SessionBranchExistsError", "SessionInvalidBranchError", "SessionInvariantError", "SessionPendingAssistantMessageError",
-  "SessionUnknownTargetError", "SliceNotImplemented",
-  "appendList", "deleteList", "deleteValue", "setValue", "list", "value", "sessionName", "entryLabel", "insertEntry", "insertUsage",
-  "branchTip", "branchTipInventoryPrefix", "commitWrite", "prepareStorageCommit", "validateCommittedWrites",
-  "projectForkCurrentStateWrite", "createForkSnapshot", "reduceLaneSnapshot", "laneConfig", "laneState", "resolveListReadOptions",
-  "operationMeta", "operationPreparation", "operationPreparationPrefix", "operationResult", "operationScopeOf", "operationState",
-  "operationToolArgs", "operationToolArgsPrefix", "operationToolMemo", "operationToolMemoPrefix",
-  "pendingAssistantFrames", "pendingEntry", "pendingToolOutput", "pendingToolOutputPrefix",
-  // Tools and resources over the harness's ExecutionEnv (xcsh's tools are createReadTool & co. of the coding-agent API).
-  "createBashTool", "createEditTool", "createReadTool", "createWriteTool", "executeShellWithCapture", "applyShellOutputUpdate",
-  "loadSkills", "loadSourcedSkills", "loadPromptTemplates", "loadSourcedPromptTemplates",
-  // Summaries through the harness's model store (xcsh compacts in its session: ctx.compact()).
-  "compact", "prepareCompaction", "generateSummary", "generateSummaryWithUsage", "generateBranchSummary",
-  "collectEntriesForBranchSummary", "prepareBranchEntries",
-  // Cancellation contexts (@earendil-works/chord) and telemetry (@earendil-works/pi-telemetry).
-  "BACKGROUND_CONTEXT", "TODO_CONTEXT", "awaitWithContext", "createContextKey", "withAbortSignal", "withCancel",
-  "withContextValue", "withoutAbortSignal", "getTelemetryContext", "withTelemetryContext",
-  "AGENT_TELEMETRY_SCHEMAS", "AI_TELEMETRY_SCHEMA", "HARNESS_TELEMETRY_SCHEMA", "InMemoryTelemetryContext",
-  "createTypedSpanStarter", "startAiSpan", "startHarnessSpan",
-  // A stream function for pi's hosted proxy server.
-  "streamProxy",
-] as const;
-
 /** The terminal's escape sequences and control characters (tabs and newlines stay). */
 const ANSI_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 const CONTROL_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
 function sanitizeBinaryOutput(text: string): string {
   return String(text).replace(ANSI_SEQUENCE, "").replace(CONTROL_CHARACTERS, "").replace(/\uFFFD/g, "");
-}
-
-interface PiSkill {
-  name: string;
-  description: string;
-  content: string;
-  filePath: string;
-  disableModelInvocation?: boolean;
-}
-
-/** The block a `/skill:name` expands to, for a skill as pi-agent-core describes one. */
-function formatSkillInvocation(skill: PiSkill, additionalInstructions?: string): string {
-  const filePath = String(skill.filePath ?? "");
-  return skillBlock(
-    { name: skill.name, filePath, baseDir: dirname(filePath), body: String(skill.content ?? "") } as Parameters<typeof skillBlock>[0],
-    additionalInstructions?.trim() ?? "",
-  );
-}
-
-/** The system prompt's skill list; skills the model may not invoke are left out. */
-export function formatSkillsForPrompt(skills: readonly PiSkill[]): string {
-  if (!Array.isArray(skills)) throw new TypeError("formatSkillsForPrompt(skills): skills must be an array");
-  const listed = skills.filter((skill) => !skill.disableModelInvocation);
-  if (listed.length === 0) return "";
-  return skillsSection(listed.map((skill) => ({ name: skill.name, description: skill.description, location: skill.filePath })));
 }
 
 function formatPromptTemplateInvocation(template: { content: string }, args: string[] = []): string {
@@ -188,7 +132,7 @@ export function createAgentCoreModule(moduleName: string, codingAgent: Record<st
     defineTelemetrySchema: <T>(schema: T): T => schema,
   };
   const fromCodingAgent = Object.fromEntries(SHARED_WITH_CODING_AGENT.filter((name) => name in codingAgent).map((name) => [name, codingAgent[name]]));
-  const unsupported = Object.fromEntries(AGENT_CORE_HARNESS_NAMES.map((name) => [name, notSupported(moduleName, name)]));
+  const unsupported = notSupportedNames(moduleName, unsupportedNames(AGENT_CORE_UNSUPPORTED));
   return { ...unsupported, ...fromCodingAgent, ...shared };
 }
 
