@@ -9,6 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runXcsh } from "../support/cli.ts";
 import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 import type { RecordedRequest } from "../support/fake-llm/server.ts";
 
@@ -174,5 +175,28 @@ export default function (pi) {
     expect(report.errors.badLoop).toContain("config.model");
     expect(report.errors.continueEmpty).toContain("No messages to continue from");
     expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("start-up cost", () => {
+  const LOADED = "xcsh: loaded extensions/agent-core";
+  const run = (args: string[]) => {
+    fixture.server.enqueue(text("ok"));
+    return runXcsh(["-p", "hi", "--model", "fake/fake-model", ...args], { env: { ...fixture.home.env, XCSH_TRACE_LOAD: "1" }, cwd: fixture.cwd });
+  };
+
+  test("pi-agent-core loads only when an extension imports it", async () => {
+    const plain = fixture.writeExtension("plain.ts", `import { keyHint } from "@earendil-works/pi-coding-agent";\nexport default function (pi) { pi.on("session_start", () => keyHint("app.tools.expand", "")); }`);
+    const importing = fixture.writeExtension("importing.ts", `import { Agent } from "@mariozechner/pi-agent-core";\nexport default function (pi) { pi.on("session_start", () => typeof Agent); }`);
+
+    const none = await run([]);
+    const withPlain = await run(["-e", plain]);
+    const withImport = await run(["-e", importing]);
+
+    expect([none.exitCode, withPlain.exitCode, withImport.exitCode]).toEqual([0, 0, 0]);
+    expect(none.stdout.trim()).toBe("ok");
+    expect(none.stderr).not.toContain(LOADED);
+    expect(withPlain.stderr).not.toContain(LOADED);
+    expect(withImport.stderr).toContain(LOADED);
   });
 });
