@@ -129,6 +129,21 @@ describe("a pi 0.87.1 session with context edits", () => {
     expect(await rpc.close()).toBe(0);
   });
 
+  test("compaction summarizes the edited context: what an edit left out does not come back in the summary", async () => {
+    const rpc = open(copyFixture("pi87-context-edits.jsonl"));
+    fixture.server.enqueue({ content: [{ type: "text", text: "THE SUMMARY" }] });
+    const before = fixture.server.requests.length;
+    const compacted = await rpc.request({ type: "compact" }, 10_000);
+    expect(compacted.success).toBe(true);
+    const summarization = JSON.stringify(fixture.server.requests.slice(before).map((request) => request.body.messages));
+    expect(summarization).toContain("first prompt, as edited");
+    expect(summarization).toContain("[tool output withheld]");
+    expect(summarization).not.toContain("secret-output\\n");
+    expect(summarization).not.toContain("first answer");
+    expect(summarization).not.toContain("operating inside pi");
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("the usage entry counts in get_session_stats and is not a message", async () => {
     const rpc = open(copyFixture("pi87-context-edits.jsonl"));
     const stats = (await rpc.request({ type: "get_session_stats" })).data;
