@@ -109,11 +109,13 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
   const wireForm = args.rpcWire ?? (lean ? "lean" : "full");
-  const unsubscribeGuard = session.subscribe(() => {
+  const writeEvent = createEventWriter(write, wireForm);
+  // One listener guards stdout at the first event and writes every event: with a second,
+  // asynchronous listener in front, two events emitted back to back could go out swapped.
+  session.subscribe((event) => {
     guardProcessStdout();
-    unsubscribeGuard();
+    writeEvent(event);
   });
-  session.subscribe(createEventWriter(write, wireForm));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
   const shutdownIfAsked = async () => {
