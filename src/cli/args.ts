@@ -197,7 +197,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
   const fail = (error: string): Parsed => ({ ok: false, error: `${error}. Run xcsh --help for usage.` });
 
   for (let i = 0; i < argv.length; i++) {
-    let arg = SHORT_ALIASES[argv[i]] ?? argv[i];
+    let arg = Object.hasOwn(SHORT_ALIASES, argv[i]) ? SHORT_ALIASES[argv[i]] : argv[i];
     let inlineValue: string | undefined;
     if (arg.startsWith("--") && arg.includes("=")) {
       inlineValue = arg.slice(arg.indexOf("=") + 1);
