@@ -22,6 +22,8 @@ export interface CliArgs {
   noTools: boolean;
   /** --session: a session file, or the start of a session id. */
   session?: string;
+  /** --session-id: the exact id of the project's session to open, or to create. */
+  sessionId?: string;
   /** -c/--continue: resume the most recent session of this directory. */
   continueSession: boolean;
   /** --no-session: keep nothing on disk. */
@@ -134,6 +136,7 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--append-system-prompt": "appendSystemPrompt",
   "--tools": "tools",
   "--session": "session",
+  "--session-id": "sessionId",
   "--session-dir": "sessionDir",
   "--name": "name",
   "-n": "name",
@@ -295,6 +298,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
   // pi 0.87.1's "max": the model's highest level. xcsh's levels end at xhigh, and a level
   // is clamped down to what the model supports, so xhigh is that highest level.
   if (args.thinking === "max") args.thinking = "xhigh";
+  if (args.sessionId !== undefined) {
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(args.sessionId)) {
+      return fail(`--session-id "${args.sessionId}": an id must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit`);
+    }
+    if (args.session !== undefined || args.continueSession) return fail("--session-id cannot be combined with --session or --continue");
+  }
   if (args.rpcLean && args.rpcWire !== undefined && args.rpcWire !== "lean") {
     return fail(`--rpc-lean is --rpc-wire lean; it cannot be combined with --rpc-wire ${args.rpcWire}`);
   }

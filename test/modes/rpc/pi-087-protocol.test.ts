@@ -371,6 +371,29 @@ describe("flags hosts pass to pi", () => {
     }
   });
 
+  test("--session-id opens the project's session with that id, creating it the first time", async () => {
+    const first = fixture.start(["--model", "fake/fake-model", "--session-id", "host.chosen_id-1"]);
+    fixture.server.enqueue({ content: [{ type: "text", text: "remembered" }] });
+    await first.request({ type: "prompt", message: "remember me" });
+    await first.waitForEvent("agent_settled");
+    const state = (await first.request({ type: "get_state" })).data;
+    expect(state.sessionId).toBe("host.chosen_id-1");
+    expect(await Bun.file(state.sessionFile).exists()).toBe(true);
+    await finish(first);
+
+    const again = fixture.start(["--model", "fake/fake-model", "--session-id", "host.chosen_id-1"]);
+    const reopened = (await again.request({ type: "get_state" })).data;
+    expect(reopened.sessionFile).toBe(state.sessionFile);
+    expect((await again.request({ type: "get_messages" })).data.messages.map((message: Frame) => textOf(message))).toEqual(["remember me", "remembered"]);
+    await finish(again);
+
+    for (const args of [["--session-id", "-bad"], ["--session-id", "bad/id"], ["--session-id", "ok", "--continue"]]) {
+      const refused = fixture.start(["--model", "fake/fake-model", ...args]);
+      expect(await refused.close()).toBe(2);
+      expect(refused.stderr).toContain("--session-id");
+    }
+  });
+
   test("a theme flag without its value is a usage error", async () => {
     const rpc = fixture.start(["--model", "fake/fake-model", "--theme"]);
     expect(await rpc.close()).toBe(2);
