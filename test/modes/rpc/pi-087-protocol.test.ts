@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createExtensionFixture, withExtensions, type ExtensionFixture } from "../../support/extensions.ts";
+import { runXcsh } from "../../support/cli.ts";
 import { duplicateResponseIds, textOf, type Frame, type RpcProcess } from "../../support/rpc-harness.ts";
 
 let fixture: ExtensionFixture;
@@ -312,6 +313,19 @@ describe("pi 0.87.1's wire form", () => {
     expect(rpc.ofType("turn_end")[0].message.role).toBe("assistant");
     expect(rpc.ofType("agent_end")[0].messages.length).toBe(4);
     await finish(rpc);
+  });
+
+  test("--mode json --rpc-wire pi writes the same form: the header, then delta-only updates, agent_end, agent_settled", async () => {
+    toolThenText();
+    const result = await runXcsh(["--mode", "json", "--no-session", "--model", "fake/fake-model", "--rpc-wire", "pi", "run it"], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(result.exitCode).toBe(0);
+    const frames = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(frames[0].type).toBe("session");
+    const updates = frames.filter((frame) => frame.type === "message_update");
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates.every((update) => Object.keys(update).join() === "type,usage,assistantMessageEvent")).toBe(true);
+    // xcsh ends a json run with its result envelope (docs/headless.md).
+    expect(frames.map((frame) => frame.type).slice(-3)).toEqual(["agent_end", "agent_settled", "result"]);
   });
 
   test("--rpc-lean's toolcall_start names the call too; --rpc-lean cannot be combined with another form", async () => {
