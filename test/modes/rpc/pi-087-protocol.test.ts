@@ -398,7 +398,7 @@ describe("flags hosts pass to pi", () => {
     const again = fixture.start(["--model", "fake/fake-model", "--session-id", "host.chosen_id-1"]);
     const reopened = (await again.request({ type: "get_state" })).data;
     expect(reopened.sessionFile).toBe(state.sessionFile);
-    expect((await again.request({ type: "get_messages" })).data.messages.map((message: Frame) => textOf(message))).toEqual(["remember me", "remembered"]);
+    expect((await again.request({ type: "get_messages" })).data.messages.map((message: { content: unknown }) => textOf(message))).toEqual(["remember me", "remembered"]);
     await finish(again);
 
     for (const args of [["--session-id", "-bad"], ["--session-id", "bad/id"], ["--session-id", "ok", "--continue"]]) {
