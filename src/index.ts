@@ -7,6 +7,9 @@
  * Runtime names are pi's; the TUI components load pi-tui only when first used.
  */
 import type { TSchema } from "typebox";
+import type { AgentMessage } from "./agent/types.ts";
+import type { Model, ModelThinkingLevel } from "./ai/types.ts";
+import { compact as compactPrepared, generateSummary as summarizeMessages, type CompactionPreparation } from "./core/compaction/index.ts";
 import type { ToolDefinition } from "./extensions/types.ts";
 
 // --- the extension API, as types -------------------------------------------------
@@ -15,6 +18,9 @@ export type * from "./extensions/types.ts";
 export type { ExtensionHost } from "./extensions/host.ts";
 export type { ExtensionTheme, ExtensionUIDialogOptions, NotifyType, WidgetPlacement } from "./extensions/ui-types.ts";
 export * from "./extensions/type-guards.ts";
+
+/** pi's guard for its PowerShell tool's results; xcsh has no such tool, so only an extension's own "powershell" tool matches. */
+export const isPowerShellToolResult = (event: { toolName: string }): boolean => event.toolName === "powershell";
 
 /** Returns the tool unchanged; it exists so that `params` is typed from `parameters`. */
 export function defineTool<TParameters extends TSchema, TDetails = unknown>(
@@ -84,26 +90,89 @@ export type { AgentMessage, AgentTool, AgentToolResult, AgentToolUpdateCallback 
 export {
   calculateContextTokens,
   DEFAULT_COMPACTION_SETTINGS,
+  estimateContextTokens,
   estimateTokens,
   findCutPoint,
   findTurnStartIndex,
   getLastAssistantUsage,
   serializeConversation,
   shouldCompact,
+  prepareCompaction,
+  type CompactionPreparation,
   type CompactionSettings,
 } from "./core/compaction/index.ts";
+
+/**
+ * Summarizes a prepared compaction with the model (pi's positional signature); the
+ * caller appends the entry. Inside a session, `ctx.compact()` does all of it.
+ */
+export function compact(
+  preparation: CompactionPreparation,
+  model: Model,
+  apiKey: string | undefined,
+  headers?: Record<string, string>,
+  customInstructions?: string,
+  signal?: AbortSignal,
+  thinkingLevel?: ModelThinkingLevel,
+) {
+  return compactPrepared(preparation, model, apiKey, { headers, customInstructions, signal, thinkingLevel });
+}
+
+/** A summary of `messages` by the model, updating `previousSummary` when given (pi's positional signature). */
+export function generateSummary(
+  messages: AgentMessage[],
+  model: Model,
+  reserveTokens: number,
+  apiKey: string | undefined,
+  headers?: Record<string, string>,
+  signal?: AbortSignal,
+  customInstructions?: string,
+  previousSummary?: string,
+  thinkingLevel?: ModelThinkingLevel,
+): Promise<string> {
+  return summarizeMessages(messages, model, reserveTokens, apiKey, { headers, signal, customInstructions, previousSummary, thinkingLevel });
+}
+export { buildContextEntries, buildSessionProjection, sessionEntryToContextMessages, type SessionProjection } from "./extensions/session-projection.ts";
 
 // --- configuration and resources -----------------------------------------------------
 
 export { PROJECT_CONFIG_DIR_NAME as CONFIG_DIR_NAME, getAgentDir } from "./config/paths.ts";
 export { VERSION } from "./cli/version.ts";
 export { parseFrontmatter, stripFrontmatter } from "./resources/frontmatter.ts";
+export {
+  createSyntheticSourceInfo,
+  formatSkillsForPrompt,
+  loadProjectContextFiles,
+  loadSkills,
+  loadSkillsFromDir,
+  parseSkillBlock,
+} from "./extensions/resource-helpers.ts";
+export {
+  createBashToolDefinition,
+  createEditToolDefinition,
+  createEventBus,
+  createFindToolDefinition,
+  createGrepToolDefinition,
+  createLsToolDefinition,
+  createReadToolDefinition,
+  createWriteToolDefinition,
+  getShellConfig,
+  truncateToVisualLines,
+} from "./extensions/coding-agent-helpers.ts";
+export {
+  convertToPng,
+  detectSupportedImageMimeTypeFromFile,
+  formatDimensionNote,
+  resizeImage,
+  type ImageResizeOptions,
+  type ResizedImage,
+} from "./extensions/image-helpers.ts";
+export { generateDiffString, generateUnifiedPatch, renderDiff } from "./extensions/diff-helpers.ts";
 
 // --- terminal UI helpers ---------------------------------------------------------------
 
 export {
   BorderedLoader,
-  copyToClipboard,
   CustomEditor,
   DynamicBorder,
   getLanguageFromPath,
@@ -115,3 +184,4 @@ export {
   keyText,
   rawKeyHint,
 } from "./extensions/tui-helpers.ts";
+export { copyToClipboard } from "./extensions/clipboard-copy.ts";

@@ -49,6 +49,8 @@ export class Agent {
   transformContext: AgentLoopConfig["transformContext"];
   beforeToolCall: AgentLoopConfig["beforeToolCall"];
   afterToolCall: AgentLoopConfig["afterToolCall"];
+  /** Ends the run after a turn (pi-agent-core's `finishTurn` returning "end", for extensions' own agents). */
+  shouldStopAfterTurn: AgentLoopConfig["shouldStopAfterTurn"];
   /** A mode's permission check, after beforeToolCall; not an extension's to replace. */
   permissionGate: AgentLoopConfig["permissionGate"];
 
@@ -172,6 +174,7 @@ export class Agent {
       onSteeringQueued: (listener) => this.steeringQueue.onEnqueue(listener),
       beforeToolCall: this.beforeToolCall,
       afterToolCall: this.afterToolCall,
+      shouldStopAfterTurn: this.shouldStopAfterTurn,
       permissionGate: this.permissionGate,
     };
     await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);

@@ -9,6 +9,7 @@ import { parseArgs } from "./args.ts";
 import { HELP_TEXT } from "./help.ts";
 import { versionText } from "./version.ts";
 import { reportFatal } from "./fatal.ts";
+import { markAgentProcess } from "../tools/session-environment.ts";
 
 /**
  * The API extensions import as `xcsh` (and pi's package names). Only the entry point
@@ -35,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
+  markAgentProcess();
   const parsed = parseArgs(argv);
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;

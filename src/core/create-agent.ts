@@ -1,14 +1,17 @@
 /**
  * Builds the agent a run uses from what prepareRun resolved: every coding tool
  * for the working directory (the selected ones active), the system prompt with
- * the project's context files and skills, and provider options from settings.
+ * SYSTEM.md / APPEND_SYSTEM.md, the project's context files and skills, and provider
+ * options from settings.
  */
 import { Agent } from "../agent/agent.ts";
 import type { QueueMode } from "../agent/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
+import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
+import type { ShellSessionContext } from "../tools/session-environment.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
 
@@ -22,7 +25,16 @@ export interface CreateAgentOptions {
   noContextFiles?: boolean;
 }
 
-export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, skills: PromptSkill[] = []): { agent: Agent; toolSet: ToolSet } {
+/**
+ * `session` (the session file's manager) lets the bash tool tell commands which
+ * session, model and reasoning level they run under, read as each command starts.
+ */
+export function createCodingAgent(
+  setup: RunSetup,
+  options: CreateAgentOptions,
+  skills: PromptSkill[] = [],
+  session?: ShellSessionContext["sessionManager"],
+): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
   const agent = new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
@@ -35,6 +47,8 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       maxRetries: providerRetry?.maxRetries,
     },
   });
+  // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
+  const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
   const toolSet = new ToolSet(
     agent,
@@ -42,10 +56,12 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       cwd: options.cwd,
       contextFiles: options.noContextFiles ? [] : loadContextFiles(options.cwd, getAgentDir()),
       skills,
-      customPrompt: options.systemPrompt,
-      appendPrompt: options.appendSystemPrompt,
+      customPrompt: options.systemPrompt ?? promptFiles.system?.content,
+      appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,
     },
-    createTools([...allToolNames], options.cwd),
+    createTools([...allToolNames], options.cwd, {
+      bash: { sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }) },
+    }),
     options.toolNames ?? defaultToolNames,
   );
   return { agent, toolSet };

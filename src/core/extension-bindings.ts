@@ -298,7 +298,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   installAgentHooks(): void {
     const agent = this.session.agent;
     const runner = this.runner;
-    agent.transformContext = async (messages) => {
+    agent.transformContext = async (transcript) => {
+      const messages = this.session.sessionManager.applyContextEdits(transcript); // edits appended since the last request (appendContextEdit)
       if (!runner.hasHandlers("context")) return messages;
       // Handlers get a deep copy: what they change shapes this request only, never the transcript.
       return runner.emit("context", { type: "context", messages: structuredClone(messages) });

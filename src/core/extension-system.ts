@@ -14,6 +14,7 @@ import { createCommandContext, createExtensionContext, createReplacedSessionCont
 import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
 import { createEventBus } from "../extensions/event-bus.ts";
 import type { ExtensionRuntime } from "../extensions/extension-api.ts";
+import { useHostCredentials } from "../extensions/host-credentials.ts";
 import { registerHostModules } from "../extensions/host-modules.ts";
 import { loadExtensions, type LoadFailure } from "../extensions/loader.ts";
 import { projectNeedsTrust, resolveBuiltinTrust, untrustedProjectNotice } from "../extensions/project-trust.ts";
@@ -286,6 +287,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** Applies providers queued during loading; model resolution needs them. */
   useRegistry(registry: ModelRegistry): void {
     this.registry = registry;
+    useHostCredentials(registry);
     for (const { extension, name, config } of this.providerQueue.splice(0)) this.applyProvider(extension, name, config);
   }
 

@@ -1,7 +1,7 @@
 /**
  * The modules extensions import, served from inside the binary. There is no
  * node_modules next to xcsh, so `xcsh`, pi's package names, typebox (and the old
- * `@sinclair/typebox` spellings), pi-ai and pi-tui are registered as virtual
+ * `@sinclair/typebox` spellings), pi-ai, pi-agent-core and pi-tui are registered as virtual
  * modules with `Bun.plugin` before the first extension is imported. Each
  * specifier is registered by name — in a compiled binary a runtime plugin's
  * onResolve is never consulted, only `build.module` works. A module's factory runs
@@ -9,7 +9,9 @@
  * string-literal `require()` is still bundled into the binary).
  */
 import { plugin } from "bun";
-import { createPiAiModule, createPiAiSubpathModule, notSupported, PI_AI_SUBPATHS } from "./pi-ai-module.ts";
+import { notSupported } from "./not-supported.ts";
+import { CODING_AGENT_UNSUPPORTED, unsupportedNames } from "./unsupported-names.ts";
+import { createPiAiModule, createPiAiSubpathModule, PI_AI_SUBPATHS } from "./pi-ai-module.ts";
 import { loadPiTui } from "./tui-helpers.ts";
 
 export interface HostModulesApi {
@@ -23,38 +25,14 @@ type ModuleFactory = () => ModuleExports;
 const CODING_AGENT_NAMES = ["xcsh", "@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"];
 const PI_AI_NAMES = ["@earendil-works/pi-ai", "@mariozechner/pi-ai"];
 const PI_TUI_NAMES = ["@earendil-works/pi-tui", "@mariozechner/pi-tui"];
+const PI_AGENT_CORE_NAMES = ["@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"];
 
 /**
- * pi-coding-agent's runtime exports that xcsh's API has no counterpart for: its
- * SDK (sessions, runtimes, resource loaders), interactive-mode components and
- * internals. They are served as functions that throw "not supported by xcsh"
- * when called, so that an extension merely importing one still loads.
+ * pi-coding-agent's runtime names xcsh deliberately lacks (unsupported-names.ts, with
+ * the reasons): served as functions that throw "not supported by xcsh" when called,
+ * so an extension merely importing one still loads.
  */
-const PI_CODING_AGENT_ONLY = [
-  "AgentSession", "AgentSessionRuntime", "ArminComponent", "AssistantMessageComponent", "AuthStorage",
-  "BashExecutionComponent", "BranchSummaryMessageComponent", "CompactionSummaryMessageComponent",
-  "CustomMessageComponent", "DefaultPackageManager", "DefaultResourceLoader", "ExtensionEditorComponent",
-  "ExtensionInputComponent", "ExtensionRunner", "ExtensionSelectorComponent", "FileAuthStorageBackend",
-  "FooterComponent", "InMemoryAuthStorageBackend", "InteractiveMode", "LoginDialogComponent", "ModelRegistry",
-  "ModelSelectorComponent", "OAuthSelectorComponent", "RpcClient", "SessionSelectorComponent", "SettingsManager",
-  "SettingsSelectorComponent", "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "Theme",
-  "ThemeSelectorComponent", "ThinkingSelectorComponent", "ToolExecutionComponent", "TreeSelectorComponent",
-  "UserMessageComponent", "UserMessageSelectorComponent", "collectEntriesForBranchSummary", "compact",
-  "createAgentSession", "createAgentSessionFromServices", "createAgentSessionRuntime", "createAgentSessionServices",
-  "createBashToolDefinition", "createEditToolDefinition", "createEventBus", "createExtensionRuntime",
-  "createFindToolDefinition", "createGrepToolDefinition", "createLsToolDefinition", "createReadToolDefinition",
-  "createSyntheticSourceInfo", "createWriteToolDefinition", "discoverAndLoadExtensions", "formatSkillsForPrompt",
-  "generateBranchSummary", "generateSummary", "getShellConfig", "initTheme", "loadProjectContextFiles", "loadSkills",
-  "loadSkillsFromDir", "main", "parseSkillBlock", "prepareBranchEntries", "renderDiff", "runPrintMode", "runRpcMode",
-  "truncateToVisualLines", "wrapRegisteredTool", "wrapRegisteredTools",
-  // Added in later pi versions (as of 0.87).
-  "CredentialSynchronizationError", "ModelRuntime", "ProjectTrustStore", "buildContextEntries", "buildSessionProjection",
-  "convertToPng", "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition",
-  "detectSupportedImageMimeTypeFromFile", "formatDimensionNote", "generateDiffString", "generateSummaryWithUsage",
-  "generateUnifiedPatch", "getDocsPath", "getExamplesPath", "getPackageDir", "getPowerShellConfig", "getReadmePath",
-  "hasTrustRequiringProjectResources", "isPowerShellToolResult", "parseArgs", "readStoredCredential", "resizeImage",
-  "resolveCliModel", "resolveModelScopeWithDiagnostics", "sessionEntryToContextMessages",
-];
+const PI_CODING_AGENT_ONLY = unsupportedNames(CODING_AGENT_UNSUPPORTED);
 
 function codingAgentModule(name: string, api: HostModulesApi): ModuleExports {
   const unsupported = Object.fromEntries(PI_CODING_AGENT_ONLY.map((exportName) => [exportName, notSupported(name, exportName)]));
@@ -160,10 +138,20 @@ function piTuiModule(): ModuleExports {
   return "TUI" in tui ? tui : { ...tui, TUI: tui.TuiMainScreen };
 }
 
+/**
+ * pi-agent-core (the `Agent` class and loop on xcsh's agent): required on the first
+ * import of either spelling, so an extension that never imports it costs nothing.
+ */
+function piAgentCoreModule(name: string, api: HostModulesApi): ModuleExports {
+  const { createAgentCoreModule } = require("./agent-core/module.ts") as typeof import("./agent-core/module.ts");
+  return createAgentCoreModule(name, api.codingAgent);
+}
+
 function hostModules(api: HostModulesApi): Record<string, ModuleFactory> {
   const modules: Record<string, ModuleFactory> = { ...TYPEBOX_MODULES, ...SINCLAIR_TYPEBOX_MODULES };
   for (const name of CODING_AGENT_NAMES) modules[name] = () => codingAgentModule(name, api);
   for (const name of PI_TUI_NAMES) modules[name] = piTuiModule;
+  for (const name of PI_AGENT_CORE_NAMES) modules[name] = () => piAgentCoreModule(name, api);
   for (const name of PI_AI_NAMES) {
     modules[name] = () => createPiAiModule(name);
     for (const subpath of PI_AI_SUBPATHS) modules[`${name}/${subpath}`] = () => createPiAiSubpathModule(name, subpath);

@@ -1,10 +1,12 @@
 /**
  * What an extension gets from `@earendil-works/pi-ai` / `@mariozechner/pi-ai`:
- * pi-ai's runtime exports (as of pi 0.73), served by xcsh's own `src/ai/` layer.
- * Names xcsh cannot back (OAuth logins, Bedrock, Vertex, Mistral, Codex, and the
- * model-store and transcript API later pi versions added) are still exported, as
- * functions that throw "not supported by xcsh" when called, so that merely
- * importing them does not fail the extension at link time.
+ * pi-ai's runtime exports (as of pi 0.87), served by xcsh's own `src/ai/` layer,
+ * including 0.8x's transcript helpers (pi-ai-transcript.ts: the stream functions
+ * take a context whose `system` messages carry the prompt as well as one with a
+ * `systemPrompt`) and its retry and lazy-loading helpers (pi-ai-helpers.ts).
+ * Names xcsh deliberately lacks (unsupported-names.ts: OAuth, providers it does
+ * not ship, 0.8x's model store) are exported as functions that throw "not
+ * supported by xcsh" when called, so importing one does not fail the extension.
  * The provider stream functions (`streamAnthropic`, …) load their SDK on first
  * call and always use the built-in provider, even when an extension has taken
  * over the API in the registry and delegates to them.
@@ -31,19 +33,17 @@ import { complete, completeSimple, stream, streamSimple } from "../ai/stream.ts"
 import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
 import { StringEnum } from "../ai/typebox-helpers.ts";
 import type { AssistantMessage, TextContent, ThinkingContent, Tool, ToolCall } from "../ai/types.ts";
+import type { Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
 import { calculateCost, emptyUsage } from "../ai/usage.ts";
+import { notSupported, notSupportedNames } from "./not-supported.ts";
+import { isRecoverableLength, isRetryableAssistantError, lazyApi, lazyStream, retryAssistantCall, retryDelayMs, DEFAULT_MAX_AGENT_RETRY_DELAY_MS } from "./pi-ai-helpers.ts";
+import * as transcript from "./pi-ai-transcript.ts";
+import { PI_AI_UNSUPPORTED, unsupportedNames } from "./unsupported-names.ts";
 
-/** A function standing for an export xcsh does not implement; it throws when called. */
-export function notSupported(moduleName: string, exportName: string): (...args: unknown[]) => never {
-  const fail = (): never => {
-    throw new Error(`${exportName} from "${moduleName}" is not supported by xcsh`);
-  };
-  Object.defineProperty(fail, "name", { value: exportName });
-  return fail;
-}
+export { notSupported };
 
 function stubs(moduleName: string, names: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(names.map((name) => [name, notSupported(moduleName, name)]));
+  return notSupportedNames(moduleName, names);
 }
 
 // --- provider stream functions --------------------------------------------------
@@ -241,21 +241,16 @@ function resetApiProviders(): void {
   registerBuiltinApiProviders();
 }
 
-/**
- * Runtime names pi-ai gained after 0.73 (as of 0.87) that xcsh does not back. An
- * extension written for a newer pi that imports one still loads; `uuidv7` and the
- * retry-delay constant are real below.
- */
-const LATER_PI_AI_NAMES = [
-  "AssistantMessageFrameEncoder", "InMemoryCredentialStore", "InMemoryModelsStore", "ModelsError", "collapseSystemMessages",
-  "contentText", "createFauxCore", "createImagesModels", "createImagesProvider", "createInitialSystemMessage", "createModels",
-  "createProvider", "declarationsEqual", "defaultProviderAuthContext", "envApiKeyAuth", "fauxProvider", "getCurrentSystemMessage",
-  "getCurrentSystemPrompt", "getCurrentTools", "getDeclaredTools", "getInitialSystemMessage", "getSystemMessageText",
-  "getToolStateChanges", "hasApi", "hasNonAdditiveToolChanges", "hasToolRedefinitions", "isRecoverableLength",
-  "isRetryableAssistantError", "lazyApi", "lazyOAuth", "lazyStream", "normalizeContext", "reduceAssistantMessageFrames",
-  "renderSystemMessageUpdate", "resolveTranscript", "resolveTranscriptTools", "retryAssistantCall", "retryDelayMs",
-  "toToolDeclaration", "withoutInitialSystemMessage",
-];
+/** Root names xcsh lacks (the subpaths' own stand-ins come from providerSubpaths). */
+const ROOT_UNSUPPORTED = unsupportedNames(PI_AI_UNSUPPORTED, ["models-store", "faux", "frames"]);
+
+/** The stream functions, taking a pi 0.8x transcript as well as a context with `systemPrompt`. */
+const transcriptAware = {
+  stream: (model: Model, context: Context, options?: ProviderStreamOptions) => stream(model, transcript.toProviderContext(context), options),
+  complete: (model: Model, context: Context, options?: ProviderStreamOptions) => complete(model, transcript.toProviderContext(context), options),
+  streamSimple: (model: Model, context: Context, options?: SimpleStreamOptions) => streamSimple(model, transcript.toProviderContext(context), options),
+  completeSimple: (model: Model, context: Context, options?: SimpleStreamOptions) => completeSimple(model, transcript.toProviderContext(context), options),
+};
 
 function pick(modules: Record<string, Record<string, unknown>>, ...names: string[]): Record<string, unknown> {
   return Object.assign({}, ...names.map((name) => modules[name]));
@@ -267,18 +262,41 @@ function pick(modules: Record<string, Record<string, unknown>>, ...names: string
 export function createPiAiModule(moduleName: string): Record<string, unknown> {
   const subpaths = providerSubpaths(moduleName);
   return {
-    ...stubs(moduleName, LATER_PI_AI_NAMES),
+    ...stubs(moduleName, ROOT_UNSUPPORTED),
     uuidv7: () => Bun.randomUUIDv7(),
-    DEFAULT_MAX_AGENT_RETRY_DELAY_MS: 60_000,
+    DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
+    retryDelayMs,
+    retryAssistantCall,
+    isRetryableAssistantError,
+    isRecoverableLength,
+    lazyApi,
+    lazyStream,
+    hasApi: (model: Model, api: string) => model?.api === api,
+    contentText: transcript.contentText,
+    getSystemMessageText: transcript.getSystemMessageText,
+    renderSystemMessageUpdate: transcript.renderSystemMessageUpdate,
+    createInitialSystemMessage: transcript.createInitialSystemMessage,
+    normalizeContext: transcript.normalizeContext,
+    getInitialSystemMessage: transcript.getInitialSystemMessage,
+    withoutInitialSystemMessage: transcript.withoutInitialSystemMessage,
+    getCurrentTools: transcript.getCurrentTools,
+    getCurrentSystemMessage: transcript.getCurrentSystemMessage,
+    getCurrentSystemPrompt: transcript.getCurrentSystemPrompt,
+    collapseSystemMessages: transcript.collapseSystemMessages,
+    resolveTranscript: transcript.resolveTranscript,
+    toToolDeclaration: transcript.toToolDeclaration,
+    declarationsEqual: transcript.declarationsEqual,
+    getToolStateChanges: transcript.getToolStateChanges,
+    getDeclaredTools: transcript.getDeclaredTools,
+    hasToolRedefinitions: transcript.hasToolRedefinitions,
+    hasNonAdditiveToolChanges: transcript.hasNonAdditiveToolChanges,
+    resolveTranscriptTools: transcript.resolveTranscriptTools,
     Type,
     StringEnum,
     EventStream,
     AssistantMessageEventStream,
     createAssistantMessageEventStream,
-    stream,
-    streamSimple,
-    complete,
-    completeSimple,
+    ...transcriptAware,
     getModel,
     getModels,
     getProviders,
@@ -312,7 +330,7 @@ export function createPiAiModule(moduleName: string): Record<string, unknown> {
     fauxThinking,
     fauxToolCall,
     fauxAssistantMessage,
-    ...stubs(moduleName, ["registerFauxProvider", "setBedrockProviderModule"]),
+    ...stubs(moduleName, ["setBedrockProviderModule"]),
     // pi-ai re-exports every provider's stream functions from its root.
     ...pick(subpaths, "anthropic", "google", "openai-responses", "google-vertex", "mistral", "azure-openai-responses"),
     streamOpenAICompletions: subpaths["openai-completions"]!.streamOpenAICompletions,
@@ -341,12 +359,7 @@ export const PI_AI_SUBPATHS = [
  * `/compat`, which later pi versions (0.8x) added for the API of 0.73 — the one the root
  * serves here — plus names xcsh does not back (API factories, image generation).
  */
-const COMPAT_ONLY_NAMES = [
-  "anthropicMessagesApi", "azureOpenAIResponsesApi", "bedrockConverseStreamApi", "generateImages", "generateImagesOpenRouter",
-  "getImageModel", "getImageModels", "getImageProviders", "getImagesApiProvider", "googleGenerativeAIApi", "googleVertexApi",
-  "mistralConversationsApi", "openAICodexResponsesApi", "openAICompletionsApi", "openAIResponsesApi", "piMessagesApi",
-  "registerBuiltInImagesApiProviders", "registerImagesApiProvider",
-];
+const COMPAT_ONLY_NAMES = unsupportedNames(PI_AI_UNSUPPORTED, ["compat"]);
 
 function compatModule(moduleName: string): Record<string, unknown> {
   return {

@@ -1,13 +1,16 @@
 /**
  * The terminal-UI helpers pi's extensions import from its package (`keyHint`,
  * `DynamicBorder`, `BorderedLoader`, `CustomEditor`, the markdown and list
- * themes, `highlightCode`, `copyToClipboard`), re-made for xcsh. Components that
+ * themes, `highlightCode`), re-made for xcsh. Components that
  * build on `@earendil-works/pi-tui` are lazy classes: the library is loaded the
  * first time one is constructed or extended, never because an extension merely
- * imports `xcsh`. Themes are plain (bold/italic only): xcsh has no theme system.
+ * imports `xcsh`. Colours come from the theme the interactive mode is drawing with
+ * (`useHelperTheme`); in the other modes output is no terminal, so text stays plain.
  */
 import type * as PiTui from "@earendil-works/pi-tui";
 import type { EditorOptions, EditorTheme, KeybindingsManager, MarkdownTheme, SelectListTheme, SettingsListTheme } from "@earendil-works/pi-tui";
+import { plainTheme } from "./ui-headless.ts";
+import type { ExtensionTheme } from "./ui-types.ts";
 
 type PiTuiModule = typeof PiTui;
 let piTui: PiTuiModule | undefined;
@@ -37,6 +40,26 @@ function lazyClass<T extends abstract new (...args: any[]) => object>(name: stri
     getPrototypeOf: () => Reflect.getPrototypeOf(resolve()),
     construct: (_target, args, newTarget) => Reflect.construct(resolve(), args, newTarget),
   }) as unknown as T;
+}
+
+// --- the theme ------------------------------------------------------------------
+
+/** A theme as the helpers use it: colours by name, plus the interactive mode's component themes. */
+export interface HelperTheme extends ExtensionTheme {
+  markdown?(): MarkdownTheme;
+  selectList?(): SelectListTheme;
+}
+
+let activeTheme: HelperTheme = plainTheme;
+
+/** The theme helpers draw with now. */
+export function helperTheme(): HelperTheme {
+  return activeTheme;
+}
+
+/** The interactive mode hands over the theme it draws with (again whenever it changes). */
+export function useHelperTheme(theme: HelperTheme): void {
+  activeTheme = theme;
 }
 
 // --- key hints --------------------------------------------------------------------
@@ -85,13 +108,13 @@ export function keyText(keybinding: string): string {
   return keybinding;
 }
 
-/** "ctrl+o to expand" from ("app.tools.expand", "to expand"). */
+/** "ctrl+o to expand" from ("app.tools.expand", "to expand"): the key dim, the words muted. */
 export function keyHint(keybinding: string, description: string): string {
-  return rawKeyHint(keyText(keybinding), description);
+  return rawKeyHint(keyText(String(keybinding)), description);
 }
 
 export function rawKeyHint(key: string, description: string): string {
-  return description ? `${key} ${description}` : key;
+  return activeTheme.fg("dim", String(key)) + activeTheme.fg("muted", ` ${description ?? ""}`);
 }
 
 // --- themes and highlighting ------------------------------------------------------
@@ -102,12 +125,15 @@ const italic = (text: string) => `\x1b[3m${text}\x1b[23m`;
 const underline = (text: string) => `\x1b[4m${text}\x1b[24m`;
 const strikethrough = (text: string) => `\x1b[9m${text}\x1b[29m`;
 
-/** Code comes back unhighlighted, one string per line. */
-export function highlightCode(code: string, _lang?: string): string[] {
-  return code.split("\n");
+/** Code as coloured lines, one string per line (unchanged where there are no colours). */
+export function highlightCode(code: string, lang?: string): string[] {
+  const themed = activeTheme.markdown?.().highlightCode;
+  return themed ? themed(String(code), lang) : String(code).split("\n");
 }
 
 export function getMarkdownTheme(): MarkdownTheme {
+  const themed = activeTheme.markdown?.();
+  if (themed) return themed;
   return {
     heading: bold,
     link: underline,
@@ -128,16 +154,19 @@ export function getMarkdownTheme(): MarkdownTheme {
 }
 
 export function getSelectListTheme(): SelectListTheme {
+  const themed = activeTheme.selectList?.();
+  if (themed) return themed;
   return { selectedPrefix: bold, selectedText: bold, description: plain, scrollInfo: plain, noMatch: plain };
 }
 
 export function getSettingsListTheme(): SettingsListTheme {
+  const theme = activeTheme;
   return {
-    label: (text, selected) => (selected ? bold(text) : text),
-    value: (text, selected) => (selected ? bold(text) : text),
-    description: plain,
-    cursor: "→ ",
-    hint: plain,
+    label: (text, selected) => (selected ? theme.fg("accent", text) : text),
+    value: (text, selected) => (selected ? theme.fg("accent", text) : theme.fg("muted", text)),
+    description: (text) => theme.fg("dim", text),
+    cursor: theme.fg("accent", "→ "),
+    hint: (text) => theme.fg("dim", text),
   };
 }
 
@@ -147,7 +176,7 @@ const LANGUAGES_BY_EXTENSION: Record<string, string> = {
   py: "python", rb: "ruby", rs: "rust", go: "go", java: "java", kt: "kotlin", swift: "swift",
   c: "c", h: "c", cpp: "cpp", cc: "cpp", cxx: "cpp", hpp: "cpp", cs: "csharp", php: "php",
   sh: "bash", bash: "bash", zsh: "bash", fish: "bash", ps1: "powershell",
-  json: "json", jsonc: "json", yaml: "yaml", yml: "yaml", toml: "ini", ini: "ini", xml: "xml",
+  json: "json", jsonc: "json", yaml: "yaml", yml: "yaml", toml: "toml", ini: "ini", xml: "xml",
   html: "html", htm: "html", css: "css", scss: "scss", less: "less", sql: "sql",
   md: "markdown", markdown: "markdown", lua: "lua", r: "r", scala: "scala", dart: "dart",
   ex: "elixir", exs: "elixir", erl: "erlang", hs: "haskell", ml: "ocaml", vue: "vue", svelte: "svelte",
@@ -163,31 +192,11 @@ export function getLanguageFromPath(filePath: string): string | undefined {
   return dot > 0 ? LANGUAGES_BY_EXTENSION[name.slice(dot + 1)] : undefined;
 }
 
-// --- clipboard --------------------------------------------------------------------
-
-function clipboardCommands(): string[][] {
-  if (process.platform === "darwin") return [["pbcopy"]];
-  if (process.platform === "win32") return [["clip"]];
-  const commands = [["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["termux-clipboard-set"]];
-  return process.env.WAYLAND_DISPLAY ? [["wl-copy"], ...commands] : commands;
-}
-
-/** Copies text with the platform's clipboard tool (pbcopy, clip, wl-copy, xclip, xsel). */
-export async function copyToClipboard(text: string): Promise<void> {
-  for (const [command, ...args] of clipboardCommands()) {
-    const path = Bun.which(command!);
-    if (!path) continue;
-    const proc = Bun.spawn([path, ...args], { stdin: new Blob([text]), stdout: "ignore", stderr: "ignore" });
-    if ((await proc.exited) === 0) return;
-  }
-  throw new Error("No clipboard tool worked (tried: " + clipboardCommands().map((c) => c[0]).join(", ") + ")");
-}
-
 // --- components -------------------------------------------------------------------
 
-/** A horizontal rule as wide as the viewport. Needs nothing of pi-tui. */
+/** A horizontal rule as wide as the viewport, in the theme's border colour unless given one. Needs nothing of pi-tui. */
 export class DynamicBorder {
-  constructor(private readonly color: (text: string) => string = plain) {}
+  constructor(private readonly color: (text: string) => string = (text) => activeTheme.fg("border", text)) {}
   invalidate(): void {}
   render(width: number): string[] {
     return [this.color("─".repeat(Math.max(1, width)))];

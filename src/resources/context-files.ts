@@ -1,8 +1,14 @@
 /**
- * Project instructions the model should follow: AGENTS.md (or CLAUDE.md) from
+ * Project instructions the model should follow: one file per directory, from
  * the config root and from every directory between the filesystem root and the
  * working directory. General ones come first, the most specific last, so the
  * nearest file has the final word.
+ *
+ * In each directory the first of NAMES that exists is the one read: an
+ * `AGENTS.override.md` stands in for that directory's AGENTS.md or CLAUDE.md
+ * (and only that directory's: the config root's and other directories' files
+ * still apply). Context files are instructions, not code: they load whether or
+ * not the project is trusted, as pi's do.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -12,7 +18,11 @@ export interface ContextFile {
   content: string;
 }
 
-const NAMES = ["AGENTS.md", "CLAUDE.md"];
+/**
+ * Preference order within one directory. The upper-case spellings matter on
+ * case-sensitive file systems; where names fold, the first spelling is found first.
+ */
+const NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
 function readFirst(dir: string): ContextFile | undefined {
   for (const name of NAMES) {
@@ -21,7 +31,7 @@ function readFirst(dir: string): ContextFile | undefined {
     try {
       return { path, content: readFileSync(path, "utf8") };
     } catch {
-      // An unreadable file is skipped rather than failing the run.
+      // An unreadable file (a folder of that name, no permission) is skipped rather than failing the run.
     }
   }
   return undefined;

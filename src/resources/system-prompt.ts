@@ -78,7 +78,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
 
 const escapeXml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
-function skillsSection(skills: PromptSkill[]): string {
+/** The system prompt's skills list (also what extensions get as `formatSkillsForPrompt`). */
+export function skillsSection(skills: PromptSkill[]): string {
   const entries = skills.map((skill) =>
     [
       "  <skill>",

@@ -2,8 +2,12 @@
  * Arguments of `/template a "b c" d`: split like a shell does it, without
  * escapes (quotes group and are dropped), then put into the template:
  * `$1`, `$2`, … (a missing one is empty), `$@` and `$ARGUMENTS` (all, joined
- * by spaces), `${@:N}` (from the Nth on) and `${@:N:L}` (L of them from the Nth).
+ * by spaces), `${@:N}` (from the Nth on) and `${@:N:L}` (L of them from the Nth),
+ * and, as a shell's `:-`, `${N:-default}` / `${@:-default}`: the argument (all of
+ * them), or the default when that is missing or empty. A default runs to the first
+ * `}` and is used as written (`${2:-$1}` gives `$1`, as pi does).
  * Substitution is one pass, so an argument that itself contains `$1` stays as typed.
+ * Only these spellings are placeholders: `${1}`, `${ARGUMENTS}` and `${@}` stay text, as in pi.
  */
 
 export function splitArguments(text: string): string[] {
@@ -31,10 +35,14 @@ export function splitArguments(text: string): string[] {
   return args;
 }
 
-const PLACEHOLDER = /\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)/g;
+const PLACEHOLDER = /\$\{(\d+|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)/g;
 
 export function substituteArguments(content: string, args: string[]): string {
-  return content.replace(PLACEHOLDER, (match, sliceStart?: string, sliceLength?: string, position?: string) => {
+  return content.replace(PLACEHOLDER, (match, defaulted?: string, fallback?: string, sliceStart?: string, sliceLength?: string, position?: string) => {
+    if (defaulted !== undefined) {
+      const value = defaulted === "@" ? args.join(" ") : (args[Number(defaulted) - 1] ?? "");
+      return value === "" ? (fallback ?? "") : value;
+    }
     if (position !== undefined) return args[Number(position) - 1] ?? "";
     if (sliceStart !== undefined) {
       const start = Math.max(Number(sliceStart) - 1, 0);

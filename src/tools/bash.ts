@@ -9,6 +9,7 @@ import { Type } from "../schema/type.ts";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import { createLocalBashOperations, type BashOperations } from "./bash-operations.ts";
 import { OutputCollector, type OutputSnapshot } from "./output-collector.ts";
+import { withSessionEnvironment, type ShellSessionContext } from "./session-environment.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
 
@@ -39,6 +40,16 @@ export interface BashToolOptions {
   commandPrefix?: string;
   /** Shell for the default local operations. */
   shellPath?: string;
+  /**
+   * Give commands the current session as PI_* / XCSH_* variables (session-environment.ts).
+   * Default true; false also removes inherited ones. They are in place before spawnHook runs.
+   */
+  exposeSessionEnvironment?: boolean;
+  /**
+   * The session, asked when each command starts. Without it, the context a host passes
+   * as execute's fifth argument serves (an extension's tool gets its ExtensionContext).
+   */
+  sessionContext?: () => ShellSessionContext | undefined;
   /** Rewrites the command, working directory or environment just before running. */
   spawnHook?: (context: BashSpawnContext) => BashSpawnContext;
 }
@@ -121,6 +132,7 @@ function checkWorkingDirectory(cwd: string): void {
 export function createBashTool(cwd: string, options: BashToolOptions = {}): CodingTool<typeof bashSchema, BashToolDetails | undefined> {
   const operations = options.operations ?? createLocalBashOperations({ shellPath: options.shellPath });
   const usesLocalShell = options.operations === undefined;
+  const exposeSession = options.exposeSessionEnvironment !== false;
 
   return {
     name: "bash",
@@ -135,13 +147,15 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Codi
     promptGuidelines: [
       "Pass non-interactive flags (e.g. --yes, --no-pager): commands cannot read input.",
       "Give commands that may run long or hang a timeout.",
+      ...(exposeSession ? ["When asked which model, provider or session is running, read the XCSH_* environment variables (XCSH_PROVIDER, XCSH_MODEL, XCSH_REASONING_LEVEL, XCSH_SESSION_ID, XCSH_SESSION_FILE) rather than guessing."] : []),
     ],
     parameters: bashSchema,
 
-    async execute(_toolCallId, params, signal, onUpdate): Promise<AgentToolResult<BashToolDetails | undefined>> {
+    async execute(_toolCallId, params, signal, onUpdate, hostContext?: ShellSessionContext): Promise<AgentToolResult<BashToolDetails | undefined>> {
       if (signal?.aborted) throw new Error("Command aborted");
       const prefixed = options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command;
-      let spawn: BashSpawnContext = { command: prefixed, cwd, env: { ...process.env } };
+      const session = exposeSession ? (options.sessionContext?.() ?? hostContext) : undefined;
+      let spawn: BashSpawnContext = { command: prefixed, cwd, env: withSessionEnvironment(process.env, session) };
       if (options.spawnHook) spawn = options.spawnHook(spawn);
       if (usesLocalShell) checkWorkingDirectory(spawn.cwd);
 

@@ -199,7 +199,7 @@ export function applyEdits(content: string, edits: readonly TextEdit[], fileLabe
 // ---------------------------------------------------------------------------
 // Line diff (Myers) for showing what changed
 
-type DiffLine =
+export type DiffLine =
   | { kind: "equal"; text: string; oldLine: number; newLine: number }
   | { kind: "delete"; text: string; oldLine: number; newLine: number }
   | { kind: "insert"; text: string; newLine: number };
@@ -268,7 +268,8 @@ function backtrack(trace: Int32Array[], n: number, m: number): Step[] {
   return steps.reverse();
 }
 
-function diffLines(oldLines: readonly string[], newLines: readonly string[]): DiffLine[] {
+/** The line-by-line diff of two texts' lines (equal, deleted, inserted), in order; also what unified patches are built from. */
+export function diffLines(oldLines: readonly string[], newLines: readonly string[]): DiffLine[] {
   // Edits touch a small part of a file: diff only what lies between the common start and end.
   let prefix = 0;
   while (prefix < oldLines.length && prefix < newLines.length && oldLines[prefix] === newLines[prefix]) prefix++;

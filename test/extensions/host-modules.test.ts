@@ -107,7 +107,7 @@ const FIXTURES: Record<string, string> = {
   `,
   "later-pi.ts": `
     // Names that arrived after pi 0.73: an extension written for a newer pi still loads.
-    import { uuidv7, DEFAULT_MAX_AGENT_RETRY_DELAY_MS, contentText } from "@earendil-works/pi-ai";
+    import { uuidv7, DEFAULT_MAX_AGENT_RETRY_DELAY_MS, contentText, InMemoryModelsStore } from "@earendil-works/pi-ai";
     import { ModelRuntime, parseArgs } from "@earendil-works/pi-coding-agent";
     const thrown = (fn: () => unknown) => { try { fn(); return "no error"; } catch (error) { return (error as Error).message; } };
     const ids = [uuidv7(), uuidv7(), uuidv7()];
@@ -115,7 +115,8 @@ const FIXTURES: Record<string, string> = {
       uuidShape: ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)),
       ordered: [...ids].sort().join() === ids.join() && new Set(ids).size === 3,
       retryDelay: DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
-      contentText: thrown(() => contentText([])),
+      contentText: contentText([{ type: "text", text: "a" }, { type: "image", data: "", mimeType: "image/png" }, { type: "text", text: "b" }]),
+      modelsStore: thrown(() => new InMemoryModelsStore()),
       runtime: typeof ModelRuntime,
       parseArgs: thrown(() => parseArgs([])),
     };
@@ -212,7 +213,8 @@ describe("modules an extension imports, without node_modules", () => {
       uuidShape: true,
       ordered: true,
       retryDelay: 60_000,
-      contentText: 'contentText from "@earendil-works/pi-ai" is not supported by xcsh',
+      contentText: "a\nb",
+      modelsStore: 'InMemoryModelsStore from "@earendil-works/pi-ai" is not supported by xcsh',
       runtime: "function",
       parseArgs: 'parseArgs from "@earendil-works/pi-coding-agent" is not supported by xcsh',
     });

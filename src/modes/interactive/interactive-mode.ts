@@ -15,7 +15,7 @@ import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ImageContent } from "../../ai/types.ts";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import type { App } from "./app.ts";
@@ -65,6 +65,7 @@ class InteractiveApp implements App {
   constructor() {
     const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
     this.theme = createTheme(guessThemeFromEnv());
+    useHelperTheme(this.theme);
     this.tui = new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
@@ -235,6 +236,7 @@ class InteractiveApp implements App {
   setThemeName(name: ThemeName): void {
     if (name === this.theme.name) return;
     this.theme = createTheme(name, this.theme.colored);
+    useHelperTheme(this.theme);
     this.editors.themeChanged();
     this.updateHeader();
     this.tui.invalidate();

@@ -1,0 +1,162 @@
+/**
+ * The runtime names of pi's packages (as of pi 0.87.1) that xcsh deliberately
+ * does not implement, grouped by the reason. Each is served as a stand-in that
+ * throws "not supported by xcsh" when called (not-supported.ts), so importing one
+ * never fails an extension. docs/extensions.md lists the same groups; a test
+ * keeps the two equal.
+ */
+
+export interface UnsupportedGroup {
+  id: string;
+  /** Why xcsh lacks these, and what to use instead. */
+  reason: string;
+  names: readonly string[];
+}
+
+export const CODING_AGENT_UNSUPPORTED: readonly UnsupportedGroup[] = [
+  {
+    id: "sdk",
+    reason: "pi's SDK for running its agent inside a program. xcsh is embedded as a process (`xcsh --mode rpc`); inside an extension, run a sub-agent with pi-agent-core's `Agent`.",
+    names: [
+      "AgentSession", "AgentSessionRuntime", "createAgentSession", "createAgentSessionFromServices", "createAgentSessionRuntime",
+      "createAgentSessionServices", "createExtensionRuntime", "discoverAndLoadExtensions", "ExtensionRunner", "wrapRegisteredTool",
+      "wrapRegisteredTools", "main", "parseArgs", "resolveCliModel", "resolveModelScopeWithDiagnostics", "runPrintMode",
+      "runRpcMode", "InteractiveMode", "RpcClient",
+    ],
+  },
+  {
+    id: "stores",
+    reason: "pi's own stores and loaders. Extensions reach xcsh's through their context (`ctx.modelRegistry`, `pi.registerProvider`, `ctx.isProjectTrusted()`).",
+    names: [
+      "AuthStorage", "FileAuthStorageBackend", "InMemoryAuthStorageBackend", "readStoredCredential", "CredentialSynchronizationError",
+      "ModelRegistry", "ModelRuntime", "SettingsManager", "DefaultResourceLoader", "DefaultPackageManager", "ProjectTrustStore",
+      "hasTrustRequiringProjectResources",
+    ],
+  },
+  {
+    id: "interactive-screens",
+    reason: "screens of pi's interactive mode; xcsh's terminal UI is its own. Build UIs from pi-tui's components and `ctx.ui`.",
+    names: [
+      "ArminComponent", "AssistantMessageComponent", "BashExecutionComponent", "BranchSummaryMessageComponent",
+      "CompactionSummaryMessageComponent", "CustomMessageComponent", "ExtensionEditorComponent", "ExtensionInputComponent",
+      "ExtensionSelectorComponent", "FooterComponent", "LoginDialogComponent", "ModelSelectorComponent", "OAuthSelectorComponent",
+      "SessionSelectorComponent", "SettingsSelectorComponent", "ShowImagesSelectorComponent", "SkillInvocationMessageComponent",
+      "ThemeSelectorComponent", "ThinkingSelectorComponent", "ToolExecutionComponent", "TreeSelectorComponent",
+      "UserMessageComponent", "UserMessageSelectorComponent", "Theme", "initTheme",
+    ],
+  },
+  {
+    id: "package-paths",
+    reason: "paths into pi's installed package; xcsh is one binary without a package folder.",
+    names: ["getDocsPath", "getExamplesPath", "getPackageDir", "getReadmePath"],
+  },
+  {
+    id: "powershell",
+    reason: "xcsh has no PowerShell tool (bash runs commands on every platform).",
+    names: ["createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition", "getPowerShellConfig"],
+  },
+  {
+    id: "branch-summary",
+    reason: "xcsh summarizes a branch inside `ctx.navigateTree(target, { summarize: true })` and does not expose the steps; its summary call does not report usage.",
+    names: ["collectEntriesForBranchSummary", "prepareBranchEntries", "generateBranchSummary", "generateSummaryWithUsage"],
+  },
+];
+
+export const PI_AI_UNSUPPORTED: readonly UnsupportedGroup[] = [
+  {
+    id: "models-store",
+    reason: "pi-ai 0.8x's model and credential stores. xcsh keeps models and keys in its registry: `ctx.modelRegistry`, `pi.registerProvider`, `getModel`.",
+    names: [
+      "createModels", "createProvider", "InMemoryModelsStore", "ModelsError", "InMemoryCredentialStore", "envApiKeyAuth",
+      "defaultProviderAuthContext", "createImagesModels", "createImagesProvider", "lazyOAuth",
+    ],
+  },
+  {
+    id: "faux",
+    reason: "pi's faux provider. Register a test provider with `pi.registerProvider` and a `streamSimple` instead (the `faux*` message builders are real).",
+    names: ["registerFauxProvider", "fauxProvider", "createFauxCore"],
+  },
+  {
+    id: "frames",
+    reason: "the frame encoding of pi's hosted sessions.",
+    names: ["AssistantMessageFrameEncoder", "reduceAssistantMessageFrames"],
+  },
+  {
+    id: "providers",
+    reason: "providers xcsh does not ship (Bedrock, Vertex, Mistral, Azure, Codex) — root names and their subpaths `/google-vertex`, `/mistral`, `/azure-openai-responses`, `/openai-codex-responses`, `/bedrock-provider`.",
+    names: [
+      "setBedrockProviderModule", "streamGoogleVertex", "streamSimpleGoogleVertex", "streamMistral", "streamSimpleMistral",
+      "streamAzureOpenAIResponses", "streamSimpleAzureOpenAIResponses", "streamOpenAICodexResponses", "streamSimpleOpenAICodexResponses",
+      "closeOpenAICodexWebSocketSessions", "getOpenAICodexWebSocketDebugStats", "resetOpenAICodexWebSocketDebugStats", "bedrockProviderModule",
+    ],
+  },
+  {
+    id: "oauth",
+    reason: "OAuth sign-in (`/oauth`); xcsh takes API keys (models.json, environment, `registerProvider`).",
+    names: [
+      "anthropicOAuthProvider", "getGitHubCopilotBaseUrl", "getOAuthApiKey", "getOAuthProvider", "getOAuthProviderInfoList",
+      "getOAuthProviders", "githubCopilotOAuthProvider", "loginAnthropic", "loginGitHubCopilot", "loginOpenAICodex", "normalizeDomain",
+      "openaiCodexOAuthProvider", "refreshAnthropicToken", "refreshGitHubCopilotToken", "refreshOAuthToken", "refreshOpenAICodexToken",
+      "registerOAuthProvider", "resetOAuthProviders", "unregisterOAuthProvider",
+    ],
+  },
+  {
+    id: "compat",
+    reason: "`/compat`'s API factories and image generation; xcsh's stream functions are the root's.",
+    names: [
+      "anthropicMessagesApi", "azureOpenAIResponsesApi", "bedrockConverseStreamApi", "generateImages", "generateImagesOpenRouter",
+      "getImageModel", "getImageModels", "getImageProviders", "getImagesApiProvider", "googleGenerativeAIApi", "googleVertexApi",
+      "mistralConversationsApi", "openAICodexResponsesApi", "openAICompletionsApi", "openAIResponsesApi", "piMessagesApi",
+      "registerBuiltInImagesApiProviders", "registerImagesApiProvider",
+    ],
+  },
+  {
+    id: "converter",
+    reason: "`/openai-completions`' message converter, an internal of pi's provider.",
+    names: ["convertMessages"],
+  },
+];
+
+export const AGENT_CORE_UNSUPPORTED: readonly UnsupportedGroup[] = [
+  {
+    id: "harness",
+    reason: "pi 0.87's agent harness: sessions in lanes, storage repos, operations. xcsh runs one agent per session and keeps sessions in its own store; use `Agent` for an agent of your own.",
+    names: [
+      "AgentHarness", "JsonlSessionRepo", "MemorySessionRepo", "StorageBackedSession", "JSONL_STORAGE_VERSION",
+      "SessionBranchExistsError", "SessionInvalidBranchError", "SessionInvariantError", "SessionPendingAssistantMessageError",
+      "SessionUnknownTargetError", "SliceNotImplemented", "appendList", "deleteList", "deleteValue", "setValue", "list", "value",
+      "sessionName", "entryLabel", "insertEntry", "insertUsage", "branchTip", "branchTipInventoryPrefix", "commitWrite",
+      "prepareStorageCommit", "validateCommittedWrites", "projectForkCurrentStateWrite", "createForkSnapshot", "reduceLaneSnapshot",
+      "laneConfig", "laneState", "resolveListReadOptions", "operationMeta", "operationPreparation", "operationPreparationPrefix",
+      "operationResult", "operationScopeOf", "operationState", "operationToolArgs", "operationToolArgsPrefix", "operationToolMemo",
+      "operationToolMemoPrefix", "pendingAssistantFrames", "pendingEntry", "pendingToolOutput", "pendingToolOutputPrefix",
+    ],
+  },
+  {
+    id: "harness-tools",
+    reason: "tools, resources and summaries over the harness's execution environment and model store; xcsh's tools are `createReadTool` & co. of the coding-agent API, its compaction is `ctx.compact()`.",
+    names: [
+      "createBashTool", "createEditTool", "createReadTool", "createWriteTool", "executeShellWithCapture", "applyShellOutputUpdate",
+      "loadSkills", "loadSourcedSkills", "loadPromptTemplates", "loadSourcedPromptTemplates", "compact", "prepareCompaction",
+      "generateSummary", "generateSummaryWithUsage", "generateBranchSummary", "collectEntriesForBranchSummary", "prepareBranchEntries",
+    ],
+  },
+  {
+    id: "contexts-and-telemetry",
+    reason: "the harness's cancellation contexts and telemetry spans; xcsh records no telemetry (`NOOP_TELEMETRY_CONTEXT` and `defineTelemetrySchema` are real).",
+    names: [
+      "BACKGROUND_CONTEXT", "TODO_CONTEXT", "awaitWithContext", "createContextKey", "withAbortSignal", "withCancel", "withContextValue",
+      "withoutAbortSignal", "getTelemetryContext", "withTelemetryContext", "AGENT_TELEMETRY_SCHEMAS", "AI_TELEMETRY_SCHEMA",
+      "HARNESS_TELEMETRY_SCHEMA", "InMemoryTelemetryContext", "createTypedSpanStarter", "startAiSpan", "startHarnessSpan",
+    ],
+  },
+  {
+    id: "proxy",
+    reason: "a stream function for pi's hosted proxy server.",
+    names: ["streamProxy"],
+  },
+];
+
+export function unsupportedNames(groups: readonly UnsupportedGroup[], ids?: readonly string[]): string[] {
+  return groups.filter((group) => !ids || ids.includes(group.id)).flatMap((group) => group.names);
+}
