@@ -86,6 +86,10 @@ export class AgentSession {
   private bashController: AbortController | undefined;
   /** User commands run while the agent worked; added to the context once it is idle. */
   private pendingBashMessages: AgentMessage[] = [];
+  /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
+  private retrying = 0;
+  /** Set while takeQueued empties both queues, which it then reports as one queue_update. */
+  private queuesBeingTaken = false;
 
   constructor(options: AgentSessionOptions) {
     this.cwd = options.cwd;
@@ -106,9 +110,11 @@ export class AgentSession {
     this.agent.subscribe(async (event, signal) => {
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
-      await this.emit(event);
+      await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.willRetry(event.messages) } : event);
     });
-    const reportQueues = () => void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    const reportQueues = () => {
+      if (!this.queuesBeingTaken) void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    };
     this.agent.steeringQueue.onChange(reportQueues);
     this.agent.followUpQueue.onChange(reportQueues);
   }
@@ -178,7 +184,15 @@ export class AgentSession {
 
   /** Takes every queued message out, undelivered, as text and images: an abort hands them back to the user. */
   takeQueued(): { steering: QueuedPrompt[]; followUp: QueuedPrompt[] } {
-    const { steering, followUp } = this.agent.clearQueues();
+    this.queuesBeingTaken = true;
+    let taken: ReturnType<Agent["clearQueues"]>;
+    try {
+      taken = this.agent.clearQueues();
+    } finally {
+      this.queuesBeingTaken = false;
+    }
+    void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    const { steering, followUp } = taken;
     const asPrompt = (message: AgentMessage): QueuedPrompt => ({ text: messageText(message), images: messageImages(message) });
     return { steering: steering.map(asPrompt), followUp: followUp.map(asPrompt) };
   }
@@ -326,7 +340,12 @@ export class AgentSession {
           await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return;
         }
-        await this.agent.continue();
+        this.retrying = attempt;
+        try {
+          await this.agent.continue();
+        } finally {
+          this.retrying = 0;
+        }
         continue;
       }
       if (attempt > 0) {
@@ -349,6 +368,12 @@ export class AgentSession {
       }
       return;
     }
+  }
+
+  /** agent_end's willRetry, decided as recoverAfterRun will: a retryable failure with attempts left. */
+  private willRetry(runMessages: AgentMessage[]): boolean {
+    const last = runMessages.findLast((message): message is AssistantMessage => message.role === "assistant");
+    return last !== undefined && this.autoRetry.isRetryable(last, this.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts;
   }
 
   private lastAssistant(): AssistantMessage | undefined {
@@ -439,7 +464,7 @@ export class AgentSession {
   // --- user bash ---------------------------------------------------------------
 
   /** Runs a command for the user; its output reaches the model with the next prompt. */
-  async executeBash(command: string, options: { excludeFromContext?: boolean } = {}): Promise<BashResult> {
+  async executeBash(command: string, options: { excludeFromContext?: boolean; onChunk?: (text: string) => void } = {}): Promise<BashResult> {
     if (this.bashController) throw new Error("A command is already running. Abort it first (abort_bash).");
     const controller = new AbortController();
     this.bashController = controller;
@@ -447,7 +472,12 @@ export class AgentSession {
       const intercepted = this.hooks ? await this.hooks.userBash(command, options.excludeFromContext === true) : undefined;
       const result: BashResult =
         intercepted?.result ??
-        (await executeBash(command, { cwd: this.cwd, signal: controller.signal, operations: intercepted?.operations as BashOperations | undefined }));
+        (await executeBash(command, {
+          cwd: this.cwd,
+          signal: controller.signal,
+          operations: intercepted?.operations as BashOperations | undefined,
+          onChunk: options.onChunk,
+        }));
       const message = bashExecutionMessage(command, result, options.excludeFromContext);
       if (this.isStreaming) this.pendingBashMessages.push(message);
       else this.recordMessage(message);
@@ -504,6 +534,8 @@ export class AgentSession {
     const trimmed = name.trim();
     if (!trimmed) throw new Error("Session name cannot be empty");
     this.sessionManager.appendSessionInfo(trimmed);
+    const current = this.sessionManager.getSessionName();
+    void this.emit({ type: "session_info_changed", ...(current ? { name: current } : {}) });
   }
 
   setLabel(entryId: string, label: string | undefined): void {

@@ -201,6 +201,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     const manager = this.session.sessionManager;
     const entry = manager.getEntry(manager.appendCustomEntry(customType, data));
     if (entry?.type === "custom") this.system.customEntryAppended(entry);
+    if (entry) void this.session.emit({ type: "entry_appended", entry }); // pi 0.87.1: hosts see it as it is appended
   }
   setSessionName(name: string): void {
     this.session.setSessionName(name);

@@ -10,6 +10,7 @@ import { findEnvKeys } from "../ai/env-api-keys.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import type { AgentSessionEvent } from "./session-events.ts";
 
 /** What model control needs of the session. */
 export interface ModelHost {
@@ -19,6 +20,7 @@ export interface ModelHost {
   readonly model: Model;
   readonly thinkingLevel: ModelThinkingLevel;
   readonly hooks: SessionHooks | undefined;
+  emit(event: AgentSessionEvent): Promise<void>;
 }
 
 export interface CycleModelResult {
@@ -102,6 +104,7 @@ export class ModelControl {
     if (effective !== previous) {
       this.session.agent.state.thinkingLevel = effective;
       this.session.sessionManager.appendThinkingLevelChange(effective);
+      void this.session.emit({ type: "thinking_level_changed", level: effective });
       void this.session.hooks?.thinkingLevelSelected(effective, previous);
     }
     return effective;

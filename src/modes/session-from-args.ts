@@ -127,6 +127,7 @@ export async function createSessionFromArgs(initialArgs: CliArgs, options: Sessi
       continueRecent: args.continueSession,
       sessionDir: args.sessionDir,
       name: args.name,
+      sessionId: args.sessionId,
     },
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
