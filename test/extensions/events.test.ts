@@ -143,8 +143,9 @@ describe("agent event families", () => {
     const rpc = fixture.start(withExtensions(ext));
     await rpc.request({ type: "prompt", message: "PRIVATE note" });
     await rpc.waitForEvent("agent_end");
+    const beforePrompt1 = rpc.mark();
     await rpc.request({ type: "prompt", message: "public question" });
-    const end = await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    const end = await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt1);
     const sent = JSON.stringify(lastRequest().messages);
     expect(sent).not.toContain("PRIVATE");
     expect(sent).toContain("public question");
@@ -246,8 +247,9 @@ export default function (pi) {
     const rpc = fixture.start(withExtensions(ext));
     for (const message of ["one", "two", "three"]) {
       fixture.server.enqueue({ content: [{ type: "text", text: "answer ".repeat(400) }] });
+      const beforePrompt2 = rpc.mark();
       await rpc.request({ type: "prompt", message });
-      await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+      await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt2);
     }
     const before = fixture.server.requests.length;
     const response = await rpc.request({ type: "compact", keepRecentTokens: 100 });
