@@ -4,6 +4,7 @@
  * these unchanged, one JSON line each.
  */
 import type { AgentEvent } from "../agent/types.ts";
+import type { SessionEntry } from "../session/types.ts";
 import type { CompactionResult } from "./compaction/index.ts";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -35,6 +36,10 @@ export type AgentSessionEvent =
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   /** pi 0.87.1: the session-level run is over and nothing continues automatically. */
-  | { type: "agent_settled" };
+  | { type: "agent_settled" }
+  /** pi 0.87.1: an entry extensions added at a turn_end / agent_before_settle boundary. */
+  | { type: "entry_appended"; entry: SessionEntry }
+  /** pi 0.87.1: the session's display name was set. */
+  | { type: "session_info_changed"; name: string | undefined };
 
 export type AgentSessionListener = (event: AgentSessionEvent) => void | Promise<void>;

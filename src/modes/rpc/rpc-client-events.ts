@@ -24,6 +24,8 @@ const SESSION_EVENT_TYPES = [
   "auto_retry_start",
   "auto_retry_end",
   "agent_settled",
+  "entry_appended",
+  "session_info_changed",
 ] as const satisfies readonly AgentSessionEvent["type"][];
 
 type Unlisted = Exclude<AgentSessionEvent["type"], (typeof SESSION_EVENT_TYPES)[number]>;
