@@ -28,7 +28,6 @@ import type { SessionHooks } from "./session-hooks.ts";
 import type { ToolSet } from "./tool-set.ts";
 import { PromptStarts } from "./prompt-starts.ts";
 import { RunSettlement } from "./run-settlement.ts";
-import { outcomeOf } from "./session-boundary.ts";
 import type { SessionResources } from "../resources/resource-loader.ts";
 
 export interface AgentSessionOptions {
@@ -280,7 +279,7 @@ export class AgentSession {
       await this.finishLoop();
       // agent_before_settle may ask for one more request, or queue messages; either runs before settling.
       while (!this.settlement.wasAborted) {
-        const more = await this.settlement.continueBeforeSettling(outcomeOf(this.lastAssistant()));
+        const more = await this.settlement.continueBeforeSettling(this.lastAssistant());
         if (more) await this.agent.continue();
         else if (this.pendingMessageCount === 0) break;
         await this.finishLoop();

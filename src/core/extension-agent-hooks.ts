@@ -32,7 +32,8 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
     // Handlers change the object in place (null removes a header); what they return is ignored.
     const event = { type: "before_provider_headers" as const, headers: { ...headers } };
     await runner.emit("before_provider_headers", event);
-    return cleanHeaders(event.headers);
+    // A handler that replaced the object with something else has nothing usable to say.
+    return cleanHeaders(typeof event.headers === "object" && event.headers !== null ? event.headers : headers);
   };
   agent.streamOptions.onPayload = async (payload, model) => {
     if (!runner.hasHandlers("before_provider_request")) return undefined;

@@ -10,9 +10,16 @@
  * it: it would otherwise begin a new run inside the announcement, and its
  * agent_start would overtake the agent_settled frame. waitForIdle covers it.
  */
+import type { AssistantMessage } from "../ai/types.ts";
 import type { AgentActivityOutcome } from "../extensions/events.ts";
 import type { AgentSessionEvent } from "./session-events.ts";
 import type { SessionHooks } from "./session-hooks.ts";
+
+/** How the last request of a run ended, as boundary events report it. */
+export function outcomeOf(message: AssistantMessage | undefined): AgentActivityOutcome {
+  if (message?.stopReason === "aborted") return "aborted";
+  return message?.stopReason === "error" ? "error" : "completed";
+}
 
 export interface SettlementHost {
   readonly hooks: SessionHooks | undefined;
@@ -41,11 +48,11 @@ export class RunSettlement {
     return this.aborted;
   }
 
-  /** agent_before_settle: whether the run makes one more request before settling. */
-  async continueBeforeSettling(outcome: AgentActivityOutcome): Promise<boolean> {
+  /** agent_before_settle, given the run's last reply: whether the run makes one more request before settling. */
+  async continueBeforeSettling(lastReply: AssistantMessage | undefined): Promise<boolean> {
     const hooks = this.host.hooks;
     if (!hooks || this.aborted) return false;
-    const more = await hooks.beforeSettle(outcome);
+    const more = await hooks.beforeSettle(outcomeOf(lastReply));
     // An abort while the handlers ran wins over what they asked.
     return more && !this.aborted;
   }

@@ -14,6 +14,7 @@ import type { AssistantMessage, ToolResultMessage } from "../ai/types.ts";
 import { BOUNDARY_PREVIEW, type BoundaryOutcome } from "../extensions/event-rules.ts";
 import type { ExtensionRunner } from "../extensions/runner.ts";
 import type { AgentActivityOutcome, SessionBoundaryDraft } from "../extensions/events.ts";
+import { outcomeOf } from "./run-settlement.ts";
 import { messageOfEntry } from "../session/build-context.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { CustomEntry } from "../session/types.ts";
@@ -23,11 +24,6 @@ import { estimateMessagesTokens } from "./compaction/index.ts";
 
 /** Extension-requested requests one run may make before it is settled anyway. */
 export const MAX_CONTINUATIONS = 50;
-
-export function outcomeOf(message: AssistantMessage | undefined): AgentActivityOutcome {
-  if (message?.stopReason === "aborted") return "aborted";
-  return message?.stopReason === "error" ? "error" : "completed";
-}
 
 export class SessionBoundaries {
   private continuations = 0;
@@ -90,8 +86,9 @@ export class SessionBoundaries {
   }
 
   private preview(drafts: SessionBoundaryDraft[], kind: BoundaryKind) {
-    const { steering, followUp } = { steering: this.session.agent.steeringQueue.peek(), followUp: this.session.agent.followUpQueue.peek() };
-    return previewBoundary({ branch: this.session.sessionManager.getBranch(), drafts, pendingMessages: [...steering, ...followUp], kind });
+    const { steeringQueue, followUpQueue } = this.session.agent;
+    const pendingMessages = [...steeringQueue.peek(), ...followUpQueue.peek()];
+    return previewBoundary({ branch: this.session.sessionManager.getBranch(), drafts, pendingMessages, kind });
   }
 
   /** The session entry a message was persisted as (entries keep the very message object). */

@@ -110,11 +110,20 @@ const boundary: EventRule<any, BoundaryOutcome> = {
   },
 };
 
+/** Throws, naming the first element that is no message: it would otherwise fail deep inside a provider. */
+function checkMessages(messages: unknown[]): void {
+  messages.forEach((message, index) => {
+    if (!isObject(message) || typeof message.role !== "string") throw new Error(`messages[${index}] is not a message (an object with a role)`);
+    if (!hasContent(message)) throw new Error(`messages[${index}] (${message.role}) needs content: text, or a list of content blocks`);
+  });
+}
+
 /** `context` and `context_with_system`: each handler gets the previous one's messages. */
 const messageChain: EventRule<any, AgentMessage[]> = {
   start: (event): AgentMessage[] => event.messages,
   apply(outcome: AgentMessage[], result, event) {
     if (isObject(result) && Array.isArray(result.messages)) {
+      checkMessages(result.messages);
       event.messages = result.messages;
       return { outcome: result.messages };
     }
