@@ -143,6 +143,43 @@ export default function (pi) {
     expect(await rpc.close()).toBe(0);
   });
 
+  test("context_edit and compaction drafts: the preview and the next request follow them; a bad target is refused", async () => {
+    const ext = fixture.writeExtension(
+      "edit.ts",
+      `let settles = 0;
+export default function (pi) {
+  pi.on("agent_before_settle", (e) => {
+    if (++settles > 2) return;
+    const user = e.context.contextEntries.find((x) => x.sourceEntry.type === "message" && x.sourceEntry.message.role === "user");
+    if (settles === 1) return { entries: [
+      { type: "context_edit", targetId: user.sourceEntry.id, replacement: { content: "EDITED QUESTION" } },
+      { type: "custom_message", customType: "go", content: "go on", display: false }], continue: true };
+    return { entries: [
+      { type: "compaction", summary: "SUMMARY BY EXTENSION", firstKeptEntryId: null },
+      { type: "custom_message", customType: "go", content: "after compaction", display: false }], continue: true };
+  });
+  pi.on("agent_before_settle", (e, ctx) => ctx.ui.notify("preview " + JSON.stringify(e.context.contextMessages.map((m) => m.role + ":" + (typeof m.content === "string" ? m.content : m.summary ?? "…")))));
+  pi.on("agent_before_settle", () => ({ entries: [{ type: "context_edit", targetId: "no-such-entry", replacement: null }] }));
+}`,
+    );
+    fixture.server.enqueue(reply("first"), reply("second"), reply("third"));
+    const rpc = fixture.start(withExtensions(ext));
+    const from = await promptAndSettle(rpc, "original question");
+    const [, afterEdit, afterCompaction] = fixture.server.requests.slice(-3).map((request) => request.body.messages.filter((m: any) => m.role !== "system").map(textOf));
+    expect(afterEdit).toEqual(["EDITED QUESTION", "first", "go on"]);
+    expect(afterCompaction[0]).toContain("SUMMARY BY EXTENSION");
+    expect(afterCompaction.slice(1)).toEqual(["after compaction"]);
+    expect(notices(rpc)[0]).toBe('preview ["user:EDITED QUESTION","assistant:…","custom:go on"]');
+    expect(notices(rpc)[1]).toBe('preview ["compactionSummary:SUMMARY BY EXTENSION","custom:after compaction"]');
+    const errors = rpc.ofType("extension_error", from).map((frame) => frame.error);
+    expect(errors).toHaveLength(3);
+    for (const error of errors) expect(error).toStartWith("Invalid boundary entries: entries[0] (context_edit): entry no-such-entry not found");
+    const entries = await sessionEntries(rpc);
+    expect(entries.filter((entry) => entry.type === "context_edit")).toHaveLength(1);
+    expect(entries.find((entry) => entry.type === "compaction")).toMatchObject({ summary: "SUMMARY BY EXTENSION", firstKeptEntryId: null, fromHook: true });
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("a handler that always continues is stopped after 50 extra requests, with a warning", async () => {
     const ext = fixture.writeExtension(
       "loop.ts",
