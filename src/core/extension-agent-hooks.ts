@@ -67,24 +67,17 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
 }
 
 /**
- * context_with_system's result as a request: the text of its system messages (in order,
- * joined by blank lines) is the call's system prompt — none at all when the handlers
- * removed them — and the other messages are the call's messages.
+ * context_with_system's result as a request: a leading system message's text is the call's
+ * system prompt (none when the handlers removed it), the other messages are its messages.
+ * System messages further on (pi's, kept in a resumed pi session) stay transcript messages,
+ * which are never sent, as without the event.
  */
 export function splitSystemMessages(messages: (AgentMessage | SystemPromptMessage)[]): { systemPrompt: string; messages: AgentMessage[] } {
-  const prompts: string[] = [];
-  const rest: AgentMessage[] = [];
-  for (const message of messages) {
-    if (typeof message !== "object" || message === null) continue;
-    if (message.role !== "system") {
-      rest.push(message);
-      continue;
-    }
-    const content = (message as SystemPromptMessage).content;
-    if (typeof content === "string") prompts.push(content);
-    else if (Array.isArray(content)) prompts.push(content.flatMap((block: TextContent) => (block?.type === "text" ? [block.text] : [])).join("\n"));
-  }
-  return { systemPrompt: prompts.join("\n\n"), messages: rest };
+  const [first, ...rest] = messages.filter((message) => typeof message === "object" && message !== null);
+  if (first?.role !== "system") return { systemPrompt: "", messages: first ? [first as AgentMessage, ...(rest as AgentMessage[])] : [] };
+  const content = (first as SystemPromptMessage).content;
+  const systemPrompt = typeof content === "string" ? content : content.flatMap((block: TextContent) => (block?.type === "text" ? [block.text] : [])).join("\n");
+  return { systemPrompt, messages: rest as AgentMessage[] };
 }
 
 /** Header values are strings; null (remove) is kept for the SDKs; anything else a handler set is made a string. */

@@ -313,8 +313,8 @@ export interface ContextResult {
 }
 /**
  * After every `context` handler: the call's messages with the system prompt as a leading
- * `{role: "system", content}` message. What the handlers return is sent: the text of its
- * system messages becomes the call's system prompt, the other messages its messages.
+ * `{role: "system", content}` message. What the handlers return is sent: the leading
+ * system message's text becomes the call's system prompt, the other messages its messages.
  */
 export interface ContextWithSystemEvent {
   type: "context_with_system";

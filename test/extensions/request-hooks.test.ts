@@ -128,6 +128,16 @@ describe("context_with_system, session_compact_failed, ui prompts, session info"
     expect(await rpc.close()).toBe(0);
   });
 
+  test("context_with_system: a handler that removes the system message sends the call without a system prompt", async () => {
+    const ext = fixture.writeExtension("no-system.ts", `export default function (pi) { pi.on("context_with_system", (e) => ({ messages: e.messages.slice(1) })); }`);
+    const rpc = fixture.start(withExtensions(ext));
+    fixture.server.enqueue(reply("ok"));
+    await promptAndSettle(rpc, "hello");
+    const sent = fixture.server.requests.at(-1)!.body.messages;
+    expect(sent.map((message: any) => message.role)).toEqual(["user"]);
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("session_compact_failed reports a failed compaction and one an extension cancelled; before_compact and compact carry reason and willRetry", async () => {
     const ext = fixture.writeExtension(
       "compact.ts",
