@@ -46,7 +46,7 @@ export type AgentSessionEvent =
   | { type: "session_info_changed"; name?: string }
   /** pi 0.87.1: the effective thinking level changed (set, cycled, or clamped by a model switch). */
   | { type: "thinking_level_changed"; level: ModelThinkingLevel }
-  /** pi 0.87.1: an extension appended an entry to the session (pi.appendEntry). */
+  /** pi 0.87.1: an extension appended an entry to the session (pi.appendEntry, or at a turn_end / agent_before_settle boundary). */
   | { type: "entry_appended"; entry: SessionEntry };
 
 export type AgentSessionListener = (event: AgentSessionEvent) => void | Promise<void>;
