@@ -14,12 +14,17 @@ import { ToolSet } from "./tool-set.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
-  /** Tools to enable; defaults to read, bash, edit, write. An empty list disables tools. */
+  /** Tools to enable; defaults to settings' defaultTools, else read, bash, edit, write. An empty list disables tools. */
   toolNames?: readonly ToolName[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
   noContextFiles?: boolean;
+}
+
+/** The built-in tools settings' `defaultTools` names (others are reported by prepareRun); undefined when unset. */
+export function builtinToolsIn(list: readonly string[] | undefined): ToolName[] | undefined {
+  return list?.filter((name): name is ToolName => allToolNames.has(name as ToolName));
 }
 
 export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, skills: PromptSkill[] = []): { agent: Agent; toolSet: ToolSet } {
@@ -45,8 +50,9 @@ export function createCodingAgent(setup: RunSetup, options: CreateAgentOptions, 
       customPrompt: options.systemPrompt,
       appendPrompt: options.appendSystemPrompt,
     },
-    createTools([...allToolNames], options.cwd),
-    options.toolNames ?? defaultToolNames,
+    // settings.json's shell and prefix (an untrusted project's were left out when the settings loaded).
+    createTools([...allToolNames], options.cwd, { bash: { shellPath: setup.settings.shellPath, commandPrefix: setup.settings.shellCommandPrefix } }),
+    options.toolNames ?? builtinToolsIn(setup.settings.defaultTools) ?? defaultToolNames,
   );
   return { agent, toolSet };
 }

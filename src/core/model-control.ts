@@ -9,6 +9,8 @@ import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
+import { scopeModels } from "../config/model-resolver.ts";
+import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 
 /** What model control needs of the session. */
@@ -19,6 +21,8 @@ export interface ModelHost {
   readonly model: Model;
   readonly thinkingLevel: ModelThinkingLevel;
   readonly hooks: SessionHooks | undefined;
+  /** `enabledModels` narrows cycling to the models its patterns pick. */
+  readonly settings?: Pick<Settings, "enabledModels">;
 }
 
 export interface CycleModelResult {
@@ -51,10 +55,15 @@ export class ModelControl {
   /**
    * Request headers for a model, resolved now: models.json `!command` and env
    * values, and `Authorization: Bearer` for `authHeader` providers with the same
-   * key a request would use.
+   * key a request would use. A configured key that cannot be resolved (`${VAR}`
+   * unset, a failing command) fails here with its own message: the key path only
+   * knows "no key", which would hide the cause.
    */
   async headersFor(model: Model): Promise<Record<string, string>> {
-    const key = await this.apiKeyFor(model).catch(() => undefined);
+    const key = await this.apiKeyFor(model).catch((error: unknown) => {
+      if (error instanceof Error && error.name === "UnresolvableValueError") throw error;
+      return undefined;
+    });
     return this.session.registry.getHeaders(model, key);
   }
 
@@ -84,15 +93,21 @@ export class ModelControl {
     return this.session.registry.getAvailable().filter((model) => model.provider !== "faux" || usingFaux);
   }
 
-  /** The next model that has a key configured; undefined when there is no other. */
+  /**
+   * The next model that has a key configured, among those settings' enabledModels picks
+   * when it picks any; undefined when there is no other.
+   */
   async cycleModel(): Promise<CycleModelResult | undefined> {
     const available = this.availableModels();
-    if (available.length <= 1) return undefined;
+    const patterns = this.session.settings?.enabledModels ?? [];
+    const scoped = patterns.length > 0 ? scopeModels(available, patterns).scoped.map((entry) => entry.model) : [];
+    const pool = scoped.length > 0 ? scoped : available;
     const current = this.session.model;
-    const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);
-    const next = available[(index + 1) % available.length];
+    const index = pool.findIndex((model) => model.provider === current.provider && model.id === current.id);
+    if (pool.length === 0 || (pool.length === 1 && index === 0)) return undefined;
+    const next = pool[(index + 1) % pool.length];
     await this.setModel(next, "cycle");
-    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: false };
+    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: scoped.length > 0 };
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */
