@@ -21,8 +21,11 @@ export interface ModelHost {
   readonly model: Model;
   readonly thinkingLevel: ModelThinkingLevel;
   readonly hooks: SessionHooks | undefined;
-  /** `enabledModels` narrows cycling to the models its patterns pick. */
-  readonly settings?: Pick<Settings, "enabledModels">;
+  /**
+   * `enabledModels` narrows cycling to the models its patterns pick; `modelThinkingLevels`
+   * and `defaultThinkingLevel` set the level a model switched to starts with (pi 0.87.1).
+   */
+  readonly settings?: Pick<Settings, "enabledModels" | "modelThinkingLevels" | "defaultThinkingLevel">;
 }
 
 export interface CycleModelResult {
@@ -72,13 +75,20 @@ export class ModelControl {
     this.session.agent.state.model = model;
   }
 
-  async setModel(model: Model, source: "set" | "cycle" = "set"): Promise<Model> {
+  /**
+   * Switches model. The thinking level, clamped to the new model: `level` when given (an
+   * enabledModels pattern's suffix), else the settings' level for that model, else their
+   * defaultThinkingLevel, else the level in use (so without settings a switch keeps it).
+   */
+  async setModel(model: Model, source: "set" | "cycle" = "set", level?: ModelThinkingLevel): Promise<Model> {
     await this.apiKeyFor(model);
     const previousLevel = this.session.thinkingLevel;
     const previousModel = this.session.model;
     this.applyModel(model);
     this.session.sessionManager.appendModelChange(model.provider, model.id);
-    const clamped = clampThinkingLevel(model, previousLevel);
+    const settings = this.session.settings;
+    const wanted = level ?? settings?.modelThinkingLevels?.[`${model.provider}/${model.id}`] ?? settings?.defaultThinkingLevel ?? previousLevel;
+    const clamped = clampThinkingLevel(model, wanted);
     if (clamped !== previousLevel) this.setThinkingLevel(clamped);
     await this.session.hooks?.modelSelected(model, previousModel, source);
     return model;
@@ -100,13 +110,13 @@ export class ModelControl {
   async cycleModel(): Promise<CycleModelResult | undefined> {
     const available = this.availableModels();
     const patterns = this.session.settings?.enabledModels ?? [];
-    const scoped = patterns.length > 0 ? scopeModels(available, patterns).scoped.map((entry) => entry.model) : [];
-    const pool = scoped.length > 0 ? scoped : available;
+    const scoped = patterns.length > 0 ? scopeModels(available, patterns).scoped : [];
+    const pool = scoped.length > 0 ? scoped : available.map((model) => ({ model, thinkingLevel: undefined }));
     const current = this.session.model;
-    const index = pool.findIndex((model) => model.provider === current.provider && model.id === current.id);
+    const index = pool.findIndex(({ model }) => model.provider === current.provider && model.id === current.id);
     if (pool.length === 0 || (pool.length === 1 && index === 0)) return undefined;
-    const next = pool[(index + 1) % pool.length];
-    await this.setModel(next, "cycle");
+    const { model: next, thinkingLevel } = pool[(index + 1) % pool.length];
+    await this.setModel(next, "cycle", thinkingLevel);
     return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: scoped.length > 0 };
   }
 

@@ -270,6 +270,21 @@ describe("enabledModels", () => {
   });
 });
 
+describe("thinking levels from settings", () => {
+  test("switching model starts it at its modelThinkingLevels entry, else at defaultThinkingLevel (\"max\": its highest)", async () => {
+    home.writeSettings(piSettings({ modelThinkingLevels: { "fake/alpha": "low" } }));
+    const process = rpc(["--model", "fake/beta"]);
+    expect((await process.request({ type: "get_state" })).data.thinkingLevel).toBe("off");
+    await process.request({ type: "set_model", provider: "fake", modelId: "alpha" });
+    expect((await process.request({ type: "get_state" })).data.thinkingLevel).toBe("low");
+
+    home.writeSettings(piSettings({ modelThinkingLevels: {} }));
+    const other = rpc(["--model", "fake/beta"]);
+    await other.request({ type: "set_model", provider: "fake", modelId: "alpha" });
+    expect((await other.request({ type: "get_state" })).data.thinkingLevel).toBe("high");
+  });
+});
+
 describe("models.json apiKey and headers, as pi 0.87.1 and 0.73.1 spell them", () => {
   const cases: [string, string][] = [
     ["fake/alpha", "Bearer sk-from-env"], // "$MYKEY"
