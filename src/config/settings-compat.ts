@@ -41,8 +41,6 @@ const never = () => true;
  * view to configure) and never warn.
  */
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
-  { path: "hideThinkingBlock", reason: "the interactive mode folds thinking to one line (ctrl+t shows it)", inert: equalTo(true) },
-  { path: "quietStartup", reason: "the interactive mode's two-line header is always shown", inert: equalTo(false) },
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
   { path: "theme", reason: "themes are not supported yet; the palette follows the terminal background" },
