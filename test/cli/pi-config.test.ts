@@ -226,6 +226,19 @@ describe("sessionDir", () => {
     expect(sessionFiles(fromFlag)).toHaveLength(1);
   });
 
+  test("--session <id prefix> finds a session stored in sessionDir", async () => {
+    const dir = join(home.home, "by-id");
+    home.writeSettings(piSettings({ sessionDir: dir }));
+    server.enqueue({ content: [{ type: "text", text: "stored answer" }] }, { content: [{ type: "text", text: "again" }] });
+    expect((await print(["first question"])).exitCode).toBe(0);
+    const [file] = sessionFiles(dir);
+    const id = file.replace(/\.jsonl$/, "").split("_").at(-1)!;
+    const resumed = await print(["--session", id.slice(0, 8), "next question"]);
+    expect(resumed.stderr).not.toContain("No session");
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.stringify(server.requests[1].body.messages)).toContain("stored answer");
+  });
+
   test("-c continues the most recent session from sessionDir", async () => {
     const dir = join(home.home, "continued");
     home.writeSettings(piSettings({ sessionDir: dir }));
