@@ -223,11 +223,12 @@ export function readSettingsFile(file: string): SettingsFile {
 
 /**
  * The effective settings for `cwd`: defaults, then the global file, then the project
- * file. Missing files are fine; a broken one throws ConfigError.
+ * file without the global-only keys (a cloned repository must not choose the proxy that
+ * sees your API keys). Missing files are fine; a broken one throws ConfigError.
  */
 export function loadSettings(cwd: string): Settings {
   const global = readSettingsFile(getSettingsPath());
-  const project = readSettingsFile(getProjectSettingsPath(cwd));
+  const { kept: project } = readSettingsFileWithout(getProjectSettingsPath(cwd), GLOBAL_ONLY_KEYS);
   return mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
 }
 

@@ -5,7 +5,7 @@
  * models, both apiKey spellings), and the ones it does not are named in one warning.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestHome, runXcsh } from "../support/cli.ts";
 import { startFakeLlm } from "../support/fake-llm/server.ts";
@@ -365,6 +365,7 @@ describe("defaultTools and httpProxy", () => {
 
   test("httpProxy in the global settings routes provider requests through the proxy", async () => {
     const proxy = startFakeLlm({ script: [{ content: [{ type: "text", text: "via proxy" }] }] });
+    mkdirSync(join(cwd, ".xcsh"), { recursive: true });
     try {
       home.writeSettings({ httpProxy: proxy.url });
       // The model's own server is a port nothing listens on: only the proxy can answer.
@@ -372,7 +373,16 @@ describe("defaultTools and httpProxy", () => {
       const result = await print(["--model", "far/m", "--no-session", "hi"], { HTTP_PROXY: "", HTTPS_PROXY: "", http_proxy: "", https_proxy: "" });
       expect(result.stdout.trim()).toBe("via proxy");
       expect(proxy.requests).toHaveLength(1);
+
+      // A project's settings cannot choose the proxy (it would see the API key).
+      home.writeSettings({ retry: { enabled: false } }); // the unreachable server fails at once
+      writeFileSync(join(cwd, ".xcsh", "settings.json"), JSON.stringify({ httpProxy: proxy.url }));
+      proxy.enqueue({ content: [{ type: "text", text: "via proxy" }] });
+      const fromProject = await print(["--model", "far/m", "--no-session", "hi"], { HTTP_PROXY: "", HTTPS_PROXY: "", http_proxy: "", https_proxy: "" });
+      expect(fromProject.exitCode).not.toBe(0);
+      expect(proxy.requests).toHaveLength(1);
     } finally {
+      rmSync(join(cwd, ".xcsh"), { recursive: true, force: true });
       await proxy.close();
     }
   });
