@@ -79,6 +79,7 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "lastChangelogVersion", reason: "no changelog", inert: never },
   { path: "enableInstallTelemetry", reason: "xcsh sends no telemetry", inert: never },
   { path: "enableAnalytics", reason: "xcsh sends no analytics", inert: never },
+  { path: "trackingId", reason: "xcsh sends no analytics", inert: never },
   { path: "warnings.anthropicExtraUsage", reason: "no subscription sign-in", inert: never },
 ];
 

@@ -193,6 +193,7 @@ export const settingsFileSchema = lazySchema(() => {
     httpIdleTimeoutMs: Type.Optional(Type.Unknown()),
     websocketConnectTimeoutMs: Type.Optional(Type.Unknown()),
     enableAnalytics: Type.Optional(Type.Unknown()),
+    trackingId: Type.Optional(Type.Unknown()),
     defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SPELLINGS)),
   });
 });

@@ -92,6 +92,7 @@ function piSettings(overrides: Record<string, unknown> = {}): Record<string, unk
     collapseChangelog: false,
     enableInstallTelemetry: true,
     enableAnalytics: false,
+    trackingId: "0b5c2e5e-7a51-4f5e-9d0e-3a3f1b2c4d5e",
     warnings: { anthropicExtraUsage: true },
     lastChangelogVersion: "0.87.1",
     ...overrides,
