@@ -205,6 +205,26 @@ describe("shellPath and shellCommandPrefix", () => {
   });
 });
 
+describe("defaultProjectTrust", () => {
+  test('"always" lets a project\'s code-running settings apply; "never" leaves them out', async () => {
+    mkdirSync(join(cwd, ".xcsh"), { recursive: true });
+    writeFileSync(join(cwd, ".xcsh", "settings.json"), JSON.stringify({ shellCommandPrefix: "export FROM_PROJECT=yes" }));
+    try {
+      for (const [trust, expected] of [["always", "project=yes"], ["never", "project=."]]) {
+        home.writeSettings({ defaultProjectTrust: trust });
+        server.clearScript();
+        server.requests.length = 0;
+        server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: 'echo "project=${FROM_PROJECT:-.}"' } }] }, { content: [{ type: "text", text: "done" }] });
+        const result = await print(["--model", "fake/alpha", "--no-session", "run it"]);
+        expect({ trust, exitCode: result.exitCode }).toEqual({ trust, exitCode: 0 });
+        expect({ trust, sent: JSON.stringify(server.requests[1].body.messages).includes(expected) }).toEqual({ trust, sent: true });
+      }
+    } finally {
+      rmSync(join(cwd, ".xcsh"), { recursive: true, force: true });
+    }
+  });
+});
+
 describe("sessionDir", () => {
   const sessionFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith(".jsonl")) : []);
 
