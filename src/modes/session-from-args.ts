@@ -111,6 +111,7 @@ export async function createSessionFromArgs(initialArgs: CliArgs, options: Sessi
     model: args.model,
     thinking: args.thinking,
     apiKey: args.apiKey,
+    sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
     registry,
     ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),

@@ -1,0 +1,68 @@
+/**
+ * Puts a program under the active sandbox: returns the command line to spawn instead.
+ * Off: the program as it is. Linux: bubblewrap, found on PATH and tried once (a bwrap
+ * that cannot create namespaces fails here, saying why, not in every command's output).
+ * macOS: sandbox-exec. Anywhere else, or without the program: an error that says what to
+ * install — a command never runs unsandboxed because the sandbox could not start.
+ */
+import { bubblewrapArgs } from "./bubblewrap.ts";
+import { commandPolicy } from "./active-policy.ts";
+import { sandboxLayout } from "./layout.ts";
+import type { SandboxPolicy } from "./policy.ts";
+import { seatbeltArgs } from "./seatbelt.ts";
+
+/** The sandbox cannot run here; the message says what to do. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+const BWRAP_INSTALL =
+  "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap; Alpine: apk add bubblewrap)";
+
+let bwrapChecked: { path: string } | { error: string } | undefined;
+
+/** bwrap's path once it has been seen to start a sandbox; the reason otherwise. */
+function checkedBwrap(policy: SandboxPolicy): string {
+  if (!bwrapChecked) {
+    const path = Bun.which("bwrap");
+    if (!path) bwrapChecked = { error: `The sandbox (${policy.mode}) needs bubblewrap, and bwrap is not on PATH. ${BWRAP_INSTALL}, or run with --sandbox off.` };
+    else {
+      const probe = Bun.spawnSync([path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      bwrapChecked =
+        probe.exitCode === 0
+          ? { path }
+          : {
+              error:
+                `The sandbox (${policy.mode}) could not start: ${path} failed with "${probe.stderr.toString().trim() || `exit code ${probe.exitCode}`}". ` +
+                "bubblewrap needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also an AppArmor profile that allows bwrap them), or run with --sandbox off.",
+            };
+    }
+  }
+  if ("error" in bwrapChecked) throw new SandboxUnavailableError(bwrapChecked.error);
+  return bwrapChecked.path;
+}
+
+/** Throws SandboxUnavailableError when the policy asks for a sandbox this machine cannot give. */
+export function assertSandboxAvailable(policy: SandboxPolicy): void {
+  if (policy.mode === "off") return;
+  if (process.platform === "linux") checkedBwrap(policy);
+  else if (process.platform === "darwin") {
+    if (!Bun.which("sandbox-exec", { PATH: "/usr/bin" })) throw new SandboxUnavailableError(`The sandbox (${policy.mode}) needs /usr/bin/sandbox-exec, which is missing. Run with --sandbox off.`);
+  } else throw new SandboxUnavailableError(`The sandbox (${policy.mode}) is not available on ${process.platform}: xcsh sandboxes with bubblewrap on Linux and sandbox-exec on macOS. Run with --sandbox off.`);
+}
+
+/** The command line that runs `argv` in `cwd` under the active policy. */
+export function sandboxedArgv(argv: readonly string[], cwd: string, policy: SandboxPolicy = commandPolicy().sandbox): string[] {
+  if (policy.mode === "off") return [...argv];
+  assertSandboxAvailable(policy);
+  const layout = sandboxLayout(policy, cwd);
+  if (process.platform === "linux") return [checkedBwrap(policy), ...bubblewrapArgs(policy, layout, argv)];
+  return ["/usr/bin/sandbox-exec", ...seatbeltArgs(policy, layout, argv)];
+}
