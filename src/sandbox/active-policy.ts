@@ -22,10 +22,15 @@ export function commandPolicy(): CommandPolicy {
 
 /**
  * Sets the policy. The shell environment may change (a settings reload); the sandbox is
- * taken from the first call that sets one other than off, and kept from then on.
+ * taken from the first call that sets one other than off, and kept from then on — a later
+ * session in another folder (ACP serves several) adds its writable folders to it.
  */
 export function setCommandPolicy(policy: CommandPolicy): void {
-  const sandbox = sandboxFixed ? active.sandbox : policy.sandbox;
-  if (policy.sandbox.mode !== "off") sandboxFixed = true;
+  let sandbox = policy.sandbox;
+  if (sandboxFixed) {
+    const writableRoots = active.sandbox.mode === "workspace-write" ? [...new Set([...active.sandbox.writableRoots, ...policy.sandbox.writableRoots])] : [];
+    sandbox = { ...active.sandbox, writableRoots };
+  }
+  if (sandbox.mode !== "off") sandboxFixed = true;
   active = { sandbox, shellEnv: policy.shellEnv };
 }

@@ -1,6 +1,6 @@
 /**
  * The concrete folders a policy means for one command or file write: which may be
- * written (the command's folder, the temp folder, `writableRoots`), which stay
+ * written (the session's folder and `writableRoots`, the temp folder), which stay
  * read-only inside those, and which are hidden altogether (xcsh's and pi's config
  * folders, where API keys and sessions live). Shared by the launchers and the
  * in-process write guard, so the write tool and a command see the same rules.
@@ -32,8 +32,9 @@ export function protectedPathsUnder(root: string): string[] {
   return [join(root, ".git", "hooks"), join(root, ".git", "config"), join(root, ".xcsh")];
 }
 
+/** `cwd`: where the command runs (or the tool resolves paths from); it adds no writable folder. */
 export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout {
-  const projectRoots = policy.mode === "workspace-write" ? [resolve(cwd), ...policy.writableRoots] : [];
+  const projectRoots = policy.mode === "workspace-write" ? policy.writableRoots : [];
   const writableRoots = policy.mode === "workspace-write" ? [...projectRoots, ...tempFolders()] : [];
   return {
     cwd: resolve(cwd),

@@ -5,8 +5,8 @@
  *
  *  - off (default): commands run with the user's rights, as in pi.
  *  - read-only: commands may read everything but write nothing (temp folder included).
- *  - workspace-write: commands may write inside the folder they run in, the temp folder
- *    and `writableRoots`; xcsh's own project settings (`.xcsh/`) and git's hooks and
+ *  - workspace-write: commands may write inside the session's working folder, the temp
+ *    folder and `writableRoots`; xcsh's own project settings (`.xcsh/`) and git's hooks and
  *    config stay read-only there, since writing them is running code later, unsandboxed.
  * `network` ("deny" by default) applies in both sandboxed modes: "allow", "deny", or a list
  * of hosts — not filtered yet, so a list is refused rather than taken for either.
@@ -22,7 +22,11 @@ export interface SandboxPolicy {
   mode: SandboxMode;
   /** Whether commands may open network connections (loopback included). */
   network: "allow" | "deny";
-  /** Absolute folders writable under workspace-write besides the command's own folder and the temp folder. */
+  /**
+   * Absolute folders writable under workspace-write besides the temp folder: the session's
+   * working folder first, then settings' `writableRoots`. Not the folder a command happens to
+   * run in: an extension's exec or a spawn hook may pick any, and must not widen the walls.
+   */
   writableRoots: string[];
 }
 
@@ -64,11 +68,11 @@ function resolveSandbox(setting: unknown, cliMode: string | undefined, cwd: stri
     );
   }
   if (network !== "deny" && network !== "allow") throw new Error(`settings sandbox.network must be "deny", "allow" or a list of hosts, not ${JSON.stringify(network)}`);
-  const writableRoots = strings(configured.writableRoots).map((root) => {
+  const configuredRoots = strings(configured.writableRoots).map((root) => {
     const expanded = expandHome(root);
     return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
   });
-  return { mode, network, writableRoots };
+  return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [] };
 }
 
 function resolveShellEnv(setting: unknown): ShellEnvPolicy {

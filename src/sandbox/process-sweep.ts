@@ -26,9 +26,14 @@ export const PROCESS_TAG_VARIABLE = "XCSH_PROCESS_TAG";
 let runTag: string | undefined;
 let commandSerial = 0;
 
-/** This xcsh process's tag: its pid and a random part (a pid alone is reused). */
+/**
+ * This xcsh process's tag: its pid and a random part (a pid alone is reused), under the
+ * tag xcsh itself carries when a command of another xcsh started it — so that command's
+ * kill reaches what this one starts too.
+ */
 export function runProcessTag(): string {
-  runTag ??= `${process.pid}.${crypto.randomUUID().slice(0, 8)}`;
+  const inherited = process.env[PROCESS_TAG_VARIABLE];
+  runTag ??= `${inherited ? `${inherited}/` : ""}${process.pid}.${crypto.randomUUID().slice(0, 8)}`;
   return runTag;
 }
 

@@ -49,9 +49,10 @@ describe("what counts as a provider credential", () => {
 });
 
 describe("settings and --sandbox become a policy", () => {
-  test("the flag wins over the settings; relative writableRoots are taken from the project; network defaults to deny", () => {
+  test("the flag wins over the settings; the project and writableRoots (relative ones from the project) are writable; network defaults to deny", () => {
     const policy = resolveCommandPolicy({ sandbox: { mode: "read-only", writableRoots: ["../cache", "/abs"] } }, "workspace-write", "/home/u/project");
-    expect(policy.sandbox).toEqual({ mode: "workspace-write", network: "deny", writableRoots: ["/home/u/cache", "/abs"] });
+    expect(policy.sandbox).toEqual({ mode: "workspace-write", network: "deny", writableRoots: ["/home/u/project", "/home/u/cache", "/abs"] });
+    expect(resolveCommandPolicy({ sandbox: { writableRoots: ["/abs"] } }, "read-only", "/p").sandbox.writableRoots).toEqual([]);
     expect(resolveCommandPolicy({}, undefined, "/p").sandbox.mode).toBe("off");
     expect(resolveCommandPolicy({ sandbox: { mode: "workspace-write" } }, "off", "/p").sandbox.mode).toBe("off");
   });

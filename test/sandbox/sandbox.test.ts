@@ -157,6 +157,13 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write", () => {
             ctx.ui.notify("exec " + result.stdout + result.stderr);
           },
         });
+        // Running in another folder does not make that folder writable.
+        pi.registerCommand("escape-cwd", {
+          handler: async (_args, ctx) => {
+            const result = await pi.exec("sh", ["-c", "echo x > from-exec-cwd.txt; pwd"], { cwd: ${JSON.stringify(outside)} });
+            ctx.ui.notify("cwd " + result.stdout + result.stderr);
+          },
+        });
       }`,
     );
     const rpc = fixture.start(["-e", extension, "--model", "fake/fake-model", "--sandbox", "workspace-write"]);
@@ -169,6 +176,13 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write", () => {
     const notice = await rpc.waitFor((frame) => frame.type === "extension_ui_request" && frame.method === "notify", 10_000, "the exec notice", from);
     expect(notice.message).toContain("Read-only file system");
     expect(existsSync(join(outside, "from-exec.txt"))).toBe(false);
+
+    const next = rpc.mark();
+    rpc.send({ type: "prompt", message: "/escape-cwd" });
+    const cwdNotice = await rpc.waitFor((frame) => frame.type === "extension_ui_request" && frame.method === "notify", 10_000, "the cwd notice", next);
+    expect(cwdNotice.message).toContain("Read-only file system");
+    expect(cwdNotice.message).toContain(outside);
+    expect(existsSync(join(outside, "from-exec-cwd.txt"))).toBe(false);
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 
