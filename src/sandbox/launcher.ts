@@ -5,9 +5,11 @@
  * macOS: sandbox-exec. Anywhere else, or without the program: an error that says what to
  * install — a command never runs unsandboxed because the sandbox could not start.
  */
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
 import { commandPolicy } from "./active-policy.ts";
-import { sandboxLayout } from "./layout.ts";
+import { sandboxLayout, type SandboxLayout } from "./layout.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 
@@ -58,11 +60,41 @@ export function assertSandboxAvailable(policy: SandboxPolicy): void {
   } else throw new SandboxUnavailableError(`The sandbox (${policy.mode}) is not available on ${process.platform}: xcsh sandboxes with bubblewrap on Linux and sandbox-exec on macOS. Run with --sandbox off.`);
 }
 
+/**
+ * bubblewrap can only keep read-only what exists: a project without `.xcsh/` could be given
+ * one (settings, extensions) that runs unsandboxed at the next start. So an empty `.xcsh/`
+ * (and `.git/hooks/` in a repository without one) is made first — git does not track empty
+ * folders, and an empty `.xcsh/` asks for nothing. Seatbelt denies by path and needs none.
+ */
+function createMissingProtectedFolders(layout: SandboxLayout): void {
+  for (const path of layout.protectedPaths) {
+    const folder = basename(path) === ".xcsh" || (basename(path) === "hooks" && basename(dirname(path)) === ".git" && isDirectory(dirname(path)));
+    if (!folder || existsSync(path)) continue;
+    try {
+      mkdirSync(path);
+    } catch {
+      // A read-only project or a race: bubblewrap then leaves it as it is.
+    }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The command line that runs `argv` in `cwd` under the active policy. */
 export function sandboxedArgv(argv: readonly string[], cwd: string, policy: SandboxPolicy = commandPolicy().sandbox): string[] {
   if (policy.mode === "off") return [...argv];
   assertSandboxAvailable(policy);
   const layout = sandboxLayout(policy, cwd);
-  if (process.platform === "linux") return [checkedBwrap(policy), ...bubblewrapArgs(policy, layout, argv)];
+  if (process.platform === "linux") {
+    const bwrap = checkedBwrap(policy);
+    createMissingProtectedFolders(layout);
+    return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
+  }
   return ["/usr/bin/sandbox-exec", ...seatbeltArgs(policy, layout, argv)];
 }

@@ -8,10 +8,10 @@
  * what to install. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExtensionFixture, type ExtensionFixture } from "../support/extensions.ts";
-import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
+import { startRpc, textOf, type RpcProcess } from "../support/rpc-harness.ts";
 
 /** Whether bubblewrap can start a sandbox here (installed, and allowed to create namespaces). */
 function bwrapWorks(): boolean {
@@ -129,22 +129,29 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write", () => {
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 
-  test("git's hooks and xcsh's project settings stay read-only inside the project", async () => {
-    mkdirSync(join(fixture.cwd, ".git", "hooks"), { recursive: true });
-    mkdirSync(join(fixture.cwd, ".xcsh"), { recursive: true });
-    const rpc = fixture.start(["--model", "fake/fake-model", "--sandbox", "workspace-write"]);
-    const [hook, settings, tool] = await toolResults(rpc, [
-      bash("echo 'curl evil' > .git/hooks/pre-commit"),
-      bash(`echo '{"sandbox":{"mode":"off"}}' > .xcsh/settings.json`),
-      { name: "write", arguments: { path: ".xcsh/settings.json", content: "{}" } },
-    ]);
-    expect(hook!.text).toContain("Read-only file system");
-    expect(settings!.text).toContain("Read-only file system");
-    expect(tool!.isError).toBe(true);
-    expect(tool!.text).toContain("is read-only");
-    expect(existsSync(join(fixture.cwd, ".git", "hooks", "pre-commit"))).toBe(false);
-    expect(existsSync(join(fixture.cwd, ".xcsh", "settings.json"))).toBe(false);
-    expect(await rpc.close()).toBe(0);
+  test("git's hooks and config and xcsh's project folder stay read-only, also where they did not exist yet", async () => {
+    const project = join(fixture.home.home, "fresh-project");
+    mkdirSync(join(project, ".git"), { recursive: true });
+    writeFileSync(join(project, ".git", "config"), "[core]\n");
+    const rpc = startRpc({ env: fixture.home.env, cwd: project, args: ["--model", "fake/fake-model", "--sandbox", "workspace-write"] });
+    try {
+      const [hook, config, settings, tool] = await toolResults(rpc, [
+        bash("mkdir -p .git/hooks; echo 'curl evil' > .git/hooks/pre-commit"),
+        bash("echo '[core]\n\thooksPath = /tmp/evil' >> .git/config"),
+        bash(`mkdir -p .xcsh; echo '{"sandbox":{"mode":"off"}}' > .xcsh/settings.json`),
+        { name: "write", arguments: { path: ".xcsh/extensions/evil.ts", content: "export default () => {}" } },
+      ]);
+      for (const refused of [hook!, config!, settings!]) expect(refused.text).toContain("Read-only file system");
+      expect(tool!.isError).toBe(true);
+      expect(tool!.text).toContain("is read-only");
+      expect(existsSync(join(project, ".git", "hooks", "pre-commit"))).toBe(false);
+      expect(readFileSync(join(project, ".git", "config"), "utf8")).toBe("[core]\n");
+      // What was made to keep them read-only is empty: git does not track it, xcsh reads nothing from it.
+      expect(readdirSync(join(project, ".xcsh"))).toEqual([]);
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+    }
   }, 40_000);
 
   test("the user's RPC bash and an extension's exec are held by the same walls", async () => {
