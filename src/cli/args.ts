@@ -14,18 +14,28 @@ export interface CliArgs {
   model?: string;
   thinking?: string;
   apiKey?: string;
+  /** --system-prompt: text, or a file whose contents replace the system prompt. */
   systemPrompt?: string;
-  appendSystemPrompt?: string;
-  /** --tools a,b: the tools to enable. */
-  tools?: string;
+  /** --append-system-prompt (repeatable): texts or files added to the system prompt, in order. */
+  appendSystemPrompt: string[];
+  /** --tools/-t a,b: the only tools to enable (built-in or an extension's); empty: none. */
+  tools?: string[];
+  /** --exclude-tools/-xt a,b: tools to disable after every other choice. */
+  excludeTools: string[];
   /** --no-tools: run without any tool. */
   noTools: boolean;
+  /** --models a,b: the model patterns for startup and cycling (as settings' enabledModels). */
+  models?: string[];
   /** --session: a session file, or the start of a session id. */
   session?: string;
   /** --session-id: the exact id of the project's session to open, or to create. */
   sessionId?: string;
   /** -c/--continue: resume the most recent session of this directory. */
   continueSession: boolean;
+  /** -r/--resume: pick the session to resume. */
+  resume: boolean;
+  /** --fork: a session file or id prefix to copy into a new session. */
+  fork?: string;
   /** --no-session: keep nothing on disk. */
   noSession: boolean;
   sessionDir?: string;
@@ -41,8 +51,10 @@ export interface CliArgs {
   listModels?: string;
   version: boolean;
   help: boolean;
-  /** Prompt text: the -p argument and any positional words. */
+  /** Prompts, one per positional word (and the -p argument), each sent as its own turn. */
   messages: string[];
+  /** `@path` arguments, without the `@`: files whose text (or image) goes with the first prompt. */
+  fileArgs: string[];
   /** -e/--extension: extension files or folders to load (repeatable). */
   extensionPaths: string[];
   /** --no-extensions: load only the -e paths. */
@@ -99,6 +111,8 @@ const SHORT_ALIASES: Record<string, string> = {
   "-nt": "--no-tools",
   "-nbt": "--no-builtin-tools",
   "-t": "--tools",
+  "-xt": "--exclude-tools",
+  "-r": "--resume",
   "-a": "--approve",
   "-na": "--no-approve",
 };
@@ -133,9 +147,8 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--thinking": "thinking",
   "--api-key": "apiKey",
   "--system-prompt": "systemPrompt",
-  "--append-system-prompt": "appendSystemPrompt",
-  "--tools": "tools",
   "--session": "session",
+  "--fork": "fork",
   "--session-id": "sessionId",
   "--session-dir": "sessionDir",
   "--name": "name",
@@ -170,6 +183,13 @@ function parseLimit(text: string, integer: boolean): number | undefined {
   return value;
 }
 
+function commaList(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /**
  * Parses argv. Without `extensionFlags`, unknown long options are collected in
  * `unknownOptions` for the caller to judge; with them, the options extensions
@@ -191,6 +211,10 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     print: false,
     noTools: false,
     continueSession: false,
+    resume: false,
+    appendSystemPrompt: [],
+    excludeTools: [],
+    fileArgs: [],
     noSession: false,
     rpcLean: false,
     version: false,
@@ -222,6 +246,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (arg === "-v" || arg === "--version") args.version = true;
     else if (arg === "--no-tools") args.noTools = true;
     else if (arg === "-c" || arg === "--continue") args.continueSession = true;
+    else if (arg === "--resume") args.resume = true;
     else if (arg === "--no-session") args.noSession = true;
     else if (arg === "--rpc-lean") args.rpcLean = true;
     else if (arg === "--no-extensions") args.noExtensions = true;
@@ -263,6 +288,18 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
         const value = takeValue();
         if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
       }
+    } else if (arg === "--tools" || arg === "--exclude-tools" || arg === "--models") {
+      // A list; an empty one is allowed (pi: --tools "" enables no tool).
+      const value = takeValue();
+      if (value === undefined) return fail(`Option ${arg} needs a comma-separated list`);
+      const list = commaList(value);
+      if (arg === "--tools") args.tools = list;
+      else if (arg === "--exclude-tools") args.excludeTools.push(...list);
+      else args.models = list;
+    } else if (arg === "--append-system-prompt") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a text or a file path`);
+      args.appendSystemPrompt.push(value);
     } else if (arg === "--rpc-wire") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${RPC_WIRE_FORMS.join(", ")})`);
@@ -295,6 +332,10 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     }
   }
 
+  // An `@path` word names a file for the first prompt, wherever it stands (also after --).
+  args.fileArgs = args.messages.filter((word) => word.startsWith("@") && word.length > 1).map((word) => word.slice(1));
+  args.messages = args.messages.filter((word) => !(word.startsWith("@") && word.length > 1));
+
   // pi 0.87.1's "max": the model's highest level. xcsh's levels end at xhigh, and a level
   // is clamped down to what the model supports, so xhigh is that highest level.
   if (args.thinking === "max") args.thinking = "xhigh";
@@ -302,7 +343,13 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(args.sessionId)) {
       return fail(`--session-id "${args.sessionId}": an id must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit`);
     }
-    if (args.session !== undefined || args.continueSession) return fail("--session-id cannot be combined with --session or --continue");
+    const other = args.session !== undefined ? "--session" : args.continueSession ? "--continue" : args.resume ? "--resume" : undefined;
+    if (other) return fail(`--session-id cannot be combined with ${other} (it names the session itself)`);
+  }
+  if (args.fork !== undefined) {
+    // pi 0.87.1's rule: a fork starts a new session, so nothing else may choose one (--session-id names it).
+    const other = args.session !== undefined ? "--session" : args.continueSession ? "--continue" : args.resume ? "--resume" : args.noSession ? "--no-session" : undefined;
+    if (other) return fail(`--fork cannot be combined with ${other}: the fork is the session this run uses`);
   }
   if (args.rpcLean && args.rpcWire !== undefined && args.rpcWire !== "lean") {
     return fail(`--rpc-lean is --rpc-wire lean; it cannot be combined with --rpc-wire ${args.rpcWire}`);

@@ -10,15 +10,16 @@ import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
-import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
+import { allToolNames, createTools } from "../tools/index.ts";
 import type { ShellSessionContext } from "../tools/session-environment.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
+import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selection.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
-  /** Tools to enable; defaults to read, bash, edit, write. An empty list disables tools. */
-  toolNames?: readonly ToolName[];
+  /** Which tools start active (--tools, --exclude-tools, --no-tools, --no-builtin-tools); default: read, bash, edit, write and every extension tool. */
+  tools?: ToolSelection;
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
@@ -62,7 +63,8 @@ export function createCodingAgent(
     createTools([...allToolNames], options.cwd, {
       bash: { sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }) },
     }),
-    options.toolNames ?? defaultToolNames,
+    activeBuiltins(options.tools ?? {}),
+    (name) => startsActive(options.tools ?? {}, name, false),
   );
   return { agent, toolSet };
 }

@@ -26,6 +26,11 @@ export interface RunSetupOptions {
   registry?: ModelRegistry;
   /** Whether the project's code-running settings apply; undefined: as before trust existed (they do). */
   projectTrusted?: boolean;
+  /**
+   * --models: model patterns for startup and cycling, in settings' `enabledModels`
+   * format; they stand in for that setting for this run (never written back).
+   */
+  models?: readonly string[];
   /** A resumed session's model and level, used when the command line names none. */
   previous?: { model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
 }
@@ -54,6 +59,7 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
+  if (options.models !== undefined) settings.enabledModels = [...options.models];
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
   const registry = options.registry ?? ModelRegistry.load();

@@ -18,6 +18,7 @@ import type { ImageContent } from "../../ai/types.ts";
 import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
+import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { App } from "./app.ts";
 import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
@@ -54,7 +55,8 @@ class InteractiveApp implements App {
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
   private lastCtrlC = 0;
-  private readonly attachments: ImageContent[] = [];
+  /** Images going with the next prompt (pasted, or the command line's @files). */
+  readonly attachments: ImageContent[] = [];
   private readonly sessionReady: Promise<void>;
   private markReady!: () => void;
   private exitResolve!: (code: number) => void;
@@ -447,8 +449,16 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     extensions = created.extensions;
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
-    const first = created.args.messages.join(" ").trim();
-    if (first) void app.submit(first);
+    // The command line's prompts, one after another (the @files' text and images with the first).
+    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
+    void (async () => {
+      // -r: the /resume picker first; the prompts then go to the session picked.
+      if (created.args.resume) await app.submit("/resume");
+      for (const prompt of prompts) {
+        app.attachments.push(...prompt.images);
+        await app.submit(prompt.text);
+      }
+    })();
   } catch (error) {
     restoreConsole();
     guard.restore();

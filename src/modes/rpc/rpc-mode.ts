@@ -77,6 +77,11 @@ function headlessOnlyOption(args: CliArgs): string | undefined {
 }
 
 export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  // As pi: the host sends prompts (and their files) as commands; a file named on the command line has no prompt to go with.
+  if (args.fileArgs.length > 0) {
+    throw new UserError(`@file arguments are not supported in rpc mode (@${args.fileArgs[0]}): send the file's text in a prompt command, an image in its "images"`, 2);
+  }
+  if (args.resume) process.stderr.write("xcsh: --resume is ignored in rpc mode: there is no one to pick a session; pass --session <file|id>, or send switch_session\n");
   const headlessOnly = headlessOnlyOption(args);
   if (headlessOnly) {
     throw new UserError(`${headlessOnly} applies to -p and --mode json runs, not to --mode rpc: the host decides when a run has gone on long enough (abort)`);
