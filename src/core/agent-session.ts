@@ -426,6 +426,8 @@ export class AgentSession {
           signal: controller.signal,
           operations: intercepted?.operations as BashOperations | undefined,
           onChunk: options.onChunk,
+          shellPath: this.settings.shellPath,
+          commandPrefix: this.settings.shellCommandPrefix,
         }));
       const message = bashExecutionMessage(command, result, options.excludeFromContext);
       if (this.isStreaming) this.pendingBashMessages.push(message);

@@ -18,7 +18,10 @@ import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selecti
 
 export interface CreateAgentOptions {
   cwd: string;
-  /** Which tools start active (--tools, --exclude-tools, --no-tools, --no-builtin-tools); default: read, bash, edit, write and every extension tool. */
+  /**
+   * Which tools start active (--tools, --exclude-tools, --no-tools, --no-builtin-tools);
+   * by default settings' defaultTools (else read, bash, edit, write) and every extension tool.
+   */
   tools?: ToolSelection;
   systemPrompt?: string;
   appendSystemPrompt?: string;
@@ -50,6 +53,8 @@ export function createCodingAgent(
   });
   // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
   const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
+  // settings' defaultTools replace the default built-ins; the command line's choice still wins.
+  const selection: ToolSelection = { ...options.tools, defaultBuiltins: options.tools?.defaultBuiltins ?? setup.settings.defaultTools };
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
   const toolSet = new ToolSet(
     agent,
@@ -60,11 +65,16 @@ export function createCodingAgent(
       customPrompt: options.systemPrompt ?? promptFiles.system?.content,
       appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,
     },
+    // settings.json's shell and prefix (an untrusted project's were left out when the settings loaded).
     createTools([...allToolNames], options.cwd, {
-      bash: { sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }) },
+      bash: {
+        shellPath: setup.settings.shellPath,
+        commandPrefix: setup.settings.shellCommandPrefix,
+        sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }),
+      },
     }),
-    activeBuiltins(options.tools ?? {}),
-    (name) => startsActive(options.tools ?? {}, name, false),
+    activeBuiltins(selection),
+    (name) => startsActive(selection, name, false),
   );
   return { agent, toolSet };
 }

@@ -1,8 +1,8 @@
 /**
  * Which tools a session starts with, as the command line chose them (pi 0.87.1's
  * rules): `--tools` names the only ones, built-in or an extension's, and wins over
- * `--no-tools` and `--no-builtin-tools`; without it the default built-ins and every
- * extension tool start active, `--no-builtin-tools` leaves the built-ins off and
+ * `--no-tools` and `--no-builtin-tools`; without it the default built-ins (settings'
+ * `defaultTools`, else read, bash, edit, write) and every extension tool start active, `--no-builtin-tools` leaves the built-ins off and
  * `--no-tools` everything; `--exclude-tools` takes names off last.
  *
  * The same rule decides for a tool an extension registers later (in session_start,
@@ -20,6 +20,8 @@ export interface ToolSelection {
   noTools?: boolean;
   /** --no-builtin-tools: no built-in active (unless --tools names it); extension tools stay. */
   noBuiltinTools?: boolean;
+  /** The built-ins active when nothing else says (settings' defaultTools); undefined: read, bash, edit, write. */
+  defaultBuiltins?: readonly string[];
 }
 
 /** Whether a tool of this name starts active; `builtin` tells xcsh's own tools from extensions' ones. */
@@ -27,7 +29,7 @@ export function startsActive(selection: ToolSelection, name: string, builtin: bo
   if (selection.exclude?.includes(name)) return false;
   if (selection.only !== undefined) return selection.only.includes(name);
   if (selection.noTools) return false;
-  if (builtin) return !selection.noBuiltinTools && (defaultToolNames as readonly string[]).includes(name);
+  if (builtin) return !selection.noBuiltinTools && (selection.defaultBuiltins ?? defaultToolNames).includes(name);
   return true;
 }
 

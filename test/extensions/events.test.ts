@@ -159,6 +159,31 @@ describe("agent event families", () => {
     expect(await rpc.close()).toBe(0);
   });
 
+  test("pi.on returns an unsubscribe function, as in pi 0.87.1: a handler that removes itself runs once", async () => {
+    const ext = fixture.writeExtension(
+      "once.ts",
+      `export default function (pi) {
+  let calls = 0;
+  const off = pi.on("before_agent_start", (event, ctx) => {
+    calls++;
+    off();
+    off();
+    ctx.ui.notify("once:" + calls);
+  });
+  pi.on("before_agent_start", (event, ctx) => ctx.ui.notify("always:" + event.prompt));
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    for (const message of ["first", "second"]) {
+      const before = rpc.mark();
+      await rpc.request({ type: "prompt", message });
+      await rpc.waitForEvent("agent_settled", undefined, undefined, before);
+    }
+    // The handler after the removed one still runs on the first prompt (removal during dispatch skips nobody).
+    expect(notices(rpc)).toEqual(["once:1", "always:first", "always:second"]);
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("before_provider_request can replace the payload; after_provider_response sees the status", async () => {
     const ext = fixture.writeExtension(
       "payload.ts",

@@ -51,6 +51,8 @@ class InteractiveApp implements App {
 
   private theme: UiTheme;
   private thinkingShown = false;
+  /** settings' quietStartup: no header of ours once the session is there (pi's quiet start). */
+  private quietHeader = false;
   private toolsExpanded = false;
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
@@ -144,6 +146,10 @@ class InteractiveApp implements App {
   attach(session: AgentSession, extensions: ExtensionSystem | undefined): void {
     this.session = session;
     this.extensions = extensions;
+    // pi's display settings: hideThinkingBlock false shows thinking in full (folded is xcsh's
+    // default, and what true asks); quietStartup drops the header (the footer names the model).
+    if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
+    this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
     session.subscribe((event) => {
       this.conversation.handle(event);
@@ -185,6 +191,11 @@ class InteractiveApp implements App {
   // --- drawing ---------------------------------------------------------------------
 
   private updateHeader(): void {
+    if (this.quietHeader) {
+      this.defaultHeader.setText("");
+      this.tui.requestRender();
+      return;
+    }
     const theme = this.theme;
     const session = this.session as AgentSession | undefined;
     const parts = [theme.bold(theme.fg("accent", `xcsh ${this.version}`))];
