@@ -53,7 +53,13 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
     const thinkingLevel = isThinkingLevel(level) ? clampThinkingLevel(resumed, level) : clampThinkingLevel(resumed, settings.defaultThinkingLevel ?? "off");
     return { model: resumed, thinkingLevel } as { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string };
   }
-  const resolved = resolveModel(registry, { provider: options.provider, model: options.model, thinking: options.thinking, settings });
+  const resolved = resolveModel(registry, {
+    provider: options.provider,
+    model: options.model,
+    thinking: options.thinking,
+    settings,
+    ...(options.models !== undefined ? { enabledModelsSource: "--models" } : {}),
+  });
   if ("error" in resolved) throw new UserError(resolved.error);
   return resolved;
 }
