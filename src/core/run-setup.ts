@@ -8,7 +8,7 @@ import { findEnvKeys } from "../ai/env-api-keys.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
-import { resolveModel } from "../config/model-resolver.ts";
+import { resolveModel, scopeModels } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
 import { applyHttpProxySetting, loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
@@ -65,6 +65,16 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
 }
 
 /**
+ * --models patterns that pick no model, when the start did not go through them (--model
+ * given, or a resumed session's model): cycling would silently skip them.
+ */
+function unmatchedModelsWarning(patterns: readonly string[], registry: ModelRegistry): string | undefined {
+  const { unmatched } = scopeModels(registry.getAvailable(), patterns, (model) => registry.hasAuth(model));
+  if (unmatched.length === 0) return undefined;
+  return `--models: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`;
+}
+
+/**
  * The key checked before a run starts. A key that cannot be resolved (a models.json
  * `${VAR}` unset, a failing `!command`) stops a run that needs one, as a credentials
  * error; a host that may pick another model (RPC) starts anyway and hears of it on use.
@@ -93,6 +103,7 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   applyHttpProxySetting(settings);
   const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
+  const scopeWarning = options.models !== undefined && (options.model !== undefined || options.previous?.model) ? unmatchedModelsWarning(options.models, registry) : undefined;
 
   const apiKey = await startupApiKey(registry, model, options);
   if (!apiKey && options.requireApiKey !== false) {
@@ -104,5 +115,5 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
   // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.
-  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : [])] };
+  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : []), ...(scopeWarning ? [scopeWarning] : [])] };
 }

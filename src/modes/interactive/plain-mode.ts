@@ -11,7 +11,7 @@ import { headlessExtensionOptions } from "../headless-extensions.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { ImageContent } from "../../ai/types.ts";
-import { pickSessionOnTerminal } from "../print/pick-session.ts";
+import { pickSessionOnTerminal, terminalLines } from "../print/pick-session.ts";
 import { resolve } from "node:path";
 
 function toolLine(name: string, args: Record<string, unknown>): string {
@@ -23,7 +23,8 @@ function toolLine(name: string, args: Record<string, unknown>): string {
 export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   // -r: picked from a numbered list (there is no picker UI here); cancelled, a new session starts.
-  const picked = args.resume ? await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir)) : undefined;
+  const input = terminalLines();
+  const picked = args.resume ? await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir), input) : undefined;
   if (picked?.kind === "cancelled") out(`--resume: ${picked.reason}; starting a new session.\n`);
   const sessions = picked?.kind === "picked" ? { sessions: { session: picked.path, sessionDir: args.sessionDir, name: args.name } } : {};
   const { session, extensions, args: parsed } = await createSessionFromArgs(args, { requireApiKey: false, extensions: headlessExtensionOptions("print", hostApi), ...sessions });
@@ -57,12 +58,13 @@ export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<
   };
   for (const prompt of initialPrompts(parsed.messages, readFileArguments(parsed.fileArgs, session.cwd))) await ask(prompt.text, prompt.images);
   out("> ");
-  for await (const line of console) {
+  for (let line = await input.next(); line !== undefined; line = await input.next()) {
     const text = line.trim();
     if (text === "/quit" || text === "/exit") break;
     if (text) await ask(text);
     out("> ");
   }
+  await input.close();
   await extensions?.shutdown();
   return 0;
 }
