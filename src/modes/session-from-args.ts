@@ -4,7 +4,7 @@
  * extensions, which load only when some are configured (a run without any
  * never imports the extension system).
  */
-import { parseArgs, type CliArgs } from "../cli/args.ts";
+import type { RunOptions } from "../core/run-options.ts";
 import { createAgentSession, type CreatedSession, type SessionChoice } from "../core/create-session.ts";
 import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-system.ts";
 import { UserError } from "../core/user-error.ts";
@@ -19,7 +19,7 @@ import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts"
 import type { ToolSet } from "../core/tool-set.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
-export function toolSelection(args: CliArgs): ToolSelection {
+export function toolSelection(args: RunOptions): ToolSelection {
   return {
     ...(args.tools !== undefined ? { only: args.tools } : {}),
     exclude: args.excludeTools,
@@ -63,7 +63,7 @@ export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | 
 
 export interface SessionFromArgs extends CreatedSession {
   /** The arguments, parsed again with the flags extensions registered. */
-  args: CliArgs;
+  args: RunOptions;
   extensions?: ExtensionSystem;
 }
 
@@ -71,7 +71,7 @@ export interface SessionFromArgs extends CreatedSession {
  * Cheap: is there any extension to load (or to report as missing), or project code
  * waiting for trust? Reads two folders and the settings files.
  */
-function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
+function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
   if (args.noExtensions) return false;
   const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
@@ -98,7 +98,7 @@ function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
 
 export interface LoadedExtensions {
   /** The arguments, parsed again with the flags extensions registered. */
-  args: CliArgs;
+  args: RunOptions;
   system?: ExtensionSystem;
   /** The model registry with the providers extensions registered; undefined without extensions. */
   registry?: ModelRegistry;
@@ -109,18 +109,18 @@ export interface LoadedExtensions {
  * command line again with the flags they registered. An option no extension
  * registered is a usage error.
  */
-export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
+export async function loadExtensionsForArgs(args: RunOptions, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
   if (!options || !anyExtensionConfigured(args, cwd)) {
     if (args.unknownOptions.length > 0) throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
     return { args };
   }
   const { ExtensionSystem } = await import("../core/extension-system.ts");
   const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
-  const reparsed = parseArgs(args.argv, system.flagTypes());
+  const reparsed = args.reparse(system.flagTypes());
   if (!reparsed.ok) throw new UserError(reparsed.error, 2);
   const registry = ModelRegistry.load();
   system.useRegistry(registry);
-  return { args: reparsed.args, system, registry };
+  return { args: reparsed.options, system, registry };
 }
 
 export interface SessionFromArgsOptions {
@@ -133,7 +133,7 @@ export interface SessionFromArgsOptions {
   sessions?: SessionChoice;
 }
 
-export async function createSessionFromArgs(initialArgs: CliArgs, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
+export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
   const cwd = options.cwd ?? process.cwd();
   const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
   const tools = toolSelection(args);

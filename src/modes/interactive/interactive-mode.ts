@@ -10,7 +10,7 @@
  * empty editor exits. Every way out restores the terminal (terminal-restore.ts).
  */
 import type { Text, TUI } from "@earendil-works/pi-tui";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
@@ -436,7 +436,7 @@ class InteractiveApp implements App {
   }
 }
 
-export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const app = new InteractiveApp();
   const ui = new TuiExtensionUI(app.surface);
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });

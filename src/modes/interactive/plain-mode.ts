@@ -6,7 +6,7 @@
  * Ctrl+C aborts a run in progress, or exits when idle. Dialogs resolve to
  * their defaults, as in print mode.
  */
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { headlessExtensionOptions } from "../headless-extensions.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
@@ -20,7 +20,7 @@ function toolLine(name: string, args: Record<string, unknown>): string {
   return path ? `${name} ${path}` : `${name} ${JSON.stringify(args)}`;
 }
 
-export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   // -r: picked from a numbered list (there is no picker UI here); cancelled, a new session starts.
   const input = terminalLines();

@@ -6,7 +6,7 @@
  * from run-outcome.ts, and every non-success one line on stderr (docs/headless.md).
  */
 import type { AssistantMessage } from "../../ai/types.ts";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { UserError } from "../../core/user-error.ts";
 import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-limits.ts";
@@ -24,7 +24,7 @@ import { initialPrompts, readFileArguments, type InitialPrompt } from "../initia
 import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
 
 /** The command line's prompts: stdin first, then the `@file` contents, then the first message; each further message on its own. */
-async function collectPrompts(args: CliArgs, cwd: string): Promise<InitialPrompt[]> {
+async function collectPrompts(args: RunOptions, cwd: string): Promise<InitialPrompt[]> {
   const files = readFileArguments(args.fileArgs, cwd);
   const prompts = initialPrompts(args.messages, files, await readPipedStdin());
   if (prompts.length === 0) {
@@ -68,7 +68,7 @@ function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void
   session.subscribe(createEventWriter(write, form));
 }
 
-function limitsFrom(args: CliArgs): RunLimitOptions {
+function limitsFrom(args: RunOptions): RunLimitOptions {
   return {
     maxTurns: args.maxTurns,
     maxCostUsd: args.maxCostUsd,
@@ -77,7 +77,7 @@ function limitsFrom(args: CliArgs): RunLimitOptions {
   };
 }
 
-export async function runPrintMode(args: CliArgs, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runPrintMode(args: RunOptions, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const startedAt = Date.now();
   // stdout carries the answer (or the event stream) only: whatever else prints there — an
   // extension's console.log included — goes to stderr.
@@ -110,7 +110,7 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
 }
 
 async function runPrompt(
-  args: CliArgs,
+  args: RunOptions,
   format: "text" | "json",
   hostApi: () => Promise<Record<string, unknown>>,
   out: (frame: unknown) => void,
