@@ -36,6 +36,18 @@ describe("interactive session from the command line", () => {
     );
   });
 
+  test("--mode text on a terminal is still the interactive session, as in pi", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Typed answer." }] });
+        pane.type("hello");
+        pane.keys("Enter");
+        await pane.waitFor("Typed answer.");
+      },
+      { args: ["--mode", "text"] },
+    );
+  });
+
   test("-r opens the session picker at start; the session picked is resumed", async () => {
     await withPane(
       async ({ pane }) => {
