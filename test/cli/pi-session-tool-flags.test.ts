@@ -95,6 +95,14 @@ describe("--models", () => {
     expect(await rpc.close()).toBe(0);
   });
 
+  test("with --provider the start is still the first model the patterns pick (of that provider)", async () => {
+    fixture.server.enqueue(reply("ok"));
+    const before = fixture.server.requests.length;
+    const result = await runXcsh(["-p", "--no-session", "--provider", "fake", "--models", "third,second", "hi"], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(result.exitCode).toBe(0);
+    expect(fixture.server.requests[before].body.model).toBe("third");
+  });
+
   test("--model still chooses the start; a pattern that matches nothing is named in a warning", async () => {
     fixture.server.enqueue(reply("ok"));
     const before = fixture.server.requests.length;
