@@ -67,6 +67,16 @@ describe("a catalog provider with only its key set", () => {
     expect(request.body.reasoning_effort).toBe("low");
   });
 
+  test("groq: with only GROQ_API_KEY set, xcsh starts on Groq's everyday model", async () => {
+    overrideBaseUrls({ groq: server.baseUrl("openai-completions") });
+    server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
+    const alone = await prompt([], { GROQ_API_KEY: "gsk-test-key" });
+    expect(alone.stdout).toBe("a\n");
+    expect(alone.request.body.model).toBe("openai/gpt-oss-120b");
+    const byProvider = await prompt(["--provider", "groq"], { GROQ_API_KEY: "gsk-test-key" });
+    expect(byProvider.request.body.model).toBe("openai/gpt-oss-120b");
+  });
+
   test("groq: --model groq/<id> finds the model without --provider", async () => {
     overrideBaseUrls({ groq: server.baseUrl("openai-completions") });
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
