@@ -84,15 +84,23 @@ export class ModelControl {
     return this.session.registry.getAvailable().filter((model) => model.provider !== "faux" || usingFaux);
   }
 
-  /** The next model that has a key configured; undefined when there is no other. */
-  async cycleModel(): Promise<CycleModelResult | undefined> {
-    const available = this.availableModels();
-    if (available.length <= 1) return undefined;
+  /**
+   * The next (or previous) model that has a key configured, among `scope` when
+   * one is given (the person's enabledModels); undefined when there is no other.
+   */
+  async cycleModel(direction: "forward" | "backward" = "forward", scope?: readonly Model[]): Promise<CycleModelResult | undefined> {
+    const all = this.availableModels();
+    // In the scope's order: the person chose it (enabledModels, /scoped-models).
+    const available = scope ? scope.filter((model) => all.some((each) => each.provider === model.provider && each.id === model.id)) : all;
+    if (available.length === 0) return undefined;
     const current = this.session.model;
     const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);
-    const next = available[(index + 1) % available.length];
+    const step = direction === "forward" ? 1 : -1;
+    // Not in the list (a scope without the current model): forward starts at the first, backward at the last.
+    const next = available[index === -1 ? (step === 1 ? 0 : available.length - 1) : (index + step + available.length) % available.length]!;
+    if (next.provider === current.provider && next.id === current.id) return undefined;
     await this.setModel(next, "cycle");
-    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: false };
+    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: scope !== undefined };
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */

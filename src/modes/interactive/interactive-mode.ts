@@ -9,7 +9,7 @@
  * messages back to the editor, Ctrl+C clears and twice exits, Ctrl+D on an
  * empty editor exits. Every way out restores the terminal (terminal-restore.ts).
  */
-import type { Text, TUI } from "@earendil-works/pi-tui";
+import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
 import type { CliArgs } from "../../cli/args.ts";
 import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
@@ -19,6 +19,7 @@ import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import type { App } from "./app.ts";
+import { appActions } from "./app-keys.ts";
 import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
@@ -27,6 +28,7 @@ import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, to
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
 import { imageFromPaste, imageMark, shiftImageMarks } from "./image-paste.ts";
+import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
@@ -35,6 +37,8 @@ import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, typ
 
 /** Two Ctrl+C within this long exit. */
 const DOUBLE_PRESS_MS = 1000;
+/** Two Esc within this long on an empty, idle editor run the double-Escape action. */
+const DOUBLE_ESCAPE_MS = 500;
 
 class InteractiveApp implements App {
   session!: AgentSession;
@@ -47,6 +51,9 @@ class InteractiveApp implements App {
   readonly surface: Surface;
   readonly cwd = process.cwd();
   readonly version = VERSION;
+  keymap: KeybindingsManager;
+  modelScope: string[] | undefined;
+  private keymapWarnings: string[];
 
   private theme: UiTheme;
   private thinkingShown = false;
@@ -54,6 +61,7 @@ class InteractiveApp implements App {
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
   private lastCtrlC = 0;
+  private lastEscape = 0;
   private readonly attachments: ImageContent[] = [];
   private readonly sessionReady: Promise<void>;
   private markReady!: () => void;
@@ -65,6 +73,7 @@ class InteractiveApp implements App {
   constructor() {
     const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
     this.theme = createTheme(guessThemeFromEnv());
+    ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
     this.tui = new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
@@ -93,18 +102,18 @@ class InteractiveApp implements App {
       report: (what, error) => this.say(`✗ Extension ${what} failed`, (error as Error)?.message ?? String(error), "error"),
       keys: {
         shortcut: (data) => runShortcut(this.extensions, data),
-        escape: () => this.onEscape(),
-        ctrlC: () => this.onCtrlC(),
-        ctrlD: () => this.exit(0),
-        followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
-        bindings: [
-          { key: "ctrl+o", action: "app.tools.expand", run: () => this.setToolsExpanded(!this.toolsExpanded) },
-          { key: "ctrl+t", action: "app.thinking.toggle", run: () => this.toggleThinking() },
-          { key: "shift+tab", action: "app.thinking.cycle", run: () => this.cycleThinking() },
-          { key: "ctrl+l", action: "app.model.select", run: () => void this.runCommandLine("/model") },
-          { key: process.platform === "win32" ? "alt+v" : "ctrl+v", action: "app.clipboard.pasteImage", run: () => void this.pasteClipboardImage() },
-          { key: "alt+up", action: "app.message.dequeue", run: () => this.restoreQueued() },
-        ],
+        keymap: () => this.keymap,
+        actions: appActions(this, {
+          interrupt: () => this.onEscape(),
+          clear: () => this.onCtrlC(),
+          exit: () => this.exit(0),
+          followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
+          toggleTools: () => this.setToolsExpanded(!this.toolsExpanded),
+          toggleThinking: () => this.toggleThinking(),
+          cycleThinking: () => this.cycleThinking(),
+          pasteImage: () => void this.pasteClipboardImage(),
+          dequeue: () => this.restoreQueued(),
+        }),
       },
     });
     this.surface = this.createSurface();
@@ -181,6 +190,21 @@ class InteractiveApp implements App {
 
   // --- drawing ---------------------------------------------------------------------
 
+  refreshHeader(): void {
+    this.updateHeader();
+    this.footer.refresh();
+  }
+
+  /** keybindings.json again (/reload): the new keys apply at once; its problems are shown. */
+  reloadKeymap(): void {
+    ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
+    this.showKeymapWarnings();
+  }
+
+  showKeymapWarnings(): void {
+    for (const warning of this.keymapWarnings) this.say(warning, "", "warning");
+  }
+
   private updateHeader(): void {
     const theme = this.theme;
     const session = this.session as AgentSession | undefined;
@@ -243,7 +267,11 @@ class InteractiveApp implements App {
 
   // --- input -----------------------------------------------------------------------
 
-  /** Aborts the run; messages still queued go back into the editor instead of being lost. */
+  /**
+   * Aborts the run; messages still queued go back into the editor instead of
+   * being lost. Idle, two presses on an empty editor run `doubleEscapeAction`
+   * (/tree by default, /fork, or nothing).
+   */
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
@@ -251,6 +279,15 @@ class InteractiveApp implements App {
       this.layout.setRunMessage("Aborting…");
       void this.session.abort();
     } else if (this.session.isBashRunning) this.session.abortBash();
+    else if (this.editor.getText().trim() === "") {
+      const now = Date.now();
+      if (now - this.lastEscape < DOUBLE_ESCAPE_MS) {
+        this.lastEscape = 0;
+        const action = this.session.settings.doubleEscapeAction;
+        if (action === "fork") void this.runCommandLine("/fork");
+        else if (action !== "none") void this.runCommandLine("/tree");
+      } else this.lastEscape = now;
+    }
   }
 
   /**
@@ -342,6 +379,10 @@ class InteractiveApp implements App {
     } finally {
       this.footer.refresh();
     }
+  }
+
+  runCommand(line: string): Promise<boolean> {
+    return this.runCommandLine(line);
   }
 
   /** Runs a built-in command; false when the line is not one (it goes to the session). */
@@ -445,6 +486,7 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     extensions = created.extensions;
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
+    app.showKeymapWarnings();
     const first = created.args.messages.join(" ").trim();
     if (first) void app.submit(first);
   } catch (error) {

@@ -6,9 +6,11 @@
 import type { BuiltinCommand } from "../app.ts";
 import { modelCommands } from "./model-commands.ts";
 import { sessionCommands } from "./session-commands.ts";
+import { hotkeysCommand } from "./hotkeys-command.ts";
+import { resumeCommand } from "./resume-command.ts";
 import { treeCommand } from "./tree-command.ts";
 
-export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [...modelCommands, ...sessionCommands, treeCommand];
+export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [...modelCommands, ...sessionCommands, resumeCommand, treeCommand, hotkeysCommand];
 
 const byName = new Map(BUILTIN_COMMANDS.map((command) => [command.name, command]));
 
