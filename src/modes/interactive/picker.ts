@@ -97,7 +97,7 @@ export class Picker implements Component, Focusable {
   ask(label: string, initial = ""): Promise<string | undefined> {
     return new Promise((resolve) => {
       const input = new (loadPiTui().Input)({ prompt: "> " });
-      input.setValue(initial);
+      prefillInput(input, initial);
       const settle = (value: string | undefined) => {
         this.question = undefined;
         this.focused = this._focused;
@@ -200,6 +200,14 @@ export class Picker implements Component, Focusable {
     lines.push(theme.fg("borderAccent", "─".repeat(width)));
     return lines;
   }
+}
+
+/**
+ * Puts text in a pi-tui Input with the cursor after it (setValue leaves the
+ * cursor at the start, where Ctrl+U would delete nothing): as a paste.
+ */
+export function prefillInput(input: Input, text: string): void {
+  if (text) input.handleInput(`\x1b[200~${text}\x1b[201~`);
 }
 
 /** Shows a picker in the editor's place until it settles; the editor comes back with the keyboard. */
