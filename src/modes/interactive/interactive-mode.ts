@@ -6,20 +6,22 @@
  * model registry or any extension is loaded; prompts typed meanwhile wait for
  * the session. Keys: Enter sends (steers while the agent works), Alt+Enter
  * queues a follow-up (sends at once when idle), Esc aborts and hands queued
- * messages back to the editor, Ctrl+C clears and twice exits, Ctrl+D on an
- * empty editor exits. Every way out restores the terminal (terminal-restore.ts).
+ * messages back to the editor (twice on an empty idle editor: /tree), Ctrl+C
+ * clears and twice exits, Ctrl+D on an empty editor exits; the others are in
+ * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
+ * way out restores the terminal (terminal-restore.ts).
  */
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
 import type { CliArgs } from "../../cli/args.ts";
 import { VERSION } from "../../cli/version.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
-import type { ImageContent } from "../../ai/types.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import type { App } from "./app.ts";
 import { appActions } from "./app-keys.ts";
+import { Attachments } from "./attachments.ts";
 import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
@@ -27,7 +29,6 @@ import { EditorHost, type EditorLike } from "./editor-host.ts";
 import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
-import { imageFromPaste, imageMark, shiftImageMarks } from "./image-paste.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
@@ -62,7 +63,7 @@ class InteractiveApp implements App {
   private readonly defaultHeader: Text;
   private lastCtrlC = 0;
   private lastEscape = 0;
-  private readonly attachments: ImageContent[] = [];
+  private readonly attachments: Attachments;
   private readonly sessionReady: Promise<void>;
   private markReady!: () => void;
   private exitResolve!: (code: number) => void;
@@ -111,10 +112,18 @@ class InteractiveApp implements App {
           toggleTools: () => this.setToolsExpanded(!this.toolsExpanded),
           toggleThinking: () => this.toggleThinking(),
           cycleThinking: () => this.cycleThinking(),
-          pasteImage: () => void this.pasteClipboardImage(),
-          dequeue: () => this.restoreQueued(),
+          pasteImage: () => void this.attachments.attachClipboard(),
+          dequeue: () => this.attachments.restoreQueued(),
         }),
       },
+    });
+    this.attachments = new Attachments({
+      cwd: this.cwd,
+      session: () => this.session as AgentSession | undefined,
+      editor: () => this.editor,
+      insert: (text) => this.editors.insert(text),
+      say: (label, detail, color) => this.say(label, detail, color),
+      requestRender: () => this.tui.requestRender(),
     });
     this.surface = this.createSurface();
     this.layout.put(this.layout.header, this.defaultHeader);
@@ -126,7 +135,7 @@ class InteractiveApp implements App {
         if (result?.consume) return { consume: true };
         if (typeof result?.data === "string") data = result.data;
       }
-      return this.pasteImage(data) ? { consume: true } : { data };
+      return this.attachments.attachPasted(data) ? { consume: true } : { data };
     });
   }
 
@@ -275,7 +284,7 @@ class InteractiveApp implements App {
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
-      this.restoreQueued();
+      this.attachments.restoreQueued();
       this.layout.setRunMessage("Aborting…");
       void this.session.abort();
     } else if (this.session.isBashRunning) this.session.abortBash();
@@ -290,47 +299,11 @@ class InteractiveApp implements App {
     }
   }
 
-  /**
-   * Takes the queued messages back into the editor, above the draft (Alt+Up, and Esc
-   * before it aborts), and their images back among the attachments, before the
-   * draft's own (their `[image #n]` marks renumbered to match).
-   */
-  private restoreQueued(): void {
-    if (!this.session) return;
-    const { steering, followUp } = this.session.takeQueued();
-    const queued = [...steering, ...followUp];
-    if (queued.length === 0) return;
-    const texts: string[] = [];
-    const images: ImageContent[] = [];
-    for (const prompt of queued) {
-      texts.push(shiftImageMarks(prompt.text, images.length));
-      images.push(...prompt.images);
-    }
-    const draft = shiftImageMarks(this.editor.getText(), images.length);
-    this.attachments.unshift(...images);
-    this.editor.setText([...texts, ...(draft.trim() ? [draft] : [])].join("\n"));
-    this.tui.requestRender();
-  }
-
-  /** Ctrl+V (Alt+V on Windows): the clipboard's image is attached, or a line says why not. */
-  private async pasteClipboardImage(): Promise<void> {
-    const { readClipboardImage } = await import("./clipboard-image.ts");
-    const result = await readClipboardImage();
-    if (!result.ok) return this.say(result.reason, "", "dim");
-    this.attachImage(result.image);
-  }
-
-  private attachImage(image: ImageContent): void {
-    this.attachments.push(image);
-    this.editors.insert(`${imageMark(this.attachments.length)} `);
-    this.tui.requestRender();
-  }
-
   private onCtrlC(): void {
     const now = Date.now();
     if (this.editor.getText().length > 0) {
       this.editor.setText("");
-      this.attachments.length = 0;
+      this.attachments.clear();
       this.lastCtrlC = now;
       this.tui.requestRender();
       return;
@@ -338,13 +311,6 @@ class InteractiveApp implements App {
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
     this.say("Press Ctrl+C again to exit", "", "dim");
-  }
-
-  private pasteImage(data: string): boolean {
-    const image = imageFromPaste(data, this.cwd);
-    if (!image) return false;
-    this.attachImage(image);
-    return true;
   }
 
   private slashCommands() {
@@ -358,12 +324,12 @@ class InteractiveApp implements App {
 
   async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
     const text = raw.trim();
-    if (!text && this.attachments.length === 0) return;
+    if (!text && this.attachments.count === 0) return;
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
     this.tui.requestRender();
-    const images = this.attachments.splice(0);
+    const images = this.attachments.take();
     await this.sessionReady;
     try {
       if (text.startsWith("/") && (await this.runCommandLine(text))) return;

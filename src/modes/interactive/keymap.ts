@@ -59,7 +59,7 @@ export const APP_ACTIONS: Readonly<Record<string, ActionDefinition>> = {
   "app.session.resume": editor([], "resume a session (/resume)"),
   // In the /resume picker.
   "app.session.togglePath": resume(["ctrl+p"], "show session file paths"),
-  "app.session.toggleSort": resume(["ctrl+s"], "sort by recent activity or by name"),
+  "app.session.toggleSort": resume(["ctrl+s"], "cycle the order: threaded, recent, fuzzy"),
   "app.session.toggleNamedFilter": resume(["ctrl+n"], "only named sessions"),
   "app.session.rename": resume(["ctrl+r"], "rename the selected session"),
   "app.session.delete": resume(["ctrl+d"], "delete the selected session"),

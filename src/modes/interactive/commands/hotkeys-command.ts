@@ -1,12 +1,12 @@
 /**
  * /hotkeys: the keys as they are now bound — defaults changed by
  * keybindings.json show as changed — with the action id beside each, so a
- * person knows what to write in the file. Keys inside /resume, /tree and
- * /scoped-models come after the editor's.
+ * person knows what to write in the file. /resume and /tree show their own
+ * keys in their hint lines.
  */
 import type { App, BuiltinCommand } from "../app.ts";
 import { shortenHome } from "../footer.ts";
-import { APP_ACTIONS, keybindingsPath, keysOf, type ActionScope } from "../keymap.ts";
+import { APP_ACTIONS, keybindingsPath, keysOf } from "../keymap.ts";
 
 const KEY_NAMES: Record<string, string> = {
   escape: "Esc",
@@ -45,26 +45,18 @@ function editorBasics(app: App): [string, string][] {
   ];
 }
 
-const SECTIONS: [ActionScope, string][] = [
-  ["editor", "Keys"],
-  ["resume", "In /resume"],
-  ["tree", "In /tree"],
-  ["models", "In /scoped-models"],
-];
-
 function hotkeys(app: App): void {
-  const sections = SECTIONS.map(([scope, title]) => {
-    const rows: [string, string][] = scope === "editor" ? editorBasics(app) : [];
-    for (const [id, action] of Object.entries(APP_ACTIONS)) {
-      if (action.scope !== scope) continue;
-      const keys = pretty(keysOf(app.keymap, id));
-      if (keys || scope === "editor") rows.push([keys || "(unbound)", `${action.description}  ${id}`]);
-    }
-    return { title, rows };
-  });
-  const width = Math.max(...sections.flatMap(({ rows }) => rows.map(([key]) => key.length)));
-  const text = sections.map(({ title, rows }, index) => [...(index > 0 ? ["", `${title}:`] : []), ...rows.map(([key, what]) => `${key.padEnd(width)}  ${what}`)].join("\n"));
-  app.conversation.notice("Keys", `(the ids on the right are what ${shortenHome(keybindingsPath())} takes)\n${text.join("\n")}`, "accent");
+  const rows = editorBasics(app);
+  for (const [id, action] of Object.entries(APP_ACTIONS)) {
+    if (action.scope === "editor") rows.push([pretty(keysOf(app.keymap, id)) || "(unbound)", `${action.description}  ${id}`]);
+  }
+  const width = Math.max(...rows.map(([key]) => key.length));
+  const lines = [
+    `(the ids on the right are what ${shortenHome(keybindingsPath())} takes)`,
+    ...rows.map(([key, what]) => `${key.padEnd(width)}  ${what}`),
+    "/resume and /tree show their own keys (app.session.*, app.tree.*) in their hint lines.",
+  ];
+  app.conversation.notice("Keys", lines.join("\n"), "accent");
 }
 
 export const hotkeysCommand: BuiltinCommand = { name: "hotkeys", description: "List the keys (keybindings.json changes them)", run: hotkeys };
