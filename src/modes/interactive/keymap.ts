@@ -76,6 +76,9 @@ export const APP_ACTIONS: Readonly<Record<string, ActionDefinition>> = {
   // In /scoped-models.
   "app.models.enableAll": models(["ctrl+a"], "enable all (shown) models"),
   "app.models.clearAll": models(["ctrl+x"], "clear all (shown) models"),
+  "app.models.toggleProvider": models(["ctrl+p"], "toggle the selected model's provider"),
+  "app.models.reorderUp": models(["alt+up"], "move the selected model up in the cycle"),
+  "app.models.reorderDown": models(["alt+down"], "move the selected model down in the cycle"),
   "app.models.save": models(["ctrl+s"], "save to settings"),
 };
 
@@ -86,9 +89,6 @@ const PI_ONLY_ACTIONS = [
   "app.tree.foldOrUp",
   "app.tree.unfoldOrDown",
   "app.tree.toggleLabelTimestamp",
-  "app.models.toggleProvider",
-  "app.models.reorderUp",
-  "app.models.reorderDown",
 ];
 
 const MODIFIERS = new Set(["ctrl", "shift", "alt", "super"]);

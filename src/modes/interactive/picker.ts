@@ -73,10 +73,14 @@ export class Picker implements Component, Focusable {
     return this.shown[this.selectedIndex];
   }
 
-  /** Rebuilds the rows (after a rename, a delete, a filter change), keeping the selection on `keep` (default: the selected row) when it is still there. */
-  refresh(keep = this.selected()?.id): void {
+  /**
+   * Rebuilds the rows (after a rename, a delete, a filter change), keeping the
+   * selection on the row `keep` (default: the selected one) when it is still
+   * there, else (and with null) on the same place in the list.
+   */
+  refresh(keep: string | null | undefined = this.selected()?.id): void {
     this.shown = this.options.rows(this.query);
-    const index = keep === undefined ? -1 : this.shown.findIndex((row) => row.id === keep);
+    const index = keep == null ? -1 : this.shown.findIndex((row) => row.id === keep);
     this.select(index >= 0 ? index : Math.min(this.selectedIndex, Math.max(0, this.shown.length - 1)));
   }
 
@@ -158,7 +162,7 @@ export class Picker implements Component, Focusable {
     if (this.query !== before) {
       this.selectedIndex = 0;
       this.top = 0;
-      this.refresh(undefined);
+      this.refresh(null);
     }
   }
 
