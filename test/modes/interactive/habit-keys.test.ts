@@ -249,7 +249,9 @@ describe("Ctrl+Z", () => {
       await shell.waitFor((screen) => /fake\/m\s*$/m.test(screen.trimEnd()));
       shell.type("a draft");
       await shell.waitFor((screen) => editorText(screen) === "a draft");
-      const pid = Number(Bun.spawnSync(["pgrep", "-f", `^${binary} --model fake/m`]).stdout.toString().trim().split("\n")[0]);
+      // xcsh is the pane's shell's child.
+      const shellPid = shell.tmux(["display-message", "-p", "-t", "main", "#{pane_pid}"]).trim();
+      const pid = Number(Bun.spawnSync(["ps", "-o", "pid=", "--ppid", shellPid]).stdout.toString().trim().split(/\s+/)[0]);
       expect(pid).toBeGreaterThan(0);
       shell.keys("C-z");
       await shell.waitFor((screen) => /Stopped/.test(screen) && /shell\$\s*$/.test(screen.trimEnd()));
