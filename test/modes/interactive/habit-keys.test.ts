@@ -176,6 +176,23 @@ describe("pi's keys", () => {
     );
   });
 
+  test("/reload reads keybindings.json again: a key bound after the start works without a restart", async () => {
+    await withPane(async ({ fake, pane }) => {
+      writeFileSync(join(fake.home.agentDir, "keybindings.json"), JSON.stringify({ "app.session.tree": "ctrl+y" }));
+      fake.server.enqueue({ content: [{ type: "text", text: "An answer." }] });
+      send(pane, "a question");
+      await pane.waitFor("An answer.");
+      pane.keys("C-y");
+      await Bun.sleep(300);
+      expect(pane.screen()).not.toContain("Session tree");
+      send(pane, "/reload");
+      await pane.waitFor("Reloaded keybindings.json");
+      pane.keys("C-y");
+      await pane.waitFor("Session tree");
+      pane.keys("Escape");
+    });
+  });
+
   test("a keybindings.json that is not JSON keeps the default keys, with one warning naming the file", async () => {
     await withPane(
       async ({ pane }) => {
