@@ -22,6 +22,8 @@ export interface CliArgs {
   noTools: boolean;
   /** --session: a session file, or the start of a session id. */
   session?: string;
+  /** --session-id: the exact id of the project's session to open, or to create. */
+  sessionId?: string;
   /** -c/--continue: resume the most recent session of this directory. */
   continueSession: boolean;
   /** --no-session: keep nothing on disk. */
@@ -31,6 +33,8 @@ export interface CliArgs {
   name?: string;
   /** --rpc-lean: message_update events carry deltas without the cumulative message. */
   rpcLean: boolean;
+  /** --rpc-wire: how rpc and json modes write events (full, lean, or pi 0.87.1's form); undefined when not given. */
+  rpcWire?: RpcWireForm;
   /** --faux-script: the script the offline faux provider replays. */
   fauxScript?: string;
   /** --list-models, with the optional search text (empty string lists all). */
@@ -79,6 +83,43 @@ export interface CliArgs {
 
 export type OutputFormat = "text" | "json";
 
+/** Event forms a host can ask for (src/modes/event-writer.ts): seed 000's, xcsh's lean one, pi 0.87.1's. */
+export type RpcWireForm = "full" | "lean" | "pi";
+const RPC_WIRE_FORMS: readonly RpcWireForm[] = ["full", "lean", "pi"];
+
+/**
+ * pi's short spellings of options xcsh has (pi 0.87.1 docs/cli.md): hosts start
+ * agents with them. `-n` is --name, handled with the value options.
+ */
+const SHORT_ALIASES: Record<string, string> = {
+  "-ne": "--no-extensions",
+  "-ns": "--no-skills",
+  "-np": "--no-prompt-templates",
+  "-nc": "--no-context-files",
+  "-nt": "--no-tools",
+  "-nbt": "--no-builtin-tools",
+  "-t": "--tools",
+  "-a": "--approve",
+  "-na": "--no-approve",
+};
+
+/**
+ * pi's options with nothing to act on in xcsh, accepted so that a host passing them
+ * starts xcsh as it starts pi: themes are visual only (xcsh's terminal UI has its two
+ * built-in palettes), --verbose shows pi's interactive start-up details, which xcsh's
+ * terminal UI does not print, and --offline turns off automatic network activity,
+ * which xcsh has none of (it only talks to the model's provider when asked).
+ * The value maps each to whether it takes a value.
+ */
+const IGNORED_OPTIONS: Record<string, boolean> = {
+  "--no-themes": false,
+  "--theme": true,
+  "--use-theme": true,
+  "--tui-mode": true,
+  "--verbose": false,
+  "--offline": false,
+};
+
 /** Flags extensions registered, by name: a string flag takes the next argument as its value. */
 export type ExtensionFlagTypes = ReadonlyMap<string, "boolean" | "string">;
 
@@ -95,6 +136,7 @@ const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
   "--append-system-prompt": "appendSystemPrompt",
   "--tools": "tools",
   "--session": "session",
+  "--session-id": "sessionId",
   "--session-dir": "sessionDir",
   "--name": "name",
   "-n": "name",
@@ -158,7 +200,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
   const fail = (error: string): Parsed => ({ ok: false, error: `${error}. Run xcsh --help for usage.` });
 
   for (let i = 0; i < argv.length; i++) {
-    let arg = argv[i];
+    let arg = Object.hasOwn(SHORT_ALIASES, argv[i]) ? SHORT_ALIASES[argv[i]] : argv[i];
     let inlineValue: string | undefined;
     if (arg.startsWith("--") && arg.includes("=")) {
       inlineValue = arg.slice(arg.indexOf("=") + 1);
@@ -183,8 +225,8 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (arg === "--no-session") args.noSession = true;
     else if (arg === "--rpc-lean") args.rpcLean = true;
     else if (arg === "--no-extensions") args.noExtensions = true;
-    else if (arg === "--trust-project") args.trustProject = true;
-    else if (arg === "--no-trust-project") args.trustProject = false;
+    else if (arg === "--trust-project" || arg === "--approve") args.trustProject = true;
+    else if (arg === "--no-trust-project" || arg === "--no-approve") args.trustProject = false;
     else if (arg === "--no-builtin-tools") args.noBuiltinTools = true;
     else if (arg === "--no-skills") args.noSkills = true;
     else if (arg === "--no-prompt-templates") args.noPromptTemplates = true;
@@ -216,6 +258,16 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = parseLimit(text, integer);
       if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
       args[field] = value;
+    } else if (Object.hasOwn(IGNORED_OPTIONS, arg)) {
+      if (IGNORED_OPTIONS[arg]) {
+        const value = takeValue();
+        if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      }
+    } else if (arg === "--rpc-wire") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${RPC_WIRE_FORMS.join(", ")})`);
+      if (!RPC_WIRE_FORMS.includes(value as RpcWireForm)) return fail(`Unknown wire form "${value}" (use one of: ${RPC_WIRE_FORMS.join(", ")})`);
+      args.rpcWire = value as RpcWireForm;
     } else if (arg === "--output-format") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);
@@ -243,6 +295,18 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     }
   }
 
+  // pi 0.87.1's "max": the model's highest level. xcsh's levels end at xhigh, and a level
+  // is clamped down to what the model supports, so xhigh is that highest level.
+  if (args.thinking === "max") args.thinking = "xhigh";
+  if (args.sessionId !== undefined) {
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(args.sessionId)) {
+      return fail(`--session-id "${args.sessionId}": an id must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit`);
+    }
+    if (args.session !== undefined || args.continueSession) return fail("--session-id cannot be combined with --session or --continue");
+  }
+  if (args.rpcLean && args.rpcWire !== undefined && args.rpcWire !== "lean") {
+    return fail(`--rpc-lean is --rpc-wire lean; it cannot be combined with --rpc-wire ${args.rpcWire}`);
+  }
   if (args.mode !== undefined && !MODES.includes(args.mode)) {
     return fail(`Unknown mode "${args.mode}" (use one of: ${MODES.join(", ")})`);
   }

@@ -24,30 +24,39 @@ Options:
   --idle-timeout <seconds>         -p/json: stop after this long with no event from
                                    the model or a tool
   --rpc-lean                       rpc: stream deltas without repeating the whole message
+  --rpc-wire <full|lean|pi>        rpc/json: the event form; pi is pi 0.87.1's delta-only
+                                   wire (docs/rpc.md)
   --provider <name>                Provider: anthropic, openai, google, or one from models.json
   --model <pattern>                Model id, provider/id, or a part of its name;
                                    a :<thinking> suffix sets the level (sonnet:high)
-  --thinking <level>               off, minimal, low, medium, high, xhigh
+  --thinking <level>               off, minimal, low, medium, high, xhigh, or max
+                                   (the model's highest)
   --api-key <key>                  API key for this run (overrides the environment)
   --faux-script <file>             Replies for the offline faux provider (JSON script);
                                    try: xcsh --provider faux -p "hello"
   --system-prompt <text>           Replace the system prompt
   --append-system-prompt <text>    Add to the system prompt
-  --tools <list>                   Tools to enable: read,bash,edit,write,grep,find,ls
+  -t, --tools <list>               Tools to enable: read,bash,edit,write,grep,find,ls
                                    (default read,bash,edit,write)
-  --no-tools                       Run without tools
-  --no-builtin-tools               No built-in tool active; extension tools stay
+  -nt, --no-tools                  Run without tools
+  -nbt, --no-builtin-tools         No built-in tool active; extension tools stay
   -e, --extension <path>           Load an extension file or folder (repeatable)
-  --no-extensions                  Load only the -e extensions
+  -ne, --no-extensions             Load only the -e extensions
   --skill <path>                   Load a skill file or folder (repeatable)
-  --no-skills                      Load only the --skill skills
+  -ns, --no-skills                 Load only the --skill skills
   --prompt-template <path>         Load a prompt template file or folder (repeatable)
-  --no-prompt-templates            Load only the --prompt-template templates
-  --no-context-files               Leave AGENTS.md / CLAUDE.md out of the system prompt
-  --trust-project                  Trust this project: load its extensions and
-                                   code-running settings (--no-trust-project: don't)
+  -np, --no-prompt-templates       Load only the --prompt-template templates
+  -nc, --no-context-files          Leave AGENTS.md / CLAUDE.md out of the system prompt
+  --trust-project, -a, --approve   Trust this project: load its extensions and
+                                   code-running settings (--no-trust-project, -na,
+                                   --no-approve: don't)
+  --no-themes, --theme <x>, --use-theme <x>, --tui-mode <x>, --verbose, --offline
+                                   pi's options, accepted and ignored: xcsh has no
+                                   theme files or automatic network requests
   -c, --continue                   Continue the most recent session in this directory
   --session <path|id>              Open a session file, or the session whose id starts so
+  --session-id <id>                Open this project's session with exactly this id, or
+                                   start a new one with it
   --no-session                     Keep nothing on disk
   --session-dir <dir>              Store sessions here instead of ~/.xcsh/agent/sessions
   -n, --name <name>                Name the session

@@ -12,9 +12,12 @@
  *
  * Without `--model`: `settings.defaultProvider`/`defaultModel`, else the first model with
  * a configured key, trying anthropic, openai, google, then the other providers (never the
- * offline faux, which is only used when named).
+ * offline faux, which is only used when named). `settings.enabledModels` narrows this to
+ * the models its patterns pick (scopeModels): the default model when it is among them,
+ * else the first of them.
  *
- * Thinking level, first one set wins: `--thinking`, the `:level` suffix,
+ * Thinking level, first one set wins: `--thinking`, the `:level` suffix, the suffix of the
+ * enabledModels pattern that picked the model, `settings.modelThinkingLevels["provider/id"]`,
  * `settings.defaultThinkingLevel`, "off". The level is then clamped to what the model
  * supports. A warning comes back when a level the user asked for on the command line
  * (flag or suffix) had to change; levels from settings or the "off" default are
@@ -27,12 +30,13 @@ import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import type { Settings } from "./settings.ts";
+import { SETTINGS_THINKING_LEVELS, thinkingLevelFromSettings } from "./settings-compat.ts";
 
 export interface ResolveModelOptions {
   provider?: string;
   model?: string;
   thinking?: string;
-  settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel">;
+  settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel" | "enabledModels" | "modelThinkingLevels">;
 }
 
 export type ResolveModelResult =
@@ -45,6 +49,8 @@ export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPa
 interface Picked {
   model: Model;
   suffix?: ModelThinkingLevel;
+  /** The level of the enabledModels pattern that picked the model (clamped without a warning). */
+  scopeLevel?: ModelThinkingLevel;
   warning?: string;
 }
 
@@ -63,12 +69,19 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
 
   const picked = options.model
     ? matchModelArgument(options.model, models, options.provider, hasAuth)
-    : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
+    : options.provider === undefined && options.settings.enabledModels?.length
+      ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
+      : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
   if ("error" in picked) return picked;
 
   const model = structuredClone(picked.model);
   const fromCommandLine = (options.thinking as ModelThinkingLevel | undefined) ?? picked.suffix;
-  const requested = fromCommandLine ?? options.settings.defaultThinkingLevel ?? "off";
+  const requested =
+    fromCommandLine ??
+    picked.scopeLevel ??
+    options.settings.modelThinkingLevels?.[`${model.provider}/${model.id}`] ??
+    options.settings.defaultThinkingLevel ??
+    "off";
   const thinkingLevel = clampThinkingLevel(model, requested);
   const warnings = picked.warning ? [picked.warning] : [];
   if (fromCommandLine !== undefined && thinkingLevel !== requested) {
@@ -192,6 +205,84 @@ function pickDefaultModel(
   const model = firstAvailable(models, hasAuth);
   if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning) };
   return { model, warning: warning && `${warning} Using ${model.provider}/${model.id}.` };
+}
+
+/** A model settings' enabledModels picked, with the level its pattern asks for. */
+export interface ScopedModel {
+  model: Model;
+  thinkingLevel?: ModelThinkingLevel;
+}
+
+/**
+ * The models settings' `enabledModels` picks, for startup and for cycling: a pattern with
+ * `*` or `?` is a glob, case-insensitive, over `provider/id` and over the id, and picks
+ * every match; any other pattern picks one model as `--model` would (exact id or
+ * `provider/id`, else a substring of id or name). A `:level` suffix (pi's "max" included)
+ * is the level that model starts with. Models come in pattern order, each once; patterns
+ * that pick nothing are returned apart, for a warning.
+ */
+export function scopeModels(models: readonly Model[], patterns: readonly string[], hasAuth: (model: Model) => boolean = () => true): { scoped: ScopedModel[]; unmatched: string[] } {
+  const scoped: ScopedModel[] = [];
+  const unmatched: string[] = [];
+  const add = (model: Model, thinkingLevel: ModelThinkingLevel | undefined) => {
+    if (scoped.some((entry) => entry.model.provider === model.provider && entry.model.id === model.id)) return;
+    scoped.push(thinkingLevel === undefined ? { model } : { model, thinkingLevel });
+  };
+  for (const pattern of patterns) {
+    const { query, level } = splitLevelSuffix(pattern.trim());
+    if (query === "") continue;
+    if (query.includes("*") || query.includes("?")) {
+      const glob = new Bun.Glob(query.toLowerCase());
+      const matches = models.filter((model) => glob.match(`${model.provider}/${model.id}`.toLowerCase()) || glob.match(model.id.toLowerCase()));
+      for (const model of matches) add(model, level);
+      if (matches.length === 0) unmatched.push(pattern);
+      continue;
+    }
+    // The whole text first, so an id that ends in ":high" is still found; then without the suffix.
+    const whole = matchModelArgument(pattern.trim(), models as Model[], undefined, hasAuth);
+    const picked = "error" in whole && level !== undefined ? matchModelArgument(query, models as Model[], undefined, hasAuth) : whole;
+    if ("error" in picked) unmatched.push(pattern);
+    else add(picked.model, picked === whole ? picked.suffix : level);
+  }
+  return { scoped, unmatched };
+}
+
+function splitLevelSuffix(text: string): { query: string; level?: ModelThinkingLevel } {
+  const colon = text.lastIndexOf(":");
+  const tail = text.slice(colon + 1);
+  if (colon > 0 && SETTINGS_THINKING_LEVELS.includes(tail)) return { query: text.slice(0, colon), level: thinkingLevelFromSettings(tail) };
+  return { query: text };
+}
+
+/**
+ * Startup with `enabledModels`: the settings' default model when the patterns pick it,
+ * else the first model they pick; without any, the usual default with a warning.
+ */
+function pickFromEnabledModels(
+  models: Model[],
+  options: ResolveModelOptions,
+  hasAuth: (model: Model) => boolean,
+  modelsJsonPath: string,
+): Picked | { error: string } {
+  const { scoped, unmatched } = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const warning =
+    unmatched.length > 0
+      ? `settings enabledModels: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
+      : undefined;
+  const withWarning = (picked: Picked): Picked => {
+    const warnings = [warning, picked.warning].filter((text) => text !== undefined);
+    return warnings.length > 0 ? { ...picked, warning: warnings.join(" ") } : picked;
+  };
+  if (scoped.length === 0) {
+    const fallback = pickDefaultModel(models, options, hasAuth, modelsJsonPath);
+    return "error" in fallback ? fallback : withWarning(fallback);
+  }
+  if (options.settings.defaultModel) {
+    const preferred = pickDefaultModel(models, options, hasAuth, modelsJsonPath);
+    const entry = "error" in preferred ? undefined : scoped.find(({ model }) => model.provider === preferred.model.provider && model.id === preferred.model.id);
+    if (entry) return withWarning({ model: entry.model, scopeLevel: entry.thinkingLevel });
+  }
+  return withWarning({ model: scoped[0].model, scopeLevel: scoped[0].thinkingLevel });
 }
 
 /**

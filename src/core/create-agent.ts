@@ -17,12 +17,17 @@ import { ToolSet } from "./tool-set.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
-  /** Tools to enable; defaults to read, bash, edit, write. An empty list disables tools. */
+  /** Tools to enable; defaults to settings' defaultTools, else read, bash, edit, write. An empty list disables tools. */
   toolNames?: readonly ToolName[];
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
   noContextFiles?: boolean;
+}
+
+/** The built-in tools settings' `defaultTools` names (others are reported by prepareRun); undefined when unset. */
+export function builtinToolsIn(list: readonly string[] | undefined): ToolName[] | undefined {
+  return list?.filter((name): name is ToolName => allToolNames.has(name as ToolName));
 }
 
 /**
@@ -59,10 +64,15 @@ export function createCodingAgent(
       customPrompt: options.systemPrompt ?? promptFiles.system?.content,
       appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,
     },
+    // settings.json's shell and prefix (an untrusted project's were left out when the settings loaded).
     createTools([...allToolNames], options.cwd, {
-      bash: { sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }) },
+      bash: {
+        shellPath: setup.settings.shellPath,
+        commandPrefix: setup.settings.shellCommandPrefix,
+        sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }),
+      },
     }),
-    options.toolNames ?? defaultToolNames,
+    options.toolNames ?? builtinToolsIn(setup.settings.defaultTools) ?? defaultToolNames,
   );
   return { agent, toolSet };
 }

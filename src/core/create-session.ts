@@ -22,6 +22,8 @@ export interface SessionChoice {
   sessionDir?: string;
   /** --name/-n: display name for the session. */
   name?: string;
+  /** --session-id: the project's session with exactly this id, or a new session given it. */
+  sessionId?: string;
 }
 
 export interface CreateSessionOptions extends Omit<RunSetupOptions, "previous">, Omit<CreateAgentOptions, "cwd"> {
@@ -37,10 +39,20 @@ export interface CreatedSession {
 
 async function openSessionManager(cwd: string, choice: SessionChoice): Promise<SessionManager> {
   const sessionDir = choice.sessionDir ? resolve(cwd, choice.sessionDir) : undefined;
+  if (choice.sessionId !== undefined) return sessionWithId(cwd, choice.sessionId, sessionDir, choice.noSession === true);
   if (choice.noSession) return SessionManager.inMemory(cwd);
   if (choice.session) return SessionManager.open(await findSessionFile(cwd, choice.session, sessionDir), sessionDir);
   if (choice.continueRecent) return SessionManager.continueRecent(cwd, sessionDir);
   return SessionManager.create(cwd, sessionDir);
+}
+
+/** pi 0.87.1's --session-id: opens the project's session with this exact id, or starts one with it. */
+async function sessionWithId(cwd: string, id: string, sessionDir: string | undefined, inMemory: boolean): Promise<SessionManager> {
+  const existing = inMemory ? undefined : (await SessionManager.list(cwd, sessionDir)).find((info) => info.id === id);
+  if (existing) return SessionManager.open(existing.path, sessionDir);
+  const manager = inMemory ? SessionManager.inMemory(cwd) : SessionManager.create(cwd, sessionDir);
+  manager.newSession({ id });
+  return manager;
 }
 
 export async function createAgentSession(options: CreateSessionOptions): Promise<CreatedSession> {

@@ -10,8 +10,9 @@ import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { resolveModel } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
-import { loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
+import { applyHttpProxySetting, loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
+import { allToolNames, type ToolName } from "../tools/index.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -52,14 +53,36 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
   return resolved;
 }
 
+/**
+ * The key checked before a run starts. A key that cannot be resolved (a models.json
+ * `${VAR}` unset, a failing `!command`) stops a run that needs one, as a credentials
+ * error; a host that may pick another model (RPC) starts anyway and hears of it on use.
+ */
+async function startupApiKey(registry: ModelRegistry, model: Model, options: RunSetupOptions): Promise<string | undefined> {
+  try {
+    return await registry.getApiKey(model, options.apiKey);
+  } catch (error) {
+    if (options.requireApiKey === false) return undefined;
+    throw new UserError((error as Error).message, 3); // exit code 3: missing credentials (docs/headless.md)
+  }
+}
+
+/** What the settings ask for that xcsh cannot give, found once the settings are merged. */
+function settingsWarnings(settings: Settings): string[] {
+  const missingTools = (settings.defaultTools ?? []).filter((name) => !allToolNames.has(name as ToolName));
+  if (missingTools.length === 0) return [];
+  return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; the others are enabled.`];
+}
+
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
+  applyHttpProxySetting(settings);
   const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
 
-  const apiKey = await registry.getApiKey(model, options.apiKey);
+  const apiKey = await startupApiKey(registry, model, options);
   if (!apiKey && options.requireApiKey !== false) {
     const envVars = findEnvKeys(model.provider);
     const how = envVars
@@ -69,5 +92,5 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
   // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.
-  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...(warning ? [warning] : [])] };
+  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : [])] };
 }

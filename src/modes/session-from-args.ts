@@ -13,12 +13,15 @@ import { discoverExtensions } from "../extensions/discovery.ts";
 import { codeRunningKeysIn } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
-import { defaultToolNames, parseToolNames, type ToolName } from "../tools/index.ts";
+import { parseToolNames, type ToolName } from "../tools/index.ts";
 
-/** --no-tools, --tools a,b, or the default set; an unknown name is a usage error. */
-export function selectedTools(args: CliArgs): readonly ToolName[] {
+/**
+ * --no-tools, --tools a,b, or (undefined) no say, leaving it to settings' `defaultTools`
+ * or the default set; an unknown name is a usage error.
+ */
+export function selectedTools(args: CliArgs): readonly ToolName[] | undefined {
   if (args.noTools || args.noBuiltinTools) return [];
-  if (args.tools === undefined) return defaultToolNames;
+  if (args.tools === undefined) return undefined;
   const parsed = parseToolNames(args.tools);
   if ("error" in parsed) throw new UserError(parsed.error, 2);
   return parsed.names;
@@ -127,6 +130,7 @@ export async function createSessionFromArgs(initialArgs: CliArgs, options: Sessi
       continueRecent: args.continueSession,
       sessionDir: args.sessionDir,
       name: args.name,
+      sessionId: args.sessionId,
     },
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);

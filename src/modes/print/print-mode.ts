@@ -14,7 +14,7 @@ import { emptyUsage } from "../../ai/usage.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
-import { createEventWriter } from "../event-writer.ts";
+import { createEventWriter, type WireForm } from "../event-writer.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
 import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
@@ -59,10 +59,10 @@ function attachTextOutput(session: AgentSession, streamLive: boolean, out: ((tex
 }
 
 /** The session header first (as pi's json mode), then every event. */
-function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void): void {
+function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void, form: WireForm): void {
   write(session.sessionManager.getHeader());
-  // pi's event shape, written as RPC's default form: deltas of one event-loop turn merged.
-  session.subscribe(createEventWriter(write, false));
+  // pi's event shape, in RPC's default form unless --rpc-wire says otherwise: deltas of one event-loop turn merged.
+  session.subscribe(createEventWriter(write, form));
 }
 
 function limitsFrom(args: CliArgs): RunLimitOptions {
@@ -132,7 +132,7 @@ async function runPrompt(
   // With --output-format json the envelope is all of stdout: no answer text.
   const answerOut = writeResult ? undefined : (text: string) => out(text);
   if (write) {
-    attachJsonOutput(session, write);
+    attachJsonOutput(session, write, args.rpcWire ?? "full");
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
   } else attachTextOutput(session, streamLive, answerOut);

@@ -25,14 +25,18 @@ const IMMEDIATE = new Set<string>([
   "abort_bash",
   "steer",
   "follow_up",
+  "clear_queue",
   "get_state",
   "get_messages",
   "get_session_stats",
   "get_last_assistant_text",
   "get_fork_messages",
   "get_branch_messages",
+  "get_entries",
+  "get_tree",
   "get_commands",
   "get_available_models",
+  "get_available_thinking_levels",
   "set_steering_mode",
   "set_follow_up_mode",
   "set_interrupt_mode",
@@ -104,11 +108,14 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
-  const unsubscribeGuard = session.subscribe(() => {
+  const wireForm = args.rpcWire ?? (lean ? "lean" : "full");
+  const writeEvent = createEventWriter(write, wireForm);
+  // One listener guards stdout at the first event and writes every event: with a second,
+  // asynchronous listener in front, two events emitted back to back could go out swapped.
+  session.subscribe((event) => {
     guardProcessStdout();
-    unsubscribeGuard();
+    writeEvent(event);
   });
-  session.subscribe(createEventWriter(write, lean));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
   const shutdownIfAsked = async () => {
