@@ -5,13 +5,14 @@
  * tool must not print the key: a prompt-injected command would send it anywhere.
  *
  * What counts as such a credential (decided here, documented in docs/security.md):
- *  - the key and token variables of LLM providers (xcsh's and those pi's users carry:
- *    ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …, AWS_BEARER_TOKEN_BEDROCK,
- *    COPILOT_GITHUB_TOKEN), and any `<PROVIDER>_…KEY/TOKEN/SECRET` of those providers;
+ *  - the key variables of the providers xcsh knows (its catalog: ANTHROPIC_API_KEY,
+ *    OPENAI_API_KEY, GEMINI_API_KEY, HF_TOKEN, …) and those pi's users carry
+ *    (AWS_BEARER_TOKEN_BEDROCK, COPILOT_GITHUB_TOKEN, …), and any
+ *    `<PROVIDER>_…KEY/TOKEN/SECRET` of an LLM provider;
  *  - variables a models.json `apiKey` or header names (`"$CORP_LLM_KEY"`), once known.
  * Not removed: the user's general-purpose credentials that the commands they ask for
  * rely on — GITHUB_TOKEN / GH_TOKEN (git, gh), AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
- * AWS_SESSION_TOKEN (aws, terraform), HF_TOKEN, SSH_AUTH_SOCK. xcsh talks to none of
+ * AWS_SESSION_TOKEN (aws, terraform), SSH_AUTH_SOCK. xcsh talks to none of
  * those services; `shellEnv.exclude` or `inherit: "core"` hides them too.
  *
  * settings.json `shellEnv` changes this: `inherit` "all" (default: everything but the
@@ -21,6 +22,7 @@
  * xcsh's own markers (AI_AGENT, …) are always kept; the session variables are added by
  * the bash tool afterwards (src/tools/session-environment.ts).
  */
+import { CATALOG_PROVIDERS } from "../ai/catalog/providers.ts";
 
 export interface ShellEnvPolicy {
   inherit: "all" | "core" | "none";
@@ -34,8 +36,13 @@ export interface ShellEnvPolicy {
 
 export const DEFAULT_SHELL_ENV: Readonly<ShellEnvPolicy> = Object.freeze({ inherit: "all", passthrough: [], exclude: [], set: {} });
 
-/** Exact names of provider credentials (the models xcsh and pi reach, and the services in between). */
+/**
+ * Exact names of provider credentials: every key variable of the built-in catalog's providers
+ * (ai/catalog/providers.ts, already loaded at start-up), and the tokens of providers and
+ * gateways pi's users carry that the catalog has no entry for.
+ */
 const PROVIDER_CREDENTIALS = new Set([
+  ...CATALOG_PROVIDERS.flatMap((provider) => provider.envKeys),
   "ANTHROPIC_API_KEY",
   "ANTHROPIC_AUTH_TOKEN",
   "ANTHROPIC_OAUTH_TOKEN",

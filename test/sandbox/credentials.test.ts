@@ -17,6 +17,7 @@ const SECRETS = {
   GROQ_API_KEY: "groq-secret",
   OPENROUTER_API_KEY: "or-secret",
   AWS_BEARER_TOKEN_BEDROCK: "bedrock-secret",
+  HF_TOKEN: "hf-secret",
   CORP_LLM_KEY: "corp-secret",
 };
 /** What the user's own tools rely on: kept. */

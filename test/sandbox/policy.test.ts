@@ -13,11 +13,11 @@ import { resolveCommandPolicy } from "../../src/sandbox/policy.ts";
 import { seatbeltProfile } from "../../src/sandbox/seatbelt.ts";
 
 describe("what counts as a provider credential", () => {
-  test("provider keys and tokens do; the user's tool credentials and provider settings that are not secret do not", () => {
-    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "COPILOT_GITHUB_TOKEN", "OPENROUTER_SECRET"]) {
+  test("provider keys and tokens do (every key variable of the catalog's providers among them); the user's tool credentials and provider settings that are not secret do not", () => {
+    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "COPILOT_GITHUB_TOKEN", "OPENROUTER_SECRET", "HF_TOKEN", "XIAOMI_TOKEN_PLAN_SGP_API_KEY"]) {
       expect([name, isProviderCredential(name)]).toEqual([name, true]);
     }
-    for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "HF_TOKEN", "STRIPE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_MONKEY", "METADATA_TOKEN", "PATH"]) {
+    for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "STRIPE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_MONKEY", "METADATA_TOKEN", "PATH"]) {
       expect([name, isProviderCredential(name)]).toEqual([name, false]);
     }
   });
