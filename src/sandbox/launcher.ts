@@ -6,7 +6,7 @@
  * install — a command never runs unsandboxed because the sandbox could not start.
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, isAbsolute, relative } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
 import { commandPolicy } from "./active-policy.ts";
 import { sandboxLayout, type SandboxLayout } from "./layout.ts";
@@ -63,13 +63,19 @@ export function assertSandboxAvailable(policy: SandboxPolicy): void {
 /**
  * bubblewrap can only keep read-only what exists: a project without `.xcsh/` could be given
  * one (settings, extensions) that runs unsandboxed at the next start. So an empty `.xcsh/`
- * (and `.git/hooks/` in a repository without one) is made first — git does not track empty
- * folders, and an empty `.xcsh/` asks for nothing. Seatbelt denies by path and needs none.
+ * (and `.git/hooks/` in a repository without one) is made first in the writable folder the
+ * command runs in — git does not track empty folders, and an empty `.xcsh/` asks for
+ * nothing. Other writable folders (caches) get none. Seatbelt denies by path and needs none.
  */
 function createMissingProtectedFolders(layout: SandboxLayout): void {
   for (const path of layout.protectedPaths) {
-    const folder = basename(path) === ".xcsh" || (basename(path) === "hooks" && basename(dirname(path)) === ".git" && isDirectory(dirname(path)));
-    if (!folder || existsSync(path)) continue;
+    const isXcsh = basename(path) === ".xcsh";
+    const isHooks = basename(path) === "hooks" && basename(dirname(path)) === ".git";
+    if (!isXcsh && !isHooks) continue;
+    const root = isXcsh ? dirname(path) : dirname(dirname(path));
+    const rel = relative(root, layout.cwd);
+    if (rel.startsWith("..") || isAbsolute(rel) || existsSync(path)) continue;
+    if (isHooks && !isDirectory(dirname(path))) continue;
     try {
       mkdirSync(path);
     } catch {

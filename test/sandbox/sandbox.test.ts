@@ -200,6 +200,8 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write", () => {
     expect(network!.text).toBe("connected");
     expect(write!.text).toBe("wrote");
     expect(readFileSync(join(outside, "allowed.txt"), "utf8")).toBe("fine\n");
+    // A writable folder the command does not run in is not given an .xcsh/ of its own.
+    expect(existsSync(join(outside, ".xcsh"))).toBe(false);
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 });
