@@ -101,6 +101,8 @@ export interface RunOptions {
   noContextFiles: boolean;
   /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
   exportSession?: string;
+  /** --sandbox off|read-only|workspace-write: where commands may write and whether they reach the network (docs/security.md). */
+  sandbox?: string;
 }
 
 export type OutputFormat = "text" | "json";
