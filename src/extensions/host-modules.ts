@@ -28,6 +28,20 @@ const PI_TUI_NAMES = ["@earendil-works/pi-tui", "@mariozechner/pi-tui"];
 const PI_AGENT_CORE_NAMES = ["@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"];
 
 /**
+ * The packages served from inside the binary. Extension module resolution
+ * (resolve/) leaves any specifier naming one, subpaths included, to these
+ * registrations, so that no dependency ever gets a second copy from disk.
+ */
+export const HOST_PACKAGES: ReadonlySet<string> = new Set([
+  ...CODING_AGENT_NAMES,
+  ...PI_AI_NAMES,
+  ...PI_TUI_NAMES,
+  ...PI_AGENT_CORE_NAMES,
+  "typebox",
+  "@sinclair/typebox",
+]);
+
+/**
  * pi-coding-agent's runtime names xcsh deliberately lacks (unsupported-names.ts, with
  * the reasons): served as functions that throw "not supported by xcsh" when called,
  * so an extension merely importing one still loads.

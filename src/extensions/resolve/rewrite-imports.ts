@@ -1,0 +1,71 @@
+/**
+ * Rewrites the import specifiers of one ES module so that the loader of the
+ * compiled binary, which cannot resolve packages itself, never has to:
+ * `import … from "pkg"`, `export … from "./x"` and `import("literal")` each
+ * become the URL the caller chooses (an absolute path). es-module-lexer finds
+ * the specifiers, so text in strings and comments is never touched, and only the
+ * specifiers change: line numbers in stack traces stay the file's own.
+ *
+ * A file whose every import names a module that is not on disk (xcsh's host
+ * modules, builtins) is returned as it is without loading the lexer — the
+ * common case for small extensions, and what keeps their load cost flat.
+ */
+import type { Import } from "es-module-lexer";
+import { lex, type Lexed } from "./module-source.ts";
+
+/**
+ * Every string that follows `from` or `import` (with an optional `(`): a
+ * superset of the module specifiers, good enough to tell when lexing is needed.
+ */
+const SPECIFIER_CANDIDATES = /\b(?:from|import)\s*\(?\s*(["'`])([^"'`\r\n]*)\1/g;
+
+export interface RewriteOptions {
+  /** The URL to import instead of `specifier`, or undefined to leave it. */
+  targetUrl(specifier: string): string | undefined;
+  /** True for specifiers that never resolve on disk (host modules, builtins): no reason to lex for them. */
+  staysAsWritten(specifier: string): boolean;
+}
+
+function mayNeedRewriting(text: string, options: RewriteOptions): boolean {
+  for (const match of text.matchAll(SPECIFIER_CANDIDATES)) {
+    if (!options.staysAsWritten(match[2]!)) return true;
+  }
+  return false;
+}
+
+/** A specifier that is a runtime edge with a literal value; type-only imports vanish at transpile time. */
+function literalSpecifier(record: Import): string | undefined {
+  if (record.type === "import-meta") return undefined;
+  if (record.type === "dynamic") {
+    return record.glob || record.probablyTypeOnly || record.phase !== null ? undefined : record.specifier;
+  }
+  return record.typeOnly || record.phase === "source" ? undefined : record.specifier;
+}
+
+/** The span to replace: a static import's positions exclude the quotes, a dynamic import's include them. */
+function literalSpan(record: Import): [start: number, end: number] {
+  return record.type === "dynamic" ? [record.start, record.end] : [record.start - 1, record.end + 1];
+}
+
+/** `text` with its specifiers rewritten; `lexed` is the same text already lexed, when it was. */
+export function rewriteImports(text: string, options: RewriteOptions, lexed?: Lexed): string {
+  if (!mayNeedRewriting(text, options)) return text;
+  const { imports } = lexed ?? lex(text);
+  if (!imports) return text;
+  const replacements: { start: number; end: number; url: string }[] = [];
+  for (const record of imports) {
+    const specifier = literalSpecifier(record);
+    if (specifier === undefined) continue;
+    const url = options.targetUrl(specifier);
+    if (url === undefined) continue;
+    const [start, end] = literalSpan(record);
+    replacements.push({ start, end, url });
+  }
+  let rewritten = "";
+  let position = 0;
+  for (const { start, end, url } of replacements.sort((a, b) => a.start - b.start)) {
+    rewritten += text.slice(position, start) + JSON.stringify(url);
+    position = end;
+  }
+  return rewritten + text.slice(position);
+}
