@@ -174,6 +174,8 @@ export default function (pi) {
         ownDep: ownDep.where, ownScoped, local,
         cjsChain: require("cjs-chain"), cjsCondUser: require("cjs-cond-user"),
         lazy: lazy.where,
+        requireResolve: require.resolve("esm-main").split("node_modules/")[1],
+        metaResolve: import.meta.resolve("esm-main").split("node_modules/")[1],
       }));
     },
   });
@@ -209,6 +211,8 @@ export const EXPECTED_REPORT = {
   cjsChain: "cjs-chain/chain.js with cjs-leaf/leaf.js and 3",
   cjsCondUser: "cjs-cond-user/use.js with cond/require.cjs and cond/features/alpha.js",
   lazy: "lazy-dep/lazy.mjs",
+  requireResolve: "esm-main/dist/main.js",
+  metaResolve: "esm-main/dist/main.js",
 };
 
 /**

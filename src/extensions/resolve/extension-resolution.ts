@@ -81,6 +81,7 @@ function loadMarked(markedPath: string): { contents: string; loader: ReturnType<
         const target = resolveModule(specifier, file, "import", resolverOptions!);
         return target === undefined ? undefined : urlOf(target);
       },
+      targetPath: (specifier) => resolveModule(specifier, file, "import", resolverOptions!),
       staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!),
     },
     lexed,
@@ -98,8 +99,10 @@ function patchRequireResolution(): void {
     // `require.resolve(x, { paths })` searches other folders: Bun's to answer.
     if (typeof request === "string" && typeof from === "string" && options?.paths === undefined && isExtensionFile(from)) {
       const target = resolveModule(request, unmarked(from), "require", resolverOptions!);
-      // An ES module required from CommonJS still needs its own imports rewritten.
-      if (target !== undefined) return urlOf(target);
+      if (target === undefined) return original.call(this, request, parent, isMain, options);
+      // A require() (Bun passes no options) of an ES module loads it marked, so that its own imports
+      // are rewritten; require.resolve() (options `{}`) answers the plain path, which callers read.
+      return options === undefined ? urlOf(target) : target;
     }
     return original.call(this, request, parent, isMain, options);
   };

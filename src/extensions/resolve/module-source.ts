@@ -3,13 +3,14 @@
  * es-module-lexer finds in it (every import's specifier and position), and
  * whether Bun will run them as ES modules or as CommonJS.
  *
- * The lexer is es-module-lexer's asm.js build, loaded the first time a file
+ * The lexer (es-module-lexer's Wasm build) is loaded the first time a file
  * needs lexing — never at start-up, and not for extensions that import only
- * xcsh's own modules. Not its Wasm build: that one must be compiled
- * asynchronously, and a module that `require()` loads must load synchronously
- * (Bun refuses to require a module whose onLoad returned a promise); the asm.js
- * build also costs less in all (~5 ms against ~14 ms to load and lex a first
- * extension, measured in the compiled binary). A file read to learn its format
+ * xcsh's own modules. It is used without `init()`: its `parse` then compiles
+ * the Wasm synchronously, as it must, since a module that `require()` loads has
+ * to load without waiting (Bun refuses one whose onLoad returned a promise).
+ * Wasm, not the asm.js build: published extensions pull in megabytes of
+ * dependencies, which the asm.js build lexed 3–4 times slower (measured on
+ * pi-mcp-adapter, pi-subagents, pi-mermaid). A file read to learn its format
  * is kept until its own load asks for it, so no file is read or lexed twice.
  */
 import { readFileSync } from "node:fs";
@@ -29,12 +30,12 @@ export interface SourceFile {
   lexed?: Lexed;
 }
 
-type Lexer = typeof import("es-module-lexer/js");
+type Lexer = typeof import("es-module-lexer");
 let lexer: Lexer | undefined;
 
 export function lex(text: string): Lexed {
   if (!lexer) {
-    lexer = require("es-module-lexer/js") as Lexer;
+    lexer = require("es-module-lexer") as Lexer;
     traceModuleLoad("es-module-lexer");
   }
   try {
@@ -96,14 +97,16 @@ function formatByName(path: string): FormatByName {
  * ES module whatever else it holds, and needs no lexing to say so.
  */
 const COMMONJS_HINTS = /\bmodule\.exports\b|\bexports\s*[.[]|\brequire\s*\(/;
+/** Without either word there is no module syntax: CommonJS, no lexing needed either. */
+const MODULE_KEYWORDS = /\b(?:import|export)\b/;
 
-/** Whether Bun runs the file as an ES module (lexing it only when its text may be CommonJS). */
+/** Whether Bun runs the file as an ES module (lexing it only when a glance at its text cannot tell). */
 export function isEsModule(path: string): boolean {
   const byName = formatByName(path);
   if (byName !== "ambiguous") return byName === "esm";
   const source = readSource(path);
   if (!COMMONJS_HINTS.test(source.text)) return true;
-  source.lexed ??= lex(source.text);
+  source.lexed ??= MODULE_KEYWORDS.test(source.text) ? lex(source.text) : { imports: [], hasModuleSyntax: false };
   // Only ES modules come back through onLoad to take their text; Bun reads CommonJS itself.
   if (!source.lexed.hasModuleSyntax) sources.delete(path);
   return source.lexed.hasModuleSyntax;

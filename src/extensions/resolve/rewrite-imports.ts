@@ -4,7 +4,8 @@
  * `import … from "pkg"`, `export … from "./x"` and `import("literal")` each
  * become the URL the caller chooses (an absolute path). es-module-lexer finds
  * the specifiers, so text in strings and comments is never touched, and only the
- * specifiers change: line numbers in stack traces stay the file's own.
+ * specifiers change: line numbers in stack traces stay the file's own. The
+ * literal of `import.meta.resolve("…")` is rewritten to the plain path too.
  *
  * A file whose every import names a module that is not on disk (xcsh's host
  * modules, builtins) is returned as it is without loading the lexer — the
@@ -14,14 +15,16 @@ import type { Import } from "es-module-lexer";
 import { lex, type Lexed } from "./module-source.ts";
 
 /**
- * Every string that follows `from` or `import` (with an optional `(`): a
- * superset of the module specifiers, good enough to tell when lexing is needed.
+ * Every string that follows `from`, `import` or `resolve` (with an optional
+ * `(`): a superset of the specifiers, good enough to tell when lexing is needed.
  */
-const SPECIFIER_CANDIDATES = /\b(?:from|import)\s*\(?\s*(["'`])([^"'`\r\n]*)\1/g;
+const SPECIFIER_CANDIDATES = /\b(?:from|import|resolve)\s*\(?\s*(["'`])([^"'`\r\n]*)\1/g;
 
 export interface RewriteOptions {
   /** The URL to import instead of `specifier`, or undefined to leave it. */
   targetUrl(specifier: string): string | undefined;
+  /** The path `import.meta.resolve(specifier)` should answer, or undefined to leave it. */
+  targetPath(specifier: string): string | undefined;
   /** True for specifiers that never resolve on disk (host modules, builtins): no reason to lex for them. */
   staysAsWritten(specifier: string): boolean;
 }
@@ -31,6 +34,16 @@ function mayNeedRewriting(text: string, options: RewriteOptions): boolean {
     if (!options.staysAsWritten(match[2]!)) return true;
   }
   return false;
+}
+
+/** `import.meta` followed by `.resolve("literal")`: the literal's span, quotes included. */
+const META_RESOLVE = /^\s*\.\s*resolve\s*\(\s*(["'])([^"'\\\r\n]+)\1/;
+
+function metaResolveCall(text: string, record: Import): { specifier: string; start: number; end: number } | undefined {
+  const match = META_RESOLVE.exec(text.slice(record.end, record.end + 512));
+  if (!match) return undefined;
+  const end = record.end + match[0].length;
+  return { specifier: match[2]!, start: end - match[2]!.length - 2, end };
 }
 
 /** A specifier that is a runtime edge with a literal value; type-only imports vanish at transpile time. */
@@ -54,6 +67,12 @@ export function rewriteImports(text: string, options: RewriteOptions, lexed?: Le
   if (!imports) return text;
   const replacements: { start: number; end: number; url: string }[] = [];
   for (const record of imports) {
+    if (record.type === "import-meta") {
+      const call = metaResolveCall(text, record);
+      const path = call && options.targetPath(call.specifier);
+      if (call && path !== undefined) replacements.push({ start: call.start, end: call.end, url: path });
+      continue;
+    }
     const specifier = literalSpecifier(record);
     if (specifier === undefined) continue;
     const url = options.targetUrl(specifier);
