@@ -5,7 +5,7 @@
  * the package that needs a different version. Every package's code says which
  * of its files ran, so a test sees which file resolution picked.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 type Files = Record<string, string | object>;
@@ -123,6 +123,18 @@ const HOISTED: Record<string, Files> = {
   "lazy-dep": pkg("lazy-dep", { exports: { import: "./lazy.mjs" } }, { "lazy.mjs": `export const where = "lazy-dep/lazy.mjs";` }),
 };
 
+/**
+ * pnpm's layout: each package's real folder under node_modules/.pnpm, its
+ * dependencies linked beside it there, and a link to it at the top.
+ */
+function writeLinkedPackages(nodeModules: string): void {
+  const store = join(nodeModules, ".pnpm");
+  writeTree(join(store, "linked@1.0.0/node_modules/linked"), pkg("linked", { main: "lib.js", type: "module" }, { "lib.js": `import { where as dep } from "linked-dep";\nexport const where = "linked/lib.js with " + dep;` }));
+  writeTree(join(store, "linked-dep@1.0.0/node_modules/linked-dep"), pkg("linked-dep", { main: "dep.js" }, { "dep.js": `exports.where = "linked-dep/dep.js";` }));
+  symlinkSync("../../linked-dep@1.0.0/node_modules/linked-dep", join(store, "linked@1.0.0/node_modules/linked-dep"), "dir");
+  symlinkSync(".pnpm/linked@1.0.0/node_modules/linked", join(nodeModules, "linked"), "dir");
+}
+
 /** Packages in the extension's own node_modules. */
 const OWN: Record<string, Files> = {
   "own-dep": pkg("own-dep", { main: "main.js" }, { "main.js": `module.exports = { where: "own-dep/main.js" };` }),
@@ -154,6 +166,7 @@ import { where as tsDep } from "ts-dep";
 import { esmText, cjsText } from "tui-user";
 import ownDep from "own-dep";
 import { where as ownScoped } from "@scope/own-scoped";
+import { where as linked } from "linked";
 import { local } from "./lib/local.js";
 import { createRequire } from "node:module";
 
@@ -171,7 +184,7 @@ export default function (pi) {
         dirMain: dirMain.where, aWithB, bVersion, cWithB: cWithB.where, json: data.where,
         selfRef, internal, tsDep,
         tuiFromEsmDependency: esmText === Text, tuiFromCjsDependency: cjsText === Text,
-        ownDep: ownDep.where, ownScoped, local,
+        ownDep: ownDep.where, ownScoped, local, linked,
         cjsChain: require("cjs-chain"), cjsCondUser: require("cjs-cond-user"),
         lazy: lazy.where,
         requireResolve: require.resolve("esm-main").split("node_modules/")[1],
@@ -208,6 +221,7 @@ export const EXPECTED_REPORT = {
   ownDep: "own-dep/main.js",
   ownScoped: "@scope/own-scoped/scoped.js",
   local: "lib/local.ts with own-dep/main.js",
+  linked: "linked/lib.js with linked-dep/dep.js",
   cjsChain: "cjs-chain/chain.js with cjs-leaf/leaf.js and 3",
   cjsCondUser: "cjs-cond-user/use.js with cond/require.cjs and cond/features/alpha.js",
   lazy: "lazy-dep/lazy.mjs",
@@ -221,6 +235,7 @@ export const EXPECTED_REPORT = {
  */
 export function writeDependencyCorpus(root: string): string {
   for (const [name, files] of Object.entries(HOISTED)) writeTree(join(root, "node_modules", name), files);
+  writeLinkedPackages(join(root, "node_modules"));
   const extension = join(root, "extensions", "deps");
   for (const [name, files] of Object.entries(OWN)) writeTree(join(extension, "node_modules", name), files);
   writeTree(extension, {

@@ -45,9 +45,10 @@ function isExtensionFile(path: string): boolean {
   return !path.startsWith(OWN_ROOT + sep) && !path.startsWith(OWN_ROOT + "/");
 }
 
+/** The file's path: the mark (only the mark: a folder may have `?` in its name) removed. */
 function unmarked(path: string): string {
-  const query = path.indexOf("?");
-  return query === -1 ? path : path.slice(0, query);
+  const mark = MARKED_PATH.exec(path);
+  return mark ? path.slice(0, mark.index) : path;
 }
 
 /** Error messages name files as the user wrote them, without the mark. */

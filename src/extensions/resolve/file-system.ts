@@ -6,7 +6,7 @@
  * — the loader clears them before each batch of extensions, so an `npm install`
  * between two reloads is seen.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 export type PathKind = "file" | "directory" | "missing";
@@ -23,17 +23,41 @@ export interface PackageJson {
 }
 
 const kinds = new Map<string, PathKind>();
+const realPaths = new Map<string, string>();
 const packages = new Map<string, PackageJson | null>();
 const scopes = new Map<string, string | null>();
 
 export function pathKind(path: string): PathKind {
   let kind = kinds.get(path);
   if (kind === undefined) {
-    const stats = statSync(path, { throwIfNoEntry: false });
+    let stats: ReturnType<typeof statSync>;
+    try {
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      stats = undefined; // unreadable, or not a path at all (a NUL in a specifier): nothing there to load
+    }
     kind = stats === undefined ? "missing" : stats.isDirectory() ? "directory" : "file";
     kinds.set(path, kind);
   }
   return kind;
+}
+
+/**
+ * The path with every symlink followed, as Node resolves: pnpm (and bun's
+ * isolated installs) link each package into place, and its own dependencies
+ * sit beside its real folder, not beside the link.
+ */
+export function realPath(path: string): string {
+  let real = realPaths.get(path);
+  if (real === undefined) {
+    try {
+      real = realpathSync(path);
+    } catch {
+      real = path;
+    }
+    realPaths.set(path, real);
+  }
+  return real;
 }
 
 export const isFile = (path: string): boolean => pathKind(path) === "file";
@@ -83,6 +107,7 @@ export function packageScopeOf(directory: string): string | null {
 
 export function forgetFileSystem(): void {
   kinds.clear();
+  realPaths.clear();
   packages.clear();
   scopes.clear();
 }

@@ -16,7 +16,7 @@
 import { basename, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { isBuiltin } from "node:module";
 import { exports as exportsTargets, imports as importsTargets } from "resolve.exports";
-import { isDirectory, isFile, packageScopeOf, readPackageJson, type PackageJson } from "./file-system.ts";
+import { isDirectory, isFile, packageScopeOf, readPackageJson, realPath, type PackageJson } from "./file-system.ts";
 
 export type ResolutionKind = "import" | "require";
 
@@ -70,11 +70,14 @@ export function isLeftToBun(specifier: string, options: ResolverOptions): boolea
  */
 export function resolveModule(specifier: string, fromFile: string, kind: ResolutionKind, options: ResolverOptions): string | undefined {
   if (isLeftToBun(specifier, options)) return undefined;
-  const fromDirectory = dirname(fromFile);
+  // Both ends are real paths: a linked package finds its dependencies beside its real folder,
+  // and a file reached through two links is one module.
+  const fromDirectory = realPath(dirname(fromFile));
   const key = `${kind}\0${fromDirectory}\0${specifier}`;
   let found = resolutions.get(key);
   if (found === undefined) {
-    found = resolveUncached(specifier, fromDirectory, kind, options) ?? null;
+    const target = resolveUncached(specifier, fromDirectory, kind, options);
+    found = target === undefined ? null : realPath(target);
     resolutions.set(key, found);
   }
   return found ?? undefined;
@@ -181,9 +184,9 @@ function resolvePackageImport(specifier: string, fromDirectory: string, kind: Re
     return undefined;
   }
   for (const target of targets ?? []) {
-    const found = target.startsWith("./")
-      ? loadAsFile(join(scope, target))
-      : resolveModule(target, join(scope, "package.json"), kind, options);
+    // A target is a file of the package or another package's name; `#x` mapped to `#y` would be a loop.
+    if (target.startsWith("#")) continue;
+    const found = target.startsWith("./") ? loadAsFile(join(scope, target)) : resolveModule(target, join(scope, "package.json"), kind, options);
     if (found) return found;
   }
   return undefined;
