@@ -177,6 +177,9 @@ export default function (pi) {
     description: "what every dependency said",
     handler: async (_args, ctx) => {
       const lazy = await import("lazy-dep");
+      const computedPackage = await import(["lazy", "dep"].join("-"));
+      const localFile = "./lib/computed.ts";
+      const computedFile = await import(localFile);
       ctx.ui.notify(JSON.stringify({
         esmMain, cjsMain: cjsDefault.where, cjsNamed,
         condImport, condRequire: require("cond").where, condSub, condBun, alpha: alpha.where, condName: condManifest.name,
@@ -186,7 +189,7 @@ export default function (pi) {
         tuiFromEsmDependency: esmText === Text, tuiFromCjsDependency: cjsText === Text,
         ownDep: ownDep.where, ownScoped, local, linked,
         cjsChain: require("cjs-chain"), cjsCondUser: require("cjs-cond-user"),
-        lazy: lazy.where,
+        lazy: lazy.where, computedPackage: computedPackage.where, computedFile: computedFile.where,
         requireResolve: require.resolve("esm-main").split("node_modules/")[1],
         metaResolve: import.meta.resolve("esm-main").split("node_modules/")[1],
       }));
@@ -225,6 +228,8 @@ export const EXPECTED_REPORT = {
   cjsChain: "cjs-chain/chain.js with cjs-leaf/leaf.js and 3",
   cjsCondUser: "cjs-cond-user/use.js with cond/require.cjs and cond/features/alpha.js",
   lazy: "lazy-dep/lazy.mjs",
+  computedPackage: "lazy-dep/lazy.mjs",
+  computedFile: "lib/computed.ts with own-dep/main.js",
   requireResolve: "esm-main/dist/main.js",
   metaResolve: "esm-main/dist/main.js",
 };
@@ -242,6 +247,7 @@ export function writeDependencyCorpus(root: string): string {
     "package.json": { name: "deps-extension", version: "1.0.0", type: "module", dependencies: { "own-dep": "1" } },
     "index.ts": EXTENSION,
     "lib/local.ts": `import ownDep from "own-dep";\nexport const local = "lib/local.ts with " + ownDep.where;`,
+    "lib/computed.ts": `import ownDep from "own-dep";\nexport const where = "lib/computed.ts with " + ownDep.where;`,
   });
   return join(extension, "index.ts");
 }

@@ -71,6 +71,19 @@ function urlOf(target: string): string {
   return isEsModule(target) ? target + MARK : target;
 }
 
+/**
+ * What `import(name)` imports, `name` known only when it runs: rewritten files
+ * call this through a global (they cannot import it: this module is inside the
+ * binary). What is not found here is left for Bun, as written.
+ */
+const COMPUTED_IMPORT_KEY = "xcsh.extensionImportUrl";
+
+function computedImportUrl(specifier: unknown, fromFile: string): unknown {
+  if (typeof specifier !== "string") return specifier;
+  const target = resolveModule(specifier, fromFile, "import", resolverOptions!);
+  return target === undefined ? specifier : urlOf(target);
+}
+
 /** Synchronous: a module `require()` loads must not wait (Bun refuses a promise there). */
 function loadMarked(markedPath: string): { contents: string; loader: ReturnType<typeof loaderOf> } {
   const file = unmarked(markedPath);
@@ -83,6 +96,7 @@ function loadMarked(markedPath: string): { contents: string; loader: ReturnType<
         return target === undefined ? undefined : urlOf(target);
       },
       targetPath: (specifier) => resolveModule(specifier, file, "import", resolverOptions!),
+      computedTarget: (expression) => `globalThis[Symbol.for(${JSON.stringify(COMPUTED_IMPORT_KEY)})](${expression}, ${JSON.stringify(file)})`,
       staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!),
     },
     lexed,
@@ -120,6 +134,7 @@ export function installExtensionResolution(options: ResolverOptions): void {
     },
   });
   patchRequireResolution();
+  (globalThis as Record<symbol, unknown>)[Symbol.for(COMPUTED_IMPORT_KEY)] = computedImportUrl;
 }
 
 /** What the loader imports for an extension's entry file: marked when it is an ES module. */

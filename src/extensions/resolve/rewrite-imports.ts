@@ -5,7 +5,9 @@
  * become the URL the caller chooses (an absolute path). es-module-lexer finds
  * the specifiers, so text in strings and comments is never touched, and only the
  * specifiers change: line numbers in stack traces stay the file's own. The
- * literal of `import.meta.resolve("…")` is rewritten to the plain path too.
+ * literal of `import.meta.resolve("…")` is rewritten to the plain path too, and
+ * a specifier computed at run time (`import(name)`) is wrapped in a call that
+ * resolves its value when the import runs.
  *
  * A file whose every import names a module that is not on disk (xcsh's host
  * modules, builtins) is returned as it is without loading the lexer — the
@@ -25,11 +27,17 @@ export interface RewriteOptions {
   targetUrl(specifier: string): string | undefined;
   /** The path `import.meta.resolve(specifier)` should answer, or undefined to leave it. */
   targetPath(specifier: string): string | undefined;
+  /** Code that computes, when it runs, the URL to import for the value of `expression` (`import(name)`). */
+  computedTarget(expression: string): string;
   /** True for specifiers that never resolve on disk (host modules, builtins): no reason to lex for them. */
   staysAsWritten(specifier: string): boolean;
 }
 
+/** `import(` followed by anything but a quote: a specifier computed at run time. */
+const COMPUTED_IMPORT = /\bimport\s*\(\s*[^\s"'`)]/;
+
 function mayNeedRewriting(text: string, options: RewriteOptions): boolean {
+  if (COMPUTED_IMPORT.test(text)) return true;
   for (const match of text.matchAll(SPECIFIER_CANDIDATES)) {
     if (!options.staysAsWritten(match[2]!)) return true;
   }
@@ -55,6 +63,11 @@ function literalSpecifier(record: Import): string | undefined {
   return record.typeOnly || record.phase === "source" ? undefined : record.specifier;
 }
 
+/** An `import(expression)` whose value is known only when it runs (a template with `${…}` included). */
+function isComputedImport(record: Import): boolean {
+  return record.type === "dynamic" && (record.specifier === undefined || record.glob) && !record.probablyTypeOnly && record.phase === null && record.end > record.start;
+}
+
 /** The span to replace: a static import's positions exclude the quotes, a dynamic import's include them. */
 function literalSpan(record: Import): [start: number, end: number] {
   return record.type === "dynamic" ? [record.start, record.end] : [record.start - 1, record.end + 1];
@@ -65,12 +78,16 @@ export function rewriteImports(text: string, options: RewriteOptions, lexed?: Le
   if (!mayNeedRewriting(text, options)) return text;
   const { imports } = lexed ?? lex(text);
   if (!imports) return text;
-  const replacements: { start: number; end: number; url: string }[] = [];
+  const replacements: { start: number; end: number; code: string }[] = [];
   for (const record of imports) {
     if (record.type === "import-meta") {
       const call = metaResolveCall(text, record);
       const path = call && options.targetPath(call.specifier);
-      if (call && path !== undefined) replacements.push({ start: call.start, end: call.end, url: path });
+      if (call && path !== undefined) replacements.push({ start: call.start, end: call.end, code: JSON.stringify(path) });
+      continue;
+    }
+    if (isComputedImport(record)) {
+      replacements.push({ start: record.start, end: record.end, code: options.computedTarget(text.slice(record.start, record.end)) });
       continue;
     }
     const specifier = literalSpecifier(record);
@@ -78,12 +95,12 @@ export function rewriteImports(text: string, options: RewriteOptions, lexed?: Le
     const url = options.targetUrl(specifier);
     if (url === undefined) continue;
     const [start, end] = literalSpan(record);
-    replacements.push({ start, end, url });
+    replacements.push({ start, end, code: JSON.stringify(url) });
   }
   let rewritten = "";
   let position = 0;
-  for (const { start, end, url } of replacements.sort((a, b) => a.start - b.start)) {
-    rewritten += text.slice(position, start) + JSON.stringify(url);
+  for (const { start, end, code } of replacements.sort((a, b) => a.start - b.start)) {
+    rewritten += text.slice(position, start) + code;
     position = end;
   }
   return rewritten + text.slice(position);
