@@ -174,6 +174,12 @@ function hostModules(api: HostModulesApi): Record<string, ModuleFactory> {
 }
 
 let registered = false;
+let servedSpecifiers: ReadonlySet<string> = new Set();
+
+/** True for a specifier registered here, e.g. `typebox/value`; not for other subpaths of HOST_PACKAGES. */
+export function isServedHostModule(specifier: string): boolean {
+  return servedSpecifiers.has(specifier);
+}
 
 /** Registers the virtual modules; later calls do nothing (the first API object stays). */
 export async function registerHostModules(api: HostModulesApi): Promise<void> {
@@ -181,6 +187,7 @@ export async function registerHostModules(api: HostModulesApi): Promise<void> {
   registered = true;
   await loadTypebox();
   const modules = hostModules(api);
+  servedSpecifiers = new Set(Object.keys(modules));
   plugin({
     name: "xcsh-host-modules",
     setup(build) {

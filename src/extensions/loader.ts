@@ -8,7 +8,7 @@
  */
 import type { ExtensionSource } from "./discovery.ts";
 import { createExtensionAPI, type ExtensionRuntime } from "./extension-api.ts";
-import { HOST_PACKAGES } from "./host-modules.ts";
+import { HOST_PACKAGES, isServedHostModule } from "./host-modules.ts";
 import { extensionEntryUrl, forgetResolutionState, installExtensionResolution, withoutResolutionMark } from "./resolve/extension-resolution.ts";
 import { emptyExtension, type LoadedExtension } from "./runner.ts";
 import type { ExtensionFactory, SourceInfo } from "./types.ts";
@@ -56,7 +56,7 @@ export async function loadExtensions(
 ): Promise<{ loaded: LoadedExtension[]; failures: LoadFailure[] }> {
   const loaded: LoadedExtension[] = [];
   const failures: LoadFailure[] = [];
-  installExtensionResolution({ hostPackages: HOST_PACKAGES });
+  installExtensionResolution({ hostPackages: HOST_PACKAGES, servesHostModule: isServedHostModule });
   forgetResolutionState();
   for (const source of sources) {
     const extension = emptyExtension(source.path, sourceInfoOf(source));

@@ -77,6 +77,37 @@ module.exports = function (pi) {
   });
 });
 
+describe("xcsh's own packages", () => {
+  test("a module of a host package that xcsh does not serve is refused by name, never loaded from the copy on disk", async () => {
+    const root = join(fixture.home.home, "unserved");
+    const UNSERVED = "@earendil-works/pi-coding-agent/dist/theme.js";
+    writeFiles(root, {
+      // npm installs pi as a peer dependency: its files are on disk
+      "node_modules/@earendil-works/pi-coding-agent/package.json": JSON.stringify({ name: "@earendil-works/pi-coding-agent", version: "0.87.1", type: "module", main: "dist/index.js" }),
+      "node_modules/@earendil-works/pi-coding-agent/dist/theme.js": `export const internal = "the copy on disk";`,
+      "node_modules/cjs-dep/package.json": JSON.stringify({ name: "cjs-dep", main: "dep.js" }),
+      "node_modules/cjs-dep/dep.js": `module.exports = () => require("${UNSERVED}").internal;`,
+      "static.ts": `import { internal } from "${UNSERVED}";\nexport default function (pi) { pi.registerCommand("never", { handler: async () => internal }); }`,
+      "guarded.ts": `import viaRequire from "cjs-dep";
+export default function (pi) { pi.registerCommand("guarded", { handler: async (_a, ctx) => {
+  const outcomes = [];
+  try { outcomes.push((await import("${UNSERVED}")).internal); } catch (error) { outcomes.push(error.message); }
+  try { outcomes.push(viaRequire()); } catch (error) { outcomes.push(error.message); }
+  ctx.ui.notify(JSON.stringify(outcomes));
+} }); }`,
+    });
+    const rpc = fixture.start(withExtensions(join(root, "static.ts"), join(root, "guarded.ts")));
+    const outcomes: string[] = JSON.parse(await runCommand(rpc, "guarded"));
+    const [loadError] = rpc.ofType("extension_error");
+    for (const message of [loadError.error, ...outcomes]) {
+      expect(message).toContain(`Cannot load '${UNSERVED}': xcsh serves @earendil-works/pi-coding-agent from inside itself`);
+      expect(message).not.toContain("the copy on disk");
+    }
+    expect(loadError.extensionPath).toBe(join(root, "static.ts"));
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
 describe("when a dependency is missing or broken", () => {
   test("a missing package is a load error naming it and saying to install the dependencies; the other extension loads", async () => {
     const root = join(fixture.home.home, "missing");

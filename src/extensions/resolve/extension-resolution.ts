@@ -24,7 +24,7 @@ import { extname, resolve as resolvePath, sep } from "node:path";
 import { traceModuleLoad } from "../../ai/load-trace.ts";
 import { forgetFileSystem } from "./file-system.ts";
 import { forgetSources, isEsModule, takeSource } from "./module-source.ts";
-import { forgetResolutions, isLeftToBun, resolveModule, type ResolverOptions } from "./node-resolver.ts";
+import { forgetResolutions, isLeftToBun, isUnservedHostModule, resolveModule, splitPackageSpecifier, type ResolverOptions } from "./node-resolver.ts";
 import { rewriteImports } from "./rewrite-imports.ts";
 
 traceModuleLoad("extensions/resolve");
@@ -71,6 +71,45 @@ function urlOf(target: string): string {
   return isEsModule(target) ? target + MARK : target;
 }
 
+function unservedHostModuleError(specifier: string): Error {
+  const name = splitPackageSpecifier(specifier)![0];
+  return new Error(
+    `Cannot load '${specifier}': xcsh serves ${name} from inside itself, and not this module of it ` +
+      `(a copy on disk is never used, so that every extension shares xcsh's one instance; see "What an extension can import" in docs/extensions.md)`,
+  );
+}
+
+/**
+ * An import of an unserved host module becomes an import of a virtual module
+ * that fails with unservedHostModuleError when it loads: the importing file
+ * itself still loads, so a guarded `import()` can catch it.
+ */
+const refusals = new Set<string>();
+const REFUSAL_PREFIX = "xcsh-unserved:";
+
+function refusalSpecifier(specifier: string): string {
+  const refusal = REFUSAL_PREFIX + specifier;
+  if (!refusals.has(refusal)) {
+    refusals.add(refusal);
+    plugin({
+      name: refusal,
+      setup(build) {
+        build.module(refusal, () => {
+          throw unservedHostModuleError(specifier);
+        });
+      },
+    });
+  }
+  return refusal;
+}
+
+/** What an import of `specifier` from `file` becomes, or undefined to leave it as written. */
+function importUrl(specifier: string, file: string): string | undefined {
+  if (isUnservedHostModule(specifier, resolverOptions!)) return refusalSpecifier(specifier);
+  const target = resolveModule(specifier, file, "import", resolverOptions!);
+  return target === undefined ? undefined : urlOf(target);
+}
+
 /**
  * What `import(name)` imports, `name` known only when it runs: rewritten files
  * call this through a global (they cannot import it: this module is inside the
@@ -79,9 +118,7 @@ function urlOf(target: string): string {
 const COMPUTED_IMPORT_KEY = "xcsh.extensionImportUrl";
 
 function computedImportUrl(specifier: unknown, fromFile: string): unknown {
-  if (typeof specifier !== "string") return specifier;
-  const target = resolveModule(specifier, fromFile, "import", resolverOptions!);
-  return target === undefined ? specifier : urlOf(target);
+  return typeof specifier === "string" ? (importUrl(specifier, fromFile) ?? specifier) : specifier;
 }
 
 /** Synchronous: a module `require()` loads must not wait (Bun refuses a promise there). */
@@ -91,13 +128,10 @@ function loadMarked(markedPath: string): { contents: string; loader: ReturnType<
   const contents = rewriteImports(
     text,
     {
-      targetUrl: (specifier) => {
-        const target = resolveModule(specifier, file, "import", resolverOptions!);
-        return target === undefined ? undefined : urlOf(target);
-      },
+      targetUrl: (specifier) => importUrl(specifier, file),
       targetPath: (specifier) => resolveModule(specifier, file, "import", resolverOptions!),
       computedTarget: (expression) => `globalThis[Symbol.for(${JSON.stringify(COMPUTED_IMPORT_KEY)})](${expression}, ${JSON.stringify(file)})`,
-      staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!),
+      staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!) && !isUnservedHostModule(specifier, resolverOptions!),
     },
     lexed,
   );
@@ -113,6 +147,7 @@ function patchRequireResolution(): void {
     const from = parent?.filename;
     // `require.resolve(x, { paths })` searches other folders: Bun's to answer.
     if (typeof request === "string" && typeof from === "string" && options?.paths === undefined && isExtensionFile(from)) {
+      if (isUnservedHostModule(request, resolverOptions!)) throw unservedHostModuleError(request);
       const target = resolveModule(request, unmarked(from), "require", resolverOptions!);
       if (target === undefined) return original.call(this, request, parent, isMain, options);
       // A require() (Bun passes no options) of an ES module loads it marked, so that its own imports

@@ -23,6 +23,14 @@ export type ResolutionKind = "import" | "require";
 export interface ResolverOptions {
   /** The packages xcsh serves from inside itself: a specifier naming one (or its subpath) is never looked up on disk. */
   hostPackages: ReadonlySet<string>;
+  /** Whether xcsh serves this very specifier (`typebox/value` yes, `typebox/build/x.mjs` no). */
+  servesHostModule(specifier: string): boolean;
+}
+
+/** A subpath of a host package that xcsh does not serve: it exists only as a copy on disk, which is never used. */
+export function isUnservedHostModule(specifier: string, options: ResolverOptions): boolean {
+  const name = splitPackageSpecifier(specifier)?.[0];
+  return name !== undefined && options.hostPackages.has(name) && !options.servesHostModule(specifier);
 }
 
 /** Bun tries these, in this order, after a specifier without its extension. */
