@@ -15,8 +15,9 @@
  *
  * xcsh's host modules are registered by name (host-modules.ts) and are never
  * rewritten or looked up on disk, so a dependency that imports
- * `@earendil-works/pi-tui` gets xcsh's instance. Loaded with the extension
- * loader only: a run without extensions never loads any of this.
+ * `@earendil-works/pi-tui` gets xcsh's instance; their other modules are refused
+ * (unserved-host-modules.ts). Loaded with the extension loader only: a run
+ * without extensions never loads any of this.
  */
 import { plugin } from "bun";
 import Module from "node:module";
@@ -24,8 +25,9 @@ import { extname, resolve as resolvePath, sep } from "node:path";
 import { traceModuleLoad } from "../../ai/load-trace.ts";
 import { forgetFileSystem } from "./file-system.ts";
 import { forgetSources, isEsModule, takeSource } from "./module-source.ts";
-import { forgetResolutions, isLeftToBun, isUnservedHostModule, resolveModule, splitPackageSpecifier, type ResolverOptions } from "./node-resolver.ts";
+import { forgetResolutions, isLeftToBun, resolveModule, type ResolverOptions } from "./node-resolver.ts";
 import { rewriteImports } from "./rewrite-imports.ts";
+import { isUnservedHostModule, refusalSpecifier, unservedHostModuleError } from "./unserved-host-modules.ts";
 
 traceModuleLoad("extensions/resolve");
 
@@ -69,38 +71,6 @@ let resolverOptions: ResolverOptions | undefined;
 /** The resolved file, marked when it is an ES module so that its own imports are rewritten as it loads. */
 function urlOf(target: string): string {
   return isEsModule(target) ? target + MARK : target;
-}
-
-function unservedHostModuleError(specifier: string): Error {
-  const name = splitPackageSpecifier(specifier)![0];
-  return new Error(
-    `Cannot load '${specifier}': xcsh serves ${name} from inside itself, and not this module of it ` +
-      `(a copy on disk is never used, so that every extension shares xcsh's one instance; see "What an extension can import" in docs/extensions.md)`,
-  );
-}
-
-/**
- * An import of an unserved host module becomes an import of a virtual module
- * that fails with unservedHostModuleError when it loads: the importing file
- * itself still loads, so a guarded `import()` can catch it.
- */
-const refusals = new Set<string>();
-const REFUSAL_PREFIX = "xcsh-unserved:";
-
-function refusalSpecifier(specifier: string): string {
-  const refusal = REFUSAL_PREFIX + specifier;
-  if (!refusals.has(refusal)) {
-    refusals.add(refusal);
-    plugin({
-      name: refusal,
-      setup(build) {
-        build.module(refusal, () => {
-          throw unservedHostModuleError(specifier);
-        });
-      },
-    });
-  }
-  return refusal;
 }
 
 /** What an import of `specifier` from `file` becomes, or undefined to leave it as written. */

@@ -27,12 +27,6 @@ export interface ResolverOptions {
   servesHostModule(specifier: string): boolean;
 }
 
-/** A subpath of a host package that xcsh does not serve: it exists only as a copy on disk, which is never used. */
-export function isUnservedHostModule(specifier: string, options: ResolverOptions): boolean {
-  const name = splitPackageSpecifier(specifier)?.[0];
-  return name !== undefined && options.hostPackages.has(name) && !options.servesHostModule(specifier);
-}
-
 /** Bun tries these, in this order, after a specifier without its extension. */
 const GUESSED_EXTENSIONS = [".tsx", ".jsx", ".ts", ".mjs", ".js", ".cjs", ".mts", ".cts", ".json", ".node"];
 /** TypeScript sources are imported by their output's name: `./util.js` is util.ts until it is built. */
