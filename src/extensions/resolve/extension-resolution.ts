@@ -8,7 +8,8 @@
  *   to absolute paths (rewrite-imports.ts), marking those that are ES modules in
  *   turn, so the whole import graph is rewritten as it loads. Only marked paths
  *   pass the filter: CommonJS files never do, because Bun runs CommonJS source
- *   returned by an onLoad as an empty ES module (oven-sh/bun#19279).
+ *   returned by an onLoad as an empty ES module (oven-sh/bun#19279); nor does a
+ *   file that imports only host modules and builtins, which Bun loads as it is.
  * - `require()` (CommonJS files, and `require` in ES modules): Bun consults
  *   `Module._resolveFilename`, which answers for requests made from extension
  *   files and hands everything else to Bun's own.
@@ -24,9 +25,9 @@ import Module from "node:module";
 import { extname, resolve as resolvePath, sep } from "node:path";
 import { traceModuleLoad } from "../../ai/load-trace.ts";
 import { forgetFileSystem } from "./file-system.ts";
-import { forgetSources, isEsModule, takeSource } from "./module-source.ts";
+import { dropSource, forgetSources, isEsModule, readSource, takeSource } from "./module-source.ts";
 import { forgetResolutions, isLeftToBun, resolveModule, type ResolverOptions } from "./node-resolver.ts";
-import { rewriteImports } from "./rewrite-imports.ts";
+import { needsRewriting, rewriteImports, type SpecifierKinds } from "./rewrite-imports.ts";
 import { isUnservedHostModule, refusalSpecifier, unservedHostModuleError } from "./unserved-host-modules.ts";
 
 traceModuleLoad("extensions/resolve");
@@ -68,9 +69,20 @@ function loaderOf(path: string): "ts" | "tsx" | "jsx" | "js" {
 
 let resolverOptions: ResolverOptions | undefined;
 
-/** The resolved file, marked when it is an ES module so that its own imports are rewritten as it loads. */
+const specifierKinds: SpecifierKinds = {
+  staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!) && !isUnservedHostModule(specifier, resolverOptions!),
+};
+
+/**
+ * The resolved file, marked when it is an ES module with imports to rewrite,
+ * so that they are rewritten as it loads. One without (it imports only host
+ * modules, or nothing) skips the plugin: Bun loads it as it stands.
+ */
 function urlOf(target: string): string {
-  return isEsModule(target) ? target + MARK : target;
+  if (!isEsModule(target)) return target;
+  if (needsRewriting(readSource(target).text, specifierKinds)) return target + MARK;
+  dropSource(target);
+  return target;
 }
 
 /** What an import of `specifier` from `file` becomes, or undefined to leave it as written. */
@@ -101,7 +113,7 @@ function loadMarked(markedPath: string): { contents: string; loader: ReturnType<
       targetUrl: (specifier) => importUrl(specifier, file),
       targetPath: (specifier) => resolveModule(specifier, file, "import", resolverOptions!),
       computedTarget: (expression) => `globalThis[Symbol.for(${JSON.stringify(COMPUTED_IMPORT_KEY)})](${expression}, ${JSON.stringify(file)})`,
-      staysAsWritten: (specifier) => isLeftToBun(specifier, resolverOptions!) && !isUnservedHostModule(specifier, resolverOptions!),
+      ...specifierKinds,
     },
     lexed,
   );
@@ -142,10 +154,11 @@ export function installExtensionResolution(options: ResolverOptions): void {
   (globalThis as Record<symbol, unknown>)[Symbol.for(COMPUTED_IMPORT_KEY)] = computedImportUrl;
 }
 
-/** What the loader imports for an extension's entry file: marked when it is an ES module. */
+/** What the loader imports for an extension's entry file: marked when it is an ES module with imports to rewrite. */
 export function extensionEntryUrl(path: string, reload?: number): string {
-  if (isEsModule(path)) return reload === undefined ? path + MARK : `${path}${MARK}=${reload}`;
-  return reload === undefined ? path : `${path}?reload=${reload}`;
+  const url = urlOf(path);
+  if (reload === undefined) return url;
+  return url === path ? `${path}?reload=${reload}` : `${path}${MARK}=${reload}`;
 }
 
 /** Drops what was learnt about the disk: the next load sees packages installed since. */

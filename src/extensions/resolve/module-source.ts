@@ -11,7 +11,8 @@
  * Wasm, not the asm.js build: published extensions pull in megabytes of
  * dependencies, which the asm.js build lexed 3–4 times slower (measured on
  * pi-mcp-adapter, pi-subagents, pi-mermaid). A file read to learn its format
- * is kept until its own load asks for it, so no file is read or lexed twice.
+ * or whether it needs rewriting is kept until its own load asks for it, so no
+ * file is read or lexed twice by xcsh.
  */
 import { readFileSync } from "node:fs";
 import { dirname, extname } from "node:path";
@@ -48,7 +49,8 @@ export function lex(text: string): Lexed {
 
 const sources = new Map<string, SourceFile>();
 
-function readSource(path: string): SourceFile {
+/** The file's text, kept for its load through onLoad (takeSource) or until `dropSource`. */
+export function readSource(path: string): SourceFile {
   let source = sources.get(path);
   if (!source) {
     source = { text: readFileSync(path, "utf8") };
@@ -62,6 +64,11 @@ export function takeSource(path: string): SourceFile {
   const source = sources.get(path);
   sources.delete(path);
   return source ?? { text: readFileSync(path, "utf8") };
+}
+
+/** For a file Bun will read itself (loaded without the mark). */
+export function dropSource(path: string): void {
+  sources.delete(path);
 }
 
 export function forgetSources(): void {

@@ -22,21 +22,29 @@ import { lex, type Lexed } from "./module-source.ts";
  */
 const SPECIFIER_CANDIDATES = /\b(?:from|import|resolve)\s*\(?\s*(["'`])([^"'`\r\n]*)\1/g;
 
-export interface RewriteOptions {
+/** What `needsRewriting` asks: which specifiers never resolve on disk. */
+export interface SpecifierKinds {
+  /** True for specifiers that never resolve on disk (host modules, builtins): no reason to lex for them. */
+  staysAsWritten(specifier: string): boolean;
+}
+
+export interface RewriteOptions extends SpecifierKinds {
   /** The URL to import instead of `specifier`, or undefined to leave it. */
   targetUrl(specifier: string): string | undefined;
   /** The path `import.meta.resolve(specifier)` should answer, or undefined to leave it. */
   targetPath(specifier: string): string | undefined;
   /** Code that computes, when it runs, the URL to import for the value of `expression` (`import(name)`). */
   computedTarget(expression: string): string;
-  /** True for specifiers that never resolve on disk (host modules, builtins): no reason to lex for them. */
-  staysAsWritten(specifier: string): boolean;
 }
 
 /** `import(` followed by anything but a quote: a specifier computed at run time. */
 const COMPUTED_IMPORT = /\bimport\s*\(\s*[^\s"'`)]/;
 
-function mayNeedRewriting(text: string, options: RewriteOptions): boolean {
+/**
+ * False when no import in `text` can need rewriting (it imports only host
+ * modules and builtins, or nothing): such a file loads as Bun reads it.
+ */
+export function needsRewriting(text: string, options: SpecifierKinds): boolean {
   if (COMPUTED_IMPORT.test(text)) return true;
   for (const match of text.matchAll(SPECIFIER_CANDIDATES)) {
     if (!options.staysAsWritten(match[2]!)) return true;
@@ -75,7 +83,7 @@ function literalSpan(record: Import): [start: number, end: number] {
 
 /** `text` with its specifiers rewritten; `lexed` is the same text already lexed, when it was. */
 export function rewriteImports(text: string, options: RewriteOptions, lexed?: Lexed): string {
-  if (!mayNeedRewriting(text, options)) return text;
+  if (!needsRewriting(text, options)) return text;
   const { imports } = lexed ?? lex(text);
   if (!imports) return text;
   const replacements: { start: number; end: number; code: string }[] = [];
