@@ -80,9 +80,12 @@ const specifierKinds: SpecifierKinds = {
  */
 function urlOf(target: string): string {
   if (!isEsModule(target)) return target;
-  if (needsRewriting(readSource(target).text, specifierKinds)) return target + MARK;
-  dropSource(target);
-  return target;
+  const source = readSource(target);
+  const marked = needsRewriting(source.text, specifierKinds);
+  // Keep only what was costly to learn (a lexed file): the text of a file that is never
+  // imported after all (a dynamic import that does not run) must not stay in memory.
+  if (!marked || !source.lexed) dropSource(target);
+  return marked ? target + MARK : target;
 }
 
 /** What an import of `specifier` from `file` becomes, or undefined to leave it as written. */

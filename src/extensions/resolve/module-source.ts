@@ -10,9 +10,8 @@
  * to load without waiting (Bun refuses one whose onLoad returned a promise).
  * Wasm, not the asm.js build: published extensions pull in megabytes of
  * dependencies, which the asm.js build lexed 3–4 times slower (measured on
- * pi-mcp-adapter, pi-subagents, pi-mermaid). A file read to learn its format
- * or whether it needs rewriting is kept until its own load asks for it, so no
- * file is read or lexed twice by xcsh.
+ * pi-mcp-adapter, pi-subagents, pi-mermaid). A file lexed to learn its format
+ * is kept until its own load asks for it, so no file is lexed twice.
  */
 import { readFileSync } from "node:fs";
 import { dirname, extname } from "node:path";
