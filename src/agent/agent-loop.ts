@@ -15,6 +15,21 @@ export interface AgentLoopConfig extends SimpleStreamOptions, ToolExecutionConfi
   convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
   /** Rewrites the message list before each LLM call (pruning, injected context). */
   transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /**
+   * Last look at one call's request, after transformContext: may replace its system
+   * prompt and messages for this call only (the transcript keeps its own).
+   */
+  transformRequest?: (request: AgentRequest, signal?: AbortSignal) => Promise<AgentRequest>;
+  /**
+   * The headers of one call, complete (model, options, getHeaders), before it is sent;
+   * a null value removes that header, including one the provider's SDK would add.
+   */
+  transformHeaders?: (headers: ProviderHeaders, signal?: AbortSignal) => Promise<ProviderHeaders>;
+  /**
+   * Called when a turn is complete, before its turn_end event; `{continue: true}` asks for
+   * one more model request even when the turn made no tool calls. Ignored for failed turns.
+   */
+  finishTurn?: (turn: { message: AssistantMessage; toolResults: ToolResultMessage[] }, signal?: AbortSignal) => Promise<TurnDecision | void>;
   /** A key per call, for short-lived credentials. */
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
   /** Request headers per call (values may come from commands, resolved at request time). */
@@ -29,6 +44,19 @@ export interface AgentLoopConfig extends SimpleStreamOptions, ToolExecutionConfi
 }
 
 type Emit = (event: AgentEvent) => Promise<void>;
+
+/** What one model call is given besides the tools. */
+export interface AgentRequest {
+  systemPrompt: string;
+  messages: AgentMessage[];
+}
+
+/** Request headers where null means "do not send this header" (the provider SDKs drop such headers). */
+export type ProviderHeaders = Record<string, string | null>;
+
+export interface TurnDecision {
+  continue?: boolean;
+}
 
 /**
  * Runs from the given new messages (may be empty to continue the transcript)
@@ -71,6 +99,8 @@ export async function runAgentLoop(
     added.push(assistant);
 
     if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
+      // A failed turn still reaches its boundary, but nothing may continue from it here.
+      await config.finishTurn?.({ message: assistant, toolResults: [] }, signal);
       await emit({ type: "turn_end", message: assistant, toolResults: [] });
       break;
     }
@@ -84,6 +114,7 @@ export async function runAgentLoop(
       terminate = batch.terminate;
       await deliver(toolResults);
     }
+    const decision = await config.finishTurn?.({ message: assistant, toolResults }, signal);
     await emit({ type: "turn_end", message: assistant, toolResults });
 
     if (signal?.aborted) break;
@@ -94,7 +125,7 @@ export async function runAgentLoop(
       incoming = steering;
       continue;
     }
-    if (hasToolCalls && !terminate) continue;
+    if ((hasToolCalls && !terminate) || decision?.continue === true) continue;
 
     const followUps = (await config.getFollowUpMessages?.()) ?? [];
     if (followUps.length > 0) {
@@ -118,16 +149,19 @@ async function streamAssistantMessage(
   let final: AssistantMessage | undefined;
   let started = false;
   try {
-    const messages = config.transformContext ? await config.transformContext(context.messages, signal) : context.messages;
-    const llmMessages = await config.convertToLlm(messages);
+    let request: AgentRequest = {
+      systemPrompt: context.systemPrompt,
+      messages: config.transformContext ? await config.transformContext(context.messages, signal) : context.messages,
+    };
+    if (config.transformRequest) request = await config.transformRequest(request, signal);
+    const llmMessages = await config.convertToLlm(request.messages);
     const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
-    const extraHeaders = await config.getHeaders?.(config.model.provider);
-    const headers = extraHeaders ? { ...config.headers, ...extraHeaders } : config.headers;
+    const headers = await requestHeaders(config, signal);
     const streamFn = config.streamFn ?? streamSimple;
     const events = await streamFn(
       config.model,
-      { systemPrompt: context.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
+      { systemPrompt: request.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
       { ...streamOptionsOf(config), apiKey, headers, signal },
     );
     for await (const event of events) {
@@ -154,6 +188,17 @@ async function streamAssistantMessage(
   await emit(end);
   // Listeners may replace the finalized message (same role); the transcript keeps the replacement.
   return end.message.role === "assistant" ? end.message : final;
+}
+
+/** The headers of one call: the options', then getHeaders', then what transformHeaders makes of them all. */
+async function requestHeaders(config: AgentLoopConfig, signal: AbortSignal | undefined): Promise<Record<string, string> | undefined> {
+  const extraHeaders = await config.getHeaders?.(config.model.provider);
+  const headers = extraHeaders ? { ...config.headers, ...extraHeaders } : config.headers;
+  if (!config.transformHeaders) return headers;
+  // The model's own headers are shown too, so a hook can see (and remove) everything sent.
+  const transformed = await config.transformHeaders({ ...config.model.headers, ...headers }, signal);
+  // Null values travel on to the SDKs, which leave such headers out (their documented "unset").
+  return transformed as Record<string, string>;
 }
 
 /** The provider options of the loop config, without the loop's own callbacks. */

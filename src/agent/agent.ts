@@ -47,6 +47,9 @@ export class Agent {
   getHeaders: AgentLoopConfig["getHeaders"];
   /** Replaceable hooks, read at the start of each run (extensions install theirs after construction). */
   transformContext: AgentLoopConfig["transformContext"];
+  transformRequest: AgentLoopConfig["transformRequest"];
+  transformHeaders: AgentLoopConfig["transformHeaders"];
+  finishTurn: AgentLoopConfig["finishTurn"];
   beforeToolCall: AgentLoopConfig["beforeToolCall"];
   afterToolCall: AgentLoopConfig["afterToolCall"];
   /** Ends the run after a turn (pi-agent-core's `finishTurn` returning "end", for extensions' own agents). */
@@ -163,6 +166,9 @@ export class Agent {
       reasoning: level === "off" ? undefined : (level as ThinkingLevel),
       convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm,
       transformContext: this.transformContext,
+      transformRequest: this.transformRequest,
+      transformHeaders: this.transformHeaders,
+      finishTurn: this.finishTurn,
       getApiKey: this.getApiKey,
       getHeaders: this.getHeaders,
       streamFn: this.options.streamFn,

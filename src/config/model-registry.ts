@@ -13,14 +13,14 @@
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
-import { getModels, getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { getModels, getProvidersToOffer } from "../ai/models.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { complete, stream, streamSimple } from "../ai/stream.ts";
 import type { Api, AssistantMessage, Context, Model, ModelCompat, ModelCost, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
 import { typeboxValue } from "../schema/validate.ts";
 import { loadModelsJson, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
-import { isConfigValueConfigured, resolveConfigValue } from "./resolve-value.ts";
+import { interpolateEnv, isConfigValueConfigured, isInterpolated, missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
 import { resolveRequestAuth, streamWithRequestAuth, withRequestAuth, type ResolvedRequestAuth } from "./registry-requests.ts";
 import { assertValidRuntimeProvider } from "./runtime-provider-check.ts";
 
@@ -161,11 +161,17 @@ export class ModelRegistry {
   async getApiKey(model: Pick<Model, "provider">, override?: string): Promise<string | undefined> {
     if (override) return override;
     const configured = this.auth.get(model.provider)?.apiKey;
+    const what = `"apiKey" of provider "${model.provider}"`;
     if (configured && isValueConfigured(configured)) {
-      const key = await this.resolve(configured, `"apiKey" of provider "${model.provider}"`);
+      const key = await this.resolve(configured, what);
       if (key !== "") return key;
     }
-    return getEnvApiKey(model.provider);
+    const fromEnv = getEnvApiKey(model.provider);
+    // "${NAME}" with NAME unset: say so, rather than "no API key" (or, worse, sending the text).
+    if (fromEnv === undefined && configured && !configured.runtime && missingVariables(configured.text).length > 0) {
+      throw this.unresolvable(configured, what, new UnsetVariableError(missingVariables(configured.text)));
+    }
+    return fromEnv;
   }
 
   /**
@@ -222,9 +228,15 @@ export class ModelRegistry {
     try {
       return value.runtime ? await resolveRuntimeValue(value.text) : await resolveConfigValue(value.text);
     } catch (error) {
-      const where = value.runtime ? "registered by an extension" : `in ${this.modelsJsonPath}`;
-      throw new Error(`Cannot resolve the ${what} ${where}: ${(error as Error).message}`);
+      throw this.unresolvable(value, what, error as Error);
     }
+  }
+
+  /** The error for a value that cannot be resolved: which value, where it is set, why; never the secret. */
+  private unresolvable(value: ConfiguredValue, what: string, cause: Error): Error {
+    const where = value.runtime ? "registered by an extension" : `in ${this.modelsJsonPath}`;
+    const advice = cause instanceof UnsetVariableError ? ` Set ${cause.variables.join(" and ")}, or change the value.` : "";
+    return new UnresolvableValueError(`Cannot resolve the ${what} ${where}: ${cause.message.replace(/\.$/, "")}.${advice}`);
   }
 
   /** Recomputes models and credentials from models.json plus the runtime registrations. */
@@ -288,7 +300,7 @@ function configuredValues(raw: RawHeaders | undefined, runtime: boolean): Record
 }
 
 function isValueConfigured(value: ConfiguredValue): boolean {
-  if (value.runtime && isInterpolated(value.text)) return interpolate(value.text) !== "";
+  if (value.runtime && isInterpolated(value.text)) return interpolateEnv(value.text) !== "";
   return isConfigValueConfigured(value.text);
 }
 
@@ -296,28 +308,12 @@ function isValueConfigured(value: ConfiguredValue): boolean {
 
 /**
  * Resolves an `apiKey` or header value an extension registered (seed 003,
- * pi.registerProvider): `!command` runs as in models.json; otherwise `$VAR` and
- * `${VAR}` are replaced by the environment variable (empty when unset), `$$` is a
- * literal `$` and `$!` a literal `!` (so "$!x" is the text "!x", never a command).
- * A value without `$` reads like models.json's: an environment variable's name, or
- * the literal.
+ * pi.registerProvider): as in models.json, except that a `$VAR` left unset becomes
+ * empty rather than an error (a registration without its variable has no credential,
+ * and the provider's environment key applies).
  */
 async function resolveRuntimeValue(text: string): Promise<string> {
-  return isInterpolated(text) ? interpolate(text) : resolveConfigValue(text);
-}
-
-function isInterpolated(text: string): boolean {
-  return !text.startsWith("!") && text.includes("$");
-}
-
-const INTERPOLATION = /\$(?:(\$)|(!)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
-
-function interpolate(text: string): string {
-  return text.replace(INTERPOLATION, (_match, dollar, bang, braced, bare) => {
-    if (dollar) return "$";
-    if (bang) return "!";
-    return process.env[braced ?? bare] ?? "";
-  });
+  return isInterpolated(text) ? interpolateEnv(text) : resolveConfigValue(text);
 }
 
 function modelKey(model: Pick<Model, "provider" | "id">): string {
@@ -334,7 +330,8 @@ function buildModels(
   providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
   replaced: ReadonlySet<string>,
 ): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
-  const builtinProviders: string[] = getBuiltinProviders();
+  // Catalog providers without a key stay unread (start-up cost); naming one in models.json brings it in.
+  const builtinProviders: string[] = getProvidersToOffer();
   const order = [...builtinProviders, ...Object.keys(providers).filter((name) => !builtinProviders.includes(name))];
   const models: Model[] = [];
   const headers = new Map<string, Record<string, ConfiguredValue>>();

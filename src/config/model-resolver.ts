@@ -12,27 +12,33 @@
  *
  * Without `--model`: `settings.defaultProvider`/`defaultModel`, else the first model with
  * a configured key, trying anthropic, openai, google, then the other providers (never the
- * offline faux, which is only used when named).
+ * offline faux, which is only used when named). `settings.enabledModels` narrows this to
+ * the models its patterns pick (scopeModels): the default model when it is among them,
+ * else the first of them.
  *
- * Thinking level, first one set wins: `--thinking`, the `:level` suffix,
+ * Thinking level, first one set wins: `--thinking`, the `:level` suffix, the suffix of the
+ * enabledModels pattern that picked the model, `settings.modelThinkingLevels["provider/id"]`,
  * `settings.defaultThinkingLevel`, "off". The level is then clamped to what the model
  * supports. A warning comes back when a level the user asked for on the command line
  * (flag or suffix) had to change; levels from settings or the "off" default are
  * clamped silently, since they are not about this model in particular.
  */
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { findEnvKeys, getEnvApiKey } from "../ai/env-api-keys.ts";
 import { DEFAULT_MODEL_IDS } from "../ai/models-catalog.ts";
-import { getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/models.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import type { Settings } from "./settings.ts";
+import { SETTINGS_THINKING_LEVELS, thinkingLevelFromSettings } from "./settings-compat.ts";
 
 export interface ResolveModelOptions {
   provider?: string;
   model?: string;
   thinking?: string;
-  settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel">;
+  settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel" | "enabledModels" | "modelThinkingLevels">;
+  /** Where `settings.enabledModels` came from, for warnings: "--models" when the command line set it. */
+  enabledModelsSource?: string;
 }
 
 export type ResolveModelResult =
@@ -45,6 +51,8 @@ export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPa
 interface Picked {
   model: Model;
   suffix?: ModelThinkingLevel;
+  /** The level of the enabledModels pattern that picked the model (clamped without a warning). */
+  scopeLevel?: ModelThinkingLevel;
   warning?: string;
 }
 
@@ -63,12 +71,19 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
 
   const picked = options.model
     ? matchModelArgument(options.model, models, options.provider, hasAuth)
-    : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
+    : options.settings.enabledModels?.length
+      ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
+      : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
   if ("error" in picked) return picked;
 
   const model = structuredClone(picked.model);
   const fromCommandLine = (options.thinking as ModelThinkingLevel | undefined) ?? picked.suffix;
-  const requested = fromCommandLine ?? options.settings.defaultThinkingLevel ?? "off";
+  const requested =
+    fromCommandLine ??
+    picked.scopeLevel ??
+    options.settings.modelThinkingLevels?.[`${model.provider}/${model.id}`] ??
+    options.settings.defaultThinkingLevel ??
+    "off";
   const thinkingLevel = clampThinkingLevel(model, requested);
   const warnings = picked.warning ? [picked.warning] : [];
   if (fromCommandLine !== undefined && thinkingLevel !== requested) {
@@ -81,12 +96,22 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
   return warnings.length > 0 ? { model, thinkingLevel, warning: warnings.join(" ") } : { model, thinkingLevel };
 }
 
-export function unknownModelMessage(text: string): string {
-  return `Unknown model "${text}". Run xcsh --list-models to see the available models.`;
+export function unknownModelMessage(text: string, knownProviders?: ReadonlySet<string>): string {
+  const slash = text.indexOf("/");
+  const provider = slash > 0 ? text.slice(0, slash) : undefined;
+  const keyless = provider && knownProviders && !knownProviders.has(provider) ? missingKeyHint(provider) : undefined;
+  return `Unknown model "${text}".${keyless ? ` ${keyless}` : ""} Run xcsh --list-models to see the available models.`;
 }
 
 function unknownProviderMessage(provider: string, known: string[]): string {
-  return `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+  return missingKeyHint(provider) ?? `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+}
+
+/** A catalog provider's models are only offered once its key is set: say which variable. */
+function missingKeyHint(provider: string): string | undefined {
+  const envVars = findEnvKeys(provider);
+  if (!envVars || getEnvApiKey(provider) !== undefined) return undefined;
+  return `Provider "${provider}" has no API key: set ${envVars.join(" or ")}, or "apiKey" for it in models.json.`;
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */
@@ -124,7 +149,7 @@ function matchModelArgument(
       }
     }
   }
-  return { error: unknownModelMessage(text) };
+  return { error: unknownModelMessage(text, providers) };
 }
 
 function isExactMatch(model: Model, query: string): boolean {
@@ -184,6 +209,87 @@ function pickDefaultModel(
   return { model, warning: warning && `${warning} Using ${model.provider}/${model.id}.` };
 }
 
+/** A model settings' enabledModels picked, with the level its pattern asks for. */
+export interface ScopedModel {
+  model: Model;
+  thinkingLevel?: ModelThinkingLevel;
+}
+
+/**
+ * The models settings' `enabledModels` picks, for startup and for cycling: a pattern with
+ * `*` or `?` is a glob, case-insensitive, over `provider/id` and over the id, and picks
+ * every match; any other pattern picks one model as `--model` would (exact id or
+ * `provider/id`, else a substring of id or name). A `:level` suffix (pi's "max" included)
+ * is the level that model starts with. Models come in pattern order, each once; patterns
+ * that pick nothing are returned apart, for a warning.
+ */
+export function scopeModels(models: readonly Model[], patterns: readonly string[], hasAuth: (model: Model) => boolean = () => true): { scoped: ScopedModel[]; unmatched: string[] } {
+  const scoped: ScopedModel[] = [];
+  const unmatched: string[] = [];
+  const add = (model: Model, thinkingLevel: ModelThinkingLevel | undefined) => {
+    if (scoped.some((entry) => entry.model.provider === model.provider && entry.model.id === model.id)) return;
+    scoped.push(thinkingLevel === undefined ? { model } : { model, thinkingLevel });
+  };
+  for (const pattern of patterns) {
+    const { query, level } = splitLevelSuffix(pattern.trim());
+    if (query === "") continue;
+    if (query.includes("*") || query.includes("?")) {
+      const glob = new Bun.Glob(query.toLowerCase());
+      const matches = models.filter((model) => glob.match(`${model.provider}/${model.id}`.toLowerCase()) || glob.match(model.id.toLowerCase()));
+      for (const model of matches) add(model, level);
+      if (matches.length === 0) unmatched.push(pattern);
+      continue;
+    }
+    // The whole text first, so an id that ends in ":high" is still found; then without the suffix.
+    const whole = matchModelArgument(pattern.trim(), models as Model[], undefined, hasAuth);
+    const picked = "error" in whole && level !== undefined ? matchModelArgument(query, models as Model[], undefined, hasAuth) : whole;
+    if ("error" in picked) unmatched.push(pattern);
+    else add(picked.model, picked === whole ? picked.suffix : level);
+  }
+  return { scoped, unmatched };
+}
+
+function splitLevelSuffix(text: string): { query: string; level?: ModelThinkingLevel } {
+  const colon = text.lastIndexOf(":");
+  const tail = text.slice(colon + 1);
+  if (colon > 0 && SETTINGS_THINKING_LEVELS.includes(tail)) return { query: text.slice(0, colon), level: thinkingLevelFromSettings(tail) };
+  return { query: text };
+}
+
+/**
+ * Startup with `enabledModels`: the settings' default model when the patterns pick it,
+ * else the first model they pick; without any, the usual default with a warning.
+ */
+function pickFromEnabledModels(
+  models: Model[],
+  options: ResolveModelOptions,
+  hasAuth: (model: Model) => boolean,
+  modelsJsonPath: string,
+): Picked | { error: string } {
+  const found = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const { unmatched } = found;
+  // --provider narrows the scope to that provider's models (pi 0.87.1).
+  const scoped = options.provider === undefined ? found.scoped : found.scoped.filter(({ model }) => model.provider === options.provider);
+  const warning =
+    unmatched.length > 0
+      ? `${options.enabledModelsSource ?? "settings enabledModels"}: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
+      : undefined;
+  const withWarning = (picked: Picked): Picked => {
+    const warnings = [warning, picked.warning].filter((text) => text !== undefined);
+    return warnings.length > 0 ? { ...picked, warning: warnings.join(" ") } : picked;
+  };
+  if (scoped.length === 0) {
+    const fallback = pickDefaultModel(models, options, hasAuth, modelsJsonPath);
+    return "error" in fallback ? fallback : withWarning(fallback);
+  }
+  if (options.settings.defaultModel) {
+    const preferred = pickDefaultModel(models, options, hasAuth, modelsJsonPath);
+    const entry = "error" in preferred ? undefined : scoped.find(({ model }) => model.provider === preferred.model.provider && model.id === preferred.model.id);
+    if (entry) return withWarning({ model: entry.model, scopeLevel: entry.thinkingLevel });
+  }
+  return withWarning({ model: scoped[0].model, scopeLevel: scoped[0].thinkingLevel });
+}
+
 /**
  * A provider's everyday model (DEFAULT_MODEL_IDS), else its first model; only among
  * models with a configured key unless `requireAuth` is false.
@@ -221,7 +327,8 @@ function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Mo
 }
 
 function noModelAvailableMessage(modelsJsonPath: string, warning: string | undefined): string {
-  const envVars = getBuiltinProviders().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
+  // The providers offered without a key set: the other catalog providers' variables are in --list-models.
+  const envVars = getProvidersToOffer().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
   const list = envVars.length > 1 ? `${envVars.slice(0, -1).join(", ")} or ${envVars.at(-1)}` : envVars.join("");
   const advice = `No model available: no API key is configured. Set ${list}, or add a provider with an "apiKey" to ${modelsJsonPath}. To try xcsh without a key: xcsh --provider faux.`;
   return warning ? `${warning} ${advice}` : advice;

@@ -5,6 +5,8 @@
 import { join, resolve } from "node:path";
 
 export const AGENT_DIR_ENV = "XCSH_CODING_AGENT_DIR";
+/** Where sessions go, over settings' `sessionDir` (pi's PI_CODING_AGENT_SESSION_DIR); --session-dir wins over both. */
+export const SESSION_DIR_ENV = "XCSH_CODING_AGENT_SESSION_DIR";
 export const PROJECT_CONFIG_DIR_NAME = ".xcsh";
 
 /**

@@ -8,13 +8,15 @@
  * accepts, because silently ignoring `"defaultThinkingLevel": "huge"` would leave a
  * person wondering why their setting has no effect.
  */
+import { resolve } from "node:path";
 import { lazySchema } from "../schema/lazy.ts";
 import { Type } from "../schema/type.ts";
 import { THINKING_LEVELS, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
 import { noteUnknownKeys } from "./unknown-keys.ts";
-import { getProjectSettingsPath, getSettingsPath } from "./paths.ts";
+import { expandHome, getProjectSettingsPath, getSettingsPath } from "./paths.ts";
+import { noteNotAppliedSettings, normalizePiSpellings, SETTINGS_THINKING_LEVELS } from "./settings-compat.ts";
 
 export interface CompactionSettings {
   enabled: boolean;
@@ -37,14 +39,29 @@ export interface RetrySettings {
   enabled: boolean;
   maxRetries: number;
   baseDelayMs: number;
+  /** Longest wait between xcsh's own retries (the backoff stops growing there); 0: no cap. Default 60000. */
+  maxAgentDelayMs?: number;
   provider: ProviderRetrySettings;
 }
 
 export interface Settings {
   defaultProvider?: string;
   defaultModel?: string;
+  /** pi's "max" arrives here as xcsh's highest level (settings-compat.ts). */
   defaultThinkingLevel?: ModelThinkingLevel;
+  /** Startup thinking level by exact `provider/modelId`. */
+  modelThinkingLevels?: Record<string, ModelThinkingLevel>;
   thinkingBudgets?: ThinkingBudgets;
+  /** Model patterns (as `--model` takes them, plus globs) for startup selection and cycling. */
+  enabledModels?: string[];
+  /** Built-in tools active at startup when no tool flag is given. */
+  defaultTools?: string[];
+  /** Shell for the bash tool and user commands (a leading `~` expanded). */
+  shellPath?: string;
+  /** Prepended, on its own line, to every bash command. */
+  shellCommandPrefix?: string;
+  /** Proxy URL for provider requests (global file only; applyHttpProxySetting). */
+  httpProxy?: string;
   compaction: CompactionSettings;
   retry: RetrySettings;
   /** Script for the offline faux provider (a path; relative ones are taken from the working directory). */
@@ -63,9 +80,11 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
 
 const SETTINGS_HINT = "Fix or delete the file and try again.";
 
-/** What `defaultProjectTrust` accepts: ask the person, trust every project, or trust none. */
+/** What `defaultProjectTrust` means once read: ask the person, trust every project, or trust none. */
 export const PROJECT_TRUST_SETTINGS = ["ask", "trust", "deny"] as const;
 export type ProjectTrustSetting = (typeof PROJECT_TRUST_SETTINGS)[number];
+/** What the file may say: xcsh's words, and pi's "always" and "never" (read as "trust" and "deny"). */
+const PROJECT_TRUST_SPELLINGS = [...PROJECT_TRUST_SETTINGS, "always", "never"];
 
 /**
  * Project settings keys that run code or name code to run: extension paths, packages,
@@ -79,7 +98,7 @@ export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath",
  * Keys a project file never sets, trusted or not: a project must not decide how far
  * projects are trusted. They are read from the global file only.
  */
-const GLOBAL_ONLY_KEYS: readonly string[] = ["defaultProjectTrust"];
+const GLOBAL_ONLY_KEYS: readonly string[] = ["defaultProjectTrust", "httpProxy"];
 
 /**
  * Known settings and their types. Every field is optional and unknown fields are allowed
@@ -92,7 +111,8 @@ export const settingsFileSchema = lazySchema(() => {
   return Type.Object({
     defaultProvider: Type.Optional(Type.String()),
     defaultModel: Type.Optional(Type.String()),
-    defaultThinkingLevel: Type.Optional(Type.Enum(THINKING_LEVELS)),
+    defaultThinkingLevel: Type.Optional(Type.Enum(SETTINGS_THINKING_LEVELS)),
+    modelThinkingLevels: Type.Optional(Type.Record(Type.String(), Type.Enum(SETTINGS_THINKING_LEVELS))),
     hideThinkingBlock: Type.Optional(Type.Boolean()),
     thinkingBudgets: Type.Optional(
       Type.Object({
@@ -109,6 +129,7 @@ export const settingsFileSchema = lazySchema(() => {
         enabled: Type.Optional(Type.Boolean()),
         reserveTokens: Type.Optional(TokenCount),
         keepRecentTokens: Type.Optional(TokenCount),
+        modelOverrides: Type.Optional(Type.Unknown()),
       }),
     ),
     branchSummary: Type.Optional(
@@ -119,6 +140,7 @@ export const settingsFileSchema = lazySchema(() => {
         enabled: Type.Optional(Type.Boolean()),
         maxRetries: Type.Optional(Type.Integer({ minimum: 0 })),
         baseDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
+        maxAgentDelayMs: Type.Optional(Type.Number({ minimum: 0 })),
         provider: Type.Optional(
           Type.Object({
             timeoutMs: Type.Optional(Type.Number({ minimum: 0 })),
@@ -130,9 +152,10 @@ export const settingsFileSchema = lazySchema(() => {
     ),
     steeringMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
     followUpMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
-    transport: Type.Optional(Type.Enum(["sse", "websocket", "auto"])),
+    transport: Type.Optional(Type.Enum(["sse", "websocket", "websocket-cached", "auto"])),
     sessionDir: Type.Optional(Type.String()),
     enabledModels: Type.Optional(StringList),
+    defaultTools: Type.Optional(StringList),
     shellPath: Type.Optional(Type.String()),
     shellCommandPrefix: Type.Optional(Type.String()),
     npmCommand: Type.Optional(StringList),
@@ -157,7 +180,21 @@ export const settingsFileSchema = lazySchema(() => {
     markdown: Type.Optional(Type.Unknown()),
     terminal: Type.Optional(Type.Unknown()),
     warnings: Type.Optional(Type.Unknown()),
-    defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SETTINGS)),
+    // pi 0.87.1's further keys that xcsh accepts without applying (settings-compat.ts says which warn).
+    showCacheMissNotices: Type.Optional(Type.Unknown()),
+    cacheWarming: Type.Optional(Type.Unknown()),
+    externalEditor: Type.Optional(Type.Unknown()),
+    tuiMode: Type.Optional(Type.Unknown()),
+    fullscreenExitOutput: Type.Optional(Type.Unknown()),
+    fullscreenScrollbar: Type.Optional(Type.Unknown()),
+    fullscreenCopyOnSelect: Type.Optional(Type.Unknown()),
+    outputPad: Type.Optional(Type.Unknown()),
+    httpProxy: Type.Optional(Type.String()),
+    httpIdleTimeoutMs: Type.Optional(Type.Unknown()),
+    websocketConnectTimeoutMs: Type.Optional(Type.Unknown()),
+    enableAnalytics: Type.Optional(Type.Unknown()),
+    trackingId: Type.Optional(Type.Unknown()),
+    defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SPELLINGS)),
   });
 });
 
@@ -181,16 +218,18 @@ export function readSettingsFile(file: string): SettingsFile {
   }
   assertMatchesSchema<SettingsFile>(settingsFileSchema(), content, file, SETTINGS_HINT);
   noteUnknownKeys(settingsFileSchema(), content, file);
-  return content;
+  noteNotAppliedSettings(content, file);
+  return normalizePiSpellings(content);
 }
 
 /**
  * The effective settings for `cwd`: defaults, then the global file, then the project
- * file. Missing files are fine; a broken one throws ConfigError.
+ * file without the global-only keys (a cloned repository must not choose the proxy that
+ * sees your API keys). Missing files are fine; a broken one throws ConfigError.
  */
 export function loadSettings(cwd: string): Settings {
   const global = readSettingsFile(getSettingsPath());
-  const project = readSettingsFile(getProjectSettingsPath(cwd));
+  const { kept: project } = readSettingsFileWithout(getProjectSettingsPath(cwd), GLOBAL_ONLY_KEYS);
   return mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
 }
 
@@ -234,7 +273,44 @@ function readSettingsFileWithout(file: string, leftOut: readonly string[]): { ke
   }
   assertMatchesSchema<SettingsFile>(settingsFileSchema(), kept, file, SETTINGS_HINT);
   noteUnknownKeys(settingsFileSchema(), kept, file);
-  return { kept, omitted };
+  noteNotAppliedSettings(kept, file);
+  return { kept: normalizePiSpellings(kept), omitted };
+}
+
+/**
+ * `sessionDir` for `cwd`: the project file's, else the global file's, taken from `cwd` when
+ * relative (a leading `~` expanded). Read before project trust is settled, as pi does: it
+ * only says where session files go. Only this key is checked here; a broken file is
+ * reported when the settings load.
+ */
+export function readSessionDirSetting(cwd: string): string | undefined {
+  for (const file of [getProjectSettingsPath(cwd), getSettingsPath()]) {
+    let content: unknown;
+    try {
+      content = readJsonFile(file, SETTINGS_HINT);
+    } catch {
+      continue;
+    }
+    if (!isPlainObject(content) || content.sessionDir === undefined) continue;
+    if (typeof content.sessionDir !== "string") {
+      throw new ConfigError(file, `sessionDir: expected a string (a folder), found ${describeKind(content.sessionDir)}`, SETTINGS_HINT);
+    }
+    if (content.sessionDir.trim() !== "") return resolve(cwd, expandHome(content.sessionDir));
+  }
+  return undefined;
+}
+
+/**
+ * `httpProxy` (global file only): the proxy for xcsh's HTTP requests, set as HTTP_PROXY and
+ * HTTPS_PROXY unless the environment already sets them. Bun's fetch, which every provider
+ * SDK uses, reads them per request; commands xcsh runs inherit them, as under pi.
+ */
+export function applyHttpProxySetting(settings: Pick<Settings, "httpProxy">): void {
+  const proxy = typeof settings.httpProxy === "string" ? settings.httpProxy.trim() : "";
+  if (proxy === "") return;
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY"]) {
+    if (!process.env[name] && !process.env[name.toLowerCase()]) process.env[name] = proxy;
+  }
 }
 
 /**

@@ -23,6 +23,13 @@ export function takeConfigWarnings(): string[] {
   return taken;
 }
 
+/** Notes a warning once per `id` and process (the same file is read by several parts of xcsh). */
+export function noteConfigWarning(id: string, warning: string): void {
+  if (reported.has(id)) return;
+  reported.add(id);
+  pending.push(warning);
+}
+
 /** Notes a warning for each key of `value` that `schema` does not describe, once per key and process. */
 export function noteUnknownKeys(schema: TSchema, value: unknown, file: string): void {
   pending.push(...unknownKeyWarnings(schema, value, file));

@@ -8,17 +8,17 @@
 import type { Agent } from "../agent/agent.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import { isContextOverflow } from "../ai/errors.ts";
-import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel, ThinkingLevel } from "../ai/types.ts";
+import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
 import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
 import type { BashOperations } from "../tools/bash-operations.ts";
-import { calculateContextTokens, estimateMessagesTokens, shouldCompact } from "./compaction/index.ts";
-import { runCompaction } from "./compaction-runner.ts";
+import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
+import { SessionCompaction, type CompactionOverrides } from "./session-compaction.ts";
 import { ModelControl } from "./model-control.ts";
-import type { AgentSessionEvent, AgentSessionListener, CompactionReason, ReportedCompaction } from "./session-events.ts";
+import type { AgentSessionEvent, AgentSessionListener, ReportedCompaction } from "./session-events.ts";
 import { lastAssistantText, messageImages, messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
 import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
@@ -27,6 +27,7 @@ import type { InputSource } from "../extensions/types.ts";
 import type { SessionHooks } from "./session-hooks.ts";
 import type { ToolSet } from "./tool-set.ts";
 import { PromptStarts } from "./prompt-starts.ts";
+import { RunSettlement } from "./run-settlement.ts";
 import type { SessionResources } from "../resources/resource-loader.ts";
 
 export interface AgentSessionOptions {
@@ -79,13 +80,17 @@ export class AgentSession {
   private readonly listeners: AgentSessionListener[] = [];
   private readonly autoRetry: AutoRetry;
   private running: Promise<void> | undefined;
-  /** agent_settled being reported: waitForIdle waits for its listeners too. */
-  private settling: Promise<void> | undefined;
+  /** agent_before_settle and agent_settled (run-settlement.ts). */
+  private readonly settlement = new RunSettlement(this);
   private readonly promptStarts = new PromptStarts();
-  private compactionController: AbortController | undefined;
+  private readonly compaction = new SessionCompaction(this);
   private bashController: AbortController | undefined;
   /** User commands run while the agent worked; added to the context once it is idle. */
   private pendingBashMessages: AgentMessage[] = [];
+  /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
+  private retrying = 0;
+  /** Set while takeQueued empties both queues, which it then reports as one queue_update. */
+  private queuesBeingTaken = false;
 
   constructor(options: AgentSessionOptions) {
     this.cwd = options.cwd;
@@ -106,9 +111,11 @@ export class AgentSession {
     this.agent.subscribe(async (event, signal) => {
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
-      await this.emit(event);
+      await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.willRetry(event.messages) } : event);
     });
-    const reportQueues = () => void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    const reportQueues = () => {
+      if (!this.queuesBeingTaken) void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    };
     this.agent.steeringQueue.onChange(reportQueues);
     this.agent.followUpQueue.onChange(reportQueues);
   }
@@ -153,7 +160,7 @@ export class AgentSession {
   }
 
   get isCompacting(): boolean {
-    return this.compactionController !== undefined;
+    return this.compaction.isRunning;
   }
 
   get isRetrying(): boolean {
@@ -178,7 +185,15 @@ export class AgentSession {
 
   /** Takes every queued message out, undelivered, as text and images: an abort hands them back to the user. */
   takeQueued(): { steering: QueuedPrompt[]; followUp: QueuedPrompt[] } {
-    const { steering, followUp } = this.agent.clearQueues();
+    this.queuesBeingTaken = true;
+    let taken: ReturnType<Agent["clearQueues"]>;
+    try {
+      taken = this.agent.clearQueues();
+    } finally {
+      this.queuesBeingTaken = false;
+    }
+    void this.emit({ type: "queue_update", ...this.queuedTexts() });
+    const { steering, followUp } = taken;
     const asPrompt = (message: AgentMessage): QueuedPrompt => ({ text: messageText(message), images: messageImages(message) });
     return { steering: steering.map(asPrompt), followUp: followUp.map(asPrompt) };
   }
@@ -190,6 +205,7 @@ export class AgentSession {
    * is working the prompt must say how to queue it (streamingBehavior).
    */
   async prompt(text: string, options: PromptOptions = {}): Promise<void> {
+    if (this.settlement.deferWhileAnnouncing(() => this.prompt(text, options), reportDeferredFailure)) return;
     // A command runs at once, outside the start of a run (it may wait for the agent itself).
     if (this.isCommand(text)) {
       await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
@@ -230,6 +246,7 @@ export class AgentSession {
 
   /** Starts a run from messages that need no routing (an extension's sendMessage with triggerTurn). */
   async runMessages(messages: AgentMessage[]): Promise<void> {
+    if (this.settlement.deferWhileAnnouncing(() => this.runMessages(messages), reportDeferredFailure)) return;
     this.agent.state.systemPrompt = this.tools.baseSystemPrompt;
     await this.runToCompletion(() => this.agent.prompt(messages));
   }
@@ -254,8 +271,9 @@ export class AgentSession {
   async abort(): Promise<void> {
     // A prompt still asking extensions is let begin its run, which is then stopped like any other.
     await this.promptStarts.settled();
+    this.settlement.abortRequested();
     this.autoRetry.cancel();
-    this.compactionController?.abort();
+    this.compaction.abort();
     this.agent.abort();
     await this.waitForIdle();
   }
@@ -264,18 +282,21 @@ export class AgentSession {
     await this.promptStarts.settled();
     while (this.running) await this.running.catch(() => {});
     await this.agent.waitForIdle();
-    await this.settling;
+    await this.settlement.settled();
   }
 
+  /** A session-level run: the agent loop, then whatever follows it until the run settles (agent_settled, once). */
   private async runToCompletion(start: () => Promise<void>): Promise<void> {
+    this.settlement.runStarted();
     const run = (async () => {
       await start();
-      await this.recoverAfterRun();
-      // Messages queued while retrying or compacting after the loop ended: nobody else will deliver them.
-      while (this.pendingMessageCount > 0 && !this.agent.signal?.aborted) {
-        const next = this.agent.steeringQueue.length > 0 ? this.agent.steeringQueue.drain() : this.agent.followUpQueue.drain();
-        await this.agent.prompt(next);
-        await this.recoverAfterRun();
+      await this.finishLoop();
+      // agent_before_settle may ask for one more request, or queue messages; either runs before settling.
+      while (!this.settlement.wasAborted) {
+        const more = await this.settlement.continueBeforeSettling(this.lastAssistant());
+        if (more) await this.agent.continue();
+        else if (this.pendingMessageCount === 0) break;
+        await this.finishLoop();
       }
     })();
     this.running = run;
@@ -284,21 +305,17 @@ export class AgentSession {
     } finally {
       if (this.running === run) this.running = undefined;
       this.flushPendingBash();
-      await this.settle();
+      await this.settlement.announce();
     }
   }
 
-  /**
-   * Nothing will continue on its own any more (retries, overflow recovery, compaction and
-   * queued messages are done): pi 0.87.1's agent_settled, once per session-level run.
-   */
-  private async settle(): Promise<void> {
-    const settled = this.emit({ type: "agent_settled" });
-    this.settling = settled;
-    try {
-      await settled;
-    } finally {
-      if (this.settling === settled) this.settling = undefined;
+  /** After an agent loop: retries and recovery, then messages queued meanwhile, which nobody else will deliver. */
+  private async finishLoop(): Promise<void> {
+    await this.recoverAfterRun();
+    while (this.pendingMessageCount > 0 && !this.agent.signal?.aborted) {
+      const next = this.agent.steeringQueue.length > 0 ? this.agent.steeringQueue.drain() : this.agent.followUpQueue.drain();
+      await this.agent.prompt(next);
+      await this.recoverAfterRun();
     }
   }
 
@@ -326,7 +343,12 @@ export class AgentSession {
           await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return;
         }
-        await this.agent.continue();
+        this.retrying = attempt;
+        try {
+          await this.agent.continue();
+        } finally {
+          this.retrying = 0;
+        }
         continue;
       }
       if (attempt > 0) {
@@ -351,6 +373,12 @@ export class AgentSession {
     }
   }
 
+  /** agent_end's willRetry, decided as recoverAfterRun will: a retryable failure with attempts left. */
+  private willRetry(runMessages: AgentMessage[]): boolean {
+    const last = runMessages.findLast((message): message is AssistantMessage => message.role === "assistant");
+    return last !== undefined && this.autoRetry.isRetryable(last, this.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts;
+  }
+
   private lastAssistant(): AssistantMessage | undefined {
     return this.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
   }
@@ -363,70 +391,16 @@ export class AgentSession {
   // --- compaction ------------------------------------------------------------
 
   /** Manual compaction; aborts a run in progress first. Throws with the reason when it fails. */
-  async compact(
-    customInstructions?: string,
-    overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
-  ): Promise<ReportedCompaction> {
+  async compact(customInstructions?: string, overrides: CompactionOverrides = {}): Promise<ReportedCompaction> {
     if (this.agent.isStreaming || this.running) await this.abort();
-    const outcome = await this.runCompactionWithEvents("manual", customInstructions, false, overrides);
+    const outcome = await this.compaction.run("manual", customInstructions, false, overrides);
     if ("error" in outcome) throw new Error(outcome.error);
     return outcome.result;
   }
 
   private async compactAutomatically(reason: "threshold" | "overflow"): Promise<boolean> {
-    const outcome = await this.runCompactionWithEvents(reason, undefined, reason === "overflow");
+    const outcome = await this.compaction.run(reason, undefined, reason === "overflow");
     return "result" in outcome;
-  }
-
-  private async runCompactionWithEvents(
-    reason: CompactionReason,
-    customInstructions: string | undefined,
-    retryAfter: boolean,
-    overrides: { reserveTokens?: number; keepRecentTokens?: number } = {},
-  ): Promise<{ result: ReportedCompaction } | { error: string }> {
-    const automatic = reason !== "manual";
-    const controller = new AbortController();
-    this.compactionController = controller;
-    await this.emit({ type: "compaction_start", reason });
-    if (automatic) await this.emit({ type: "auto_compaction_start", reason });
-    try {
-      const apiKey = await this.models.apiKeyFor(this.model);
-      const compacted = await runCompaction({
-        sessionManager: this.sessionManager,
-        model: this.model,
-        apiKey,
-        headers: await this.models.headersFor(this.model),
-        settings: {
-          ...this.settings.compaction,
-          ...(overrides.reserveTokens !== undefined ? { reserveTokens: overrides.reserveTokens } : {}),
-          ...(overrides.keepRecentTokens !== undefined ? { keepRecentTokens: overrides.keepRecentTokens } : {}),
-        },
-        customInstructions,
-        thinkingLevel: this.thinkingLevel === "off" ? undefined : (this.thinkingLevel as ThinkingLevel),
-        signal: controller.signal,
-        intercept: this.hooks
-          ? (preparation, branchEntries) => this.hooks!.beforeCompact({ preparation, branchEntries, customInstructions, signal: controller.signal })
-          : undefined,
-      });
-      const entry = this.sessionManager.getEntry(compacted.entryId);
-      if (this.hooks && entry?.type === "compaction") await this.hooks.compacted(entry, compacted.fromExtension);
-      this.agent.state.messages = this.sessionManager.buildSessionContext().messages;
-      const { entryId: _entryId, fromExtension: _fromExtension, ...summary } = compacted;
-      // Heuristic only: usage reported by kept answers describes the context before compaction.
-      const result = { ...summary, estimatedTokensAfter: estimateMessagesTokens(this.agent.state.messages) } as ReportedCompaction;
-      await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: retryAfter });
-      if (automatic) await this.emit({ type: "auto_compaction_end", result, aborted: false, willRetry: retryAfter });
-      return { result };
-    } catch (error) {
-      const aborted = controller.signal.aborted;
-      const errorMessage = aborted ? "Compaction was aborted" : (error as Error).message;
-      const failure = { result: null, aborted, willRetry: false, ...(aborted ? {} : { errorMessage }) };
-      await this.emit({ type: "compaction_end", reason, ...failure });
-      if (automatic) await this.emit({ type: "auto_compaction_end", ...failure });
-      return { error: errorMessage };
-    } finally {
-      if (this.compactionController === controller) this.compactionController = undefined;
-    }
   }
 
   // --- retry -----------------------------------------------------------------
@@ -439,7 +413,7 @@ export class AgentSession {
   // --- user bash ---------------------------------------------------------------
 
   /** Runs a command for the user; its output reaches the model with the next prompt. */
-  async executeBash(command: string, options: { excludeFromContext?: boolean } = {}): Promise<BashResult> {
+  async executeBash(command: string, options: { excludeFromContext?: boolean; onChunk?: (text: string) => void } = {}): Promise<BashResult> {
     if (this.bashController) throw new Error("A command is already running. Abort it first (abort_bash).");
     const controller = new AbortController();
     this.bashController = controller;
@@ -447,7 +421,14 @@ export class AgentSession {
       const intercepted = this.hooks ? await this.hooks.userBash(command, options.excludeFromContext === true) : undefined;
       const result: BashResult =
         intercepted?.result ??
-        (await executeBash(command, { cwd: this.cwd, signal: controller.signal, operations: intercepted?.operations as BashOperations | undefined }));
+        (await executeBash(command, {
+          cwd: this.cwd,
+          signal: controller.signal,
+          operations: intercepted?.operations as BashOperations | undefined,
+          onChunk: options.onChunk,
+          shellPath: this.settings.shellPath,
+          commandPrefix: this.settings.shellCommandPrefix,
+        }));
       const message = bashExecutionMessage(command, result, options.excludeFromContext);
       if (this.isStreaming) this.pendingBashMessages.push(message);
       else this.recordMessage(message);
@@ -504,12 +485,19 @@ export class AgentSession {
     const trimmed = name.trim();
     if (!trimmed) throw new Error("Session name cannot be empty");
     this.sessionManager.appendSessionInfo(trimmed);
+    const current = this.sessionManager.getSessionName();
+    void this.emit({ type: "session_info_changed", ...(current ? { name: current } : {}) });
+    void this.hooks?.sessionInfoChanged(trimmed);
   }
 
   setLabel(entryId: string, label: string | undefined): void {
     if (!this.sessionManager.getEntry(entryId)) throw new Error(`No entry with id ${entryId} in this session`);
     this.sessionManager.appendLabelChange(entryId, label?.trim() || undefined);
   }
+}
+
+function reportDeferredFailure(error: unknown): void {
+  process.stderr.write(`xcsh: work started during agent_settled failed: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 function userMessage(text: string, images?: ImageContent[]): AgentMessage {

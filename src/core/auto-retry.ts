@@ -10,7 +10,11 @@ export interface AutoRetrySettings {
   enabled: boolean;
   maxRetries: number;
   baseDelayMs: number;
+  /** The backoff stops growing here; 0: no cap. Default 60000 (settings.md). */
+  maxAgentDelayMs?: number;
 }
+
+const DEFAULT_MAX_AGENT_DELAY_MS = 60_000;
 
 export class AutoRetry {
   enabled: boolean;
@@ -24,9 +28,11 @@ export class AutoRetry {
     return this.settings.maxRetries;
   }
 
-  /** 2s, 4s, 8s… for attempts 1, 2, 3 with the default base. */
+  /** 2s, 4s, 8s… for attempts 1, 2, 3 with the default base, up to maxAgentDelayMs. */
   delayFor(attempt: number): number {
-    return this.settings.baseDelayMs * 2 ** (attempt - 1);
+    const delay = this.settings.baseDelayMs * 2 ** (attempt - 1);
+    const cap = this.settings.maxAgentDelayMs ?? DEFAULT_MAX_AGENT_DELAY_MS;
+    return cap > 0 ? Math.min(delay, cap) : delay;
   }
 
   /** A failure worth another try: transient, and not a context overflow (compaction handles those). */

@@ -21,14 +21,19 @@ export interface ExecuteBashOptions {
   signal?: AbortSignal;
   operations?: BashOperations;
   onChunk?: (text: string) => void;
+  /** settings.json's shellPath: the shell for the local operations. */
+  shellPath?: string;
+  /** settings.json's shellCommandPrefix: run on its own line before the command (the message keeps the command as typed). */
+  commandPrefix?: string;
 }
 
 export async function executeBash(command: string, options: ExecuteBashOptions): Promise<BashResult> {
-  const operations = options.operations ?? createLocalBashOperations();
+  const operations = options.operations ?? createLocalBashOperations({ shellPath: options.shellPath });
   const collector = new OutputCollector({ tempFilePrefix: "xcsh-user-bash-" });
+  const run = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
   let exitCode: number | null = null;
   try {
-    const result = await operations.exec(command, options.cwd, {
+    const result = await operations.exec(run, options.cwd, {
       signal: options.signal,
       onData: (data) => {
         collector.push(data);

@@ -25,7 +25,9 @@ import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.t
 import type { AgentSession } from "./agent-session.ts";
 import { estimateContextTokens } from "./compaction/index.ts";
 import { navigateTree } from "./tree-navigation.ts";
-import type { RoutedInput, SessionHooks } from "./session-hooks.ts";
+import { installAgentHooks } from "./extension-agent-hooks.ts";
+import { SessionBoundaries } from "./session-boundary.ts";
+import type { CompactionFailure, CompactionMoment, RoutedInput, SessionHooks } from "./session-hooks.ts";
 
 /** What the bindings need from the extension system that owns them. */
 export interface ExtensionSystemLink {
@@ -80,6 +82,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   private nextTurnMessages: AgentMessage[] = [];
   /** The before_agent_start event being dispatched, whose systemPrompt each handler updates. */
   private chainingPrompt: { systemPrompt: string } | undefined;
+  private readonly boundaries: SessionBoundaries;
 
   constructor(
     private readonly session: AgentSession,
@@ -87,6 +90,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     private readonly system: ExtensionSystemLink,
   ) {
     this.cwd = session.cwd;
+    this.boundaries = new SessionBoundaries(session, runner, (entry) => system.customEntryAppended(entry));
   }
 
   // --- host: what extensions read ------------------------------------------------
@@ -201,6 +205,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     const manager = this.session.sessionManager;
     const entry = manager.getEntry(manager.appendCustomEntry(customType, data));
     if (entry?.type === "custom") this.system.customEntryAppended(entry);
+    if (entry) void this.session.emit({ type: "entry_appended", entry }); // pi 0.87.1: hosts see it as it is appended
   }
   setSessionName(name: string): void {
     this.session.setSessionName(name);
@@ -293,45 +298,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
 
   // --- hooks: moments of the session that extensions see ----------------------------
 
-  /** The agent's own hook points: context, provider request/response, tool_call and tool_result. */
+  /** The agent's own hook points (extension-agent-hooks.ts); turn_end is dispatched there, before its frame. */
   installAgentHooks(): void {
-    const agent = this.session.agent;
-    const runner = this.runner;
-    agent.transformContext = async (messages) => {
-      if (!runner.hasHandlers("context")) return messages;
-      // Handlers get a deep copy: what they change shapes this request only, never the transcript.
-      return runner.emit("context", { type: "context", messages: structuredClone(messages) });
-    };
-    agent.streamOptions.onPayload = async (payload, model) => {
-      if (!runner.hasHandlers("before_provider_request")) return undefined;
-      const replaced = await runner.emit("before_provider_request", { type: "before_provider_request", payload, model });
-      return replaced === payload ? undefined : replaced;
-    };
-    agent.streamOptions.onResponse = async (response, model) => {
-      if (runner.hasHandlers("after_provider_response")) {
-        await runner.emit("after_provider_response", { type: "after_provider_response", status: response.status, headers: response.headers, model });
-      }
-    };
-    agent.beforeToolCall = async ({ toolCall, args }) => {
-      if (!runner.hasHandlers("tool_call")) return undefined;
-      // `input` is the very object the tool receives, so in-place changes reach it (seed 003).
-      return runner.emit("tool_call", { type: "tool_call", toolName: toolCall.name, toolCallId: toolCall.id, input: args as Record<string, any> });
-    };
-    agent.afterToolCall = async ({ toolCall, args, result, isError }) => {
-      if (!runner.hasHandlers("tool_result")) return undefined;
-      const outcome = await runner.emit("tool_result", {
-        type: "tool_result",
-        toolName: toolCall.name,
-        toolCallId: toolCall.id,
-        input: args as Record<string, any>,
-        content: result.content,
-        details: result.details,
-        isError,
-      });
-      return outcome.changed ? { content: outcome.content, details: outcome.details, isError: outcome.isError } : undefined;
-    };
+    installAgentHooks(this.session, this.runner, this.boundaries, () => this.turnIndex);
   }
-
 
   async onAgentEvent(event: AgentEvent): Promise<void> {
     const runner = this.runner;
@@ -344,9 +314,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
         if (runner.hasHandlers("turn_start")) await runner.emit("turn_start", { type: "turn_start", turnIndex: this.turnIndex, timestamp: Date.now() });
         return;
       case "turn_end":
-        if (runner.hasHandlers("turn_end")) {
-          await runner.emit("turn_end", { type: "turn_end", turnIndex: this.turnIndex, message: event.message, toolResults: event.toolResults });
-        }
+        // Extensions had turn_end in the agent's finishTurn, where they may still add to the turn.
         this.turnIndex++;
         return;
       case "message_end": {
@@ -415,8 +383,25 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     return this.runner.emit("session_before_compact", { type: "session_before_compact", ...input });
   }
 
-  async compacted(...[compactionEntry, fromExtension]: Parameters<SessionHooks["compacted"]>): Promise<void> {
-    await this.runner.emit("session_compact", { type: "session_compact", compactionEntry, fromExtension });
+  async compacted(compactionEntry: Parameters<SessionHooks["compacted"]>[0], fromExtension: boolean, moment: CompactionMoment): Promise<void> {
+    await this.runner.emit("session_compact", { type: "session_compact", compactionEntry, fromExtension, ...moment });
+  }
+
+  async compactionFailed(failure: CompactionFailure): Promise<void> {
+    await this.runner.emit("session_compact_failed", { type: "session_compact_failed", ...failure });
+  }
+
+  beforeSettle(outcome: Parameters<SessionHooks["beforeSettle"]>[0]): Promise<boolean> {
+    return this.boundaries.beforeSettle(outcome);
+  }
+
+  async settled(): Promise<void> {
+    this.boundaries.runSettled();
+    await this.runner.emit("agent_settled", { type: "agent_settled" });
+  }
+
+  async sessionInfoChanged(name: string | undefined): Promise<void> {
+    await this.runner.emit("session_info_changed", { type: "session_info_changed", name });
   }
 
   async modelSelected(model: Model, previousModel: Model | undefined, source: "set" | "cycle" | "restore"): Promise<void> {

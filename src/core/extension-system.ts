@@ -23,6 +23,7 @@ import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
 import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
+import { withPromptEvents } from "../extensions/ui-prompt-events.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { registerExtensionTool } from "../extensions/tool-adapter.ts";
 import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
@@ -70,6 +71,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private discoveredResources = { skillPaths: [] as string[], promptPaths: [] as string[] };
   /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
   private readonly registeredProviders = new Set<string>();
+  private announcedUI: ExtensionUIContext | undefined;
 
   private constructor(private readonly options: ExtensionSystemOptions) {
     this.runner = new ExtensionRunner((report) => options.reportError(report));
@@ -79,8 +81,11 @@ export class ExtensionSystem implements ExtensionSystemLink {
   get mode(): ExtensionMode {
     return this.options.mode;
   }
+  /** The mode's dialogs, announced to extensions (ui_prompt_start / ui_prompt_end) by whichever generation is live. */
   get ui(): ExtensionUIContext {
-    return this.options.ui;
+    return (this.announcedUI ??= withPromptEvents(this.options.ui, async (type, kind, title) => {
+      if (this.runner.hasHandlers(type)) await this.runner.emit(type, { type, reason: "ui_prompt", kind, ...(title !== undefined ? { title } : {}) });
+    }));
   }
   get currentRunner(): ExtensionRunner {
     return this.runner;

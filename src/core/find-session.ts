@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SessionManager } from "../session/session-manager.ts";
+import { getConfiguredSessionDir } from "../session/session-paths.ts";
 import { UserError } from "./user-error.ts";
 
 export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?: string): Promise<string> {
@@ -14,7 +15,9 @@ export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?
   if (existsSync(asPath)) return asPath;
   // Something that can only be a path is not looked up as an id.
   if (/[\\/]|\.jsonl$/i.test(pathOrId)) throw new UserError(`Session file not found: ${asPath}`, 2);
-  const sessions = sessionDir ? await SessionManager.list(cwd, sessionDir) : await SessionManager.listAll();
+  // settings' sessionDir (or its environment variable) holds the sessions when no --session-dir is given.
+  const folder = sessionDir ?? getConfiguredSessionDir(cwd);
+  const sessions = folder ? await SessionManager.list(cwd, folder) : await SessionManager.listAll();
   const matches = sessions.filter((info) => info.id.startsWith(pathOrId));
   if (matches.length === 1) return matches[0].path;
   if (matches.length > 1) {

@@ -9,7 +9,10 @@ import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
+import { scopeModels } from "../config/model-resolver.ts";
+import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import type { AgentSessionEvent } from "./session-events.ts";
 
 /** What model control needs of the session. */
 export interface ModelHost {
@@ -19,6 +22,12 @@ export interface ModelHost {
   readonly model: Model;
   readonly thinkingLevel: ModelThinkingLevel;
   readonly hooks: SessionHooks | undefined;
+  emit(event: AgentSessionEvent): Promise<void>;
+  /**
+   * `enabledModels` narrows cycling to the models its patterns pick; `modelThinkingLevels`
+   * and `defaultThinkingLevel` set the level a model switched to starts with (pi 0.87.1).
+   */
+  readonly settings?: Pick<Settings, "enabledModels" | "modelThinkingLevels" | "defaultThinkingLevel">;
 }
 
 export interface CycleModelResult {
@@ -51,10 +60,15 @@ export class ModelControl {
   /**
    * Request headers for a model, resolved now: models.json `!command` and env
    * values, and `Authorization: Bearer` for `authHeader` providers with the same
-   * key a request would use.
+   * key a request would use. A configured key that cannot be resolved (`${VAR}`
+   * unset, a failing command) fails here with its own message: the key path only
+   * knows "no key", which would hide the cause.
    */
   async headersFor(model: Model): Promise<Record<string, string>> {
-    const key = await this.apiKeyFor(model).catch(() => undefined);
+    const key = await this.apiKeyFor(model).catch((error: unknown) => {
+      if (error instanceof Error && error.name === "UnresolvableValueError") throw error;
+      return undefined;
+    });
     return this.session.registry.getHeaders(model, key);
   }
 
@@ -63,13 +77,20 @@ export class ModelControl {
     this.session.agent.state.model = model;
   }
 
-  async setModel(model: Model, source: "set" | "cycle" = "set"): Promise<Model> {
+  /**
+   * Switches model. The thinking level, clamped to the new model: `level` when given (an
+   * enabledModels pattern's suffix), else the settings' level for that model, else their
+   * defaultThinkingLevel, else the level in use (so without settings a switch keeps it).
+   */
+  async setModel(model: Model, source: "set" | "cycle" = "set", level?: ModelThinkingLevel): Promise<Model> {
     await this.apiKeyFor(model);
     const previousLevel = this.session.thinkingLevel;
     const previousModel = this.session.model;
     this.applyModel(model);
     this.session.sessionManager.appendModelChange(model.provider, model.id);
-    const clamped = clampThinkingLevel(model, previousLevel);
+    const settings = this.session.settings;
+    const wanted = level ?? settings?.modelThinkingLevels?.[`${model.provider}/${model.id}`] ?? settings?.defaultThinkingLevel ?? previousLevel;
+    const clamped = clampThinkingLevel(model, wanted);
     if (clamped !== previousLevel) this.setThinkingLevel(clamped);
     await this.session.hooks?.modelSelected(model, previousModel, source);
     return model;
@@ -84,15 +105,33 @@ export class ModelControl {
     return this.session.registry.getAvailable().filter((model) => model.provider !== "faux" || usingFaux);
   }
 
-  /** The next model that has a key configured; undefined when there is no other. */
-  async cycleModel(): Promise<CycleModelResult | undefined> {
+  /**
+   * The next (or previous) model that has a key configured: among `scope` when one is
+   * given (the person's /scoped-models), else among those settings' enabledModels picks
+   * when it picks any, else among all; undefined when there is no other.
+   */
+  async cycleModel(direction: "forward" | "backward" = "forward", scope?: readonly Model[]): Promise<CycleModelResult | undefined> {
     const available = this.availableModels();
-    if (available.length <= 1) return undefined;
+    const patterns = this.session.settings?.enabledModels ?? [];
+    type Choice = { model: Model; thinkingLevel?: ModelThinkingLevel };
+    const has = (model: Model) => available.some((each) => each.provider === model.provider && each.id === model.id);
+    // In the scope's order: the person chose it.
+    const scoped: Choice[] = scope
+      ? scope.filter(has).map((model) => ({ model, thinkingLevel: undefined }))
+      : patterns.length > 0
+        ? scopeModels(available, patterns).scoped
+        : [];
+    const isScoped = scope !== undefined || scoped.length > 0;
+    const pool: Choice[] = isScoped ? scoped : available.map((model) => ({ model, thinkingLevel: undefined }));
+    if (pool.length === 0) return undefined;
     const current = this.session.model;
-    const index = available.findIndex((model) => model.provider === current.provider && model.id === current.id);
-    const next = available[(index + 1) % available.length];
-    await this.setModel(next, "cycle");
-    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: false };
+    const index = pool.findIndex(({ model }) => model.provider === current.provider && model.id === current.id);
+    const step = direction === "forward" ? 1 : -1;
+    // Not in the list (a scope without the current model): forward starts at the first, backward at the last.
+    const { model: next, thinkingLevel } = pool[index === -1 ? (step === 1 ? 0 : pool.length - 1) : (index + step + pool.length) % pool.length]!;
+    if (next.provider === current.provider && next.id === current.id) return undefined;
+    await this.setModel(next, "cycle", thinkingLevel);
+    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped };
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */
@@ -102,6 +141,7 @@ export class ModelControl {
     if (effective !== previous) {
       this.session.agent.state.thinkingLevel = effective;
       this.session.sessionManager.appendThinkingLevelChange(effective);
+      void this.session.emit({ type: "thinking_level_changed", level: effective });
       void this.session.hooks?.thinkingLevelSelected(effective, previous);
     }
     return effective;

@@ -6,12 +6,24 @@
  */
 import type { AgentEvent, AgentMessage } from "../agent/types.ts";
 import type { ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
-import type { SessionBeforeCompactResult, UserBashResult, InputSource } from "../extensions/types.ts";
+import type { AgentActivityOutcome, CompactionTrigger, SessionBeforeCompactResult, UserBashResult, InputSource } from "../extensions/types.ts";
 import type { CompactionEntry, SessionEntry } from "../session/types.ts";
 
 export interface RoutedInput {
   text: string;
   images?: ImageContent[];
+}
+
+/** Why a compaction runs, and whether the failed turn is sent again after it. */
+export interface CompactionMoment {
+  reason: CompactionTrigger;
+  willRetry: boolean;
+}
+
+export interface CompactionFailure extends CompactionMoment {
+  errorMessage?: string;
+  aborted: boolean;
+  fromExtension: boolean;
 }
 
 export interface SessionHooks {
@@ -23,13 +35,22 @@ export interface SessionHooks {
   routeInput(input: RoutedInput & { source: InputSource; streamingBehavior?: "steer" | "followUp" }): Promise<RoutedInput | undefined>;
   beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }>;
   userBash(command: string, excludeFromContext: boolean): Promise<UserBashResult | undefined>;
-  beforeCompact(input: {
-    preparation: Record<string, any> & { firstKeptEntryId: string; tokensBefore: number };
-    branchEntries: SessionEntry[];
-    customInstructions?: string;
-    signal: AbortSignal;
-  }): Promise<SessionBeforeCompactResult | undefined>;
-  compacted(entry: CompactionEntry, fromExtension: boolean): Promise<void>;
+  beforeCompact(
+    input: CompactionMoment & {
+      preparation: Record<string, any> & { firstKeptEntryId: string; tokensBefore: number };
+      branchEntries: SessionEntry[];
+      customInstructions?: string;
+      signal: AbortSignal;
+    },
+  ): Promise<SessionBeforeCompactResult | undefined>;
+  compacted(entry: CompactionEntry, fromExtension: boolean, moment: CompactionMoment): Promise<void>;
+  /** A compaction failed, was cancelled by an extension, or was aborted. */
+  compactionFailed(failure: CompactionFailure): Promise<void>;
+  /** agent_before_settle: true when extensions asked for one more model request (and may have it). */
+  beforeSettle(outcome: AgentActivityOutcome): Promise<boolean>;
+  /** agent_settled, before the session reports it. */
+  settled(): Promise<void>;
+  sessionInfoChanged(name: string | undefined): Promise<void>;
   modelSelected(model: Model, previousModel: Model | undefined, source: "set" | "cycle" | "restore"): Promise<void>;
   thinkingLevelSelected(level: ModelThinkingLevel, previousLevel: ModelThinkingLevel): Promise<void>;
   /** Asked before a new/switch; true cancels. */

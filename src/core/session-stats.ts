@@ -1,11 +1,15 @@
 /**
  * get_session_stats: message counts and token/cost totals over the session's
- * messages, and how full the context window is now.
+ * messages, and how full the context window is now. The totals are what the
+ * session cost: every assistant answer in the file (all branches), plus usage
+ * recorded outside the conversation — `usage` entries, the summaries of
+ * compactions and branch summaries, tool results that report usage.
  */
 import type { AgentMessage } from "../agent/types.ts";
-import type { Model } from "../ai/types.ts";
+import type { Model, Usage } from "../ai/types.ts";
+import { isUsage } from "../session/entry-shapes.ts";
 import type { SessionManager } from "../session/session-manager.ts";
-import { estimateContextTokens } from "./compaction/index.ts";
+import { estimateContextTokens, estimateMessagesTokens } from "./compaction/index.ts";
 
 export interface ContextUsage {
   /** null right after a compaction, until a new reply reports real usage. */
@@ -32,10 +36,14 @@ export interface StatsInput {
   sessionId: string;
   /** Every message recorded in the session (all branches' history up to now). */
   allMessages: AgentMessage[];
+  /** Usage recorded outside messages (usage entries, summaries), all branches. */
+  otherUsage?: Usage[];
   /** What the model sees now (after compaction). */
   contextMessages: AgentMessage[];
   /** A compaction happened after the last reply: no reply has measured the new context yet. */
   compactedSinceLastReply: boolean;
+  /** A context edit came after the last reply: its reported usage describes the context before the edit. */
+  editedSinceLastReply?: boolean;
   model: Model | undefined;
 }
 
@@ -51,20 +59,27 @@ export function computeSessionStats(input: StatsInput): SessionStats {
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     cost: 0,
   };
+  const add = (usage: unknown) => {
+    // Files come from anywhere: a malformed record must not make every total NaN.
+    if (!isUsage(usage)) return;
+    stats.tokens.input += usage.input;
+    stats.tokens.output += usage.output;
+    stats.tokens.cacheRead += usage.cacheRead;
+    stats.tokens.cacheWrite += usage.cacheWrite;
+    stats.cost += usage.cost.total;
+  };
   for (const message of input.allMessages) {
     if (message.role === "user") stats.userMessages++;
-    else if (message.role === "toolResult") stats.toolResults++;
-    else if (message.role === "assistant") {
+    else if (message.role === "toolResult") {
+      stats.toolResults++;
+      add((message as { usage?: unknown }).usage);
+    } else if (message.role === "assistant") {
       stats.assistantMessages++;
-      stats.toolCalls += message.content.filter((block) => block.type === "toolCall").length;
-      const usage = message.usage;
-      stats.tokens.input += usage.input;
-      stats.tokens.output += usage.output;
-      stats.tokens.cacheRead += usage.cacheRead;
-      stats.tokens.cacheWrite += usage.cacheWrite;
-      stats.cost += usage.cost.total;
+      if (Array.isArray(message.content)) stats.toolCalls += message.content.filter((block) => block.type === "toolCall").length;
+      add(message.usage);
     }
   }
+  for (const usage of input.otherUsage ?? []) add(usage);
   const { tokens } = stats;
   tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
   const contextWindow = input.model?.contextWindow ?? 0;
@@ -72,7 +87,9 @@ export function computeSessionStats(input: StatsInput): SessionStats {
     if (input.compactedSinceLastReply) {
       stats.contextUsage = { tokens: null, contextWindow, percent: null };
     } else {
-      const tokens = estimateContextTokens(input.contextMessages).tokens;
+      const tokens = input.editedSinceLastReply
+        ? estimateMessagesTokens(input.contextMessages)
+        : estimateContextTokens(input.contextMessages).tokens;
       stats.contextUsage = { tokens, contextWindow, percent: Math.round((tokens / contextWindow) * 1000) / 10 };
     }
   }
@@ -81,7 +98,14 @@ export function computeSessionStats(input: StatsInput): SessionStats {
 
 /** Stats of a session as it stands: every message in its file, and the context the model gets. */
 export function sessionStatsOf(sessionManager: SessionManager, contextMessages: AgentMessage[], model: Model): SessionStats {
-  const allMessages = sessionManager.getEntries().flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
+  const allMessages: AgentMessage[] = [];
+  const otherUsage: Usage[] = [];
+  for (const entry of sessionManager.getEntries()) {
+    if (entry.type === "message") allMessages.push(entry.message);
+    else if (entry.type === "usage" || entry.type === "compaction" || entry.type === "branch_summary") {
+      if (entry.usage) otherUsage.push(entry.usage);
+    }
+  }
   const branch = sessionManager.getBranch();
   const lastCompaction = branch.findLastIndex((entry) => entry.type === "compaction");
   const lastReply = branch.findLastIndex((entry) => entry.type === "message" && entry.message.role === "assistant");
@@ -89,8 +113,10 @@ export function sessionStatsOf(sessionManager: SessionManager, contextMessages: 
     sessionFile: sessionManager.getSessionFile(),
     sessionId: sessionManager.getSessionId(),
     allMessages,
+    otherUsage,
     contextMessages,
     compactedSinceLastReply: lastCompaction > lastReply,
+    editedSinceLastReply: branch.findLastIndex((entry) => entry.type === "context_edit") > lastReply,
     model,
   });
 }

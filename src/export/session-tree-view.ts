@@ -2,7 +2,8 @@
  * What an exported page shows of a session, decided without I/O: the header,
  * every entry of the tree (the page draws the tree and any branch of it), the
  * active leaf, and the totals a reader looks for first — tokens and cost over the
- * whole tree and over the active branch, and the models used. The page's
+ * whole tree and over the active branch (answers, summaries and pi's usage
+ * entries), and the models used. The page's
  * script receives exactly this object as JSON.
  */
 import type { Usage } from "../ai/types.ts";
@@ -44,12 +45,25 @@ const emptyTotals = (): UsageTotals => ({ input: 0, output: 0, cacheRead: 0, cac
 
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
+/** The usage an entry adds to the totals: an answer's, a summary's, a usage entry's (pi 0.87.1), a tool result's. */
+function usageOf(entry: SessionEntry): Partial<Usage> | undefined {
+  switch (entry.type) {
+    case "message":
+      return entry.message?.role === "assistant" || entry.message?.role === "toolResult" ? (entry.message as { usage?: Partial<Usage> }).usage : undefined;
+    case "usage":
+    case "compaction":
+    case "branch_summary":
+      return entry.usage;
+    default:
+      return undefined;
+  }
+}
+
 function addUsage(totals: UsageTotals, entry: SessionEntry): void {
-  if (entry.type !== "message" || entry.message?.role !== "assistant") return;
+  if (entry.type === "message" && entry.message?.role === "assistant") totals.responses++;
   // Files written by other tools may lack usage or parts of it.
-  const usage: Partial<Usage> | undefined = entry.message.usage;
-  totals.responses++;
-  if (!usage) return;
+  const usage = usageOf(entry);
+  if (!usage || typeof usage !== "object") return;
   totals.input += num(usage.input);
   totals.output += num(usage.output);
   totals.cacheRead += num(usage.cacheRead);

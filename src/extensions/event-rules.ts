@@ -7,12 +7,16 @@
  */
 import type { AgentMessage } from "../agent/types.ts";
 import type { ImageContent } from "../ai/types.ts";
+import { checkBoundaryDrafts } from "./boundary-drafts.ts";
 import type {
   BeforeAgentStartResult,
+  BoundaryContextPreview,
+  BoundaryState,
   CustomMessageInput,
   ExtensionEventMap,
   ExtensionEventName,
   ResourcesDiscoverResult,
+  SessionBoundaryDraft,
   ToolResultPatch,
 } from "./types.ts";
 
@@ -72,6 +76,61 @@ export interface ProjectTrustOutcome {
   remember: boolean;
 }
 
+/**
+ * Where a boundary event (turn_end, agent_before_settle) keeps the session's preview: given
+ * the drafts chained so far it returns the context they would make, or throws when a draft
+ * names an entry that does not exist. Not enumerable, so handlers never see it.
+ */
+export const BOUNDARY_PREVIEW = Symbol("boundaryPreview");
+export type BoundaryPreview = (entries: SessionBoundaryDraft[]) => BoundaryContextPreview;
+
+export interface BoundaryOutcome {
+  entries: SessionBoundaryDraft[];
+  continue: boolean;
+}
+
+/**
+ * Each handler sees the drafts and `continue` earlier handlers left, and the context they
+ * would make; its `entries` replace the list (return `[...event.entries, draft]` to add)
+ * and its `continue` replaces the flag. A bad result is reported against the handler's
+ * extension and skipped, so it cannot undo what earlier handlers chained.
+ */
+const boundary: EventRule<any, BoundaryOutcome> = {
+  start: (event: BoundaryState): BoundaryOutcome => ({ entries: event.entries, continue: event.continue }),
+  apply(outcome: BoundaryOutcome, result, event: BoundaryState & { [BOUNDARY_PREVIEW]?: BoundaryPreview }) {
+    if (!isObject(result)) return { outcome };
+    const entries = result.entries === undefined ? outcome.entries : checkBoundaryDrafts(result.entries);
+    if (result.continue !== undefined && typeof result.continue !== "boolean") throw new Error(`"continue" must be true or false, not ${typeof result.continue}`);
+    const next: BoundaryOutcome = { entries, continue: result.continue ?? outcome.continue };
+    const context = event[BOUNDARY_PREVIEW]?.(entries);
+    event.entries = next.entries;
+    event.continue = next.continue;
+    if (context) event.context = context;
+    return { outcome: next };
+  },
+};
+
+/** Throws, naming the first element that is no message: it would otherwise fail deep inside a provider. */
+function checkMessages(messages: unknown[]): void {
+  messages.forEach((message, index) => {
+    if (!isObject(message) || typeof message.role !== "string") throw new Error(`messages[${index}] is not a message (an object with a role)`);
+    if (!hasContent(message)) throw new Error(`messages[${index}] (${message.role}) needs content: text, or a list of content blocks`);
+  });
+}
+
+/** `context` and `context_with_system`: each handler gets the previous one's messages. */
+const messageChain: EventRule<any, AgentMessage[]> = {
+  start: (event): AgentMessage[] => event.messages,
+  apply(outcome: AgentMessage[], result, event) {
+    if (isObject(result) && Array.isArray(result.messages)) {
+      checkMessages(result.messages);
+      event.messages = result.messages;
+      return { outcome: result.messages };
+    }
+    return { outcome };
+  },
+};
+
 /** The rule of every event; events not listed here are notify-only. */
 export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
   project_trust: {
@@ -122,16 +181,10 @@ export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
       return { outcome };
     },
   },
-  context: {
-    start: (event): AgentMessage[] => event.messages,
-    apply(outcome: AgentMessage[], result, event) {
-      if (isObject(result) && Array.isArray(result.messages)) {
-        event.messages = result.messages;
-        return { outcome: result.messages };
-      }
-      return { outcome };
-    },
-  },
+  context: messageChain,
+  context_with_system: messageChain,
+  turn_end: boundary,
+  agent_before_settle: boundary,
   before_provider_request: {
     start: (event): unknown => event.payload,
     apply(outcome: unknown, result, event) {

@@ -1,9 +1,11 @@
 /**
- * The events of seed 003, each with what its handlers may return, and the map
+ * The events of seed 003 and those pi 0.87.1 added (settlement boundaries,
+ * provider headers, the system-inclusive context, UI prompts, compaction
+ * failures, session info), each with what its handlers may return, and the map
  * from event name to both. Field names are the spec's.
  */
 import type { AgentMessage } from "../agent/types.ts";
-import type { AssistantMessageEvent, ImageContent, Model, ModelThinkingLevel, TextContent, ToolResultMessage } from "../ai/types.ts";
+import type { AssistantMessageEvent, ImageContent, Message, Model, ModelThinkingLevel, TextContent, ToolResultMessage } from "../ai/types.ts";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.ts";
 
 export interface ProjectTrustEvent {
@@ -50,12 +52,18 @@ export interface SessionBeforeForkResult extends CancellableResult {
   skipConversationRestore?: boolean;
 }
 
+export type CompactionTrigger = "manual" | "threshold" | "overflow";
+
 export interface SessionBeforeCompactEvent {
   type: "session_before_compact";
   /** What the built-in compaction would do (the cut point, messages to summarize, token counts). */
   preparation: Record<string, any> & { firstKeptEntryId: string; tokensBefore: number };
   branchEntries: SessionEntry[];
   customInstructions?: string;
+  /** What asked for it: /compact, the context threshold, or recovery from a context overflow. */
+  reason: CompactionTrigger;
+  /** The failed turn is sent again after this compaction (overflow recovery). */
+  willRetry: boolean;
   signal: AbortSignal;
 }
 export interface SessionBeforeCompactResult extends CancellableResult {
@@ -65,6 +73,25 @@ export interface SessionCompactEvent {
   type: "session_compact";
   compactionEntry: CompactionEntry;
   fromExtension: boolean;
+  reason: CompactionTrigger;
+  willRetry: boolean;
+}
+/** A compaction failed, or was cancelled (by an extension) or aborted. */
+export interface SessionCompactFailedEvent {
+  type: "session_compact_failed";
+  reason: CompactionTrigger;
+  /** Why it failed; absent when it was cancelled or aborted. */
+  errorMessage?: string;
+  aborted: boolean;
+  /** The failed turn would have been sent again after it (overflow recovery). */
+  willRetry: boolean;
+  /** The summary being recorded came from a session_before_compact handler. */
+  fromExtension: boolean;
+}
+/** The session's display name was set (pi.setSessionName, set_session_name, /name). */
+export interface SessionInfoChangedEvent {
+  type: "session_info_changed";
+  name: string | undefined;
 }
 
 export interface TreePreparation {
@@ -147,11 +174,98 @@ export interface TurnStartEvent {
   turnIndex: number;
   timestamp: number;
 }
-export interface TurnEndEvent {
+
+// --- boundaries: where handlers may add session entries and ask for one more request ---
+
+export type AgentActivityOutcome = "completed" | "aborted" | "error";
+
+export interface CustomEntryDraft {
+  type: "custom";
+  customType: string;
+  data?: unknown;
+}
+export interface CustomMessageEntryDraft {
+  type: "custom_message";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  /** Shown in the transcript; defaults to true. */
+  display: boolean;
+  details?: unknown;
+}
+export interface ContextEditEntryDraft {
+  type: "context_edit";
+  targetId: string;
+  /** null leaves the target out of the model's context; a value replaces its content. */
+  replacement: { content: string | (TextContent | ImageContent)[] } | null;
+}
+export interface CompactionEntryDraft {
+  type: "compaction";
+  summary: string;
+  /** null keeps no earlier entry. */
+  firstKeptEntryId: string | null;
+  details?: unknown;
+}
+export type SessionBoundaryDraft = CustomEntryDraft | CustomMessageEntryDraft | ContextEditEntryDraft | CompactionEntryDraft;
+
+/** One session entry and the messages it puts in the model's context (none for state entries). */
+export interface ProjectedSessionEntry {
+  sourceEntry: SessionEntry;
+  messages: AgentMessage[];
+}
+/** The context as it would be with the drafts chained so far appended. */
+export interface BoundaryContextPreview {
+  contextEntries: ProjectedSessionEntry[];
+  contextMessages: AgentMessage[];
+  /** What the provider would be sent (without the system prompt, which xcsh keeps outside the transcript). */
+  llmMessages: Message[];
+  /** Steering and follow-up messages waiting. */
+  pendingMessages: AgentMessage[];
+  /** Whether one more request has something to answer (the context does not end with the model's reply). */
+  canContinue: boolean;
+}
+export interface BoundaryState {
+  /** The drafts earlier handlers returned: a handler's `entries` replaces this list. */
+  entries: SessionBoundaryDraft[];
+  continue: boolean;
+  context: BoundaryContextPreview;
+  outcome: AgentActivityOutcome;
+}
+export interface BoundaryResult {
+  entries?: SessionBoundaryDraft[];
+  continue?: boolean;
+}
+
+export interface TurnEndEvent extends BoundaryState {
   type: "turn_end";
   turnIndex: number;
   message: AgentMessage;
   toolResults: ToolResultMessage[];
+  /** The session entry of the turn's assistant message, and of its tool results. */
+  messageEntryId: string;
+  toolResultEntryIds: string[];
+}
+/** The last actionable moment of a run: may append entries and ask for one more request. */
+export interface AgentBeforeSettleEvent extends BoundaryState {
+  type: "agent_before_settle";
+}
+/** The run has fully settled: nothing (retry, compaction, queued message) continues by itself. */
+export interface AgentSettledEvent {
+  type: "agent_settled";
+}
+
+export type UIPromptKind = "select" | "confirm" | "input" | "editor" | "custom";
+/** A blocking ctx.ui dialog is waiting for the user. */
+export interface UIPromptStartEvent {
+  type: "ui_prompt_start";
+  reason: "ui_prompt";
+  kind: UIPromptKind;
+  title?: string;
+}
+export interface UIPromptEndEvent {
+  type: "ui_prompt_end";
+  reason: "ui_prompt";
+  kind: UIPromptKind;
+  title?: string;
 }
 export interface MessageStartEvent {
   type: "message_start";
@@ -196,6 +310,28 @@ export interface ContextEvent {
 }
 export interface ContextResult {
   messages?: AgentMessage[];
+}
+/**
+ * After every `context` handler: the call's messages with the system prompt as a leading
+ * `{role: "system", content}` message. What the handlers return is sent: the leading
+ * system message's text becomes the call's system prompt, the other messages its messages.
+ */
+export interface ContextWithSystemEvent {
+  type: "context_with_system";
+  messages: (AgentMessage | SystemPromptMessage)[];
+}
+export interface SystemPromptMessage {
+  role: "system";
+  content: string | TextContent[];
+}
+export interface ContextWithSystemResult {
+  messages?: (AgentMessage | SystemPromptMessage)[];
+}
+
+/** Request headers of one provider call; set a value to null to remove that header. Handlers change it in place. */
+export interface BeforeProviderHeadersEvent {
+  type: "before_provider_headers";
+  headers: Record<string, string | null>;
 }
 
 export interface BeforeProviderRequestEvent {
@@ -289,14 +425,20 @@ export interface ExtensionEventMap {
   session_before_fork: [SessionBeforeForkEvent, SessionBeforeForkResult | void];
   session_before_compact: [SessionBeforeCompactEvent, SessionBeforeCompactResult | void];
   session_compact: [SessionCompactEvent, void];
+  session_compact_failed: [SessionCompactFailedEvent, void];
+  session_info_changed: [SessionInfoChangedEvent, void];
   session_before_tree: [SessionBeforeTreeEvent, SessionBeforeTreeResult | void];
   session_tree: [SessionTreeEvent, void];
   session_shutdown: [SessionShutdownEvent, void];
   before_agent_start: [BeforeAgentStartEvent, BeforeAgentStartResult | void];
   agent_start: [AgentStartEvent, void];
   agent_end: [AgentEndEvent, void];
+  agent_before_settle: [AgentBeforeSettleEvent, BoundaryResult | void];
+  agent_settled: [AgentSettledEvent, void];
+  ui_prompt_start: [UIPromptStartEvent, void];
+  ui_prompt_end: [UIPromptEndEvent, void];
   turn_start: [TurnStartEvent, void];
-  turn_end: [TurnEndEvent, void];
+  turn_end: [TurnEndEvent, BoundaryResult | void];
   message_start: [MessageStartEvent, void];
   message_update: [MessageUpdateEvent, void];
   message_end: [MessageEndEvent, MessageEndResult | void];
@@ -304,7 +446,9 @@ export interface ExtensionEventMap {
   tool_execution_update: [ToolExecutionUpdateEvent, void];
   tool_execution_end: [ToolExecutionEndEvent, void];
   context: [ContextEvent, ContextResult | void];
+  context_with_system: [ContextWithSystemEvent, ContextWithSystemResult | void];
   before_provider_request: [BeforeProviderRequestEvent, unknown];
+  before_provider_headers: [BeforeProviderHeadersEvent, void];
   after_provider_response: [AfterProviderResponseEvent, void];
   model_select: [ModelSelectEvent, void];
   thinking_level_select: [ThinkingLevelSelectEvent, void];

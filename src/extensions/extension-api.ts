@@ -38,8 +38,15 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     on(event, handler) {
       if (typeof handler !== "function") throw new Error(`pi.on("${String(event)}") needs a handler function`);
       const list = extension.handlers.get(event) ?? [];
-      list.push(handler as (event: unknown, ctx: unknown) => unknown);
+      const registered = handler as (event: unknown, ctx: unknown) => unknown;
+      list.push(registered);
       extension.handlers.set(event, list);
+      // pi 0.87.1 returns an unsubscribe function; calling it twice is harmless.
+      return () => {
+        const current = extension.handlers.get(event);
+        const index = current?.indexOf(registered) ?? -1;
+        if (index !== -1) current!.splice(index, 1);
+      };
     },
     registerTool(tool) {
       if (!tool || typeof tool.name !== "string" || !tool.name) throw new Error("pi.registerTool() needs a tool with a name");

@@ -109,7 +109,7 @@ export class ExtensionRunner {
     const context = options.context ?? this.context;
     for (const extension of this.extensions) {
       if (options.only && !options.only(extension)) continue;
-      for (const handler of extension.handlers.get(name) ?? []) {
+      for (const handler of [...(extension.handlers.get(name) ?? [])]) {
         try {
           const step = rule.apply(outcome, await handler(event, context), event);
           outcome = step.outcome;

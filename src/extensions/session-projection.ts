@@ -9,7 +9,7 @@
  */
 import { createCompactionSummaryMessage } from "../agent/messages.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import { buildSessionContext, messageOfEntry, pathToEntry } from "../session/build-context.ts";
+import { buildContextProjection, messageOfEntry, pathToEntry } from "../session/build-context.ts";
 import type { CompactionEntry, SessionEntry } from "../session/types.ts";
 
 /** The messages one entry adds to the context: a compaction its summary, plain `custom` entries nothing. */
@@ -49,12 +49,22 @@ export interface SessionProjection {
   model: { provider: string; modelId: string } | null;
 }
 
-/** The context at a leaf with where each message came from, plus the model and thinking level in force there. */
+/**
+ * The context at a leaf with where each message came from, plus the model and thinking
+ * level in force there. Built by the session's own projection, so context edits and a
+ * compaction's system checkpoint apply exactly as for the model.
+ */
 export function buildSessionProjection(entries: SessionEntry[], leafId?: string | null, byId?: Map<string, SessionEntry>): SessionProjection {
   const index = indexOf(entries, byId);
-  const projected = buildContextEntries(entries, leafId, index as Map<string, SessionEntry>)
-    .map((sourceEntry) => ({ sourceEntry, messages: sessionEntryToContextMessages(sourceEntry) }))
-    .filter((entry) => entry.messages.length > 0);
-  const { thinkingLevel, model } = buildSessionContext(entries, leafId, index);
-  return { entries: projected, messages: projected.flatMap((entry) => entry.messages), thinkingLevel, model };
+  const projection = buildContextProjection(entries, leafId, index);
+  const grouped: SessionProjection["entries"] = [];
+  for (const { message, sourceId } of projection.messages) {
+    const last = grouped.at(-1);
+    if (last && last.sourceEntry.id === sourceId) last.messages.push(message);
+    else {
+      const sourceEntry = index.get(sourceId);
+      if (sourceEntry) grouped.push({ sourceEntry, messages: [message] });
+    }
+  }
+  return { entries: grouped, messages: projection.messages.map((item) => item.message), thinkingLevel: projection.thinkingLevel, model: projection.model };
 }

@@ -221,7 +221,8 @@ export interface EventBus {
 }
 
 export interface ExtensionAPI {
-  on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): void;
+  /** Returns a function that removes the handler again (pi 0.87.1). */
+  on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): () => void;
   registerTool<TParameters extends TSchema, TDetails = any>(tool: ToolDefinition<TParameters, TDetails>): void;
   registerCommand(name: string, options: RegisteredCommand): void;
   registerShortcut(shortcut: string, options: ShortcutOptions): void;

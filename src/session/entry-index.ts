@@ -19,6 +19,8 @@ export class EntryIndex {
   private readonly childrenByParent = new Map<string | null, SessionEntry[]>();
   private readonly labels = new Map<string, LabelState>();
   private name: string | undefined;
+  /** How many context_edit entries there are (none: nothing to apply to a live transcript). */
+  contextEditCount = 0;
 
   constructor(entries: readonly SessionEntry[] = []) {
     for (const entry of entries) this.add(entry);
@@ -37,6 +39,8 @@ export class EntryIndex {
       else this.labels.delete(entry.targetId);
     } else if (entry.type === "session_info") {
       this.name = entry.name?.trim() || undefined;
+    } else if (entry.type === "context_edit") {
+      this.contextEditCount++;
     }
   }
 

@@ -3,6 +3,7 @@
  * in memory, and keep only entries that can sit in the tree. Whether the file
  * on disk must be rewritten afterwards is the caller's decision (`migrated`).
  */
+import { problemWithEntry } from "./entry-shapes.ts";
 import { migrateSessionEntries } from "./migrate.ts";
 import { readSessionFile, type TornTail } from "./session-file.ts";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.ts";
@@ -40,8 +41,14 @@ export function loadSessionFile(file: string): LoadedSessionFile {
   const migrated = migrateSessionEntries(fileEntries);
   const entries: SessionEntry[] = [];
   for (const entry of parsed.entries) {
-    if (typeof entry.id === "string") entries.push(entry);
-    else warnings.push(`${file}: an entry of type "${entry.type}" has no id and was skipped`);
+    if (typeof entry.id !== "string") {
+      warnings.push(`${file}: an entry of type "${entry.type}" has no id and was skipped`);
+      continue;
+    }
+    // Kept in the tree (entries below it stay reachable), but without effect.
+    const problem = problemWithEntry(entry);
+    if (problem) warnings.push(`${file}: the ${entry.type} entry ${entry.id} ${problem}`);
+    entries.push(entry);
   }
   return { kind: "loaded", header, entries, warnings, needsNewline: parsed.needsNewline, migrated, ...(parsed.tornTail ? { tornTail: parsed.tornTail } : {}) };
 }

@@ -14,9 +14,12 @@
  * the next append.
  */
 import { dirname, join, resolve } from "node:path";
-import type { ImageContent, TextContent } from "../ai/types.ts";
+import type { ImageContent, TextContent, Usage } from "../ai/types.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import { buildDisplayItems, buildSessionContext } from "./build-context.ts";
+import { buildContextProjection, buildDisplayItems, type ContextMessage } from "./build-context.ts";
+import { newContextEdit } from "./context-edits.ts";
+import { LiveContextEdits } from "./live-context-edits.ts";
+import { isUsage } from "./entry-shapes.ts";
 import { EntryIndex } from "./entry-index.ts";
 import { generateEntryId, generateSessionId } from "./ids.ts";
 import { loadSessionFile } from "./load-session.ts";
@@ -27,6 +30,7 @@ import {
   CURRENT_SESSION_VERSION,
   type BranchSummaryEntry,
   type CompactionEntry,
+  type ContextEditEntry,
   type CustomEntry,
   type CustomMessageEntry,
   type LabelEntry,
@@ -41,6 +45,7 @@ import {
   type SessionMessageEntry,
   type SessionTreeNode,
   type ThinkingLevelChangeEntry,
+  type UsageEntry,
 } from "./types.ts";
 
 /**
@@ -79,6 +84,8 @@ export class SessionManager {
   private loadWarnings: string[] = [];
   /** A torn last line of the loaded file, cut off before the first append. */
   private tornTail: TornTail | undefined;
+  /** Which entry each message of a live transcript comes from, to apply later context edits to it. */
+  private liveEdits = new LiveContextEdits();
 
   private constructor(cwd: string, sessionDir: string, persisted: boolean) {
     this.cwd = resolve(cwd);
@@ -127,14 +134,15 @@ export class SessionManager {
   /**
    * A copy of another session (all of its tree) as a new session of
    * `targetCwd`, recording the source as its parent session. Written at once.
+   * `id`: the new session's id (--fork with --session-id); a fresh one otherwise.
    */
-  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string): SessionManager {
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, id?: string): SessionManager {
     const source = resolve(sourcePath);
     const loaded = loadSessionFile(source);
     if (loaded.kind === "missing") throw new SessionFileError(source, "no such file");
     const entries = loaded.kind === "loaded" ? loaded.entries : [];
     const manager = new SessionManager(targetCwd, resolve(sessionDir ?? getDefaultSessionDir(targetCwd)), true);
-    manager.newSession({ parentSession: source });
+    manager.newSession({ parentSession: source, ...(id !== undefined ? { id } : {}) });
     manager.adoptEntries(entries.map((entry) => ({ ...entry })));
     return manager;
   }
@@ -162,6 +170,7 @@ export class SessionManager {
       parentSession: options?.parentSession,
     });
     this.index = new EntryIndex();
+    this.liveEdits = new LiveContextEdits();
     this.leafId = null;
     this.needsNewline = false;
     this.loadWarnings = [];
@@ -200,6 +209,7 @@ export class SessionManager {
     if (typeof this.header.cwd === "string") this.cwd = this.header.cwd;
     this.sessionFile = file;
     this.index = new EntryIndex(loaded.entries);
+    this.liveEdits = new LiveContextEdits();
     this.leafId = this.index.lastEntry?.id ?? null;
     this.loadWarnings = loaded.warnings;
     this.needsNewline = loaded.needsNewline;
@@ -244,10 +254,35 @@ export class SessionManager {
     tokensBefore: number,
     details?: T,
     fromHook?: boolean,
+    usage?: Usage,
   ): string {
     return this.commit<CompactionEntry<T>>(
-      withoutUndefined({ ...this.entryBase("compaction"), summary, firstKeptEntryId, tokensBefore, details, fromHook }),
+      withoutUndefined({ ...this.entryBase("compaction"), summary, firstKeptEntryId, tokensBefore, details, fromHook, usage }),
     );
+  }
+
+  /**
+   * Model usage outside the conversation (cache warming, an extension's own
+   * calls): counted in the session's totals, never sent to the model.
+   */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry {
+    if (!isUsage(usage)) throw new Error("appendUsage(): usage needs numeric input, output, cacheRead, cacheWrite and cost.total");
+    const entry = withoutUndefined<UsageEntry>({ ...this.entryBase("usage"), kind, provider, model, usage, note });
+    this.commit(entry);
+    return entry;
+  }
+
+  /**
+   * Changes what an earlier entry on the active branch contributes to the
+   * model's context from here on: `null` leaves it out, `{ content }` replaces
+   * its content (a string becomes one text block for assistant and tool-result
+   * messages). The entry itself is never changed. Targets: user, assistant
+   * and tool-result messages, and custom_message entries. Returns the id of the
+   * context_edit entry.
+   */
+  appendContextEdit(targetId: string, replacement: ContextEditEntry["replacement"]): string {
+    const fields = newContextEdit(this.index.byId, this.getBranch(), targetId, replacement);
+    return this.commit<ContextEditEntry>({ ...this.entryBase("context_edit"), ...fields });
   }
 
   /** Extension state: kept in the session, never sent to the LLM. */
@@ -296,12 +331,12 @@ export class SessionManager {
    * summary of the branch being left there. The entry's `fromId` is the leaf
    * that was left ("root" when it was already at the start).
    */
-  branchWithSummary<T = unknown>(entryId: string | null, summary: string, details?: T, fromHook?: boolean): string {
+  branchWithSummary<T = unknown>(entryId: string | null, summary: string, details?: T, fromHook?: boolean, usage?: Usage): string {
     if (entryId !== null && !this.index.byId.has(entryId)) throw new Error(`Entry ${entryId} not found in this session`);
     const fromId = this.leafId ?? "root";
     this.leafId = entryId;
     return this.commit<BranchSummaryEntry<T>>(
-      withoutUndefined({ ...this.entryBase("branch_summary"), fromId, summary, details, fromHook }),
+      withoutUndefined({ ...this.entryBase("branch_summary"), fromId, summary, details, fromHook, usage }),
     );
   }
 
@@ -342,8 +377,23 @@ export class SessionManager {
     return buildDisplayItems(this.index.entries, this.leafId, this.index.byId);
   }
 
+  /** What the model is given at the leaf: context edits applied, pi's system messages kept (never sent). */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.index.entries, this.leafId, this.index.byId);
+    const projection = buildContextProjection(this.index.entries, this.leafId, this.index.byId);
+    this.liveEdits.remember(projection.messages);
+    return { messages: projection.messages.map((item: ContextMessage) => item.message), thinkingLevel: projection.thinkingLevel, model: projection.model };
+  }
+
+  /**
+   * Brings a transcript built from this session (`buildSessionContext`, then
+   * grown by appends) up to date with the context edits on the active branch,
+   * in place, and returns it: an edit appended while the session runs applies
+   * from the next model request, as when the session is loaded again. A
+   * no-op for sessions without context edits.
+   */
+  applyContextEdits(messages: AgentMessage[]): AgentMessage[] {
+    if (this.index.contextEditCount === 0) return messages;
+    return this.liveEdits.apply(messages, this.getBranch());
   }
 
   /** Every entry, in file order, without the header. */
@@ -396,6 +446,7 @@ export class SessionManager {
   private commit<T extends SessionEntry>(entry: T): string {
     this.persist(entry);
     this.index.add(entry);
+    if (entry.type === "message") this.liveEdits.rememberOne(entry.message, entry.id);
     this.leafId = entry.id;
     return entry.id;
   }
@@ -414,6 +465,7 @@ export class SessionManager {
   /** Replaces this session's entries (fork, branch extraction) and writes them out at once. */
   private adoptEntries(entries: SessionEntry[]): void {
     this.index = new EntryIndex(entries);
+    this.liveEdits = new LiveContextEdits();
     this.leafId = this.index.lastEntry?.id ?? null;
     if (this.sessionFile === undefined || entries.length === 0) return;
     writeSessionFileAtomically(this.sessionFile, this.header, entries);

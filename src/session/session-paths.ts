@@ -5,7 +5,8 @@
  * sessions for a project.
  */
 import { join, resolve } from "node:path";
-import { getSessionsDir } from "../config/paths.ts";
+import { expandHome, getSessionsDir, SESSION_DIR_ENV } from "../config/paths.ts";
+import { readSessionDirSetting } from "../config/settings.ts";
 
 /**
  * `/home/u/p` → `--home-u-p--`: the leading separator is dropped, every other
@@ -18,12 +19,22 @@ export function encodeCwdForDirName(cwd: string): string {
 
 /**
  * The folder for `cwd`'s sessions. `agentDir` is a config root (its `sessions/`
- * is used); without it, the current config root. Nothing is created here: the
- * folder appears with the first session file written into it.
+ * is used). Without it: the folder the person chose, $XCSH_CODING_AGENT_SESSION_DIR
+ * or else settings' `sessionDir` (both taken from `cwd` when relative, and used as
+ * they are: no per-project folder inside), else the project's folder under the
+ * current config root. (--session-dir is passed by the caller and wins over all.)
+ * Nothing is created here: the folder appears with the first session file written into it.
  */
 export function getDefaultSessionDir(cwd: string, agentDir?: string): string {
-  const sessionsRoot = agentDir ? join(resolve(agentDir), "sessions") : getSessionsDir();
-  return join(sessionsRoot, encodeCwdForDirName(cwd));
+  if (agentDir) return join(resolve(agentDir), "sessions", encodeCwdForDirName(cwd));
+  return getConfiguredSessionDir(cwd) ?? join(getSessionsDir(), encodeCwdForDirName(cwd));
+}
+
+/** The session folder the environment or the settings name for `cwd`, if any. */
+export function getConfiguredSessionDir(cwd: string): string | undefined {
+  const fromEnv = process.env[SESSION_DIR_ENV];
+  if (fromEnv && fromEnv.trim() !== "") return resolve(cwd, expandHome(fromEnv));
+  return readSessionDirSetting(cwd);
 }
 
 /** `2024-12-03T14:00:00.000Z` + uuid → `2024-12-03T14-00-00-000Z_<uuid>.jsonl`. */

@@ -3,7 +3,7 @@
  * finds a shell, runs a command in its own process group, streams its output,
  * and kills the whole process tree on abort or timeout.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { unwatchGroup, watchGroup } from "./process-watchdog.ts";
 
@@ -22,7 +22,7 @@ export interface BashOperations {
 }
 
 export interface LocalBashOperationsOptions {
-  /** Shell to run commands with, instead of the detected one. */
+  /** Shell to run commands with (`<shell> -c <command>`), instead of the detected one (settings' shellPath). */
   shellPath?: string;
 }
 
@@ -134,7 +134,9 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
   return {
     async exec(command, cwd, { onData, signal, timeout, env }) {
       if (signal?.aborted) return { exitCode: null };
-      const shell = options.shellPath ?? detectShell();
+      const shell = options.shellPath || detectShell();
+      // Said plainly: Bun's own error for a missing executable does not name the setting.
+      if (options.shellPath && !existsSync(shell)) throw new Error(`Shell not found: ${shell} (shellPath in settings.json).`);
       const proc = Bun.spawn([shell, "-c", command], {
         cwd,
         env: env ?? process.env,

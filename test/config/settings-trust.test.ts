@@ -89,13 +89,13 @@ describe("loadSettingsWithTrust", () => {
 });
 
 describe("defaultProjectTrust and the file readers", () => {
-  test("defaultProjectTrust accepts ask, trust and deny, and names the field otherwise", () => {
-    for (const value of ["ask", "trust", "deny"]) {
+  test("defaultProjectTrust accepts ask, trust and deny, pi's always and never as trust and deny, and names the field otherwise", () => {
+    for (const [value, read] of [["ask", "ask"], ["trust", "trust"], ["deny", "deny"], ["always", "trust"], ["never", "deny"]]) {
       sandbox.write(globalSettings(), { defaultProjectTrust: value });
-      expect(readGlobalSettingsFile().defaultProjectTrust).toBe(value);
+      expect(readGlobalSettingsFile().defaultProjectTrust).toBe(read);
     }
-    sandbox.write(globalSettings(), { defaultProjectTrust: "always" });
-    expect(() => readGlobalSettingsFile()).toThrow(/defaultProjectTrust: expected one of "ask", "trust", "deny"/);
+    sandbox.write(globalSettings(), { defaultProjectTrust: "sometimes" });
+    expect(() => readGlobalSettingsFile()).toThrow(/defaultProjectTrust: expected one of "ask", "trust", "deny", "always", "never"/);
   });
 
   test("readProjectSettingsFile returns the project file as written", () => {

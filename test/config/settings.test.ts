@@ -128,7 +128,7 @@ describe("loadSettings", () => {
     const error = loadError();
     expect(error.file).toBe(file);
     expect(error.message).toContain(
-      'defaultThinkingLevel: expected one of "off", "minimal", "low", "medium", "high", "xhigh" (got "huge")',
+      'defaultThinkingLevel: expected one of "off", "minimal", "low", "medium", "high", "xhigh", "max" (got "huge")',
     );
   });
 

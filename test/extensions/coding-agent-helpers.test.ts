@@ -92,6 +92,9 @@ describe("helpers of @earendil-works/pi-coding-agent", () => {
         { type: "message", id: "b", parentId: "a", timestamp: "2024-01-01T00:00:01.000Z", message: { role: "user", content: "kept", timestamp: 2 } },
         { type: "compaction", id: "c", parentId: "b", timestamp: "2024-01-01T00:00:02.000Z", summary: "S", firstKeptEntryId: "b", tokensBefore: 9 },
         { type: "message", id: "d", parentId: "c", timestamp: "2024-01-01T00:00:03.000Z", message: { role: "user", content: "new", timestamp: 3 } },
+        { type: "message", id: "e", parentId: "d", timestamp: "2024-01-01T00:00:04.000Z", message: { role: "user", content: "secret", timestamp: 4 } },
+        { type: "context_edit", id: "f", parentId: "e", timestamp: "2024-01-01T00:00:05.000Z", targetId: "e", replacement: null },
+        { type: "context_edit", id: "g", parentId: "f", timestamp: "2024-01-01T00:00:06.000Z", targetId: "d", replacement: { content: "edited" } },
       ];
       const report = {
         readName: read.name,
@@ -104,6 +107,7 @@ describe("helpers of @earendil-works/pi-coding-agent", () => {
         diff: generateDiffString("a\\nb\\nc\\n", "a\\nB\\nc\\n"),
         contextIds: buildContextEntries(entries).map((entry) => entry.id),
         projected: buildSessionProjection(entries).messages.map((message) => message.role),
+        projectedTexts: buildSessionProjection(entries).entries.map(({ sourceEntry, messages }) => [sourceEntry.id, messages.map((message) => typeof message.content === "string" ? message.content : (message.content ?? []).map((block) => block.text ?? "").join(""))]),
         shell: getShellConfig().args,
         visual: truncateToVisualLines("one two three\\nfour\\nfive", 2, 8),
       };`,
@@ -118,8 +122,10 @@ describe("helpers of @earendil-works/pi-coding-agent", () => {
     expect(result.block).toEqual({ name: "alpha", location: "/s/SKILL.md", content: "Alpha steps", userMessage: "please" });
     expect(result.patch).toBe("--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
     expect(result.diff).toEqual({ diff: " 1 a\n-2 b\n+2 B\n 3 c", firstChangedLine: 2 });
-    expect(result.contextIds).toEqual(["c", "b", "d"]);
+    expect(result.contextIds).toEqual(["c", "b", "d", "e", "f", "g"]);
     expect(result.projected).toEqual(["compactionSummary", "user", "user"]);
+    // Context edits apply as for the model: "secret" is left out, "new" is replaced.
+    expect(result.projectedTexts.slice(1)).toEqual([["b", ["kept"]], ["d", ["edited"]]]);
     expect(result.shell).toEqual(["-c"]);
     expect(result.visual.visualLines.map((line: string) => line.trimEnd())).toEqual(["four", "five"]);
     expect(result.visual.skippedCount).toBe(2);

@@ -143,8 +143,9 @@ describe("agent event families", () => {
     const rpc = fixture.start(withExtensions(ext));
     await rpc.request({ type: "prompt", message: "PRIVATE note" });
     await rpc.waitForEvent("agent_end");
+    const beforePrompt1 = rpc.mark();
     await rpc.request({ type: "prompt", message: "public question" });
-    const end = await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    const end = await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt1);
     const sent = JSON.stringify(lastRequest().messages);
     expect(sent).not.toContain("PRIVATE");
     expect(sent).toContain("public question");
@@ -155,6 +156,31 @@ describe("agent event families", () => {
     const messageEnds = rpc.ofType("message_end").filter((frame) => frame.message.role === "assistant");
     expect(messageEnds.at(-1)!.message.content[0].text).toBe("[redacted by extension]");
     expect(end.type).toBe("agent_end");
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("pi.on returns an unsubscribe function, as in pi 0.87.1: a handler that removes itself runs once", async () => {
+    const ext = fixture.writeExtension(
+      "once.ts",
+      `export default function (pi) {
+  let calls = 0;
+  const off = pi.on("before_agent_start", (event, ctx) => {
+    calls++;
+    off();
+    off();
+    ctx.ui.notify("once:" + calls);
+  });
+  pi.on("before_agent_start", (event, ctx) => ctx.ui.notify("always:" + event.prompt));
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    for (const message of ["first", "second"]) {
+      const before = rpc.mark();
+      await rpc.request({ type: "prompt", message });
+      await rpc.waitForEvent("agent_settled", undefined, undefined, before);
+    }
+    // The handler after the removed one still runs on the first prompt (removal during dispatch skips nobody).
+    expect(notices(rpc)).toEqual(["once:1", "always:first", "always:second"]);
     expect(await rpc.close()).toBe(0);
   });
 
@@ -246,8 +272,9 @@ export default function (pi) {
     const rpc = fixture.start(withExtensions(ext));
     for (const message of ["one", "two", "three"]) {
       fixture.server.enqueue({ content: [{ type: "text", text: "answer ".repeat(400) }] });
+      const beforePrompt2 = rpc.mark();
       await rpc.request({ type: "prompt", message });
-      await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+      await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt2);
     }
     const before = fixture.server.requests.length;
     const response = await rpc.request({ type: "compact", keepRecentTokens: 100 });

@@ -86,8 +86,9 @@ describe("session replacement", () => {
     const rpc = fixture.start(withExtensions(ext));
     await rpc.request({ type: "prompt", message: "one" });
     await rpc.waitForEvent("agent_end");
+    const beforePrompt1 = rpc.mark();
     await rpc.request({ type: "prompt", message: "two" });
-    await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt1);
     const original = (await rpc.request({ type: "get_state" })).data.sessionFile;
     await rpc.request({ type: "prompt", message: "/fork-first" });
     await rpc.waitFor((frame) => frame.method === "notify" && frame.message.startsWith("fork cancelled"));

@@ -59,8 +59,9 @@ describe("tree navigation", () => {
     );
     const rpc = fixture.start(withExtensions(ext));
     for (const message of ["one", "two"]) {
+      const beforePrompt1 = rpc.mark();
       await rpc.request({ type: "prompt", message });
-      await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+      await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt1);
     }
     await rpc.request({ type: "prompt", message: "/back" });
     await lastNotice(rpc, "navigated");
@@ -69,8 +70,9 @@ describe("tree navigation", () => {
     expect(messages.map((message: any) => message.role)).toEqual(["user", "assistant", "branchSummary"]);
     expect(messages[2].summary).toBe("Left branch: 2 entries");
     // The next prompt continues from there: the model sees the summary, not the abandoned turn.
+    const beforePrompt2 = rpc.mark();
     await rpc.request({ type: "prompt", message: "three" });
-    await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt2);
     const sent = JSON.stringify(fixture.server.requests.at(-1)!.body.messages);
     expect(sent).toContain("Left branch: 2 entries");
     expect(sent).not.toContain('"two"');
@@ -94,8 +96,9 @@ describe("context helpers", () => {
     const rpc = fixture.start(withExtensions(ext));
     for (const message of ["one", "two", "three"]) {
       fixture.server.enqueue({ content: [{ type: "text", text: "words ".repeat(12000) }], chunkSize: 4000 });
+      const beforePrompt3 = rpc.mark();
       await rpc.request({ type: "prompt", message });
-      await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+      await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt3);
     }
     await rpc.request({ type: "prompt", message: "/usage" });
     await lastNotice(rpc, "compacted");

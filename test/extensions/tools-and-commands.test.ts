@@ -280,8 +280,9 @@ describe("robustness", () => {
     const custom = end.messages.find((message: any) => message.role === "custom");
     expect(custom.content).toBe('{"not":"text"}');
     // The next request still goes out well-formed.
+    const beforePrompt1 = rpc.mark();
     await rpc.request({ type: "prompt", message: "again" });
-    const next = await rpc.waitForEvent("agent_end", undefined, undefined, rpc.mark() - 1);
+    const next = await rpc.waitForEvent("agent_end", undefined, undefined, beforePrompt1);
     expect(next.messages.at(-1).stopReason).toBe("stop");
     expect(await rpc.close()).toBe(0);
   });

@@ -57,6 +57,10 @@ export function transformMessages(messages: Message[], model: Model, options: Tr
   };
 
   for (const message of messages) {
+    // A session written by pi 0.87 holds role "system" messages (its prompt and
+    // tools). xcsh sends its own system prompt, so one that slipped through a
+    // custom convertToLlm must not reach the API as a conversation message.
+    if ((message as { role: string }).role === "system") continue;
     if (message.role === "assistant") {
       flushMissing();
       // A failed or aborted reply carries no answer the model should build on.

@@ -8,7 +8,7 @@ import { createCompactionSummaryMessage } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { Model, ModelThinkingLevel } from "../../ai/types.ts";
 import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
-import { messagesOfEntries } from "../../session/build-context.ts";
+import { messagesOfEntries, pathAsModelSees } from "../../session/build-context.ts";
 import { findCutPoint, findCutWithin, findFallbackCutPoint, tokensKeptFrom, type CutPoint } from "./cut-point.ts";
 import {
   computeFileLists,
@@ -113,14 +113,18 @@ function partsOfCut(pathEntries: SessionEntry[], startIndex: number, cut: CutPoi
  *
  * `contextWindow` is the window of the model the context is for; without it
  * `keepRecentTokens` alone decides.
+ *
+ * The path is read as the model sees it: what context edits leave out is
+ * neither summarized nor counted, what they replace is summarized as replaced.
  */
 export function prepareCompaction(
-  pathEntries: SessionEntry[],
+  rawPath: SessionEntry[],
   settings: CompactionSettings,
   contextWindow?: number,
 ): CompactionPreparation | undefined {
-  const last = pathEntries[pathEntries.length - 1];
+  const last = rawPath[rawPath.length - 1];
   if (!last || last.type === "compaction") return undefined;
+  const pathEntries = pathAsModelSees(rawPath);
 
   const previous = findLastCompaction(pathEntries);
   // Messages the previous compaction kept are still verbatim in the context, so

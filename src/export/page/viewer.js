@@ -333,6 +333,23 @@ function renderSummary(entry, kind, title, detail, summary) {
   return li;
 }
 
+/** pi's record of its system prompt and tools (xcsh never sends it): one folded block. */
+function renderSystemPrompt(entry, message) {
+  const li = messageShell(entry, "system", "System prompt");
+  const parts = [];
+  const base = typeof message.content === "string" ? message.content : textOf(message.content);
+  if (base) parts.push(base);
+  for (const [name, text] of Object.entries(message.sections || {})) parts.push(text === null ? `(section ${name} removed)` : String(text));
+  const body = el("div", "entry-body");
+  body.appendChild(foldedText(parts.join("\n\n"), { label: "System prompt", openLines: 0 }));
+  const added = (message.toolsAdded || []).map((tool) => tool && tool.name).filter(Boolean);
+  const removed = (message.toolsRemoved || []).map((tool) => tool && tool.name).filter(Boolean);
+  if (added.length) body.appendChild(el("div", "muted", "Tools: " + added.join(", ")));
+  if (removed.length) body.appendChild(el("div", "muted", "Tools removed: " + removed.join(", ")));
+  li.appendChild(body);
+  return li;
+}
+
 function renderEntry(entry, results) {
   switch (entry.type) {
     case "message": {
@@ -350,6 +367,7 @@ function renderEntry(entry, results) {
       if (message.role === "custom") return message.display === false ? null : renderCustom(entry, message.customType, message.content);
       if (message.role === "compactionSummary") return renderSummary(entry, "compaction", "Compaction", null, message.summary);
       if (message.role === "branchSummary") return renderSummary(entry, "branch-summary", "Branch summary", null, message.summary);
+      if (message.role === "system") return renderSystemPrompt(entry, message);
       return eventLine(entry, `Message of role ${message.role}`);
     }
     case "custom_message":
@@ -371,8 +389,12 @@ function renderEntry(entry, results) {
       return eventLine(entry, `Thinking level → ${entry.thinkingLevel}`, "thinking-change");
     case "session_info":
       return entry.name ? eventLine(entry, `Session named “${entry.name}”`) : null;
+    case "context_edit":
+      // The edited entry is shown as written; this line says what the model is given instead.
+      return eventLine(entry, `Context edit: ${entry.replacement === null ? "leaves out" : "replaces the content of"} entry ${entry.targetId}`, "context-edit");
     case "label":
     case "custom":
+    case "usage":
       return null;
     default:
       return eventLine(entry, `Entry of type ${entry.type}`);

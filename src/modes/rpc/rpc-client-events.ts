@@ -24,6 +24,10 @@ const SESSION_EVENT_TYPES = [
   "auto_retry_start",
   "auto_retry_end",
   "agent_settled",
+  "bash_execution_update",
+  "session_info_changed",
+  "thinking_level_changed",
+  "entry_appended",
 ] as const satisfies readonly AgentSessionEvent["type"][];
 
 type Unlisted = Exclude<AgentSessionEvent["type"], (typeof SESSION_EVENT_TYPES)[number]>;

@@ -52,6 +52,11 @@ export interface PromptOptions {
 export interface PromptAndWaitOptions extends PromptOptions {
   /** Reject if the run has not ended after this long. No limit by default. */
   timeoutMs?: number;
+  /**
+   * The event that ends the wait: the first agent_end (the default, as in the seeds), or
+   * agent_settled (pi 0.87.1), after retries, overflow recovery and queued messages are done.
+   */
+  until?: "agent_end" | "agent_settled";
 }
 
 /** Calls a host callback; its failure is reported but never breaks the client. */
@@ -167,6 +172,10 @@ export class RpcClient {
   abort(): Promise<undefined> {
     return this.send({ type: "abort" });
   }
+  /** Takes the queued steering and follow-up messages out, undelivered, and returns their texts. */
+  clearQueue(): Promise<RpcResultOf<"clear_queue">> {
+    return this.send({ type: "clear_queue" });
+  }
   abortAndPrompt(message: string, images?: ImageContent[]): Promise<undefined> {
     return this.send({ type: "abort_and_prompt", message, ...(images ? { images } : {}) });
   }
@@ -188,11 +197,15 @@ export class RpcClient {
   getAvailableModels(): Promise<RpcResultOf<"get_available_models">> {
     return this.send({ type: "get_available_models" });
   }
-  setThinkingLevel(level: ModelThinkingLevel): Promise<undefined> {
+  /** "max" is the model's highest level. */
+  setThinkingLevel(level: ModelThinkingLevel | "max"): Promise<undefined> {
     return this.send({ type: "set_thinking_level", level });
   }
   cycleThinkingLevel(): Promise<RpcResultOf<"cycle_thinking_level">> {
     return this.send({ type: "cycle_thinking_level" });
+  }
+  getAvailableThinkingLevels(): Promise<RpcResultOf<"get_available_thinking_levels">> {
+    return this.send({ type: "get_available_thinking_levels" });
   }
   setSteeringMode(mode: QueueMode): Promise<undefined> {
     return this.send({ type: "set_steering_mode", mode });
@@ -215,8 +228,9 @@ export class RpcClient {
   abortRetry(): Promise<undefined> {
     return this.send({ type: "abort_retry" });
   }
-  bash(command: string): Promise<RpcResultOf<"bash">> {
-    return this.send({ type: "bash", command });
+  /** Output chunks arrive as bash_execution_update events carrying this request's id. */
+  bash(command: string, options: { excludeFromContext?: boolean } = {}): Promise<RpcResultOf<"bash">> {
+    return this.send({ type: "bash", command, ...options });
   }
   abortBash(): Promise<undefined> {
     return this.send({ type: "abort_bash" });
@@ -244,6 +258,13 @@ export class RpcClient {
   }
   getBranchMessages(): Promise<RpcResultOf<"get_branch_messages">> {
     return this.send({ type: "get_branch_messages" });
+  }
+  /** Session entries in append order; with `since`, only those after that entry id. */
+  getEntries(since?: string): Promise<RpcResultOf<"get_entries">> {
+    return this.send({ type: "get_entries", ...(since === undefined ? {} : { since }) });
+  }
+  getTree(): Promise<RpcResultOf<"get_tree">> {
+    return this.send({ type: "get_tree" });
   }
   getLastAssistantText(): Promise<RpcResultOf<"get_last_assistant_text">> {
     return this.send({ type: "get_last_assistant_text" });
@@ -295,18 +316,19 @@ export class RpcClient {
 
   /**
    * Sends a prompt and resolves with the events of its run: from the prompt's
-   * acceptance up to and including the first agent_end after it. Rejects with
-   * RpcError when the prompt is refused.
+   * acceptance up to and including the first agent_end after it (or, with
+   * `until: "agent_settled"`, the agent_settled that ends the whole chain).
+   * Rejects with RpcError when the prompt is refused.
    */
   async promptAndWait(message: string, options: PromptAndWaitOptions = {}): Promise<AgentSessionEvent[]> {
-    const { timeoutMs, ...promptOptions } = options;
+    const { timeoutMs, until = "agent_end", ...promptOptions } = options;
     const events: AgentSessionEvent[] = [];
     let accepted = false;
     const runEnded = this.waitUntil<AgentSessionEvent[]>(`the prompt's run ended`, timeoutMs, (resolve) =>
       this.onEvent((event) => {
         if (!accepted) return;
         events.push(event);
-        if (event.type === "agent_end") resolve(events);
+        if (event.type === until) resolve(events);
       }),
     );
     // If the prompt is refused, nobody awaits the run; its later failure must not be unhandled.

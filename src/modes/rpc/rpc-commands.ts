@@ -9,6 +9,8 @@ import { normalizeTodoPhases } from "../../core/todos.ts";
 import type { HostToolBridge } from "./host-tools.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ImageContent } from "../../ai/types.ts";
+import { getSupportedThinkingLevels } from "../../ai/thinking.ts";
+import type { SessionEntry } from "../../session/types.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
 
 export interface RpcContext {
@@ -156,6 +158,18 @@ function reportLateFailure(error: unknown): void {
   process.stderr.write(`xcsh: prompt failed: ${(error as Error).message}\n`);
 }
 
+/**
+ * The entries appended after the one whose id is `since` (all of them without it). An id
+ * is a durable cursor: entries are only ever appended. An id the session does not have
+ * is an error, not an empty list, so a host holding a cursor from another session finds out.
+ */
+function entriesSince(entries: SessionEntry[], since: string | undefined): SessionEntry[] {
+  if (since === undefined) return entries;
+  const index = entries.findLastIndex((entry) => entry.id === since);
+  if (index === -1) throw new Error(`Entry not found: ${since}`);
+  return entries.slice(index + 1);
+}
+
 function findModel(session: AgentSession, provider: string, modelId: string) {
   const model = session.registry.find(provider, modelId);
   if (!model) throw new Error(`Model not found: ${provider}/${modelId}`);
@@ -189,6 +203,11 @@ export const handlers: Handlers = {
     const { message, images } = command;
     return new ThenStart(undefined, () => place.launch(() => context.session.prompt(message, { images, source: "rpc" })));
   },
+  clear_queue: (_command, { session }) => {
+    // One queue_update reports the emptied queues, before this response (as pi 0.87.1 does).
+    const { steering, followUp } = session.takeQueued();
+    return { steering: steering.map((prompt) => prompt.text), followUp: followUp.map((prompt) => prompt.text) };
+  },
   new_session: (command, { session }) => session.navigation.newSession({ parentSession: command.parentSession }),
   get_state: (_command, context) => sessionState(context),
   get_messages: (_command, { session }) => ({ messages: session.messages }),
@@ -198,12 +217,14 @@ export const handlers: Handlers = {
   cycle_model: async (_command, { session }) => (await session.models.cycleModel()) ?? null,
   get_available_models: (_command, { session }) => ({ models: session.models.availableModels() }),
   set_thinking_level: (command, { session }) => {
-    session.models.setThinkingLevel(command.level);
+    // pi 0.87.1's "max" is the model's highest level: xhigh, clamped down to what the model has.
+    session.models.setThinkingLevel(command.level === "max" ? "xhigh" : command.level);
   },
   cycle_thinking_level: (_command, { session }) => {
     const level = session.models.cycleThinkingLevel();
     return level === undefined ? null : { level };
   },
+  get_available_thinking_levels: (_command, { session }) => ({ levels: getSupportedThinkingLevels(session.model) }),
   set_steering_mode: (command, { session }) => {
     session.agent.steeringQueue.mode = command.mode;
   },
@@ -226,7 +247,17 @@ export const handlers: Handlers = {
     session.autoRetryEnabled = command.enabled;
   },
   abort_retry: (_command, { session }) => session.abortRetry(),
-  bash: (command, { session }) => session.executeBash(command.command),
+  bash: async (command, { session }) => {
+    // Every chunk goes out as it arrives, all of it, even when the result is truncated.
+    const id = typeof command.id === "string" || (typeof command.id === "number" && Number.isFinite(command.id)) ? { id: command.id } : {};
+    let reported: Promise<void> = Promise.resolve();
+    const onChunk = (delta: string) => {
+      reported = session.emit({ type: "bash_execution_update", ...id, delta });
+    };
+    const result = await session.executeBash(command.command, { excludeFromContext: command.excludeFromContext, onChunk });
+    await reported;
+    return result;
+  },
   abort_bash: (_command, { session }) => session.abortBash(),
   get_session_stats: (_command, { session }) => session.getSessionStats(),
   export_html: async (command, { session }) => {
@@ -239,6 +270,11 @@ export const handlers: Handlers = {
   clone: (_command, { session }) => session.navigation.clone(),
   get_fork_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
+  get_entries: (command, { session }) => ({
+    entries: entriesSince(session.sessionManager.getEntries(), command.since),
+    leafId: session.sessionManager.getLeafId(),
+  }),
+  get_tree: (_command, { session }) => ({ tree: session.sessionManager.getTree(), leafId: session.sessionManager.getLeafId() }),
   get_last_assistant_text: (_command, { session }) => ({ text: session.getLastAssistantText() }),
   set_session_name: (command, { session }) => session.setSessionName(command.name),
   get_commands: (_command, { session, extensions }) => ({ commands: slashCommands(session, extensions) }),

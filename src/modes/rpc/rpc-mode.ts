@@ -5,7 +5,7 @@
  * (abort, steer, queries, host-tool frames) are handled the moment they arrive.
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { UserError } from "../../core/user-error.ts";
 import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
@@ -25,14 +25,18 @@ const IMMEDIATE = new Set<string>([
   "abort_bash",
   "steer",
   "follow_up",
+  "clear_queue",
   "get_state",
   "get_messages",
   "get_session_stats",
   "get_last_assistant_text",
   "get_fork_messages",
   "get_branch_messages",
+  "get_entries",
+  "get_tree",
   "get_commands",
   "get_available_models",
+  "get_available_thinking_levels",
   "set_steering_mode",
   "set_follow_up_mode",
   "set_interrupt_mode",
@@ -63,7 +67,7 @@ function parseFailure(error: string) {
 }
 
 /** Options that shape one headless run; an RPC host runs many and sets its own limits. */
-function headlessOnlyOption(args: CliArgs): string | undefined {
+function headlessOnlyOption(args: RunOptions): string | undefined {
   if (args.maxTurns !== undefined) return "--max-turns";
   if (args.maxCostUsd !== undefined) return "--max-cost";
   if (args.timeoutSeconds !== undefined) return "--timeout";
@@ -72,7 +76,12 @@ function headlessOnlyOption(args: CliArgs): string | undefined {
   return undefined;
 }
 
-export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  // As pi: the host sends prompts (and their files) as commands; a file named on the command line has no prompt to go with.
+  if (args.fileArgs.length > 0) {
+    throw new UserError(`@file arguments are not supported in rpc mode (@${args.fileArgs[0]}): send the file's text in a prompt command, an image in its "images"`, 2);
+  }
+  if (args.resume) process.stderr.write("xcsh: --resume is ignored in rpc mode: there is no one to pick a session; pass --session <file|id>, or send switch_session\n");
   const headlessOnly = headlessOnlyOption(args);
   if (headlessOnly) {
     throw new UserError(`${headlessOnly} applies to -p and --mode json runs, not to --mode rpc: the host decides when a run has gone on long enough (abort)`);
@@ -104,11 +113,14 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
   const lean = args.rpcLean || (setup.settings.rpc as { lean?: boolean } | undefined)?.lean === true;
-  const unsubscribeGuard = session.subscribe(() => {
+  const wireForm = args.rpcWire ?? (lean ? "lean" : "full");
+  const writeEvent = createEventWriter(write, wireForm);
+  // One listener guards stdout at the first event and writes every event: with a second,
+  // asynchronous listener in front, two events emitted back to back could go out swapped.
+  session.subscribe((event) => {
     guardProcessStdout();
-    unsubscribeGuard();
+    writeEvent(event);
   });
-  session.subscribe(createEventWriter(write, lean));
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
   // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
   const shutdownIfAsked = async () => {

@@ -8,6 +8,7 @@ import type { ReportedCompaction } from "../../core/session-events.ts";
 import type { BashResult } from "../../core/bash-executor.ts";
 import type { SessionStats } from "../../core/session-stats.ts";
 import type { TodoPhase } from "../../core/todos.ts";
+import type { SessionEntry, SessionTreeNode } from "../../session/types.ts";
 
 export type QueueMode = "all" | "one-at-a-time";
 export type InterruptMode = "immediate" | "wait";
@@ -34,6 +35,7 @@ export type RpcCommand = WithId<
   | { type: "steer"; message: string; images?: ImageContent[] }
   | { type: "follow_up"; message: string; images?: ImageContent[] }
   | { type: "abort" }
+  | { type: "clear_queue" }
   | { type: "abort_and_prompt"; message: string; images?: ImageContent[] }
   | { type: "new_session"; parentSession?: string }
   | { type: "get_state" }
@@ -41,8 +43,10 @@ export type RpcCommand = WithId<
   | { type: "set_model"; provider: string; modelId: string }
   | { type: "cycle_model" }
   | { type: "get_available_models" }
-  | { type: "set_thinking_level"; level: ModelThinkingLevel }
+  /** "max" (pi 0.87.1): the model's highest level. */
+  | { type: "set_thinking_level"; level: ModelThinkingLevel | "max" }
   | { type: "cycle_thinking_level" }
+  | { type: "get_available_thinking_levels" }
   | { type: "set_steering_mode"; mode: QueueMode }
   | { type: "set_follow_up_mode"; mode: QueueMode }
   | { type: "set_interrupt_mode"; mode: InterruptMode }
@@ -50,7 +54,7 @@ export type RpcCommand = WithId<
   | { type: "set_auto_compaction"; enabled: boolean }
   | { type: "set_auto_retry"; enabled: boolean }
   | { type: "abort_retry" }
-  | { type: "bash"; command: string }
+  | { type: "bash"; command: string; excludeFromContext?: boolean }
   | { type: "abort_bash" }
   | { type: "get_session_stats" }
   | { type: "export_html"; outputPath?: string }
@@ -60,6 +64,8 @@ export type RpcCommand = WithId<
   | { type: "clone" }
   | { type: "get_fork_messages" }
   | { type: "get_branch_messages" }
+  | { type: "get_entries"; since?: string }
+  | { type: "get_tree" }
   | { type: "get_last_assistant_text" }
   | { type: "set_session_name"; name: string }
   | { type: "get_commands" }
@@ -116,6 +122,10 @@ export interface RpcResponseData {
   cycle_model: { model: Model; thinkingLevel: ModelThinkingLevel; isScoped: boolean } | null;
   get_available_models: { models: Model[] };
   cycle_thinking_level: { level: ModelThinkingLevel } | null;
+  get_available_thinking_levels: { levels: ModelThinkingLevel[] };
+  clear_queue: { steering: string[]; followUp: string[] };
+  get_entries: { entries: SessionEntry[]; leafId: string | null };
+  get_tree: { tree: SessionTreeNode[]; leafId: string | null };
   compact: ReportedCompaction;
   bash: BashResult;
   get_session_stats: SessionStats;

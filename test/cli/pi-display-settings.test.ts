@@ -1,0 +1,35 @@
+/**
+ * pi's display settings in the interactive mode, in the built binary in tmux:
+ * `hideThinkingBlock: false` shows thinking in full, `quietStartup: true` drops the
+ * header; with neither, thinking is folded and the header is drawn (xcsh's defaults).
+ */
+import { describe, expect, test } from "bun:test";
+import { send, withPane } from "../modes/interactive/fixture.ts";
+
+const HINT = "/ commands · @ files";
+
+describe("display settings from a pi settings.json", () => {
+  test("hideThinkingBlock false shows the thinking without Ctrl+T; quietStartup hides the header", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "thinking", thinking: "A short reply will do here." }, { type: "text", text: "Hello there." }] });
+        send(pane, "hi");
+        const screen = await pane.waitFor("Hello there.");
+        expect(screen).toContain("A short reply will do here.");
+        expect(screen).not.toContain("ctrl+t to show");
+        expect(screen).not.toContain(HINT);
+      },
+      { before: (fake) => fake.home.writeSettings({ hideThinkingBlock: false, quietStartup: true }) },
+    );
+  });
+
+  test("without them: thinking folded, header drawn", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue({ content: [{ type: "thinking", thinking: "A short reply will do here." }, { type: "text", text: "Hello there." }] });
+      send(pane, "hi");
+      const screen = await pane.waitFor("Hello there.");
+      expect(screen).toContain("Thinking… (ctrl+t to show)");
+      expect(screen).toContain(HINT);
+    });
+  });
+});
