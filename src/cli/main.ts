@@ -36,6 +36,11 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // pi's package commands (`xcsh install npm:foo`), before anything takes the words as a prompt.
+  if (argv[0] !== undefined && ["install", "remove", "uninstall", "update", "list"].includes(argv[0])) {
+    const { runPackageCommand } = await import("../packages/commands.ts");
+    return runPackageCommand(argv);
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const parsed = parseArgs(argv);
