@@ -60,13 +60,13 @@ beforeAll(() => {
   makeGitRepository(reposDir, "acme/git-tools", GIT_PACKAGE, "v1");
   const gitConfig = join(fixture.home.home, "gitconfig");
   writeGitConfig(gitConfig, "git.example.com", reposDir);
-  env = {
-    ...fixture.home.env,
+  // Into the fixture's own env, so RPC sessions (fixture.start) see the fake registry too.
+  env = Object.assign(fixture.home.env, {
     NPM_CONFIG_REGISTRY: registry.url,
     BUN_INSTALL_CACHE_DIR: join(fixture.home.home, "bun-cache"),
     GIT_CONFIG_GLOBAL: gitConfig,
     GIT_CONFIG_NOSYSTEM: "1",
-  };
+  });
   settingsFile = join(fixture.home.agentDir, "settings.json");
 });
 afterAll(async () => {
@@ -155,6 +155,24 @@ describe("npm packages", () => {
     const again = await xcsh(["uninstall", "npm:pi-demo-tools"]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain("npm:pi-demo-tools is not declared in");
+  }, 150_000);
+});
+
+describe("-e with a package source", () => {
+  test("-e npm:<name> loads the package for one run without declaring it", async () => {
+    const before = readFileSync(settingsFile, "utf8");
+    const rpc = fixture.start(["-e", "npm:pi-demo-tools", "--model", FAKE_MODEL]);
+    const names = (await rpc.request({ type: "get_commands" }, 30_000)).data.commands.map((command: any) => command.name);
+    expect(names).toEqual(expect.arrayContaining(["demo-hello", "demo-review", "skill:demo-skill"]));
+    expect(await rpc.close()).toBe(0);
+    expect(readFileSync(settingsFile, "utf8")).toBe(before);
+    expect(existsSync(join(fixture.home.agentDir, "tmp", "packages", "npm", "node_modules", "pi-demo-tools"))).toBe(true);
+  }, 150_000);
+
+  test("-e npm:<missing> fails before the session starts, naming the package", async () => {
+    const result = await xcsh(["-e", "npm:no-such-package", "-p", "hi", "--model", FAKE_MODEL]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('Cannot install npm:no-such-package: the registry has no package named "no-such-package"');
   }, 150_000);
 });
 

@@ -48,7 +48,7 @@ export function startFakeRegistry(): FakeRegistry {
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch(request) {
+    fetch(request): Response {
       const path = decodeURIComponent(new URL(request.url).pathname);
       requests.push(path);
       const tarballMatch = /^\/(.+)\/-\/[^/]+-(\d[^/]*)\.tgz$/.exec(path);
@@ -59,9 +59,9 @@ export function startFakeRegistry(): FakeRegistry {
       const name = path.slice(1);
       const versions = packages.get(name);
       if (!versions) return notFound();
-      const base = `http://127.0.0.1:${server.port}`;
-      const entries = Object.fromEntries(
-        [...versions].map(([version, bytes]) => [
+      const base: string = `http://127.0.0.1:${server.port}`;
+      const entries: Record<string, unknown> = Object.fromEntries(
+        [...versions].map(([version, bytes]): [string, unknown] => [
           version,
           {
             name,
