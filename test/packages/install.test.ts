@@ -208,7 +208,11 @@ describe("git and local packages", () => {
   }, 150_000);
 
   test("-l in an untrusted project is refused; with --trust-project it goes to .xcsh/settings.json", async () => {
-    const local = writeFiles(join(fixture.home.home, "local-pkg"), { "package.json": JSON.stringify({ name: "local-pkg", version: "0.1.0" }), "prompts/local-tpl.md": "LOCAL body\n" });
+    const local = writeFiles(join(fixture.home.home, "local-pkg"), {
+      "package.json": JSON.stringify({ name: "local-pkg", version: "0.1.0" }),
+      "prompts/local-tpl.md": "LOCAL body\n",
+      "extensions/local.ts": `export default function (pi) { pi.registerCommand("local-cmd", { handler: async () => {} }); }\n`,
+    });
     const projectSettings = join(fixture.cwd, ".xcsh", "settings.json");
     const refused = await xcsh(["install", "-l", local]);
     expect(refused.exitCode).toBe(1);
@@ -220,6 +224,30 @@ describe("git and local packages", () => {
     expect(JSON.parse(readFileSync(projectSettings, "utf8")).packages).toEqual([local]);
     const list = await xcsh(["list"]);
     expect(list.stdout).toContain("not loaded: the project is not trusted");
+
+    // Declared, but nothing of it loads until the project is trusted.
+    const untrusted = fixture.start(["--model", FAKE_MODEL]);
+    const hidden = (await untrusted.request({ type: "get_commands" }, 30_000)).data.commands.map((command: any) => command.name);
+    expect(hidden).not.toContain("local-cmd");
+    expect(hidden).not.toContain("local-tpl");
+    expect(await untrusted.close()).toBe(0);
+    const trusted = fixture.start(["--trust-project", "--model", FAKE_MODEL]);
+    const shown = (await trusted.request({ type: "get_commands" }, 30_000)).data.commands.map((command: any) => command.name);
+    expect(shown).toEqual(expect.arrayContaining(["local-cmd", "local-tpl"]));
+    expect(await trusted.close()).toBe(0);
+  }, 150_000);
+
+  test("a declared package that is not installed is reported with the command that installs it", async () => {
+    const before = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(before), packages: [...JSON.parse(before).packages, "npm:never-installed"] }));
+    try {
+      const rpc = fixture.start(["--model", FAKE_MODEL]);
+      const errors = await rpc.waitForEvent("extension_error", () => true, 30_000).then(() => rpc.ofType("extension_error"));
+      expect(JSON.stringify(errors)).toContain("Package npm:never-installed (user settings) is not installed: run xcsh install npm:never-installed");
+      await rpc.close();
+    } finally {
+      writeFileSync(settingsFile, before);
+    }
   }, 150_000);
 
   test("malformed sources and options are usage errors", async () => {
