@@ -26,11 +26,11 @@ export interface DeclaredPackages {
   problems: string[];
 }
 
-export function declaredPackages(cwd: string, agentDir: string, includeProject: boolean): DeclaredPackages {
+/** `includeProject` may be a function: trust is then looked up only when the project declares packages. */
+export function declaredPackages(cwd: string, agentDir: string, includeProject: boolean | (() => boolean)): DeclaredPackages {
   const result: DeclaredPackages = { packages: [], problems: [] };
   const seen = new Set<string>();
-  const scopes: PackageScope[] = includeProject ? ["project", "user"] : ["user"];
-  for (const scope of scopes) {
+  for (const scope of ["project", "user"] as const) {
     const places = scopePlaces(scope, cwd, agentDir);
     let settings: Record<string, unknown>;
     try {
@@ -38,6 +38,8 @@ export function declaredPackages(cwd: string, agentDir: string, includeProject: 
     } catch {
       continue; // a broken settings file is reported where settings load
     }
+    if (settings.packages === undefined) continue;
+    if (scope === "project" && !(typeof includeProject === "function" ? includeProject() : includeProject)) continue;
     const list = declarationsOf(settings, places.baseDir, places.settingsFile);
     result.problems.push(...list.problems);
     for (const declaration of list.declarations) {
@@ -66,7 +68,7 @@ function notInstalledProblem(declaration: PackageDeclaration, scope: PackageScop
  */
 export function packageResourcePaths(cwd: string, agentDir: string, kind: Exclude<ResourceKind, "extensions">): { user: string[]; project: string[] } {
   const found = { user: [] as string[], project: [] as string[] };
-  for (const pkg of declaredPackages(cwd, agentDir, projectTrustedWithoutAsking(cwd, agentDir)).packages) {
+  for (const pkg of declaredPackages(cwd, agentDir, () => projectTrustedWithoutAsking(cwd, agentDir)).packages) {
     if (!pkg.installed || !isFolder(pkg.root)) continue;
     found[pkg.scope].push(...narrow(offeredPaths(pkg.root, kind), pkg.declaration.filters[kind], pkg.root));
   }
