@@ -250,6 +250,17 @@ describe("git and local packages", () => {
     }
   }, 150_000);
 
+  test("without git on PATH, or without a reachable registry, the message says so", async () => {
+    const before = readFileSync(settingsFile, "utf8");
+    const noGit = await runXcsh(["install", "git:git.example.com/acme/git-tools"], { env: { ...env, PATH: "/nonexistent" }, cwd: fixture.cwd, timeoutMs: 60_000 });
+    expect(noGit.exitCode).toBe(1);
+    expect(noGit.stderr).toContain("Cannot install git:git.example.com/acme/git-tools: git is not installed");
+    const offline = await runXcsh(["install", "npm:pi-demo-tools"], { env: { ...env, NPM_CONFIG_REGISTRY: "http://127.0.0.1:1/" }, cwd: fixture.cwd, timeoutMs: 60_000 });
+    expect(offline.exitCode).toBe(1);
+    expect(offline.stderr).toContain("Cannot install npm:pi-demo-tools: the registry could not be reached");
+    expect(readFileSync(settingsFile, "utf8")).toBe(before);
+  }, 150_000);
+
   test("malformed sources and options are usage errors", async () => {
     const bad = await xcsh(["install", "npm:"]);
     expect(bad.exitCode).toBe(2);
