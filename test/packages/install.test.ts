@@ -147,11 +147,27 @@ describe("npm packages", () => {
     expect(await rpc.close()).toBe(0);
   }, 150_000);
 
+  test("the object form of a declaration narrows what loads: [] loads none of a kind", async () => {
+    const before = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ quietStartup: true, packages: [{ source: "npm:pi-demo-tools", skills: [], extensions: ["!src/demo.ts"] }] }));
+    try {
+      const rpc = startSession();
+      const names = (await rpc.request({ type: "get_commands" }, 30_000)).data.commands.map((command: any) => command.name);
+      expect(names).toContain("demo-review");
+      expect(names).not.toContain("skill:demo-skill");
+      expect(names).not.toContain("demo-hello");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      writeFileSync(settingsFile, before);
+    }
+  }, 150_000);
+
   test("remove drops the declaration and the installed copy", async () => {
     const result = await xcsh(["remove", "npm:pi-demo-tools"]);
     expect(result.exitCode).toBe(0);
     expect(readSettings()).toEqual({ quietStartup: true, packages: [] });
     expect(existsSync(join(fixture.home.agentDir, "npm", "node_modules", "pi-demo-tools"))).toBe(false);
+    expect(readFileSync(join(fixture.home.agentDir, "npm", "package.json"), "utf8")).not.toContain("pi-demo-tools");
     const again = await xcsh(["uninstall", "npm:pi-demo-tools"]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain("npm:pi-demo-tools is not declared in");
