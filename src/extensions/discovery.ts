@@ -112,7 +112,7 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
  */
 function addInstalledPackages(result: SourceList, options: DiscoveryOptions): void {
   const declared = declaredPackages(options.cwd, options.agentDir, options.includeProject);
-  declared.problems.forEach((problem) => result.addError({ path: options.cwd, error: problem }));
+  declared.problems.forEach((problem) => result.addError({ path: problem.file, error: problem.message }));
   for (const pkg of declared.packages) {
     const stats = pkg.installed ? statOf(pkg.root) : undefined;
     if (stats?.isFile()) result.addFound(resolveExplicitPath(pkg.root), "local", pkg.scope); // a local source naming one extension file

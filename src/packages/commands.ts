@@ -105,10 +105,10 @@ function projectTrusted(invocation: Invocation, cwd: string, agentDir: string): 
 async function install(invocation: Invocation, cwd: string, agentDir: string): Promise<number> {
   const places = writableScope(invocation, cwd, agentDir);
   const source = parsed(invocation.positional[0]!, cwd);
-  const settings = readSettingsObject(places.settingsFile);
+  const settings = readScopeSettings(places);
   const npmCommand = npmCommandFor(places, cwd, agentDir);
   await installSource(source, places, npmCommand);
-  const declared = declarationsOf(settings, places.baseDir, places.settingsFile);
+  const declared = declarationsOf(settings, places.baseDir);
   const packages = Array.isArray(settings.packages) ? [...settings.packages] : [];
   const stored = source.type === "local" ? source.path : source.typed;
   const index = findDeclaration(declared, source);
@@ -132,8 +132,8 @@ async function installSource(source: PackageSource, places: ScopePlaces, npmComm
 async function remove(invocation: Invocation, cwd: string, agentDir: string): Promise<number> {
   const places = writableScope(invocation, cwd, agentDir);
   const source = parsed(invocation.positional[0]!, cwd);
-  const settings = readSettingsObject(places.settingsFile);
-  const declared = declarationsOf(settings, places.baseDir, places.settingsFile);
+  const settings = readScopeSettings(places);
+  const declared = declarationsOf(settings, places.baseDir);
   const index = findDeclaration(declared, source);
   if (index < 0) {
     const other = invocation.local ? "" : " (a project package? add -l)";
@@ -160,7 +160,7 @@ async function update(invocation: Invocation, cwd: string, agentDir: string): Pr
   const failures: string[] = [];
   for (const scope of scopes) {
     const places = scopePlaces(scope, cwd, agentDir);
-    const declared = declarationsOf(readSettingsObject(places.settingsFile), places.baseDir, places.settingsFile);
+    const declared = declarationsOf(readSettingsObject(places.settingsFile), places.baseDir);
     for (const declaration of declared.declarations) {
       if (wanted && sourceIdentity(wanted) !== sourceIdentity(declaration.source)) continue;
       matched++;
@@ -192,7 +192,7 @@ function list(invocation: Invocation, cwd: string, agentDir: string): number {
   const lines: string[] = [];
   for (const scope of ["user", "project"] as const) {
     const places = scopePlaces(scope, cwd, agentDir);
-    const declared = declarationsOf(readSettingsObject(places.settingsFile), places.baseDir, places.settingsFile);
+    const declared = declarationsOf(readSettingsObject(places.settingsFile), places.baseDir);
     const note = scope === "project" && !trusted && declared.declarations.length > 0 ? ", not loaded: the project is not trusted" : "";
     lines.push(`${scope === "user" ? "User" : "Project"} packages (${places.settingsFile}${note}):`);
     if (declared.declarations.length === 0) lines.push("  (none)");
@@ -206,6 +206,15 @@ function list(invocation: Invocation, cwd: string, agentDir: string): number {
   }
   process.stdout.write(lines.join("\n") + "\n");
   return 0;
+}
+
+/** The scope's settings, refusing a `packages` that is not a list: rewriting it would lose what the person wrote. */
+function readScopeSettings(places: ScopePlaces): Record<string, unknown> {
+  const settings = readSettingsObject(places.settingsFile);
+  if (settings.packages !== undefined && !Array.isArray(settings.packages)) {
+    throw new Error(`${places.settingsFile}: "packages" must be a list of sources; fix it before installing or removing packages`);
+  }
+  return settings;
 }
 
 function parsed(typed: string, cwd: string): PackageSource {

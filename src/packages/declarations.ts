@@ -24,7 +24,7 @@ export interface PackageDeclaration {
 
 export interface DeclarationList {
   declarations: PackageDeclaration[];
-  /** Entries that could not be used, each with why. */
+  /** Entries that could not be used, each with why (the caller names the file). */
   problems: string[];
 }
 
@@ -39,23 +39,23 @@ export function readSettingsObject(file: string): Record<string, unknown> {
 }
 
 /** The declarations of a settings object's `packages` list; relative local paths are taken from `baseDir`. */
-export function declarationsOf(settings: Record<string, unknown>, baseDir: string, file: string): DeclarationList {
+export function declarationsOf(settings: Record<string, unknown>, baseDir: string): DeclarationList {
   const list = settings.packages;
   const result: DeclarationList = { declarations: [], problems: [] };
   if (list === undefined) return result;
   if (!Array.isArray(list)) {
-    result.problems.push(`${file}: "packages" must be a list of sources`);
+    result.problems.push(`"packages" must be a list of sources`);
     return result;
   }
   for (const raw of list) {
     const typed = typeof raw === "string" ? raw : isRecord(raw) && typeof raw.source === "string" ? raw.source : undefined;
     if (typed === undefined) {
-      result.problems.push(`${file}: a "packages" entry must be a source string or {"source": "…"}; found ${JSON.stringify(raw)}`);
+      result.problems.push(`a "packages" entry must be a source string or {"source": "…"}; found ${JSON.stringify(raw)}`);
       continue;
     }
     const source = parseSource(typed, baseDir);
     if ("error" in source) {
-      result.problems.push(`${file}: ${source.error}`);
+      result.problems.push(source.error);
       continue;
     }
     result.declarations.push({ raw, source, filters: isRecord(raw) ? filtersOf(raw) : {} });

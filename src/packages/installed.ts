@@ -22,8 +22,8 @@ export interface DeclaredPackage {
 
 export interface DeclaredPackages {
   packages: DeclaredPackage[];
-  /** Unusable entries and packages declared but not installed, each saying what to do. */
-  problems: string[];
+  /** Unusable entries and packages declared but not installed, each with its settings file and what to do. */
+  problems: { file: string; message: string }[];
 }
 
 /** `includeProject` may be a function: trust is then looked up only when the project declares packages. */
@@ -40,15 +40,15 @@ export function declaredPackages(cwd: string, agentDir: string, includeProject: 
     }
     if (settings.packages === undefined) continue;
     if (scope === "project" && !(typeof includeProject === "function" ? includeProject() : includeProject)) continue;
-    const list = declarationsOf(settings, places.baseDir, places.settingsFile);
-    result.problems.push(...list.problems);
+    const list = declarationsOf(settings, places.baseDir);
+    result.problems.push(...list.problems.map((message) => ({ file: places.settingsFile, message })));
     for (const declaration of list.declarations) {
       const identity = sourceIdentity(declaration.source);
       if (seen.has(identity)) continue;
       seen.add(identity);
       const root = installedRoot(declaration.source, places);
       const installed = existsSync(root);
-      if (!installed) result.problems.push(notInstalledProblem(declaration, scope, root));
+      if (!installed) result.problems.push({ file: places.settingsFile, message: notInstalledProblem(declaration, scope, root) });
       result.packages.push({ declaration, scope, root, installed });
     }
   }
