@@ -14,6 +14,9 @@ Usage:
   xcsh --list-models [search]      List the models you can use
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
+  xcsh install <source> [-l]       Install a package (npm:<name>, git:<host>/<owner>/<repo>,
+                                   a path); -l for this project (docs/packages.md)
+  xcsh remove|update|list          Remove a package, update packages, list them
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
