@@ -36,6 +36,11 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/).
+  if (argv[0] === "auth") {
+    const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
+    return runAuthCommand(argv.slice(1));
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const parsed = parseArgs(argv);
