@@ -11,7 +11,8 @@
  * by mistake is linked back. (A third process creating a lock in that instant can still
  * overlap; the window is one rename long and needs a crashed holder to open.)
  */
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 
 /** Longer than a refresh may take (its request times out after 15 s). */
 const STALE_AFTER_MS = 30_000;
@@ -36,6 +37,8 @@ export async function withAuthLock<T>(authPath: string, work: () => Promise<T>):
 async function acquire(lockPath: string): Promise<string> {
   const token = `${process.pid} ${Date.now()} ${crypto.randomUUID()}`;
   const deadline = Date.now() + WAIT_LIMIT_MS;
+  // The first credential of a fresh config root: its folder may not exist yet.
+  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(lockPath, "wx", 0o600);

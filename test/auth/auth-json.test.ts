@@ -172,6 +172,27 @@ describe("writing auth.json", () => {
     expect(readdirSync(home.agentDir).sort()).toEqual(["auth.json"]);
   });
 
+  test("the first login creates the config root, private to the user", async () => {
+    const fresh = join(home.home, "new-root", "agent");
+    const result = await runXcsh(["auth", "login", "groq"], { env: { ...home.env, XCSH_CODING_AGENT_DIR: fresh }, stdin: "gsk-1\n" });
+    expect(result.exitCode).toBe(0);
+    expect(statSync(join(fresh, "auth.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(fresh).mode & 0o077).toBe(0);
+  });
+
+  test("a lock left by a process that died, or one too old, is broken rather than waited on", async () => {
+    const lock = `${authPath()}.lock`;
+    writeFileSync(lock, `999999999 ${Date.now()} dead-holder`);
+    const started = Date.now();
+    expect((await runXcsh(["auth", "login", "groq"], { env: home.env, stdin: "gsk-1\n" })).exitCode).toBe(0);
+    // Our own pid is alive, but the lock is an hour old: its holder hung or the pid was reused.
+    writeFileSync(lock, `${process.pid} ${Date.now() - 3_600_000} hung-holder`);
+    expect((await runXcsh(["auth", "login", "deepseek"], { env: home.env, stdin: "sk-2\n" })).exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Object.keys(JSON.parse(readFileSync(authPath(), "utf8")))).toEqual(["groq", "deepseek"]);
+    expect(existsSync(lock)).toBe(false);
+  });
+
   test("a Claude subscription sign-in copied from pi is not used: Anthropic takes an API key", async () => {
     writeAuth({ anthropic: { type: "oauth", access: "sk-ant-oat-x", refresh: "r", expires: Date.now() + 3_600_000 } });
     const status = await runXcsh(["auth", "status", "anthropic"], { env: home.env });

@@ -13,6 +13,7 @@ import { getCatalogProviders } from "../../src/ai/models.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
+import { AcpClient } from "../modes/acp/support/acp-harness.ts";
 import { fakeOAuthEnv, GITHUB_TOKEN, startFakeOAuth, USER_CODE, type FakeOAuth } from "./fake-oauth.ts";
 
 /** One polling "second" in these tests: the flow keeps RFC 8628's arithmetic, scaled down. */
@@ -207,6 +208,20 @@ describe("refreshing the Copilot token", () => {
     expect(last.stopReason).toBe("error");
     expect(last.errorMessage).toContain("Run `xcsh auth login github-copilot` to sign in again.");
     expect(llm.requests).toHaveLength(0);
+  });
+
+  test("in ACP, session/new with a refused refresh is an auth error naming the command that signs in", async () => {
+    storeCopilot("tid=old;proxy-ep=proxy.individual.githubcopilot.com", Date.now() - 1000);
+    oauth.copilotTokenStatus = 401;
+    const client = new AcpClient(env, home.home, { args: ["--no-session", "--model", "github-copilot/gpt-5.5"] });
+    try {
+      await client.initialize();
+      const error = await client.agent.request("session/new", { cwd: home.home, mcpServers: [] }).catch((failure) => failure);
+      expect(error.code).toBe(-32000);
+      expect(error.message).toContain("Run `xcsh auth login github-copilot` to sign in again.");
+    } finally {
+      expect(await client.close()).toBe(0);
+    }
   });
 
   test("after logout, naming a Copilot model in RPC is refused with the command that signs in", async () => {
