@@ -34,7 +34,12 @@ export function authStoreAt(path: string): AuthStore {
  */
 export function hasStoredCredential(store: AuthStore, provider: string): boolean {
   if (!store.has(provider)) return false;
-  const credential = store.get(provider);
+  let credential;
+  try {
+    credential = store.get(provider);
+  } catch {
+    return false; // the file changed under us into something broken: the request will say so
+  }
   if (credential?.type === "api_key") return isStoredKeyConfigured(credential.key);
   return credential?.type === "oauth" && signInProvider(provider) !== undefined;
 }
