@@ -6,6 +6,9 @@ Usage:
   xcsh -p "prompt"                 Run a prompt and print the answer
   echo "prompt" | xcsh -p          Prompt from standard input
   xcsh --list-models [search]      List the models you can use
+  xcsh auth login|logout|status [provider]
+                                   Sign in (github-copilot, openai-codex) or store
+                                   an API key in auth.json (docs/providers.md)
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
 
