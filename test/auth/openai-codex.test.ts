@@ -145,6 +145,18 @@ describe("xcsh auth login openai-codex", () => {
     }
   });
 
+  test("a sign-in declined in the browser ends the wait with the provider's reason", async () => {
+    const login = startLogin();
+    await login.waitFor("Waiting for the browser");
+    const state = authorizeUrlFrom(login.output.stderr).searchParams.get("state");
+    const back = await fetch(`http://127.0.0.1:${callbackPort}/auth/callback?error=access_denied&error_description=declined&state=${state}`);
+    expect(back.status).toBe(400);
+    expect(await login.proc.exited).toBe(1);
+    await login.collecting;
+    expect(login.output.stderr).toContain("The sign-in failed at the provider: access_denied (declined).");
+    expect(oauth.openaiTokenRequests).toHaveLength(0);
+  });
+
   test("a code the token endpoint refuses (a verifier that does not match) stores nothing", async () => {
     const login = startLogin();
     await login.waitFor("Waiting for the browser");

@@ -2,7 +2,8 @@
  * The local end of an authorization-code redirect: an HTTP server on 127.0.0.1 that
  * waits for the browser to come back to `/auth/callback?code=…&state=…`. A request
  * with a wrong `state` is refused (and the wait goes on: it may be a stale tab or a
- * forgery); the right one ends the wait with its code. Only loopback is listened on.
+ * forgery); the right one ends the wait with its code, or with the provider's `error`
+ * when the person declined. Only loopback is listened on.
  */
 
 export interface CallbackServer {
@@ -17,8 +18,10 @@ const PAGE = (title: string, text: string) =>
 /** Starts the server; undefined when the port is taken (the caller falls back to a pasted URL). */
 export function startCallbackServer(port: number, path: string, expectedState: string): CallbackServer | undefined {
   let deliver!: (code: string) => void;
-  const code = new Promise<string>((resolve) => {
+  let fail!: (error: Error) => void;
+  const code = new Promise<string>((resolve, reject) => {
     deliver = resolve;
+    fail = reject;
   });
   let server: ReturnType<typeof Bun.serve>;
   try {
@@ -30,10 +33,15 @@ export function startCallbackServer(port: number, path: string, expectedState: s
         const html = (status: number, title: string, text: string) =>
           new Response(PAGE(title, text), { status, headers: { "Content-Type": "text/html; charset=utf-8" } });
         if (url.pathname !== path) return html(404, "Not found", "This is xcsh's sign-in callback; nothing else is served here.");
-        const error = url.searchParams.get("error");
-        if (error) return html(400, "Sign-in failed", `The provider answered: ${escapeHtml(error)}. Return to the terminal.`);
         if (url.searchParams.get("state") !== expectedState) {
           return html(400, "Sign-in refused", "The state of this redirect does not match the sign-in xcsh started. Start the sign-in again from the terminal.");
+        }
+        // The provider's own refusal (the person declined): ends the sign-in, with its reason.
+        const error = url.searchParams.get("error");
+        if (error) {
+          const description = url.searchParams.get("error_description");
+          fail(new Error(`The sign-in failed at the provider: ${error}${description ? ` (${description})` : ""}.`));
+          return html(400, "Sign-in failed", `The provider answered: ${escapeHtml(error)}. Return to the terminal.`);
         }
         const received = url.searchParams.get("code");
         if (!received) return html(400, "Sign-in failed", "The redirect carries no authorization code.");
@@ -44,7 +52,8 @@ export function startCallbackServer(port: number, path: string, expectedState: s
   } catch {
     return undefined;
   }
-  return { code, close: () => void server.stop(true) };
+  // Not forced: the page answering the browser's last request is still being sent.
+  return { code, close: () => void server.stop() };
 }
 
 function escapeHtml(text: string): string {

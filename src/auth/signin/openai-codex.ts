@@ -103,6 +103,8 @@ function parsePasted(line: string): { code: string; state?: string } | undefined
   if (text === "") return undefined;
   const query = URL.canParse(text) ? new URL(text).searchParams : text.includes("code=") ? new URLSearchParams(text.replace(/^[^?]*\?/, "")) : undefined;
   if (!query) return { code: text };
+  const error = query.get("error");
+  if (error) throw new Error(`The sign-in failed at OpenAI: ${error}${query.get("error_description") ? ` (${query.get("error_description")})` : ""}.`);
   const code = query.get("code");
   return code ? { code, state: query.get("state") ?? undefined } : undefined;
 }
