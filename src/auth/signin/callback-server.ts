@@ -31,7 +31,7 @@ export function startCallbackServer(port: number, path: string, expectedState: s
       fetch(request) {
         const url = new URL(request.url);
         const html = (status: number, title: string, text: string) =>
-          new Response(PAGE(title, text), { status, headers: { "Content-Type": "text/html; charset=utf-8" } });
+          new Response(PAGE(title, text), { status, headers: { "Content-Type": "text/html; charset=utf-8", Connection: "close" } });
         if (url.pathname !== path) return html(404, "Not found", "This is xcsh's sign-in callback; nothing else is served here.");
         if (url.searchParams.get("state") !== expectedState) {
           return html(400, "Sign-in refused", "The state of this redirect does not match the sign-in xcsh started. Start the sign-in again from the terminal.");
@@ -52,8 +52,15 @@ export function startCallbackServer(port: number, path: string, expectedState: s
   } catch {
     return undefined;
   }
-  // Not forced: the page answering the browser's last request is still being sent.
-  return { code, close: () => void server.stop() };
+  return {
+    code,
+    close() {
+      // Not forced at once: the page answering the browser's last request may still be on its way.
+      void server.stop();
+      // A connection the browser keeps open must not keep xcsh waiting, though.
+      setTimeout(() => void server.stop(true), 1000).unref();
+    },
+  };
 }
 
 function escapeHtml(text: string): string {
