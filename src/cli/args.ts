@@ -79,6 +79,10 @@ export interface CliArgs {
   noContextFiles: boolean;
   /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
   exportSession?: string;
+  /** --theme: theme files or folders to load (repeatable); --use-theme: the theme to draw with; --no-themes: only the --theme ones. */
+  themePaths?: string[];
+  useTheme?: string;
+  noThemes?: boolean;
 }
 
 export type OutputFormat = "text" | "json";
@@ -258,6 +262,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = parseLimit(text, integer);
       if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
       args[field] = value;
+    } else if (arg === "--no-themes") args.noThemes = true;
+    else if (arg === "--theme" || arg === "--use-theme") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      if (arg === "--theme") (args.themePaths ??= []).push(value);
+      else args.useTheme = value;
     } else if (Object.hasOwn(IGNORED_OPTIONS, arg)) {
       if (IGNORED_OPTIONS[arg]) {
         const value = takeValue();
