@@ -77,6 +77,21 @@ describe("theme files", () => {
     );
   });
 
+  test("NO_COLOR drops the theme's colours too", async () => {
+    await withPane(
+      async ({ pane }) => {
+        expect(pane.screen({ escapes: true })).not.toMatch(/\x1b\[[34]8;/);
+      },
+      themed({
+        env: { NO_COLOR: "1" },
+        before: (fake) => {
+          userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta"));
+          fake.home.writeSettings({ theme: "magenta" });
+        },
+      }),
+    );
+  });
+
   test("--theme <file> loads a theme (as pi: listed, not drawn); --use-theme draws it for this run without touching settings", async () => {
     let file = "";
     const loadOnly: PaneSetup = themed({
@@ -105,6 +120,21 @@ describe("theme files", () => {
         expect(existsSync(join(fake.home.agentDir, "settings.json"))).toBe(false);
       },
       { ...loadOnly, args: ["--theme", "my-theme.json", "--use-theme", "mine"] },
+    );
+  });
+
+  test('a "light/dark" pair draws the second theme on a dark terminal; /reload draws a changed theme file', async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        expect(header(pane)).toContain(`${MAGENTA}xcsh`);
+        userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta", { accent: "#00ff00" }));
+        send(pane, "/reload");
+        await pane.waitFor(() => header(pane).includes("\x1b[38;2;0;255;0mxcsh"));
+      },
+      themed({
+        args: ["--use-theme", "light/magenta"],
+        before: (fake) => userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta")),
+      }),
     );
   });
 

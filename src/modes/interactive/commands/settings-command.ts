@@ -1,7 +1,7 @@
 /**
  * /settings: the settings xcsh honours that make sense to change from the
  * terminal, each with its value in effect. Enter moves a setting to its next
- * value (or asks for text); the change is written to the global settings.json
+ * value (or asks for text; `theme` opens its own list, theme-picker.ts); the change is written to the global settings.json
  * at once (settings-writer.ts) and, where the running session can take it,
  * applied now. When the project's `.xcsh/settings.json` sets the same key,
  * that value stays in effect here, and the line says so.
@@ -58,9 +58,9 @@ export const SETTING_ITEMS: readonly SettingItem[] = [
   { path: "enableSkillCommands", description: "offer skills as /skill:name commands", values: BOOLEAN, fallback: "true" },
   {
     path: "theme",
-    description: "the colours (enter: a list that previews each theme)",
+    description: "colours: enter lists the themes, each previewed",
     values: [],
-    fallback: "dark or light, as the terminal's background",
+    fallback: "dark/light by the terminal",
     open: showThemePicker,
     current: (app) => app.surface.themes.currentChoice() || undefined,
   },
