@@ -154,7 +154,7 @@ export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
 /**
  * Theme files (pi's JSON themes): the project's and the user's `themes` folders, the
  * settings lists, then `--theme` paths. `--no-themes` drops all but the `--theme` paths.
- * Themes are data, not code: the project's folder is read whether or not it is trusted.
+ * Whether the project's places count is the interactive mode's decision (theme-controller.ts).
  */
 export function themePlaces(options: ScopeOptions & Pick<PlaceOptions, "cliPaths" | "noDiscovery">): ResourcePlace[] {
   const filters = scopeFilters(options);
