@@ -37,6 +37,8 @@ export class ToolSet {
     private base: PromptBase,
     builtins: readonly CodingTool<any>[],
     activeNames: readonly string[],
+    /** Whether a tool registered later starts active (the command line's --tools, --exclude-tools, --no-tools). */
+    private readonly registeredStartsActive: (name: string) => boolean = () => true,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -57,11 +59,11 @@ export class ToolSet {
     this.apply();
   }
 
-  /** Adds or replaces a tool by name; it becomes active. */
+  /** Adds or replaces a tool by name; it becomes active unless the command line's tool choice leaves it out. */
   upsert(tool: AgentTool<any>, info: Omit<ToolEntry, "tool">): void {
     this.entries.set(tool.name, { tool, ...info });
     // A registered tool is active, also when it replaces a built-in that was switched off.
-    if (!this.active.includes(tool.name)) this.active.push(tool.name);
+    if (!this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
     this.apply();
   }
 

@@ -12,13 +12,15 @@
  * way out restores the terminal (terminal-restore.ts).
  */
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
+import type { ImageContent } from "../../ai/types.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
+import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { App } from "./app.ts";
 import { appActions } from "./app-keys.ts";
 import { Attachments } from "./attachments.ts";
@@ -75,7 +77,7 @@ class InteractiveApp implements App {
   private exiting = false;
   private readonly inputListeners = new Set<(data: string) => unknown>();
 
-  constructor(args: CliArgs) {
+  constructor(args: RunOptions) {
     const { ProcessTerminal, TuiMainScreen, Text, getCapabilities } = loadPiTui();
     this.themes = ThemeController.forTerminal(args, this.cwd, getCapabilities().trueColor, () => this.themeChanged());
     this.theme = this.themes.theme;
@@ -350,14 +352,15 @@ class InteractiveApp implements App {
     return [...builtins, ...extensionSlashCommands(this.extensions, others.filter((command) => !taken.has(command.name)))];
   }
 
-  async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
+  /** `images`: besides the attached ones (the command line's @files). */
+  async submit(raw: string, behavior: "steer" | "followUp" = "steer", images: ImageContent[] = []): Promise<void> {
     const text = raw.trim();
-    if (!text && this.attachments.count === 0) return;
+    if (!text && this.attachments.count === 0 && images.length === 0) return;
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
     this.tui.requestRender();
-    const images = this.attachments.take();
+    images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
       if (text.startsWith("/") && (await this.runCommandLine(text))) return;
@@ -456,7 +459,7 @@ class InteractiveApp implements App {
   }
 }
 
-export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const app = new InteractiveApp(args);
   const ui = new TuiExtensionUI(app.surface);
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
@@ -481,8 +484,13 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
     app.showKeymapWarnings();
-    const first = created.args.messages.join(" ").trim();
-    if (first) void app.submit(first);
+    // The command line's prompts, one after another (the @files' text and images with the first).
+    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
+    void (async () => {
+      // -r: the /resume picker first; the prompts then go to the session picked.
+      if (created.args.resume) await app.runCommand("/resume");
+      for (const prompt of prompts) await app.submit(prompt.text, "steer", prompt.images);
+    })();
   } catch (error) {
     restoreConsole();
     guard.restore();

@@ -22,7 +22,7 @@
 import { readJsonFile } from "../../config/json-file.ts";
 import { readProjectSettingsFile } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { getAgentDir, getProjectSettingsPath, getSettingsPath } from "../../config/paths.ts";
 import { themePlaces } from "../../resources/resource-places.ts";
 import { loadThemeFiles, type LoadedThemeFiles } from "../../resources/theme-files.ts";
@@ -93,7 +93,7 @@ export class ThemeController {
   private readonly said = new Set<string>();
 
   /** The controller of a terminal session started with `args`. */
-  static forTerminal(args: Pick<CliArgs, "themePaths" | "noThemes" | "useTheme">, cwd: string, trueColor: boolean, onChange: () => void): ThemeController {
+  static forTerminal(args: Pick<RunOptions, "themePaths" | "noThemes" | "useTheme">, cwd: string, trueColor: boolean, onChange: () => void): ThemeController {
     return new ThemeController({
       cwd,
       agentDir: getAgentDir(),
