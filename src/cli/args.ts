@@ -194,6 +194,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = parseLimit(text, integer);
       if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
       args[field] = value;
+    } else if (arg === "--no-themes") args.noThemes = true;
+    else if (arg === "--theme" || arg === "--use-theme") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      if (arg === "--theme") (args.themePaths ??= []).push(value);
+      else args.useTheme = value;
     } else if (Object.hasOwn(IGNORED_OPTIONS, arg)) {
       if (IGNORED_OPTIONS[arg]) {
         const value = takeValue();

@@ -103,6 +103,10 @@ export interface RunOptions {
   exportSession?: string;
   /** --sandbox off|read-only|workspace-write: where commands may write and whether they reach the network (docs/security.md). */
   sandbox?: string;
+  /** --theme: theme files or folders to load (repeatable); --use-theme: the theme to draw with; --no-themes: only the --theme ones. */
+  themePaths?: string[];
+  useTheme?: string;
+  noThemes?: boolean;
 }
 
 export type OutputFormat = "text" | "json";
