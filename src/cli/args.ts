@@ -79,6 +79,10 @@ export interface CliArgs {
   noContextFiles: boolean;
   /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
   exportSession?: string;
+  /** --mcp-config <file> (repeatable): more MCP server files for this run (docs/mcp.md). */
+  mcpConfigPaths?: string[];
+  /** --no-mcp: no MCP servers from the user's or the project's files (--mcp-config files still load). */
+  noMcp?: boolean;
 }
 
 export type OutputFormat = "text" | "json";
@@ -235,6 +239,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
       args[PATH_LIST_OPTIONS[arg]].push(value);
+    }
+    else if (arg === "--no-mcp") args.noMcp = true;
+    else if (arg === "--mcp-config") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
+      (args.mcpConfigPaths ??= []).push(value);
     }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;

@@ -14,6 +14,11 @@ import { codeRunningKeysIn } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { parseToolNames, type ToolName } from "../tools/index.ts";
+import type { AgentSession } from "../core/agent-session.ts";
+import { VERSION } from "../cli/version.ts";
+import { hasProjectMcpConfig } from "../mcp/config-files.ts";
+import { MCP_PREFIX } from "../mcp/names.ts";
+import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /**
  * --no-tools, --tools a,b, or (undefined) no say, leaving it to settings' `defaultTools`
@@ -22,7 +27,8 @@ import { parseToolNames, type ToolName } from "../tools/index.ts";
 export function selectedTools(args: CliArgs): readonly ToolName[] | undefined {
   if (args.noTools || args.noBuiltinTools) return [];
   if (args.tools === undefined) return undefined;
-  const parsed = parseToolNames(args.tools);
+  // MCP tools (`mcp__server__tool`) are named too; their servers decide whether they exist (src/mcp).
+  const parsed = parseToolNames(withoutMcpNames(args.tools));
   if ("error" in parsed) throw new UserError(parsed.error, 2);
   return parsed.names;
 }
@@ -42,6 +48,8 @@ export interface SessionFromArgs extends CreatedSession {
  */
 function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
+  // The project's MCP servers wait for the trust decision the extension system settles.
+  if (!args.noMcp && hasProjectMcpConfig(cwd)) return true;
   if (args.noExtensions) return false;
   const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
     try {
@@ -84,7 +92,7 @@ export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensio
     return { args };
   }
   const { ExtensionSystem } = await import("../core/extension-system.ts");
-  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
+  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject, projectMcp: !args.noMcp });
   const reparsed = parseArgs(args.argv, system.flagTypes());
   if (!reparsed.ok) throw new UserError(reparsed.error, 2);
   const registry = ModelRegistry.load();
@@ -100,6 +108,10 @@ export interface SessionFromArgsOptions {
   cwd?: string;
   /** Replaces the command line's say on which session file to open (ACP: session/new, session/load). */
   sessions?: SessionChoice;
+  /** MCP servers for this session only, besides the configured ones (ACP: the client's mcpServers). */
+  mcpServers?: McpSessionServers;
+  /** Where MCP problems are reported (RPC: notice frames); the extensions' notice line otherwise. */
+  mcpNotice?(message: string): void;
 }
 
 export async function createSessionFromArgs(initialArgs: CliArgs, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
@@ -137,5 +149,45 @@ export async function createSessionFromArgs(initialArgs: CliArgs, options: Sessi
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
   if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${warning}\n`);
   if (system) await system.attach(created.session, args.extensionFlags);
+  connectMcp(args, created.session, system, options, cwd);
   return { ...created, args, ...(system ? { extensions: system } : {}) };
+}
+
+/** `--tools` without the MCP names, which parseToolNames would call unknown. */
+function withoutMcpNames(list: string): string {
+  return list
+    .split(",")
+    .filter((name) => !name.trim().startsWith(MCP_PREFIX))
+    .join(",");
+}
+
+/** `--tools`' MCP names (or none with --no-tools); undefined when --tools does not choose. */
+function mcpToolFilter(args: CliArgs): string[] | undefined {
+  if (args.noTools) return [];
+  if (args.tools === undefined) return undefined;
+  return args.tools
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name.startsWith(MCP_PREFIX));
+}
+
+/** The session's MCP servers (nothing of MCP loads when none is configured); they connect in the background. */
+function connectMcp(args: CliArgs, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
+  const notice = options.extensions?.notice;
+  const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
+  const link = startMcp({
+    cwd,
+    useConfigFiles: !args.noMcp,
+    cliFiles: args.mcpConfigPaths ?? [],
+    extra: options.mcpServers,
+    clientInfo: { name: "xcsh", version: VERSION },
+    tools: session.tools,
+    toolFilter: mcpToolFilter(args),
+    projectTrusted: system?.isProjectTrusted() ?? false,
+    onProjectTrusted: system ? (listener) => system.onProjectTrusted(listener) : undefined,
+    report,
+  });
+  if (!link) return;
+  session.mcp = link;
+  session.resources?.addCommandSource(() => link.commands());
 }

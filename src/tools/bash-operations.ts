@@ -64,11 +64,12 @@ export function detectShell(): string {
 }
 
 // Process groups of commands, including background jobs (`server &`) left running after
-// their shell exited: killed when xcsh exits (the watchdog covers a SIGKILL of xcsh).
+// their shell exited, and of MCP servers (src/mcp/stdio-transport.ts): killed when xcsh
+// exits (the watchdog covers a SIGKILL of xcsh).
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-function trackGroup(pid: number): void {
+export function trackGroup(pid: number): void {
   liveGroups.add(pid);
   watchGroup(pid);
   if (exitHookInstalled) return;
@@ -79,7 +80,7 @@ function trackGroup(pid: number): void {
 }
 
 /** After its shell exits, a group is kept only while something still runs in it. */
-function releaseGroupIfEmpty(pid: number): void {
+export function releaseGroupIfEmpty(pid: number): void {
   try {
     process.kill(-pid, 0);
   } catch {

@@ -104,6 +104,8 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
         shutdownRequested = true;
       },
     },
+    // An MCP server that fails to start or stops is a notice frame, like the session's load warnings.
+    mcpNotice: (message) => write({ type: "notice", level: "warning", message }),
   });
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
@@ -199,5 +201,6 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   await context.prompts.landed();
   await session.waitForIdle();
   await extensions?.shutdown();
+  await session.mcp?.close();
   return 0;
 }
