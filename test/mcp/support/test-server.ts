@@ -10,6 +10,7 @@
  * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
  * Prompt: review {topic}.
  * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
+ * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
  */
 import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -68,6 +69,13 @@ if (import.meta.main) {
     process.exit(3);
   }
   note(`start ${process.pid}`);
+  if (process.env.MCP_LINGER === "1") {
+    setInterval(() => {}, 60_000);
+    // Not even a write to a closed stdout ends it.
+    process.on("SIGPIPE", () => {});
+    process.stdout.on("error", () => {});
+    process.stdin.on("end", () => note(`stdin closed ${process.pid}`));
+  }
   const server = createTestServer();
   await server.connect(new StdioServerTransport());
 }
