@@ -86,7 +86,8 @@ export class McpConnection {
       this.events.changed();
     } catch (error) {
       if (this.state !== "connecting") return;
-      this.fail(`could not connect: ${describeError(error, CONNECT_TIMEOUT_MS)}`);
+      const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+      this.fail(closed ? `closed the connection while starting${this.exitNote()}` : `could not connect: ${describeError(error, CONNECT_TIMEOUT_MS)}`);
       await this.client.close().catch(() => {});
     }
   }
@@ -190,12 +191,16 @@ export class McpConnection {
     await this.transport?.close().catch(() => {});
   }
 
+  /** The connection ended. While connecting, connect() reports it with the reason it got. */
   private onClosed(): void {
-    if (this.state === "closed" || this.state === "failed") return;
-    const wasConnected = this.state === "connected";
+    if (this.state !== "connected") return;
+    this.fail(`stopped${this.exitNote()}; its tools are gone until xcsh starts again`);
+  }
+
+  private exitNote(): string {
     const transport = this.transport;
-    const exit = transport instanceof StdioProcessTransport && transport.exitCode !== undefined ? ` (exit code ${transport.exitCode ?? "none: killed by a signal"})` : "";
-    this.fail(wasConnected ? `stopped${exit}; its tools are gone until xcsh starts again` : `closed the connection while starting${exit}`);
+    if (!(transport instanceof StdioProcessTransport) || transport.exitCode === undefined) return "";
+    return ` (exit code ${transport.exitCode ?? "none: killed by a signal"})`;
   }
 
   private fail(why: string): void {
