@@ -65,10 +65,6 @@ export class McpConnection {
     this.settled = this.connect();
   }
 
-  get pid(): number | undefined {
-    return this.transport instanceof StdioProcessTransport ? this.transport.pid : undefined;
-  }
-
   private async connect(): Promise<void> {
     try {
       this.transport = this.makeTransport();

@@ -93,17 +93,6 @@ export class McpHub {
     this.listeners.push(listener);
   }
 
-  /** Servers and their state, for listing. */
-  servers(): { name: string; state: string; tools: number; prompts: number; pid?: number }[] {
-    return [...this.connections.values()].map((connection) => ({
-      name: connection.spec.name,
-      state: connection.state,
-      tools: connection.tools.length,
-      prompts: connection.prompts.length,
-      ...(connection.pid !== undefined ? { pid: connection.pid } : {}),
-    }));
-  }
-
   /**
    * Waits for the servers still connecting, each until its startupTimeout has passed
    * since it started; one still not ready is reported (once) and the prompt goes on.

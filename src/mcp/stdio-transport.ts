@@ -36,10 +36,6 @@ export class StdioProcessTransport implements Transport {
 
   constructor(private readonly spec: McpStdioSpec) {}
 
-  get pid(): number | undefined {
-    return this.proc?.pid;
-  }
-
   /** The last lines the server wrote to stderr, for a report. */
   get stderrTail(): string {
     return this.stderrText.trim();

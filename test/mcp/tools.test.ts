@@ -87,6 +87,19 @@ describe("MCP tools", () => {
     expect(await rpc.close()).toBe(0);
   }, 30_000);
 
+  test("a long result is cut like other tools' output, the whole of it kept in a file the model is told of", async () => {
+    server.enqueue({ content: [{ type: "toolCall", id: "b1", name: "mcp__t__big", arguments: {} }] }, { content: [{ type: "text", text: "ok" }] });
+    const rpc = start();
+    await runPrompt(rpc, "say a lot");
+    const text = rpc.ofType("tool_execution_end").at(-1)!.result.content.map((block: any) => block.text).join("\n");
+    expect(text).toContain("line 2000\n");
+    expect(text).not.toContain("line 2001");
+    const notice = /\[Output truncated: showing the first 2000 of 3000 lines\. Full output \(read it with offset\/limit\): (\S+)\]/.exec(text);
+    expect(notice).not.toBeNull();
+    expect(await Bun.file(notice![1]).text()).toContain("line 3000");
+    expect(await rpc.close()).toBe(0);
+  }, 30_000);
+
   test("--tools picks MCP tools by name like built-in ones; mcp__<server>__* takes all of a server's", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
     const one = start(["--tools", "read,mcp__t__echo"]);

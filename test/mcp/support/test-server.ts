@@ -5,7 +5,7 @@
  * outside: it appends events (`start <pid>`, `cancelled <tool>`, …) to the file
  * named by MCP_EVENTS, so a test can see it started, saw a cancellation, or never ran.
  *
- * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only),
+ * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only), big (3000 lines),
  * link (a resource link and an embedded resource), fail (an isError result),
  * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
  * Prompt: review {topic}.
@@ -42,6 +42,9 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test"): McpServ
       { type: "resource_link", uri: "file:///docs/guide.md", name: "guide", mimeType: "text/markdown", description: "The guide" },
       { type: "resource", resource: { uri: "file:///docs/note.txt", mimeType: "text/plain", text: "embedded note text" } },
     ],
+  }));
+  server.registerTool("big", { description: "3000 numbered lines" }, async () => ({
+    content: [{ type: "text", text: Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") }],
   }));
   server.registerTool("fail", { description: "Always fails" }, async () => ({ content: [{ type: "text", text: "the widget is broken" }], isError: true }));
   server.registerTool("slow", { description: "Runs until cancelled" }, async (extra) => {
