@@ -1,9 +1,11 @@
-/** Environment variables that hold API keys for the built-in providers, in order of preference. */
-const ENV_KEYS: Record<string, string[]> = {
-  anthropic: ["ANTHROPIC_API_KEY"],
-  openai: ["OPENAI_API_KEY"],
-  google: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-};
+/**
+ * API keys from the environment: each provider of the catalog's index names its
+ * variables (pi's names), so a key set for any of them is found without models.json.
+ */
+import { CATALOG_PROVIDERS } from "./catalog/providers.ts";
+
+/** Environment variables that hold API keys, by provider, in order of preference. */
+const ENV_KEYS: ReadonlyMap<string, readonly string[]> = new Map(CATALOG_PROVIDERS.map((provider) => [provider.id, provider.envKeys]));
 
 /**
  * Providers that run in this process and need no credential. Their "key" is this
@@ -14,13 +16,14 @@ const KEYLESS_PROVIDERS: Record<string, string> = {
 };
 
 export function findEnvKeys(provider: string): string[] | undefined {
-  return ENV_KEYS[provider];
+  const names = ENV_KEYS.get(provider);
+  return names ? [...names] : undefined;
 }
 
-/** The API key for a built-in provider from its environment variable (a placeholder for keyless ones), if set. */
+/** The API key for a known provider from its environment variable (a placeholder for keyless ones), if set. */
 export function getEnvApiKey(provider: string): string | undefined {
   if (Object.hasOwn(KEYLESS_PROVIDERS, provider)) return KEYLESS_PROVIDERS[provider];
-  for (const name of ENV_KEYS[provider] ?? []) {
+  for (const name of ENV_KEYS.get(provider) ?? []) {
     const value = process.env[name];
     if (value) return value;
   }

@@ -1,5 +1,7 @@
 /**
- * The built-in model catalog: the models xcsh knows without any models.json.
+ * The hand-written part of the built-in catalog: Anthropic's, OpenAI's and Google's
+ * models (checked against each provider's own pages), and the offline faux model. The
+ * other providers' models are generated from models.dev (catalog/, models.ts).
  *
  * Prices are USD per million tokens as published by each provider (the base tier:
  * prompts under 200K tokens where a provider charges more above that). Anthropic's
@@ -9,7 +11,8 @@
  * Each provider's array is ordered newest and most capable first: a `--model`
  * pattern that matches several models picks the earliest one.
  */
-import type { KnownProvider, Model, ThinkingLevelMap } from "./types.ts";
+import { CATALOG_PROVIDERS, type CatalogProviderInfo } from "./catalog/providers.ts";
+import type { Model, ThinkingLevelMap } from "./types.ts";
 
 /** What a catalog entry states; the provider's api and baseUrl are filled in per array. */
 type CatalogEntry = Omit<Model, "api" | "provider" | "baseUrl">;
@@ -310,11 +313,8 @@ export const FAUX_MODELS: readonly Model<"faux">[] = [
   },
 ];
 
-/** Providers of the built-in catalog (`faux` until types.ts's KnownProvider names it). */
-export type CatalogProvider = KnownProvider;
-
-/** The catalog by provider, in the order providers are offered by default. */
-export const BUILTIN_MODELS: Readonly<Record<CatalogProvider, readonly Model[]>> = {
+/** The hand-written part of the catalog; the other providers' models are generated (./catalog/). */
+export const HAND_WRITTEN_MODELS: Readonly<Record<"anthropic" | "openai" | "google" | "faux", readonly Model[]>> = {
   anthropic: ANTHROPIC_MODELS,
   openai: OPENAI_MODELS,
   google: GOOGLE_MODELS,
@@ -323,11 +323,15 @@ export const BUILTIN_MODELS: Readonly<Record<CatalogProvider, readonly Model[]>>
 
 /**
  * The model picked for a provider when no model is named: a capable everyday model
- * rather than the newest and most expensive one.
+ * rather than the newest and most expensive one. The generated providers name theirs
+ * in the provider index; one missing from the data falls back to the provider's first.
  */
-export const DEFAULT_MODEL_IDS: Readonly<Record<CatalogProvider, string>> = {
+export const DEFAULT_MODEL_IDS: Readonly<Record<string, string>> = {
   anthropic: "claude-sonnet-4-6",
   openai: "gpt-5.1",
   google: "gemini-2.5-pro",
   faux: "faux-1",
+  ...Object.fromEntries(
+    (CATALOG_PROVIDERS as readonly CatalogProviderInfo[]).flatMap((provider) => (provider.defaultModel ? [[provider.id, provider.defaultModel]] : [])),
+  ),
 };

@@ -4,6 +4,7 @@
  * produced here can be written to the wire or a session file as it is.
  */
 import type { TSchema } from "typebox";
+import type { CatalogProviderId } from "./catalog/providers.ts";
 
 export type KnownApi =
   | "anthropic-messages"
@@ -15,7 +16,8 @@ export type KnownApi =
 /** Extensions may register further APIs, so any string is accepted. */
 export type Api = KnownApi | (string & {});
 
-export type KnownProvider = "anthropic" | "openai" | "google" | "faux";
+/** The providers of the built-in catalog (src/ai/catalog/providers.ts), and the offline faux. */
+export type KnownProvider = CatalogProviderId | "faux";
 export type Provider = KnownProvider | (string & {});
 
 /** Levels a model can reason at; "off" is handled separately (no reasoning). */
@@ -165,6 +167,8 @@ export interface OpenAICompletionsCompat {
   supportsStrictMode?: boolean;
   cacheControlFormat?: "anthropic";
   supportsLongCacheRetention?: boolean;
+  /** Tool-call ids the server accepts: "mistral" is exactly nine letters and digits. Default: OpenAI's. */
+  toolCallIdFormat?: "openai" | "mistral";
 }
 
 export interface OpenAIResponsesCompat {

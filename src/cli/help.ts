@@ -1,10 +1,16 @@
 export const HELP_TEXT = `xcsh — a coding agent in one executable
 
 Usage:
+  xcsh [options] [@files...] [messages...]
   xcsh [prompt]                    On a terminal: an interactive session
                                    (docs/interactive.md; /hotkeys lists the keys)
   xcsh -p "prompt"                 Run a prompt and print the answer
-  echo "prompt" | xcsh -p          Prompt from standard input
+  xcsh -p "one" "two"              Each message is a prompt of its own, in turn;
+                                   the answer to the last one is printed
+  xcsh -p @notes.md @shot.png "…"  @files go with the first prompt: a text file's
+                                   contents, an image as an image
+  git diff | xcsh -p "Review this" Piped input comes before the first prompt
+  xcsh -p -- "-prompt"             -- ends the options (for a prompt that starts with -)
   xcsh --list-models [search]      List the models you can use
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
@@ -35,11 +41,19 @@ Options:
   --api-key <key>                  API key for this run (overrides the environment)
   --faux-script <file>             Replies for the offline faux provider (JSON script);
                                    try: xcsh --provider faux -p "hello"
-  --system-prompt <text>           Replace the system prompt
-  --append-system-prompt <text>    Add to the system prompt
-  -t, --tools <list>               Tools to enable: read,bash,edit,write,grep,find,ls
-                                   (default read,bash,edit,write)
-  -nt, --no-tools                  Run without tools
+  --models <patterns>              Models to start with and cycle through (Ctrl+P,
+                                   cycle_model): ids, provider/id, globs (anthropic/*),
+                                   parts of names, :<thinking> suffixes; comma-separated
+  --system-prompt <text|file>      Replace the system prompt (a file's contents
+                                   when the value names a file)
+  --append-system-prompt <text|file>
+                                   Add text or a file's contents to the system
+                                   prompt (repeatable)
+  -t, --tools <list>               The only tools to enable, built-in or an
+                                   extension's (built-in: read,bash,edit,write,
+                                   grep,find,ls; default read,bash,edit,write)
+  -xt, --exclude-tools <list>      Tools to disable, after every other choice
+  -nt, --no-tools                  Run without tools (built-in and extensions')
   -nbt, --no-builtin-tools         No built-in tool active; extension tools stay
   -e, --extension <path>           Load an extension file or folder (repeatable)
   -ne, --no-extensions             Load only the -e extensions
@@ -57,9 +71,12 @@ Options:
                                    pi's options, accepted and ignored: xcsh has no
                                    theme files or automatic network requests
   -c, --continue                   Continue the most recent session in this directory
+  -r, --resume                     Pick the session to resume (with -p: from a list
+                                   on the terminal; without one, nothing runs)
+  --fork <path|id>                 Start a new session holding a copy of that one
   --session <path|id>              Open a session file, or the session whose id starts so
   --session-id <id>                Open this project's session with exactly this id, or
-                                   start a new one with it
+                                   start a new one with it (with --fork: the fork's id)
   --no-session                     Keep nothing on disk
   --session-dir <dir>              Store sessions here instead of ~/.xcsh/agent/sessions
   -n, --name <name>                Name the session

@@ -1,4 +1,13 @@
-/** `xcsh --list-models [search]`: the models xcsh knows, as a table on stdout. */
+/**
+ * `xcsh --list-models [search]`: every model xcsh knows, as a table on stdout, with
+ * whether its provider has a key configured; then the catalog's providers that have no
+ * built-in models, with the variable their key goes in. A search narrows both.
+ *
+ * The registry offers a catalog provider's models only once its key is set (start-up
+ * reads nothing else); a listing shows them all, so it reads the rest of the catalog.
+ */
+import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { getCatalogProviders, getModels, getProviders } from "../ai/models.ts";
 import type { Model } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 
@@ -8,34 +17,70 @@ function formatTokens(count: number): string {
   return String(count);
 }
 
-function matches(model: Model, search: string): boolean {
-  const haystack = `${model.provider}/${model.id} ${model.name}`.toLowerCase();
+function matches(haystack: string, search: string): boolean {
+  const text = haystack.toLowerCase();
   return search
     .toLowerCase()
     .split(/\s+/)
     .filter(Boolean)
-    .every((word) => haystack.includes(word));
+    .every((word) => text.includes(word));
 }
 
-/** Lists the models of `registry` (with extensions' providers, when any loaded), else of models.json and the catalog. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** The registry's models plus the catalog's keyless providers', in catalog order, then the rest. */
+function everyModel(registry: ModelRegistry): Model[] {
+  const known = registry.getAll();
+  const offered = new Set(known.map((model) => model.provider));
+  const order: string[] = [...getProviders(), ...offered].filter((provider, index, all) => all.indexOf(provider) === index);
+  const byProvider = new Map<string, Model[]>();
+  for (const model of known) byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
+  return order.flatMap((provider) => byProvider.get(provider) ?? (offered.has(provider) ? [] : getModels(provider)));
+}
+
+/** Lists the models of `registry` (with extensions' providers, when any loaded) and of the whole catalog. */
 export function listModels(search: string, registry: ModelRegistry = ModelRegistry.load()): number {
-  const models = registry.getAll().filter((model) => matches(model, search));
-  if (models.length === 0) {
+  const models = everyModel(registry).filter((model) => matches(`${model.provider}/${model.id} ${model.name}`, search));
+  const listedProviders = new Set(models.map((model) => model.provider));
+  const withModels = new Set<string>([...getProviders(), ...registry.getProviders()]);
+  const withoutModels = getCatalogProviders().filter((provider) => !withModels.has(provider.id) && matches(`${provider.id} ${provider.name}`, search));
+  if (models.length === 0 && withoutModels.length === 0) {
     process.stderr.write(search ? `xcsh: no model matches "${search}"\n` : "xcsh: no models are configured\n");
     return 1;
   }
-  const header = ["provider", "model", "context", "max-out", "thinking", "images", "key"];
-  const rows = models.map((model) => [
-    model.provider,
-    model.id,
-    formatTokens(model.contextWindow),
-    formatTokens(model.maxTokens),
-    model.reasoning ? "yes" : "no",
-    model.input.includes("image") ? "yes" : "no",
-    registry.hasAuth(model) ? "yes" : "no",
-  ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd();
-  process.stdout.write([line(header), ...rows.map(line)].join("\n") + "\n");
+  let out = "";
+  if (models.length > 0) {
+    out += table(
+      ["provider", "model", "context", "max-out", "thinking", "images", "key"],
+      models.map((model) => [
+        model.provider,
+        model.id,
+        formatTokens(model.contextWindow),
+        formatTokens(model.maxTokens),
+        model.reasoning ? "yes" : "no",
+        model.input.includes("image") ? "yes" : "no",
+        registry.hasAuth(model) ? "yes" : "no",
+      ]),
+    );
+  }
+  if (withoutModels.length > 0) {
+    if (listedProviders.size > 0) out += "\n";
+    out += "Providers without built-in models (add their models in models.json; see docs/providers.md):\n";
+    out += table(
+      ["provider", "key variable", "key", "base URL", "api"],
+      withoutModels.map((provider) => [
+        provider.id,
+        (findEnvKeys(provider.id) ?? []).join(", "),
+        registry.hasAuth({ provider: provider.id }) ? "yes" : "no",
+        provider.baseUrl,
+        provider.api,
+      ]),
+    );
+  }
+  process.stdout.write(out);
   return 0;
 }

@@ -83,8 +83,9 @@ async function main(argv: string[]): Promise<number> {
     const { runAcpMode } = await import("../modes/acp/acp-mode.ts");
     return runAcpMode(args, loadHostApi);
   }
-  // No -p and no --mode on a terminal: the interactive session (its code and pi-tui load only here).
-  if (!args.print && args.mode === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+  // No -p on a terminal: the interactive session (its code and pi-tui load only here). As in pi,
+  // --mode text picks text output but still means the session on a terminal; -p means one answer.
+  if (!args.print && (args.mode === undefined || args.mode === "text") && process.stdin.isTTY && process.stdout.isTTY) {
     if (process.env.TERM === "dumb") {
       const { runPlainMode } = await import("../modes/interactive/plain-mode.ts");
       return runPlainMode(args, loadHostApi);

@@ -13,7 +13,7 @@
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
-import { getModels, getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { getModels, getProvidersToOffer } from "../ai/models.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { complete, stream, streamSimple } from "../ai/stream.ts";
 import type { Api, AssistantMessage, Context, Model, ModelCompat, ModelCost, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
@@ -330,7 +330,8 @@ function buildModels(
   providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
   replaced: ReadonlySet<string>,
 ): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
-  const builtinProviders: string[] = getBuiltinProviders();
+  // Catalog providers without a key stay unread (start-up cost); naming one in models.json brings it in.
+  const builtinProviders: string[] = getProvidersToOffer();
   const order = [...builtinProviders, ...Object.keys(providers).filter((name) => !builtinProviders.includes(name))];
   const models: Model[] = [];
   const headers = new Map<string, Record<string, ConfiguredValue>>();

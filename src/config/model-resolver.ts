@@ -23,9 +23,9 @@
  * (flag or suffix) had to change; levels from settings or the "off" default are
  * clamped silently, since they are not about this model in particular.
  */
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { findEnvKeys, getEnvApiKey } from "../ai/env-api-keys.ts";
 import { DEFAULT_MODEL_IDS } from "../ai/models-catalog.ts";
-import { getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/models.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "./model-registry.ts";
@@ -37,6 +37,8 @@ export interface ResolveModelOptions {
   model?: string;
   thinking?: string;
   settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel" | "enabledModels" | "modelThinkingLevels">;
+  /** Where `settings.enabledModels` came from, for warnings: "--models" when the command line set it. */
+  enabledModelsSource?: string;
 }
 
 export type ResolveModelResult =
@@ -69,7 +71,7 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
 
   const picked = options.model
     ? matchModelArgument(options.model, models, options.provider, hasAuth)
-    : options.provider === undefined && options.settings.enabledModels?.length
+    : options.settings.enabledModels?.length
       ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
       : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
   if ("error" in picked) return picked;
@@ -94,12 +96,22 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
   return warnings.length > 0 ? { model, thinkingLevel, warning: warnings.join(" ") } : { model, thinkingLevel };
 }
 
-export function unknownModelMessage(text: string): string {
-  return `Unknown model "${text}". Run xcsh --list-models to see the available models.`;
+export function unknownModelMessage(text: string, knownProviders?: ReadonlySet<string>): string {
+  const slash = text.indexOf("/");
+  const provider = slash > 0 ? text.slice(0, slash) : undefined;
+  const keyless = provider && knownProviders && !knownProviders.has(provider) ? missingKeyHint(provider) : undefined;
+  return `Unknown model "${text}".${keyless ? ` ${keyless}` : ""} Run xcsh --list-models to see the available models.`;
 }
 
 function unknownProviderMessage(provider: string, known: string[]): string {
-  return `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+  return missingKeyHint(provider) ?? `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+}
+
+/** A catalog provider's models are only offered once its key is set: say which variable. */
+function missingKeyHint(provider: string): string | undefined {
+  const envVars = findEnvKeys(provider);
+  if (!envVars || getEnvApiKey(provider) !== undefined) return undefined;
+  return `Provider "${provider}" has no API key: set ${envVars.join(" or ")}, or "apiKey" for it in models.json.`;
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */
@@ -137,7 +149,7 @@ function matchModelArgument(
       }
     }
   }
-  return { error: unknownModelMessage(text) };
+  return { error: unknownModelMessage(text, providers) };
 }
 
 function isExactMatch(model: Model, query: string): boolean {
@@ -254,10 +266,13 @@ function pickFromEnabledModels(
   hasAuth: (model: Model) => boolean,
   modelsJsonPath: string,
 ): Picked | { error: string } {
-  const { scoped, unmatched } = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const found = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const { unmatched } = found;
+  // --provider narrows the scope to that provider's models (pi 0.87.1).
+  const scoped = options.provider === undefined ? found.scoped : found.scoped.filter(({ model }) => model.provider === options.provider);
   const warning =
     unmatched.length > 0
-      ? `settings enabledModels: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
+      ? `${options.enabledModelsSource ?? "settings enabledModels"}: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
       : undefined;
   const withWarning = (picked: Picked): Picked => {
     const warnings = [warning, picked.warning].filter((text) => text !== undefined);
@@ -312,7 +327,8 @@ function firstAvailable(models: Model[], hasAuth: (model: Model) => boolean): Mo
 }
 
 function noModelAvailableMessage(modelsJsonPath: string, warning: string | undefined): string {
-  const envVars = getBuiltinProviders().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
+  // The providers offered without a key set: the other catalog providers' variables are in --list-models.
+  const envVars = getProvidersToOffer().map((provider) => findEnvKeys(provider)?.[0]).filter((name) => name !== undefined);
   const list = envVars.length > 1 ? `${envVars.slice(0, -1).join(", ")} or ${envVars.at(-1)}` : envVars.join("");
   const advice = `No model available: no API key is configured. Set ${list}, or add a provider with an "apiKey" to ${modelsJsonPath}. To try xcsh without a key: xcsh --provider faux.`;
   return warning ? `${warning} ${advice}` : advice;

@@ -106,20 +106,32 @@ export class ModelControl {
   }
 
   /**
-   * The next model that has a key configured, among those settings' enabledModels picks
-   * when it picks any; undefined when there is no other.
+   * The next (or previous) model that has a key configured: among `scope` when one is
+   * given (the person's /scoped-models), else among those settings' enabledModels picks
+   * when it picks any, else among all; undefined when there is no other.
    */
-  async cycleModel(): Promise<CycleModelResult | undefined> {
+  async cycleModel(direction: "forward" | "backward" = "forward", scope?: readonly Model[]): Promise<CycleModelResult | undefined> {
     const available = this.availableModels();
     const patterns = this.session.settings?.enabledModels ?? [];
-    const scoped = patterns.length > 0 ? scopeModels(available, patterns).scoped : [];
-    const pool = scoped.length > 0 ? scoped : available.map((model) => ({ model, thinkingLevel: undefined }));
+    type Choice = { model: Model; thinkingLevel?: ModelThinkingLevel };
+    const has = (model: Model) => available.some((each) => each.provider === model.provider && each.id === model.id);
+    // In the scope's order: the person chose it.
+    const scoped: Choice[] = scope
+      ? scope.filter(has).map((model) => ({ model, thinkingLevel: undefined }))
+      : patterns.length > 0
+        ? scopeModels(available, patterns).scoped
+        : [];
+    const isScoped = scope !== undefined || scoped.length > 0;
+    const pool: Choice[] = isScoped ? scoped : available.map((model) => ({ model, thinkingLevel: undefined }));
+    if (pool.length === 0) return undefined;
     const current = this.session.model;
     const index = pool.findIndex(({ model }) => model.provider === current.provider && model.id === current.id);
-    if (pool.length === 0 || (pool.length === 1 && index === 0)) return undefined;
-    const { model: next, thinkingLevel } = pool[(index + 1) % pool.length];
+    const step = direction === "forward" ? 1 : -1;
+    // Not in the list (a scope without the current model): forward starts at the first, backward at the last.
+    const { model: next, thinkingLevel } = pool[index === -1 ? (step === 1 ? 0 : pool.length - 1) : (index + step + pool.length) % pool.length]!;
+    if (next.provider === current.provider && next.id === current.id) return undefined;
     await this.setModel(next, "cycle", thinkingLevel);
-    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped: scoped.length > 0 };
+    return { model: next, thinkingLevel: this.session.thinkingLevel, isScoped };
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */

@@ -39,6 +39,8 @@ export class ToolSet {
     private base: PromptBase,
     builtins: readonly CodingTool<any>[],
     activeNames: readonly string[],
+    /** Whether a tool registered later starts active (the command line's --tools, --exclude-tools, --no-tools). */
+    private readonly registeredStartsActive: (name: string) => boolean = () => true,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -60,13 +62,13 @@ export class ToolSet {
   }
 
   /**
-   * Adds or replaces a tool by name; it becomes active unless `activate` is false (an
-   * MCP tool that --tools leaves out, or a changed one keeping its current state).
+   * Adds or replaces a tool by name; it becomes active unless the command line's tool
+   * choice leaves it out, or `activate` is false (a changed MCP tool keeping its state).
    */
   upsert(tool: AgentTool<any>, info: Omit<ToolEntry, "tool">, activate = true): void {
     this.entries.set(tool.name, { tool, ...info });
     // A registered tool is active, also when it replaces a built-in that was switched off.
-    if (activate && !this.active.includes(tool.name)) this.active.push(tool.name);
+    if (activate && !this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
     this.apply();
   }
 

@@ -15,7 +15,8 @@ import type { SlashCommand } from "../resources/commands.ts";
 import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpConnection } from "./connection.ts";
-import { matchesToolPattern, MCP_TOOL_SOURCE, mcpName } from "./names.ts";
+import packageJson from "../../package.json" with { type: "json" };
+import { MCP_TOOL_SOURCE, mcpName } from "./names.ts";
 import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
 import { sameServer } from "./server-plan.ts";
 import { mcpAgentTool } from "./tool-adapter.ts";
@@ -29,13 +30,17 @@ export interface McpToolSink {
 }
 
 export interface McpHubOptions {
-  clientInfo: { name: string; version: string };
+  /**
+   * Where the tools go. Whether a new one starts active is the tool set's rule (the
+   * command line's --tools, --exclude-tools, --no-tools: src/core/tool-selection.ts).
+   */
   tools: McpToolSink;
   /** A line for the person running xcsh (stderr, an RPC notice frame, an ACP notice). */
   report(message: string): void;
-  /** --tools: the MCP tools that start active (names or `mcp__<server>__*`); undefined: all. */
-  toolFilter?: readonly string[];
 }
+
+/** How xcsh introduces itself to servers. */
+const CLIENT_INFO = { name: "xcsh", version: packageJson.version };
 
 interface RegisteredTool {
   connection: McpConnection;
@@ -75,7 +80,7 @@ export class McpHub {
       const connection: McpConnection = new McpConnection(
         spec,
         { changed: () => this.sync(), failed: (message) => this.report(message) },
-        this.options.clientInfo,
+        CLIENT_INFO,
       );
       this.connections.set(spec.name, connection);
     }
@@ -171,7 +176,8 @@ export class McpHub {
         const known = this.registered.get(name);
         if (known && known.connection === entry.connection && known.tool === entry.tool) continue;
         this.registered.set(name, entry);
-        this.options.tools.upsert(mcpAgentTool(entry.connection, entry.tool, name), { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known && this.startsActive(name));
+        // A changed tool keeps whether it is active; a new one follows the command line's choice.
+        this.options.tools.upsert(mcpAgentTool(entry.connection, entry.tool, name), { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
       }
     });
     this.prompts.clear();
@@ -187,11 +193,6 @@ export class McpHub {
       return;
     }
     this.report(`MCP ${kind} name ${name} is taken by server "${holder.connection.spec.name}"; the one of server "${entry.connection.spec.name}" is left out`);
-  }
-
-  private startsActive(name: string): boolean {
-    const filter = this.options.toolFilter;
-    return filter === undefined || filter.some((pattern) => matchesToolPattern(pattern, name));
   }
 }
 

@@ -30,9 +30,3 @@ export function mcpName(server: string, name: string): string {
   if (full.length <= MAX_TOOL_NAME) return full;
   return `${full.slice(0, MAX_TOOL_NAME - 9)}_${shortHash(`${server}\u0000${name}`)}`;
 }
-
-/** Whether a name (from --tools) is an MCP tool's; `mcp__<server>__*` names all of a server's tools. */
-export function matchesToolPattern(pattern: string, toolName: string): boolean {
-  if (pattern.endsWith("*")) return toolName.startsWith(pattern.slice(0, -1));
-  return pattern === toolName;
-}

@@ -27,10 +27,7 @@ export interface McpSessionLink {
 }
 
 export interface McpStartOptions extends McpSources {
-  clientInfo: { name: string; version: string };
   tools: McpToolSink;
-  /** --tools' MCP names; undefined: every MCP tool starts active. */
-  toolFilter?: readonly string[];
   projectTrusted: boolean;
   /** Registers what to do when the project is trusted later (the RPC or terminal trust question). */
   onProjectTrusted?(listener: () => void): void;
@@ -86,7 +83,7 @@ class LazyMcpSession implements McpSessionLink {
 
   private load(): Promise<McpHub> {
     this.loading ??= import("./hub.ts").then(({ McpHub }) => {
-      const hub = new McpHub({ clientInfo: this.options.clientInfo, tools: this.options.tools, report: this.options.report, toolFilter: this.options.toolFilter });
+      const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
       for (const listener of this.listeners) hub.onChange(listener);
       this.hub = hub;
       return hub;

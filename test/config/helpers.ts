@@ -5,8 +5,16 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { CATALOG_PROVIDERS } from "../../src/ai/catalog/providers.ts";
 
-const ISOLATED_ENV = ["XCSH_CODING_AGENT_DIR", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"];
+const ISOLATED_ENV = [
+  "XCSH_CODING_AGENT_DIR",
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  ...CATALOG_PROVIDERS.flatMap((provider) => provider.envKeys),
+];
 
 export interface ConfigSandbox {
   agentDir: string;

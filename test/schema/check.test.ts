@@ -52,10 +52,13 @@ function valueFor(schema: any, depth = 0): unknown {
       return Array.from({ length: Math.floor(random() * 3) }, () => valueFor(schema.items ?? {}, depth + 1));
     case "object": {
       const value: Record<string, unknown> = {};
-      for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      const properties = Object.entries(schema.properties ?? {});
+      // About eight properties each: on a schema with dozens (settings.json) a value with all of them set would almost never fit.
+      const skip = Math.max(0.15, 1 - 8 / properties.length);
+      for (const [key, property] of properties) {
         const roll = random();
-        if (roll < 0.15) continue;
-        value[key] = roll < 0.2 ? undefined : valueFor(property, depth + 1);
+        if (roll < skip) continue;
+        value[key] = roll < skip + 0.05 ? undefined : valueFor(property, depth + 1);
       }
       for (const property of Object.values(schema.patternProperties ?? {})) {
         for (let i = Math.floor(random() * 3); i > 0; i--) value[`k${i}`] = valueFor(property, depth + 1);

@@ -10,18 +10,21 @@ import type {
   Context,
   ImageContent,
   Model,
+  ModelCompat,
   OpenAICompletionsCompat,
   TextContent,
   ToolResultMessage,
   UserMessage,
 } from "../types.ts";
+import { CATALOG_PROVIDERS, catalogCompat } from "../catalog/providers.ts";
 import { transformMessages } from "./transform-messages.ts";
 
 // --- compat ---------------------------------------------------------------
 
 export type ThinkingFormat = NonNullable<OpenAICompletionsCompat["thinkingFormat"]>;
+export type ToolCallIdFormat = NonNullable<OpenAICompletionsCompat["toolCallIdFormat"]>;
 
-/** Every switch decided; `model.compat` wins over what the host suggests. */
+/** Every switch decided; `model.compat` wins over what the catalog and the host suggest. */
 export interface ResolvedCompat {
   supportsStore: boolean;
   supportsDeveloperRole: boolean;
@@ -35,6 +38,7 @@ export interface ResolvedCompat {
   thinkingFormat: ThinkingFormat;
   supportsStrictMode: boolean;
   supportsLongCacheRetention: boolean;
+  toolCallIdFormat: ToolCallIdFormat;
   cacheControlFormat?: "anthropic";
   openRouterRouting?: Record<string, unknown>;
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
@@ -50,21 +54,31 @@ function hostOf(baseUrl: string): string {
   }
 }
 
-/**
- * Defaults by host. OpenAI itself gets the full feature set; hosts with a known
- * reasoning dialect get that dialect; anything else (local servers, proxies) gets
- * what nearly every compatible server accepts.
- */
-export function detectCompat(model: Pick<Model, "baseUrl" | "compat">): ResolvedCompat {
-  const host = hostOf(model.baseUrl);
-  const isOpenAI = host === "api.openai.com";
-  const isDeepSeek = host.endsWith("deepseek.com");
-  let thinkingFormat: ThinkingFormat = "openai";
-  if (host.endsWith("openrouter.ai")) thinkingFormat = "openrouter";
-  else if (isDeepSeek) thinkingFormat = "deepseek";
-  else if (host.endsWith("z.ai") || host.endsWith("bigmodel.cn")) thinkingFormat = "zai";
-  else if (host.includes("dashscope")) thinkingFormat = "qwen";
+/** Hosts with a known dialect that no catalog provider is at (a catalog provider's host speaks its dialect). */
+const HOST_DIALECTS: readonly { hostIncludes: string; compat: ModelCompat }[] = [{ hostIncludes: "dashscope", compat: { thinkingFormat: "qwen" } }];
 
+/** The catalog's quirks for a model at this host: those of the provider at that host, if any. */
+function hostCompat(baseUrl: string, modelId: string): ModelCompat | undefined {
+  const host = hostOf(baseUrl);
+  if (!host) return undefined;
+  const provider = CATALOG_PROVIDERS.find((candidate) => "compat" in candidate && hostOf(candidate.baseUrl) === host);
+  if (provider) return catalogCompat(provider.id, modelId);
+  return HOST_DIALECTS.find((dialect) => host.includes(dialect.hostIncludes))?.compat;
+}
+
+function definedSwitches(compat: ModelCompat | undefined): ModelCompat {
+  return Object.fromEntries(Object.entries(compat ?? {}).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The dialect a model's server speaks. OpenAI itself gets the full feature set; any
+ * other server starts from what nearly every compatible server accepts. On top come, in
+ * order: the quirks of the catalog provider at the model's host (a models.json provider
+ * pointed at api.deepseek.com speaks DeepSeek's dialect), those the catalog knows for the
+ * model's provider (kept when models.json points it at a proxy), then `model.compat`.
+ */
+export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider" | "id">): ResolvedCompat {
+  const isOpenAI = hostOf(model.baseUrl) === "api.openai.com";
   const defaults: ResolvedCompat = {
     supportsStore: isOpenAI,
     supportsDeveloperRole: isOpenAI,
@@ -74,15 +88,19 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat">): Resolved
     requiresToolResultName: false,
     requiresAssistantAfterToolResult: false,
     requiresThinkingAsText: false,
-    // DeepSeek's thinking mode wants the reasoning of earlier tool-call steps back.
-    requiresReasoningContentOnAssistantMessages: isDeepSeek,
-    thinkingFormat,
+    requiresReasoningContentOnAssistantMessages: false,
+    thinkingFormat: "openai",
     supportsStrictMode: isOpenAI,
     supportsLongCacheRetention: true,
+    toolCallIdFormat: "openai",
     sendsPromptCacheKey: isOpenAI,
   };
-  const overrides = Object.fromEntries(Object.entries(model.compat ?? {}).filter(([, value]) => value !== undefined));
-  return { ...defaults, ...overrides } as ResolvedCompat;
+  return {
+    ...defaults,
+    ...definedSwitches(hostCompat(model.baseUrl, model.id)),
+    ...definedSwitches(catalogCompat(model.provider, model.id)),
+    ...definedSwitches(model.compat),
+  } as ResolvedCompat;
 }
 
 // --- wire shapes ------------------------------------------------------------
@@ -141,6 +159,27 @@ export function normalizeToolCallId(id: string): string {
   const base = id.includes("|") ? id.slice(0, id.indexOf("|")) : id;
   return base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40);
 }
+
+/**
+ * Mistral accepts exactly nine letters and digits. Its own ids already are; any other id
+ * (from another provider earlier in the session) becomes nine characters derived from
+ * it, the same for a call and its result.
+ */
+export function mistralToolCallId(id: string): string {
+  if (/^[A-Za-z0-9]{9}$/.test(id)) return id;
+  // Two FNV-1a hashes with different seeds, in base 36: 9 characters, stable across runs.
+  const hash = (seed: number) => {
+    let h = seed;
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+    return h.toString(36).padStart(7, "0");
+  };
+  return (hash(2166136261) + hash(84696351)).slice(0, 9);
+}
+
+const TOOL_CALL_ID_FORMATS: Readonly<Record<ToolCallIdFormat, (id: string) => string>> = {
+  openai: normalizeToolCallId,
+  mistral: mistralToolCallId,
+};
 
 function imagePart(image: ImageContent): WireContentPart {
   return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
@@ -239,7 +278,8 @@ export function convertMessages(model: Model, context: Context, compat: Resolved
     push({ role: "user", content: parts });
   };
 
-  for (const message of transformMessages(context.messages, model, { normalizeToolCallId })) {
+  const normalize = TOOL_CALL_ID_FORMATS[compat.toolCallIdFormat] ?? normalizeToolCallId;
+  for (const message of transformMessages(context.messages, model, { normalizeToolCallId: normalize })) {
     if (message.role === "toolResult") {
       push(toolMessage(message, compat, acceptsImages));
       if (acceptsImages) pendingImages.push(...message.content.filter((b): b is ImageContent => b.type === "image"));

@@ -17,7 +17,7 @@ import {
   type ClientCapabilities,
   type McpServer,
 } from "@agentclientprotocol/sdk";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
 import { normalizeTodoPhases } from "../../core/todos.ts";
 import { UserError } from "../../core/user-error.ts";
@@ -30,7 +30,7 @@ import { AcpSession } from "./acp-session.ts";
 import { acpMcpServers } from "./mcp-servers.ts";
 
 export interface AcpAgentOptions {
-  args: CliArgs;
+  args: RunOptions;
   hostApi: () => Promise<Record<string, unknown>>;
 }
 

@@ -4,6 +4,7 @@
  * few actions (redraw from the session, submit, exit). The shell in
  * interactive-mode.ts implements it; commands never reach past it.
  */
+import type { KeybindingsManager } from "@earendil-works/pi-tui";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import type { ConversationView } from "./conversation.ts";
@@ -21,8 +22,18 @@ export interface App {
   readonly editor: EditorLike;
   readonly cwd: string;
   readonly version: string;
+  /** The keys by action id (defaults and keybindings.json). */
+  readonly keymap: KeybindingsManager;
+  /** The models Ctrl+P cycles through, as chosen in /scoped-models for this session (undefined: the enabledModels setting). */
+  modelScope: string[] | undefined;
   /** Draws the conversation again from the session (after /new, /resume, /tree, …) and refreshes header and footer. */
   redraw(): void;
+  /** Header and footer again (after a model or name change). */
+  refreshHeader(): void;
+  /** Runs a built-in command line ("/tree"); false when it is not one. */
+  runCommand(line: string): Promise<boolean>;
+  /** Reads keybindings.json again (/reload); its warnings are shown. */
+  reloadKeymap(): void;
   /** A line in the conversation. */
   say(label: string, detail?: string, color?: string): void;
   exit(code?: number): void;

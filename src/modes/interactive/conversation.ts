@@ -40,6 +40,7 @@ export class ConversationView {
   readonly root: Container;
   private current: { message: AssistantMessageView } | undefined;
   private readonly toolLines = new Map<string, ToolLine>();
+  private lastStatus: Component | undefined;
 
   constructor(private readonly options: ConversationOptions) {
     const { Container } = loadPiTui();
@@ -54,6 +55,16 @@ export class ConversationView {
   /** A line of its own (notify, command output). */
   notice(label: string, detail = "", color = "muted", foldable = false): void {
     this.add(new NoticeView(color, label, detail, this.options, foldable));
+  }
+
+  /**
+   * A short status line ("Model: fake/m2"): while nothing has come after it, the
+   * next one replaces it, so pressing Ctrl+P five times leaves one line, not five.
+   */
+  status(label: string, color = "accent"): void {
+    if (this.lastStatus && this.root.children.at(-1) === this.lastStatus) this.root.removeChild(this.lastStatus);
+    this.lastStatus = new NoticeView(color, label, "", this.options, false);
+    this.add(this.lastStatus);
   }
 
   addComponent(component: Component): void {

@@ -7,6 +7,7 @@
  */
 import type { Component, Focusable, OverlayHandle, SelectItem, TUI } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { prefillInput } from "./picker.ts";
 import type { UiTheme } from "./theme.ts";
 
 export interface DialogHost {
@@ -204,7 +205,7 @@ export function inputDialog(host: DialogHost, title: string, placeholder: string
     (settle) => {
       const { Input } = loadPiTui();
       const input = new Input({ placeholder, placeholderStyle: (text) => host.theme().fg("dim", text) });
-      if (prefill) input.setValue(prefill);
+      prefillInput(input, prefill);
       input.onSubmit = (value) => settle(value);
       input.onEscape = () => settle(undefined);
       return new Frame(host, title, input, "enter submit · esc cancel");

@@ -9,7 +9,6 @@
  * and left out; it never takes the session down.
  */
 import type { AutocompleteItem, AutocompleteProvider, Component, TUI } from "@earendil-works/pi-tui";
-import { appKeybindings } from "../../extensions/tui-helpers.ts";
 import type { Layout } from "./layout.ts";
 import { guardComponent } from "./safe-render.ts";
 import { createPromptEditor, readHistory, type AppKeyHandlers, type PromptEditor } from "./prompt-editor.ts";
@@ -126,7 +125,7 @@ export class EditorHost {
     } else {
       let built: unknown;
       try {
-        built = factory(this.options.tui, this.options.theme().editor(), appKeybindings());
+        built = factory(this.options.tui, this.options.theme().editor(), this.options.keys.keymap());
       } catch (error) {
         return this.options.report("setEditorComponent", error);
       }
@@ -139,17 +138,20 @@ export class EditorHost {
     this.show();
   }
 
-  /** The application's keys and the session's submit, on an extension's editor. */
+  /**
+   * The application's keys and the session's submit, on an extension's editor:
+   * Esc and Ctrl+D through the editor's own hooks (it checks completion and
+   * emptiness itself), every other action through onAction.
+   */
   private wire(editor: AppAwareEditor): void {
     const { keys } = this.options;
+    const run = (id: string) => keys.actions.find((action) => action.id === id)?.run();
     editor.onSubmit = (text) => this.options.submit(text);
-    editor.onEscape = () => keys.escape();
-    editor.onCtrlD = () => keys.ctrlD();
+    editor.onEscape = () => run("app.interrupt");
+    editor.onCtrlD = () => run("app.exit");
     if (keys.shortcut) editor.onExtensionShortcut = (data) => keys.shortcut!(data);
     if (typeof editor.onAction === "function") {
-      editor.onAction("app.clear", () => keys.ctrlC());
-      editor.onAction("app.message.followUp", () => keys.followUp());
-      for (const binding of keys.bindings) editor.onAction(binding.action, binding.run);
+      for (const action of keys.actions) if (action.id !== "app.interrupt" && action.id !== "app.exit") editor.onAction(action.id, action.run);
     }
     if (editor.addToHistory) for (const prompt of readHistory(this.options.cwd)) editor.addToHistory(prompt);
     editor.setAutocompleteProvider?.(this.completion);

@@ -11,6 +11,7 @@ import { confirmDialog, editorDialog, inputDialog, selectDialog, type DialogHost
 import type { ThemeName, UiTheme } from "./theme.ts";
 import { appKeybindings, loadPiTui } from "../../extensions/tui-helpers.ts";
 import { guardComponent } from "./safe-render.ts";
+import { installedKeymap } from "./keymap.ts";
 
 /** What the shell lends the extension UI. */
 export interface Surface extends DialogHost {
@@ -50,9 +51,9 @@ function isComponent(value: unknown): value is Component {
   return typeof value === "object" && value !== null && typeof (value as Component).render === "function";
 }
 
-/** A keybindings object for components built by extensions (pi passes one to factories), app actions included. */
+/** A keybindings object for components built by extensions (pi passes one to factories), app actions and keybindings.json included. */
 function keybindings() {
-  return appKeybindings();
+  return installedKeymap() ?? appKeybindings();
 }
 
 export class TuiExtensionUI implements ExtensionUIContext {

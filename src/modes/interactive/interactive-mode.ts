@@ -6,19 +6,24 @@
  * model registry or any extension is loaded; prompts typed meanwhile wait for
  * the session. Keys: Enter sends (steers while the agent works), Alt+Enter
  * queues a follow-up (sends at once when idle), Esc aborts and hands queued
- * messages back to the editor, Ctrl+C clears and twice exits, Ctrl+D on an
- * empty editor exits. Every way out restores the terminal (terminal-restore.ts).
+ * messages back to the editor (twice on an empty idle editor: /tree), Ctrl+C
+ * clears and twice exits, Ctrl+D on an empty editor exits; the others are in
+ * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
+ * way out restores the terminal (terminal-restore.ts).
  */
-import type { Text, TUI } from "@earendil-works/pi-tui";
-import type { CliArgs } from "../../cli/args.ts";
+import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
+import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
+import type { ImageContent } from "../../ai/types.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
-import type { ImageContent } from "../../ai/types.ts";
 import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
+import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { App } from "./app.ts";
+import { appActions } from "./app-keys.ts";
+import { Attachments } from "./attachments.ts";
 import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
@@ -26,7 +31,7 @@ import { EditorHost, type EditorLike } from "./editor-host.ts";
 import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
-import { imageFromPaste, imageMark, shiftImageMarks } from "./image-paste.ts";
+import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
@@ -35,6 +40,8 @@ import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, typ
 
 /** Two Ctrl+C within this long exit. */
 const DOUBLE_PRESS_MS = 1000;
+/** Two Esc within this long on an empty, idle editor run the double-Escape action. */
+const DOUBLE_ESCAPE_MS = 500;
 
 class InteractiveApp implements App {
   session!: AgentSession;
@@ -47,6 +54,9 @@ class InteractiveApp implements App {
   readonly surface: Surface;
   readonly cwd = process.cwd();
   readonly version = VERSION;
+  keymap: KeybindingsManager;
+  modelScope: string[] | undefined;
+  private keymapWarnings: string[];
 
   private theme: UiTheme;
   private thinkingShown = false;
@@ -56,7 +66,8 @@ class InteractiveApp implements App {
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
   private lastCtrlC = 0;
-  private readonly attachments: ImageContent[] = [];
+  private lastEscape = 0;
+  private readonly attachments: Attachments;
   private readonly sessionReady: Promise<void>;
   private markReady!: () => void;
   private exitResolve!: (code: number) => void;
@@ -68,6 +79,7 @@ class InteractiveApp implements App {
     const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
     this.theme = createTheme(guessThemeFromEnv());
     useHelperTheme(this.theme);
+    ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
     this.tui = new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
@@ -96,19 +108,27 @@ class InteractiveApp implements App {
       report: (what, error) => this.say(`✗ Extension ${what} failed`, (error as Error)?.message ?? String(error), "error"),
       keys: {
         shortcut: (data) => runShortcut(this.extensions, data),
-        escape: () => this.onEscape(),
-        ctrlC: () => this.onCtrlC(),
-        ctrlD: () => this.exit(0),
-        followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
-        bindings: [
-          { key: "ctrl+o", action: "app.tools.expand", run: () => this.setToolsExpanded(!this.toolsExpanded) },
-          { key: "ctrl+t", action: "app.thinking.toggle", run: () => this.toggleThinking() },
-          { key: "shift+tab", action: "app.thinking.cycle", run: () => this.cycleThinking() },
-          { key: "ctrl+l", action: "app.model.select", run: () => void this.runCommandLine("/model") },
-          { key: process.platform === "win32" ? "alt+v" : "ctrl+v", action: "app.clipboard.pasteImage", run: () => void this.pasteClipboardImage() },
-          { key: "alt+up", action: "app.message.dequeue", run: () => this.restoreQueued() },
-        ],
+        keymap: () => this.keymap,
+        actions: appActions(this, {
+          interrupt: () => this.onEscape(),
+          clear: () => this.onCtrlC(),
+          exit: () => this.exit(0),
+          followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
+          toggleTools: () => this.setToolsExpanded(!this.toolsExpanded),
+          toggleThinking: () => this.toggleThinking(),
+          cycleThinking: () => this.cycleThinking(),
+          pasteImage: () => void this.attachments.attachClipboard(),
+          dequeue: () => this.attachments.restoreQueued(),
+        }),
       },
+    });
+    this.attachments = new Attachments({
+      cwd: this.cwd,
+      session: () => this.session as AgentSession | undefined,
+      editor: () => this.editor,
+      insert: (text) => this.editors.insert(text),
+      say: (label, detail, color) => this.say(label, detail, color),
+      requestRender: () => this.tui.requestRender(),
     });
     this.surface = this.createSurface();
     this.layout.put(this.layout.header, this.defaultHeader);
@@ -120,7 +140,7 @@ class InteractiveApp implements App {
         if (result?.consume) return { consume: true };
         if (typeof result?.data === "string") data = result.data;
       }
-      return this.pasteImage(data) ? { consume: true } : { data };
+      return this.attachments.attachPasted(data) ? { consume: true } : { data };
     });
   }
 
@@ -187,6 +207,21 @@ class InteractiveApp implements App {
   }
 
   // --- drawing ---------------------------------------------------------------------
+
+  refreshHeader(): void {
+    this.updateHeader();
+    this.footer.refresh();
+  }
+
+  /** keybindings.json again (/reload): the new keys apply at once; its problems are shown. */
+  reloadKeymap(): void {
+    ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
+    this.showKeymapWarnings();
+  }
+
+  showKeymapWarnings(): void {
+    for (const warning of this.keymapWarnings) this.say(warning, "", "warning");
+  }
 
   private updateHeader(): void {
     if (this.quietHeader) {
@@ -256,57 +291,34 @@ class InteractiveApp implements App {
 
   // --- input -----------------------------------------------------------------------
 
-  /** Aborts the run; messages still queued go back into the editor instead of being lost. */
+  /**
+   * Aborts the run; messages still queued go back into the editor instead of
+   * being lost. Idle, two presses on an empty editor run `doubleEscapeAction`
+   * (/tree by default, /fork, or nothing).
+   */
   private onEscape(): void {
     if (!this.session) return;
     if (this.session.isStreaming || this.session.isCompacting) {
-      this.restoreQueued();
+      this.attachments.restoreQueued();
       this.layout.setRunMessage("Aborting…");
       void this.session.abort();
     } else if (this.session.isBashRunning) this.session.abortBash();
-  }
-
-  /**
-   * Takes the queued messages back into the editor, above the draft (Alt+Up, and Esc
-   * before it aborts), and their images back among the attachments, before the
-   * draft's own (their `[image #n]` marks renumbered to match).
-   */
-  private restoreQueued(): void {
-    if (!this.session) return;
-    const { steering, followUp } = this.session.takeQueued();
-    const queued = [...steering, ...followUp];
-    if (queued.length === 0) return;
-    const texts: string[] = [];
-    const images: ImageContent[] = [];
-    for (const prompt of queued) {
-      texts.push(shiftImageMarks(prompt.text, images.length));
-      images.push(...prompt.images);
+    else if (this.editor.getText().trim() === "") {
+      const now = Date.now();
+      if (now - this.lastEscape < DOUBLE_ESCAPE_MS) {
+        this.lastEscape = 0;
+        const action = this.session.settings.doubleEscapeAction;
+        if (action === "fork") void this.runCommandLine("/fork");
+        else if (action !== "none") void this.runCommandLine("/tree");
+      } else this.lastEscape = now;
     }
-    const draft = shiftImageMarks(this.editor.getText(), images.length);
-    this.attachments.unshift(...images);
-    this.editor.setText([...texts, ...(draft.trim() ? [draft] : [])].join("\n"));
-    this.tui.requestRender();
-  }
-
-  /** Ctrl+V (Alt+V on Windows): the clipboard's image is attached, or a line says why not. */
-  private async pasteClipboardImage(): Promise<void> {
-    const { readClipboardImage } = await import("./clipboard-image.ts");
-    const result = await readClipboardImage();
-    if (!result.ok) return this.say(result.reason, "", "dim");
-    this.attachImage(result.image);
-  }
-
-  private attachImage(image: ImageContent): void {
-    this.attachments.push(image);
-    this.editors.insert(`${imageMark(this.attachments.length)} `);
-    this.tui.requestRender();
   }
 
   private onCtrlC(): void {
     const now = Date.now();
     if (this.editor.getText().length > 0) {
       this.editor.setText("");
-      this.attachments.length = 0;
+      this.attachments.clear();
       this.lastCtrlC = now;
       this.tui.requestRender();
       return;
@@ -314,13 +326,6 @@ class InteractiveApp implements App {
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
     this.say("Press Ctrl+C again to exit", "", "dim");
-  }
-
-  private pasteImage(data: string): boolean {
-    const image = imageFromPaste(data, this.cwd);
-    if (!image) return false;
-    this.attachImage(image);
-    return true;
   }
 
   private slashCommands() {
@@ -332,14 +337,15 @@ class InteractiveApp implements App {
     return [...builtins, ...extensionSlashCommands(this.extensions, others.filter((command) => !taken.has(command.name)))];
   }
 
-  async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
+  /** `images`: besides the attached ones (the command line's @files). */
+  async submit(raw: string, behavior: "steer" | "followUp" = "steer", images: ImageContent[] = []): Promise<void> {
     const text = raw.trim();
-    if (!text && this.attachments.length === 0) return;
+    if (!text && this.attachments.count === 0 && images.length === 0) return;
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
     this.tui.requestRender();
-    const images = this.attachments.splice(0);
+    images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
       if (text.startsWith("/") && (await this.runCommandLine(text))) return;
@@ -355,6 +361,10 @@ class InteractiveApp implements App {
     } finally {
       this.footer.refresh();
     }
+  }
+
+  runCommand(line: string): Promise<boolean> {
+    return this.runCommandLine(line);
   }
 
   /** Runs a built-in command; false when the line is not one (it goes to the session). */
@@ -434,7 +444,7 @@ class InteractiveApp implements App {
   }
 }
 
-export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const app = new InteractiveApp();
   const ui = new TuiExtensionUI(app.surface);
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
@@ -458,8 +468,14 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     extensions = created.extensions;
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
-    const first = created.args.messages.join(" ").trim();
-    if (first) void app.submit(first);
+    app.showKeymapWarnings();
+    // The command line's prompts, one after another (the @files' text and images with the first).
+    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
+    void (async () => {
+      // -r: the /resume picker first; the prompts then go to the session picked.
+      if (created.args.resume) await app.runCommand("/resume");
+      for (const prompt of prompts) await app.submit(prompt.text, "steer", prompt.images);
+    })();
   } catch (error) {
     restoreConsole();
     guard.restore();

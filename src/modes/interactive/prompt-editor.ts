@@ -6,21 +6,27 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Editor, EditorTheme, KeyId, TUI } from "@earendil-works/pi-tui";
+import type { Editor, EditorTheme, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
 import { getAgentDir } from "../../config/paths.ts";
 import { encodeCwdForDirName } from "../../session/session-paths.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { matches } from "./keymap.ts";
+
+/** One of the application's actions: its pi action id (its keys come from the keymap) and what it does. */
+export interface AppAction {
+  id: string;
+  run(): void;
+  /** Taken only then: Esc leaves an open completion list to the editor; Ctrl+D exits only from an empty editor. */
+  when?: "noCompletion" | "emptyEditor";
+}
 
 /** Keys the application takes before the editor sees them; first match wins. */
 export interface AppKeyHandlers {
   /** Extension shortcuts (registerShortcut): true when one took the key. */
   shortcut?(data: string): boolean;
-  escape(): void;
-  ctrlC(): void;
-  ctrlD(): void;
-  followUp(): void;
-  /** Other bound keys (ctrl+o, ctrl+t, shift+tab, ctrl+l, …), with the app action an extension's editor knows them by. */
-  bindings: { key: KeyId; action: string; run: () => void }[];
+  /** The resolved keys (defaults and keybindings.json). */
+  keymap(): KeybindingsManager;
+  actions: AppAction[];
 }
 
 const HISTORY_LIMIT = 100;
@@ -59,7 +65,7 @@ export function appendHistory(cwd: string, prompt: string): void {
 export type PromptEditor = Editor & { keys: AppKeyHandlers | undefined };
 
 export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): PromptEditor {
-  const { Editor, matchesKey } = loadPiTui();
+  const { Editor } = loadPiTui();
   class AppEditor extends Editor {
     keys: AppKeyHandlers | undefined;
 
@@ -67,11 +73,12 @@ export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): P
       const keys = this.keys;
       if (keys) {
         if (keys.shortcut?.(data)) return;
-        if (matchesKey(data, "escape") && !this.isShowingAutocomplete()) return keys.escape();
-        if (matchesKey(data, "ctrl+c")) return keys.ctrlC();
-        if (matchesKey(data, "ctrl+d") && this.getText().length === 0) return keys.ctrlD();
-        if (matchesKey(data, "alt+enter")) return keys.followUp();
-        for (const binding of keys.bindings) if (matchesKey(data, binding.key)) return binding.run();
+        const keymap = keys.keymap();
+        for (const action of keys.actions) {
+          if (action.when === "noCompletion" && this.isShowingAutocomplete()) continue;
+          if (action.when === "emptyEditor" && this.getText().length > 0) continue;
+          if (matches(keymap, data, action.id)) return action.run();
+        }
       }
       super.handleInput(data);
     }

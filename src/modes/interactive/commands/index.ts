@@ -6,9 +6,13 @@
 import type { BuiltinCommand } from "../app.ts";
 import { modelCommands } from "./model-commands.ts";
 import { sessionCommands } from "./session-commands.ts";
+import { hotkeysCommand } from "./hotkeys-command.ts";
+import { resumeCommand } from "./resume-command.ts";
+import { scopedModelsCommand } from "./scoped-models-command.ts";
+import { settingsCommand } from "./settings-command.ts";
 import { treeCommand } from "./tree-command.ts";
 
-export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [...modelCommands, ...sessionCommands, treeCommand];
+export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [...modelCommands, scopedModelsCommand, ...sessionCommands, resumeCommand, treeCommand, settingsCommand, hotkeysCommand];
 
 const byName = new Map(BUILTIN_COMMANDS.map((command) => [command.name, command]));
 

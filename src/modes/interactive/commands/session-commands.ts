@@ -1,48 +1,12 @@
 /**
- * Commands that move between sessions or report on this one: /new, /resume
- * (this project's sessions, by name and first message), /fork, /clone, /name,
- * /session, /export, /copy, /reload, /hotkeys, /quit.
+ * Commands that move between sessions or report on this one: /new, /fork,
+ * /clone, /name, /session, /export, /copy, /reload, /quit. (/resume, /tree and
+ * /hotkeys have files of their own.)
  */
-import { listSessions } from "../../../session/session-list.ts";
 import type { App, BuiltinCommand } from "../app.ts";
 import { inputDialog, selectDialog } from "../dialogs.ts";
 import { shortenHome } from "../footer.ts";
-
-function age(date: Date): string {
-  const seconds = Math.max(0, (Date.now() - date.getTime()) / 1000);
-  if (seconds < 60) return "just now";
-  if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
-  if (seconds < 86400) return `${Math.round(seconds / 3600)}h ago`;
-  return `${Math.round(seconds / 86400)}d ago`;
-}
-
-function oneLine(text: string, max = 70): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-async function resume(app: App): Promise<void> {
-  const manager = app.session.sessionManager;
-  const current = manager.getSessionFile();
-  const sessions = (await listSessions(manager.getSessionDir())).filter((info) => info.path !== current && info.messageCount > 0);
-  if (sessions.length === 0) return app.say("No other session of this project to resume", "", "muted");
-  sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
-  const picked = await selectDialog(
-    app.surface,
-    "Resume a session",
-    sessions.map((info) => ({
-      value: info.path,
-      label: oneLine(info.name ? `${info.name} — ${info.firstMessage}` : info.firstMessage || "(no messages)"),
-      description: `${age(info.modified)} · ${info.messageCount} msg`,
-    })),
-    { searchable: true },
-  );
-  if (!picked) return;
-  const outcome = await app.session.navigation.switchSession(picked.value);
-  if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
-  app.redraw();
-  app.say(`Resumed ${shortenHome(picked.value)}`, "", "accent");
-}
+import { oneLine } from "./text.ts";
 
 async function fork(app: App): Promise<void> {
   const messages = app.session.navigation.forkableMessages();
@@ -85,25 +49,6 @@ function copyLastAnswer(app: App): void {
   app.say(`Copied the last answer (${text.length.toLocaleString()} characters)`, "", "accent");
 }
 
-export const HOTKEYS = [
-  ["Enter", "send (while the agent works: steer)"],
-  ["Alt+Enter", "queue a follow-up while the agent works"],
-  ["Shift+Enter / Ctrl+J", "new line"],
-  ["Esc", "abort the run (queued messages come back to the editor)"],
-  ["Alt+↑", "take queued messages back into the editor"],
-  ["Ctrl+C", "clear the editor; twice to exit"],
-  ["Ctrl+D", "exit (empty editor)"],
-  ["↑ / ↓", "prompt history"],
-  ["Tab", "complete a path"],
-  ["@", "attach a project file"],
-  ["/", "commands"],
-  ["!cmd / !!cmd", "run a shell command (!! keeps it out of the context)"],
-  ["Ctrl+O", "expand tool output"],
-  ["Ctrl+T", "show thinking"],
-  ["Shift+Tab", "cycle the thinking level"],
-  ["Ctrl+L", "select a model"],
-  [process.platform === "win32" ? "Alt+V" : "Ctrl+V", "attach the clipboard's image"],
-];
 
 export const sessionCommands: BuiltinCommand[] = [
   {
@@ -116,7 +61,6 @@ export const sessionCommands: BuiltinCommand[] = [
       app.say("New session", "", "accent");
     },
   },
-  { name: "resume", description: "Resume another session of this project", run: resume },
   { name: "fork", description: "Fork a new session from an earlier message", run: fork },
   {
     name: "clone",
@@ -154,19 +98,12 @@ export const sessionCommands: BuiltinCommand[] = [
   { name: "copy", description: "Copy the last answer to the clipboard", run: copyLastAnswer },
   {
     name: "reload",
-    description: "Reload extensions, skills and templates",
+    description: "Reload extensions, skills, templates and keybindings.json",
     run: async (app) => {
-      if (!app.extensions) return app.say("No extension is loaded; nothing to reload", "", "muted");
+      app.reloadKeymap();
+      if (!app.extensions) return app.say("Reloaded keybindings.json; no extension is loaded", "", "muted");
       await app.extensions.reload();
-      app.say("Reloaded extensions", "", "accent");
-    },
-  },
-  {
-    name: "hotkeys",
-    description: "List the keys",
-    run: (app) => {
-      const width = Math.max(...HOTKEYS.map(([key]) => key!.length));
-      app.conversation.notice("Keys", HOTKEYS.map(([key, what]) => `${key!.padEnd(width)}  ${what}`).join("\n"), "accent");
+      app.say("Reloaded extensions and keybindings.json", "", "accent");
     },
   },
   { name: "quit", description: "Exit xcsh", run: (app) => app.exit(0) },

@@ -1,79 +1,111 @@
 /**
- * /tree: the whole session tree as an indented list — user and assistant
- * messages, compactions and branch summaries — with the current position
- * marked. Picking an entry moves there (a user message: to just before it,
- * with its text back in the editor to edit and resend), optionally leaving a
- * summary of the branch being left.
+ * /tree (also a double Esc on an empty editor): the whole session tree as an
+ * indented list in the editor's place, the current branch marked. Picking an
+ * entry moves there (a user message: to just before it, with its text back in
+ * the editor to edit and resend), optionally leaving a summary of the branch
+ * being left. In the list, Shift+L labels the selected entry (empty removes
+ * the label) and the filter keys switch what is listed (tree-rows.ts); the
+ * first filter is the `treeFilterMode` setting. Keys by pi's action ids.
  */
 import { messageText } from "../../../core/message-text.ts";
 import { navigateTree } from "../../../core/tree-navigation.ts";
 import type { ExtensionRunner } from "../../../extensions/runner.ts";
-import type { SessionEntry, SessionTreeNode } from "../../../session/types.ts";
 import type { App, BuiltinCommand } from "../app.ts";
 import { selectDialog } from "../dialogs.ts";
+import { keysOf, matches } from "../keymap.ts";
+import { Picker, showPicker, type PickerRow } from "../picker.ts";
+import { isTreeFilter, TREE_FILTERS, treeRows, type TreeFilter } from "./tree-rows.ts";
 
-interface Row {
-  entry: SessionEntry;
-  depth: number;
-  label?: string;
+const FILTER_KEYS: [string, TreeFilter][] = [
+  ["app.tree.filter.default", "default"],
+  ["app.tree.filter.noTools", "no-tools"],
+  ["app.tree.filter.userOnly", "user-only"],
+  ["app.tree.filter.labeledOnly", "labeled-only"],
+  ["app.tree.filter.all", "all"],
+];
+
+/** Lets the person pick an entry; undefined when they close the list. */
+async function pickEntry(app: App): Promise<string | undefined> {
+  const { session } = app;
+  const manager = session.sessionManager;
+  let filter: TreeFilter = isTreeFilter(session.settings.treeFilterMode) ? session.settings.treeFilterMode : "default";
+  const key = (id: string) => keysOf(app.keymap, id) || "unbound";
+  /** The current position as the list shows it: the newest entry of the branch the filter keeps (a model change may be the real leaf). */
+  const here = (listed: ReadonlySet<string>) => manager.getBranch().findLast((entry) => listed.has(entry.id))?.id;
+  const rows = (query: string): PickerRow[] => {
+    const onPath = new Set(manager.getBranch().map((entry) => entry.id));
+    const needle = query.trim().toLowerCase();
+    const listed = treeRows(manager.getTree(), filter);
+    const position = here(new Set(listed.map((row) => row.entry.id)));
+    return listed
+      .filter((row) => !needle || `${row.label ?? ""} ${row.text}`.toLowerCase().includes(needle))
+      .map((row) => ({
+        id: row.entry.id,
+        text: `${"  ".repeat(row.depth)}${onPath.has(row.entry.id) ? "•" : " "} ${row.label ? app.surface.theme().fg("warning", `[${row.label}] `) : ""}${row.text.trim()}`,
+        right: row.entry.id === position ? "← here" : undefined,
+      }));
+  };
+  return showPicker<string | undefined>(app.surface.replaceEditor, (settle) => {
+    const picker: Picker = new Picker({
+      theme: app.surface.theme,
+      keymap: () => app.keymap,
+      height: () => Math.max(4, Math.min(20, app.surface.tui.terminal.rows - 14)),
+      title: () => "Session tree",
+      status: () => `• current branch · filter: ${filter}`,
+      hints: () => [
+        `enter go there · esc close · ${key("app.tree.editLabel")} label · ${key("app.tree.filter.cycleForward")}/${key("app.tree.filter.cycleBackward")} next/previous filter · type to search`,
+        `filters: ${FILTER_KEYS.map(([id, name]) => `${key(id)} ${name}`).join(" · ")}`,
+      ],
+      rows,
+      footer: () => (filter === "default" ? "" : `[${filter}]`),
+      onKey: (data, self) => {
+        const chosen = FILTER_KEYS.find(([id]) => matches(app.keymap, data, id));
+        const step = matches(app.keymap, data, "app.tree.filter.cycleBackward") ? -1 : matches(app.keymap, data, "app.tree.filter.cycleForward") ? 1 : 0;
+        if (chosen) filter = chosen[1] === filter && filter !== "default" ? "default" : chosen[1];
+        else if (step) filter = TREE_FILTERS[(TREE_FILTERS.indexOf(filter) + step + TREE_FILTERS.length) % TREE_FILTERS.length]!;
+        else if (matches(app.keymap, data, "app.tree.editLabel")) {
+          const row = self.selected();
+          if (row) void editLabel(app, self, row.id);
+          return true;
+        } else return false;
+        self.refresh();
+        return true;
+      },
+      onPick: (row) => settle(row.id),
+      onCancel: () => settle(undefined),
+    });
+    // Start on the current position.
+    picker.refresh(here(new Set(treeRows(manager.getTree(), filter).map((row) => row.entry.id))));
+    return picker;
+  });
 }
 
-function describe(entry: SessionEntry): string | undefined {
-  switch (entry.type) {
-    case "message": {
-      const role = entry.message.role;
-      if (role === "user") return `› ${messageText(entry.message)}`;
-      if (role === "assistant") {
-        const text = entry.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
-        const tools = entry.message.content.filter((block) => block.type === "toolCall").map((block) => block.name);
-        return `  ${text || (tools.length ? `[${tools.join(", ")}]` : "(empty answer)")}`;
-      }
-      return undefined;
-    }
-    case "branch_summary":
-      return `✻ branch summary: ${entry.summary}`;
-    case "compaction":
-      return `✻ compaction: ${entry.summary}`;
-    default:
-      return undefined;
+async function editLabel(app: App, picker: Picker, entryId: string): Promise<void> {
+  const current = app.session.sessionManager.getLabel(entryId) ?? "";
+  const label = await picker.ask("Label (empty to remove):", current);
+  if (label === undefined) return;
+  try {
+    app.session.setLabel(entryId, label);
+    picker.flash(label.trim() ? `Labelled "${label.trim()}"` : "Label removed");
+  } catch (error) {
+    picker.flash(`Cannot label: ${(error as Error).message}`);
   }
+  picker.refresh(entryId);
+  app.surface.tui.requestRender();
 }
-
-/** Depth grows only where the tree branches, so a long straight conversation stays flat. */
-function flatten(nodes: SessionTreeNode[], depth: number, rows: Row[]): void {
-  for (const node of nodes) {
-    const shown = describe(node.entry) !== undefined;
-    if (shown) rows.push({ entry: node.entry, depth, label: node.label });
-    const childDepth = node.children.length > 1 ? depth + 1 : depth;
-    flatten(node.children, childDepth, rows);
-  }
-}
-
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
 async function tree(app: App): Promise<void> {
   const { session } = app;
   const manager = session.sessionManager;
-  const rows: Row[] = [];
-  flatten(manager.getTree(), 0, rows);
-  if (rows.length === 0) return app.say("The session is empty", "", "muted");
-  const onPath = new Set(manager.getBranch().map((entry) => entry.id));
-  const leaf = manager.getLeafId();
-  const items = rows.map((row) => ({
-    value: row.entry.id,
-    label: `${"  ".repeat(row.depth)}${onPath.has(row.entry.id) ? "•" : " "} ${oneLine(describe(row.entry)!)}`.slice(0, 200),
-    description: [row.entry.id === leaf ? "← here" : "", row.label ?? ""].filter(Boolean).join(" "),
-  }));
-  const picked = await selectDialog(app.surface, "Session tree (• current branch)", items, {
-    searchable: true,
-    initialIndex: Math.max(0, rows.findIndex((row) => row.entry.id === leaf)),
-  });
+  if (!manager.getEntries().some((entry) => entry.type === "message")) return app.say("The session is empty", "", "muted");
+  const picked = await pickEntry(app);
   if (!picked) return;
-  const entry = manager.getEntry(picked.value)!;
+  const entry = manager.getEntry(picked)!;
   // A user message is re-asked: the position goes to just before it, its text to the editor.
   const isUser = entry.type === "message" && entry.message.role === "user";
   const target = isUser ? entry.parentId : entry.id;
-  const leaving = manager.getBranch().filter((item) => !new Set(target ? manager.getBranch(target).map((e) => e.id) : []).has(item.id));
+  const kept = new Set(target ? manager.getBranch(target).map((item) => item.id) : []);
+  const leaving = manager.getBranch().filter((item) => !kept.has(item.id));
   let summarize = false;
   if (leaving.some((item) => item.type === "message")) {
     const choice = await selectDialog(app.surface, "Leave a summary of the branch you leave?", [
@@ -96,4 +128,4 @@ async function tree(app: App): Promise<void> {
   app.say("Moved in the session tree", isUser ? "the message is in the editor: edit it and send to branch" : "", "accent");
 }
 
-export const treeCommand: BuiltinCommand = { name: "tree", description: "Navigate the session tree", run: tree };
+export const treeCommand: BuiltinCommand = { name: "tree", description: "Navigate the session tree (label entries, filter)", run: tree };

@@ -1,0 +1,62 @@
+/**
+ * /hotkeys: the keys as they are now bound — defaults changed by
+ * keybindings.json show as changed — with the action id beside each, so a
+ * person knows what to write in the file. /resume and /tree show their own
+ * keys in their hint lines.
+ */
+import type { App, BuiltinCommand } from "../app.ts";
+import { shortenHome } from "../footer.ts";
+import { APP_ACTIONS, keybindingsPath, keysOf } from "../keymap.ts";
+
+const KEY_NAMES: Record<string, string> = {
+  escape: "Esc",
+  esc: "Esc",
+  up: "↑",
+  down: "↓",
+  left: "←",
+  right: "→",
+  pageup: "PageUp",
+  pagedown: "PageDown",
+  backspace: "Backspace",
+};
+
+/** "shift+ctrl+p" → "Shift+Ctrl+P", "alt+up" → "Alt+↑". */
+export function prettyKey(key: string): string {
+  return key
+    .split("+")
+    .map((part) => KEY_NAMES[part.toLowerCase()] ?? (part.length === 1 ? part.toUpperCase() : part[0]!.toUpperCase() + part.slice(1)))
+    .join("+");
+}
+
+function pretty(keys: string): string {
+  return keys ? keys.split(" / ").map(prettyKey).join(" / ") : "";
+}
+
+/** Keys of the editor that are not app actions: pi-tui's own, and typed prefixes. */
+function editorBasics(app: App): [string, string][] {
+  return [
+    [pretty(keysOf(app.keymap, "tui.input.submit")), "send (while the agent works: steer)"],
+    [pretty(keysOf(app.keymap, "tui.input.newLine")), "new line"],
+    ["↑ / ↓", "prompt history"],
+    [pretty(keysOf(app.keymap, "tui.input.tab")), "complete a path"],
+    ["@", "attach a project file"],
+    ["/", "commands"],
+    ["!cmd / !!cmd", "run a shell command (!! keeps it out of the context)"],
+  ];
+}
+
+function hotkeys(app: App): void {
+  const rows = editorBasics(app);
+  for (const [id, action] of Object.entries(APP_ACTIONS)) {
+    if (action.scope === "editor") rows.push([pretty(keysOf(app.keymap, id)) || "(unbound)", `${action.description}  ${id}`]);
+  }
+  const width = Math.max(...rows.map(([key]) => key.length));
+  const lines = [
+    `(the ids on the right are what ${shortenHome(keybindingsPath())} takes)`,
+    ...rows.map(([key, what]) => `${key.padEnd(width)}  ${what}`),
+    "/resume and /tree show their own keys (app.session.*, app.tree.*) in their hint lines.",
+  ];
+  app.conversation.notice("Keys", lines.join("\n"), "accent");
+}
+
+export const hotkeysCommand: BuiltinCommand = { name: "hotkeys", description: "List the keys (keybindings.json changes them)", run: hotkeys };

@@ -1,0 +1,184 @@
+/**
+ * The generated part of the built-in catalog: the provider index (pi's key variables,
+ * endpoints, APIs), the generated model lists, the quirks the Chat Completions provider
+ * takes from them, and that the committed files are what the generator makes.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
+import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
+import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
+import type { Model } from "../../src/ai/types.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"];
+
+const savedEnv = new Map<string, string | undefined>();
+function setEnv(name: string, value: string | undefined): void {
+  if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+afterEach(() => {
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  savedEnv.clear();
+});
+
+describe("the provider index", () => {
+  test("knows pi's API-key providers by pi's variable names", () => {
+    const expected: Record<string, string> = {
+      anthropic: "ANTHROPIC_API_KEY",
+      openai: "OPENAI_API_KEY",
+      google: "GEMINI_API_KEY",
+      deepseek: "DEEPSEEK_API_KEY",
+      nvidia: "NVIDIA_API_KEY",
+      mistral: "MISTRAL_API_KEY",
+      groq: "GROQ_API_KEY",
+      cerebras: "CEREBRAS_API_KEY",
+      xai: "XAI_API_KEY",
+      openrouter: "OPENROUTER_API_KEY",
+      "vercel-ai-gateway": "AI_GATEWAY_API_KEY",
+      zai: "ZAI_API_KEY",
+      "zai-coding-cn": "ZAI_CODING_CN_API_KEY",
+      opencode: "OPENCODE_API_KEY",
+      "opencode-go": "OPENCODE_API_KEY",
+      huggingface: "HF_TOKEN",
+      fireworks: "FIREWORKS_API_KEY",
+      together: "TOGETHER_API_KEY",
+      baseten: "BASETEN_API_KEY",
+      "kimi-coding": "KIMI_API_KEY",
+      meta: "META_API_KEY",
+      minimax: "MINIMAX_API_KEY",
+      "minimax-cn": "MINIMAX_CN_API_KEY",
+      moonshotai: "MOONSHOT_API_KEY",
+      "moonshotai-cn": "MOONSHOT_API_KEY",
+      "qwen-token-plan": "QWEN_TOKEN_PLAN_API_KEY",
+      "qwen-token-plan-cn": "QWEN_TOKEN_PLAN_CN_API_KEY",
+      xiaomi: "XIAOMI_API_KEY",
+      "xiaomi-token-plan-cn": "XIAOMI_TOKEN_PLAN_CN_API_KEY",
+      "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
+      "xiaomi-token-plan-sgp": "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
+      "ant-ling": "ANT_LING_API_KEY",
+    };
+    for (const [provider, variable] of Object.entries(expected)) expect(findEnvKeys(provider)?.[0]).toBe(variable);
+    expect(getCatalogProviders().map((provider) => provider.id).sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  test("every provider has a URL and an API xcsh speaks", () => {
+    for (const provider of getCatalogProviders()) {
+      expect(URL.canParse(provider.baseUrl)).toBe(true);
+      expect(APIS).toContain(provider.api);
+      expect(provider.name.length).toBeGreaterThan(0);
+    }
+  });
+
+  test("a key is found in the provider's variable, and only there", () => {
+    setEnv("GROQ_API_KEY", undefined);
+    expect(getEnvApiKey("groq")).toBeUndefined();
+    setEnv("GROQ_API_KEY", "gsk-1");
+    expect(getEnvApiKey("groq")).toBe("gsk-1");
+    expect(getEnvApiKey("nobody")).toBeUndefined();
+  });
+});
+
+describe("the generated models", () => {
+  const generated = getProviders().filter((provider) => !["anthropic", "openai", "google", "faux"].includes(provider));
+
+  test("cover the providers the source lists, after the hand-written ones", () => {
+    expect(generated).toEqual(expect.arrayContaining(["openrouter", "groq", "deepseek", "mistral", "xai", "cerebras", "together", "fireworks", "huggingface", "vercel-ai-gateway", "zai", "moonshotai", "opencode"]));
+    expect(getProviders().indexOf("groq")).toBeGreaterThan(getProviders().indexOf("google"));
+  });
+
+  test("have sane limits and prices, unique ids, and their provider's endpoint", () => {
+    for (const provider of generated) {
+      const info = getCatalogProviders().find((candidate) => candidate.id === provider)!;
+      const models = getModels(provider);
+      expect(models.length).toBeGreaterThan(0);
+      expect(new Set(models.map((model) => model.id)).size).toBe(models.length);
+      for (const model of models) {
+        expect(model.provider).toBe(provider);
+        expect(model.name.length).toBeGreaterThan(0);
+        expect(model.contextWindow).toBeGreaterThanOrEqual(model.maxTokens);
+        expect(model.maxTokens).toBeGreaterThan(0);
+        expect(model.input).toContain("text");
+        for (const price of Object.values(model.cost)) expect(price).toBeGreaterThanOrEqual(0);
+        expect(APIS).toContain(model.api);
+        if (model.api === info.api) expect(model.baseUrl).toBe(info.baseUrl);
+      }
+    }
+  });
+
+  test("each provider's default model is in its list", () => {
+    for (const provider of getCatalogProviders()) {
+      if (provider.defaultModel) expect(getModel(provider.id, provider.defaultModel)?.id).toBe(provider.defaultModel);
+    }
+  });
+
+  test("a model served over another API carries that API's endpoint", () => {
+    expect(getModel("opencode", "claude-sonnet-4")).toMatchObject({ api: "anthropic-messages", baseUrl: "https://opencode.ai/zen" });
+    expect(getModel("opencode", "gpt-5")).toMatchObject({ api: "openai-responses", baseUrl: "https://opencode.ai/zen/v1" });
+    expect(getModel("opencode", "qwen3-coder")).toMatchObject({ api: "openai-completions", baseUrl: "https://opencode.ai/zen/v1" });
+  });
+
+  test("only the providers with a key set are offered without being named", () => {
+    for (const provider of getCatalogProviders()) for (const name of provider.envKeys) setEnv(name, undefined);
+    expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "faux"]);
+    setEnv("DEEPSEEK_API_KEY", "sk-ds");
+    expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "deepseek", "faux"]);
+  });
+
+  test("the committed files are what the generator makes from the source", () => {
+    const result = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "generate-catalog.ts"), "--check"], { cwd: ROOT, stderr: "pipe" });
+    expect(result.stderr.toString()).not.toContain("out of date");
+    expect(result.exitCode).toBe(0);
+  });
+});
+
+describe("Chat Completions quirks from the catalog", () => {
+  const model = (overrides: Partial<Model>): Model => ({
+    id: "some-model",
+    name: "Some model",
+    api: "openai-completions",
+    provider: "custom",
+    baseUrl: "http://127.0.0.1:9/v1",
+    reasoning: true,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 100_000,
+    maxTokens: 8_000,
+    ...overrides,
+  });
+
+  test("a catalog provider keeps its dialect at any URL (a proxy, a test server)", () => {
+    expect(detectCompat(model({ provider: "deepseek" }))).toMatchObject({
+      thinkingFormat: "deepseek",
+      requiresReasoningContentOnAssistantMessages: true,
+      maxTokensField: "max_tokens",
+      supportsDeveloperRole: false,
+    });
+    expect(detectCompat(model({ provider: "mistral" }))).toMatchObject({ toolCallIdFormat: "mistral", requiresToolResultName: true });
+    expect(detectCompat(model({ provider: "openrouter", id: "anthropic/claude-sonnet-4" })).cacheControlFormat).toBe("anthropic");
+    expect(detectCompat(model({ provider: "openrouter", id: "openai/gpt-5" })).cacheControlFormat).toBeUndefined();
+  });
+
+  test("any provider at a catalog provider's host speaks that provider's dialect", () => {
+    expect(detectCompat(model({ baseUrl: "https://api.deepseek.com" })).thinkingFormat).toBe("deepseek");
+    expect(detectCompat(model({ baseUrl: "https://api.z.ai/api/coding/paas/v4" })).thinkingFormat).toBe("zai");
+    expect(detectCompat(model({ baseUrl: "http://localhost:11434/v1" })).thinkingFormat).toBe("openai");
+  });
+
+  test("models.json's compat wins over the catalog's", () => {
+    expect(detectCompat(model({ provider: "deepseek", compat: { maxTokensField: "max_completion_tokens" } })).maxTokensField).toBe("max_completion_tokens");
+  });
+
+  test("Mistral tool-call ids: its own kept, others made nine stable letters and digits", () => {
+    expect(mistralToolCallId("abcDEF123")).toBe("abcDEF123");
+    const converted = mistralToolCallId("call_0123456789abcdef|fc_99");
+    expect(converted).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(mistralToolCallId("call_0123456789abcdef|fc_99")).toBe(converted);
+    expect(mistralToolCallId("call_other")).not.toBe(converted);
+  });
+});

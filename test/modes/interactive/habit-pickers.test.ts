@@ -1,0 +1,188 @@
+/**
+ * /resume and /tree as pi users know them, in the built binary in tmux:
+ * sessions of other projects, renaming and deleting from the list; labels
+ * and filters in the tree (and the treeFilterMode setting).
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runXcsh } from "../../support/cli.ts";
+import { send, withPane } from "./fixture.ts";
+
+/** Every session file under the config root, by project folder. */
+function sessionFiles(agentDir: string): string[] {
+  const root = join(agentDir, "sessions");
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((folder) => readdirSync(join(root, folder)).map((name) => join(root, folder, name)));
+}
+
+function entries(file: string): Record<string, unknown>[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+describe("/resume", () => {
+  test("lists another project's session (Tab), renames it (Ctrl+R) and deletes it after a yes (Ctrl+D); the session in use is never deleted", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    try {
+      await withPane(
+        async ({ fake, pane }) => {
+          fake.server.enqueue({ content: [{ type: "text", text: "Here and now." }] });
+          send(pane, "a question in this project");
+          await pane.waitFor("Here and now.");
+          send(pane, "/resume");
+          // Nothing here but the session in use: it opens on every project's; Tab goes to this folder and back.
+          await pane.waitFor("Resume a session (all projects)");
+          pane.keys("Tab");
+          const here = await pane.waitFor("Resume a session (this folder)");
+          expect(here).toContain("a question in this project (this session)");
+          expect(here).not.toContain("a question from elsewhere");
+          pane.keys("Tab");
+          const all = await pane.waitFor("a question from elsewhere");
+          expect(all).toContain("Resume a session (all projects)");
+          expect(all).toContain(elsewhere.split("/").at(-1)!);
+          // Rename the other project's session.
+          const other = sessionFiles(fake.home.agentDir).find((file) => readFileSync(file, "utf8").includes("a question from elsewhere"))!;
+          const row = all.split("\n").findIndex((line) => line.includes("a question from elsewhere"));
+          const selected = all.split("\n").findIndex((line) => line.includes("→"));
+          pane.keys(row > selected ? "Down" : "Up");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("C-r");
+          await pane.waitFor("New name");
+          pane.type("Renamed elsewhere");
+          pane.keys("Enter");
+          await pane.waitFor(/→ Renamed elsewhere — a question from elsewhere/);
+          expect(entries(other).at(-1)).toMatchObject({ type: "session_info", name: "Renamed elsewhere" });
+          // The session in use cannot be deleted.
+          pane.keys(row > selected ? "Up" : "Down");
+          await pane.waitFor(/→ a question in this project/);
+          pane.keys("C-d");
+          await pane.waitFor("Cannot delete the session in use");
+          // Deleting asks first; Esc keeps the file, Enter removes it.
+          pane.keys(row > selected ? "Down" : "Up");
+          pane.keys("C-d");
+          await pane.waitFor('Delete "Renamed elsewhere"?');
+          pane.keys("Escape");
+          await pane.waitFor((screen) => !screen.includes('Delete "Renamed elsewhere"?'));
+          expect(existsSync(other)).toBe(true);
+          pane.keys("C-d");
+          await pane.waitFor('Delete "Renamed elsewhere"?');
+          pane.keys("Enter");
+          await pane.waitFor("Deleted the session file");
+          expect(existsSync(other)).toBe(false);
+          expect(pane.screen()).not.toContain("Renamed elsewhere");
+          pane.keys("Escape");
+          await pane.waitFor((screen) => !screen.includes("Resume a session"));
+        },
+        {
+          before: async (fake) => {
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("with no other session here, it opens on every project's, and resuming one from elsewhere shows its conversation", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    try {
+      await withPane(
+        async ({ pane }) => {
+          send(pane, "/resume");
+          await pane.waitFor("Resume a session (all projects)");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("Enter");
+          const screen = await pane.waitFor("Answered elsewhere.");
+          expect(screen).toContain("a question from elsewhere");
+          expect(screen.replace(/\s+/g, " ")).toContain("started in");
+        },
+        {
+          before: async (fake) => {
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("/tree", () => {
+  test("Shift+L labels the selected entry (saved in the session), and the filter keys change what is listed", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue({ content: [{ type: "text", text: "First answer." }] }, { content: [{ type: "text", text: "Second answer." }] });
+      send(pane, "first question");
+      await pane.waitFor("First answer.");
+      send(pane, "second question");
+      await pane.waitFor("Second answer.");
+      send(pane, "/tree");
+      await pane.waitFor(/→\s+•\s+Second answer\./);
+      pane.keys("Up", "Up", "Up");
+      await pane.waitFor(/→\s+•\s+› first question/);
+      pane.keys("L");
+      await pane.waitFor("Label (empty to remove)");
+      pane.type("checkpoint");
+      pane.keys("Enter");
+      await pane.waitFor(/→\s+•\s+\[checkpoint\] › first question/);
+      const file = sessionFiles(fake.home.agentDir)[0]!;
+      const labelled = entries(file).find((entry) => entry.type === "message" && JSON.stringify(entry).includes("first question"))!;
+      expect(entries(file).at(-1)).toMatchObject({ type: "label", targetId: labelled.id, label: "checkpoint" });
+      // Labeled only.
+      const treePart = (screen: string) => screen.slice(screen.indexOf("Session tree"));
+      pane.keys("C-l");
+      const labeledOnly = treePart(await pane.waitFor("[labeled-only]"));
+      expect(labeledOnly).toContain("[checkpoint] › first question");
+      expect(labeledOnly).not.toContain("second question");
+      expect(labeledOnly).not.toContain("First answer.");
+      // User messages only.
+      pane.keys("C-u");
+      const userOnly = treePart(await pane.waitFor("[user-only]"));
+      expect(userOnly).toContain("› second question");
+      expect(userOnly).not.toContain("Second answer.");
+      // All: the label entries (and model changes, names, extension entries) too.
+      pane.keys("C-a");
+      const all = treePart(await pane.waitFor("[all]"));
+      expect(all).toContain('[label "checkpoint"]');
+      // Again the same key: back to the default.
+      pane.keys("C-a");
+      await pane.waitFor((screen) => !screen.includes("[all]") && treePart(screen).includes("Second answer."));
+      // An empty label removes it.
+      await pane.waitFor(/→\s+•\s+\[checkpoint\]/);
+      pane.keys("L");
+      await pane.waitFor("Label (empty to remove)");
+      pane.keys("C-u", "Enter");
+      await pane.waitFor("Label removed");
+      expect(pane.screen()).not.toContain("[checkpoint]");
+      expect(entries(file).at(-1)).toMatchObject({ type: "label", targetId: labelled.id });
+      expect(entries(file).at(-1)!.label).toBeUndefined();
+      pane.keys("Escape");
+      await pane.waitFor((screen) => !screen.includes("Session tree"));
+    });
+  });
+
+  test("treeFilterMode sets the filter /tree opens with", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "An answer." }] });
+        send(pane, "only the question shows");
+        await pane.waitFor("An answer.");
+        send(pane, "/tree");
+        const tree = await pane.waitFor("[user-only]");
+        const list = tree.slice(tree.indexOf("Session tree"));
+        expect(list).toContain("› only the question shows");
+        expect(list).not.toContain("An answer.");
+      },
+      { before: (fake) => fake.home.writeSettings({ treeFilterMode: "user-only" }) },
+    );
+  });
+});
