@@ -222,6 +222,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${RPC_WIRE_FORMS.join(", ")})`);
       if (!RPC_WIRE_FORMS.includes(value as RpcWireForm)) return fail(`Unknown wire form "${value}" (use one of: ${RPC_WIRE_FORMS.join(", ")})`);
       args.rpcWire = value as RpcWireForm;
+    } else if (arg === "--sandbox") {
+      const modes = ["off", "read-only", "workspace-write"];
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${modes.join(", ")})`);
+      if (!modes.includes(value)) return fail(`Unknown sandbox mode "${value}" (use one of: ${modes.join(", ")})`);
+      args.sandbox = value;
     } else if (arg === "--output-format") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);

@@ -55,6 +55,9 @@ Options:
   -xt, --exclude-tools <list>      Tools to disable, after every other choice
   -nt, --no-tools                  Run without tools (built-in and extensions')
   -nbt, --no-builtin-tools         No built-in tool active; extension tools stay
+  --sandbox <mode>                 Where commands may write: off (default), read-only,
+                                   workspace-write (this folder and temp); network off
+                                   unless settings allow it (docs/security.md)
   -e, --extension <path>           Load an extension file or folder (repeatable)
   -ne, --no-extensions             Load only the -e extensions
   --skill <path>                   Load a skill file or folder (repeatable)

@@ -1,9 +1,12 @@
 /**
  * The stdio transport of a local MCP server, on Bun.spawn rather than the SDK's
- * StdioClientTransport: the server runs in a process group of its own that xcsh
- * tracks like the bash tool's (src/tools/bash-operations.ts), so it is killed with
- * everything it started when xcsh exits, and by the watchdog when xcsh is SIGKILLed
- * (the SDK's transport spawns a plain child that would outlive a killed xcsh).
+ * StdioClientTransport: the server runs in a process group of its own, tagged, that
+ * xcsh tracks like the bash tool's commands (src/tools/tracked-process.ts), so it is
+ * killed with everything it started when xcsh exits, and by the watchdog when xcsh is
+ * SIGKILLed (the SDK's transport spawns a plain child that would outlive a killed xcsh).
+ * Its environment is xcsh's without the provider credentials, as commands get it
+ * (src/sandbox/child-environment.ts), plus the server's own `env`, which may pass a key
+ * on purpose. It is not sandboxed: it is the user's configured program, not the model's.
  * Messages are newline-delimited JSON-RPC, framed by the SDK's own ReadBuffer. The
  * child is unref'd: a running server never keeps xcsh from exiting. Its stderr is
  * not shown (servers log freely there); the last lines are kept for failure reports.
@@ -12,7 +15,10 @@ import type { Subprocess } from "bun";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { killProcessTree, releaseGroupIfEmpty, trackGroup } from "../tools/bash-operations.ts";
+import { childEnvironment } from "../sandbox/child-environment.ts";
+import { protectOwnEnvironment } from "../sandbox/own-process.ts";
+import { newCommandTag, PROCESS_TAG_VARIABLE } from "../sandbox/process-sweep.ts";
+import { killProcessTree, releaseGroupIfEmpty, trackGroup } from "../tools/tracked-process.ts";
 import type { McpStdioSpec } from "./config-schema.ts";
 import { within } from "./wait.ts";
 
@@ -27,6 +33,8 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private proc: Subprocess<"pipe", "pipe", "pipe"> | undefined;
+  /** Carried in its environment: finds what it started that left its group (process-sweep.ts). */
+  private readonly tag = newCommandTag();
   private readonly buffer = new ReadBuffer();
   private stderrText = "";
   private closed = false;
@@ -43,10 +51,11 @@ export class StdioProcessTransport implements Transport {
 
   async start(): Promise<void> {
     if (this.proc) throw new Error("MCP stdio transport already started");
+    protectOwnEnvironment();
     try {
       this.proc = Bun.spawn([this.spec.command, ...this.spec.args], {
         cwd: this.spec.cwd,
-        env: { ...process.env, ...this.spec.env },
+        env: { ...childEnvironment(process.env), ...this.spec.env, [PROCESS_TAG_VARIABLE]: this.tag },
         stdin: "pipe",
         stdout: "pipe",
         stderr: "pipe",
@@ -65,7 +74,7 @@ export class StdioProcessTransport implements Transport {
       await within(streamsDone, 300);
       this.exitCode = proc.signalCode ? null : code;
       // Whatever it started goes with it.
-      killProcessTree(proc.pid);
+      killProcessTree(proc.pid, this.tag);
       releaseGroupIfEmpty(proc.pid);
       this.finish();
     });
@@ -90,7 +99,7 @@ export class StdioProcessTransport implements Transport {
     }
     const exited = (await within(proc.exited, EXIT_GRACE_MS)).done;
     // Children it started may remain in its group even when it exited: the group goes either way.
-    killProcessTree(proc.pid);
+    killProcessTree(proc.pid, this.tag);
     if (!exited) await within(proc.exited, 1000);
     this.finish();
   }

@@ -157,6 +157,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
     model: args.model,
     thinking: args.thinking,
     apiKey: args.apiKey,
+    sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
     registry,
     ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),

@@ -98,6 +98,25 @@ describe("configuration at run time", () => {
     expect(result.stderr).toContain(`MCP server "wrong" (${userFile}): args: expected an array`);
   }, 30_000);
 
+  test("a local server gets no provider credential from xcsh's environment, unless its env passes one", async () => {
+    const cwd = freshProject();
+    writeMcpJson(userFile, { t: { ...stdioServer(join(cwd, "events.log")), env: { PASSED: "${ANTHROPIC_API_KEY}" } } });
+    server.enqueue(
+      {
+        content: [
+          { type: "toolCall", id: "a", name: "mcp__t__getenv", arguments: { name: "ANTHROPIC_API_KEY" } },
+          { type: "toolCall", id: "b", name: "mcp__t__getenv", arguments: { name: "PASSED" } },
+        ],
+      },
+      { content: [{ type: "text", text: "ok" }] },
+    );
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "hi"], { env: { ...home.env, ANTHROPIC_API_KEY: "sk-test-secret" }, cwd, timeoutMs: 20_000 });
+    expect(result.exitCode).toBe(0);
+    const sent = bodyText(server.requests.at(-1)!);
+    expect(sent).toContain("ANTHROPIC_API_KEY=(unset)");
+    expect(sent).toContain("PASSED=sk-test-secret");
+  }, 30_000);
+
   test("--mcp-config adds a file for the run, --no-mcp leaves the user's out, and disabled hides a server", async () => {
     const cwd = freshProject();
     writeMcpJson(userFile, { user: stdioServer(join(cwd, "u.log")), gone: stdioServer(join(cwd, "g.log")) });

@@ -166,8 +166,7 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
     work.finally(() => inFlight.delete(work));
   };
 
-  const onInvalidUtf8 = () => write(parseFailure("Failed to parse command: the line is not valid UTF-8"));
-  for await (const line of readJsonlLines(Bun.stdin.stream(), { onInvalidUtf8 })) {
+  for await (const line of readJsonlLines(Bun.stdin.stream())) {
     if (line.trim() === "") continue;
     let frame: unknown;
     try {

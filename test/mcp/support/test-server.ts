@@ -5,7 +5,7 @@
  * outside: it appends events (`start <pid>`, `cancelled <tool>`, …) to the file
  * named by MCP_EVENTS, so a test can see it started, saw a cancellation, or never ran.
  *
- * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only), big (3000 lines),
+ * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only), big (3000 lines), getenv {name},
  * link (a resource link and an embedded resource), fail (an isError result),
  * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
  * Prompt: review {topic}.
@@ -45,6 +45,9 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test"): McpServ
   }));
   server.registerTool("big", { description: "3000 numbered lines" }, async () => ({
     content: [{ type: "text", text: Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") }],
+  }));
+  server.registerTool("getenv", { description: "A variable of the server's environment", inputSchema: { name: z.string() } }, async ({ name: variable }) => ({
+    content: [{ type: "text", text: `${variable}=${process.env[variable] ?? "(unset)"}` }],
   }));
   server.registerTool("fail", { description: "Always fails" }, async () => ({ content: [{ type: "text", text: "the widget is broken" }], isError: true }));
   server.registerTool("slow", { description: "Runs until cancelled" }, async (extra) => {
