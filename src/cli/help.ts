@@ -70,9 +70,13 @@ Options:
   --trust-project, -a, --approve   Trust this project: load its extensions and
                                    code-running settings (--no-trust-project, -na,
                                    --no-approve: don't)
-  --no-themes, --theme <x>, --use-theme <x>, --tui-mode <x>, --verbose, --offline
+  --theme <path>                   Load a theme file or folder (repeatable; docs/themes.md)
+  --use-theme <name[/name]>        The theme to draw with in this run (light/dark: by
+                                   the terminal's background)
+  --no-themes                      Load only the --theme themes
+  --tui-mode <x>, --verbose, --offline
                                    pi's options, accepted and ignored: xcsh has no
-                                   theme files or automatic network requests
+                                   fullscreen mode or automatic network requests
   -c, --continue                   Continue the most recent session in this directory
   -r, --resume                     Pick the session to resume (with -p: from a list
                                    on the terminal; without one, nothing runs)
