@@ -169,6 +169,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
       args[PATH_LIST_OPTIONS[arg]].push(value);
     }
+    else if (arg === "--no-mcp") args.noMcp = true;
+    else if (arg === "--mcp-config") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
+      (args.mcpConfigPaths ??= []).push(value);
+    }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
       // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.

@@ -14,6 +14,7 @@ Usage:
   xcsh --list-models [search]      List the models you can use
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
+  xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md)
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
@@ -64,6 +65,8 @@ Options:
   --prompt-template <path>         Load a prompt template file or folder (repeatable)
   -np, --no-prompt-templates       Load only the --prompt-template templates
   -nc, --no-context-files          Leave AGENTS.md / CLAUDE.md out of the system prompt
+  --mcp-config <file>              Also connect the MCP servers of this file (repeatable)
+  --no-mcp                         No MCP servers from mcp.json / .mcp.json (docs/mcp.md)
   --trust-project, -a, --approve   Trust this project: load its extensions and
                                    code-running settings (--no-trust-project, -na,
                                    --no-approve: don't)

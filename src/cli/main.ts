@@ -36,6 +36,11 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // `xcsh mcp list|get|add|remove`: edits and shows the MCP config files (src/mcp/cli.ts).
+  if (argv[0] === "mcp") {
+    const { runMcpCommand } = await import("../mcp/cli.ts");
+    return runMcpCommand(argv.slice(1));
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const parsed = parseArgs(argv);

@@ -107,6 +107,10 @@ export interface RunOptions {
   themePaths?: string[];
   useTheme?: string;
   noThemes?: boolean;
+  /** --mcp-config <file> (repeatable): more MCP server files for this run (docs/mcp.md). */
+  mcpConfigPaths?: string[];
+  /** --no-mcp: no MCP servers from the user's or the project's files (--mcp-config files still load). */
+  noMcp?: boolean;
 }
 
 export type OutputFormat = "text" | "json";
