@@ -3,88 +3,10 @@
  * user asked for, or a message saying what is wrong with it. No I/O here, so
  * `--version` and `--help` stay instant.
  */
+import type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions } from "../core/run-options.ts";
 
-export type Mode = "text" | "json" | "rpc" | "acp";
+export type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions };
 
-export interface CliArgs {
-  /** -p/--print: run the prompt non-interactively and print the answer. */
-  print: boolean;
-  mode?: Mode;
-  provider?: string;
-  model?: string;
-  thinking?: string;
-  apiKey?: string;
-  systemPrompt?: string;
-  appendSystemPrompt?: string;
-  /** --tools a,b: the tools to enable. */
-  tools?: string;
-  /** --no-tools: run without any tool. */
-  noTools: boolean;
-  /** --session: a session file, or the start of a session id. */
-  session?: string;
-  /** --session-id: the exact id of the project's session to open, or to create. */
-  sessionId?: string;
-  /** -c/--continue: resume the most recent session of this directory. */
-  continueSession: boolean;
-  /** --no-session: keep nothing on disk. */
-  noSession: boolean;
-  sessionDir?: string;
-  /** --name/-n: the session's display name. */
-  name?: string;
-  /** --rpc-lean: message_update events carry deltas without the cumulative message. */
-  rpcLean: boolean;
-  /** --rpc-wire: how rpc and json modes write events (full, lean, or pi 0.87.1's form); undefined when not given. */
-  rpcWire?: RpcWireForm;
-  /** --faux-script: the script the offline faux provider replays. */
-  fauxScript?: string;
-  /** --list-models, with the optional search text (empty string lists all). */
-  listModels?: string;
-  version: boolean;
-  help: boolean;
-  /** Prompt text: the -p argument and any positional words. */
-  messages: string[];
-  /** -e/--extension: extension files or folders to load (repeatable). */
-  extensionPaths: string[];
-  /** --no-extensions: load only the -e paths. */
-  noExtensions: boolean;
-  /** --trust-project / --no-trust-project; undefined when neither was given. */
-  trustProject?: boolean;
-  /** --no-builtin-tools: start with no built-in tool active (extension tools stay). */
-  noBuiltinTools: boolean;
-  /** Options xcsh does not know; an extension may have registered them as flags (checked once extensions load). */
-  unknownOptions: string[];
-  /** Values of extension flags, when parsed with their definitions. */
-  extensionFlags: Map<string, boolean | string>;
-  /** The raw arguments, to parse again once extensions have registered their flags. */
-  argv: string[];
-  /** --output-format json: -p prints only the result envelope (docs/headless.md). */
-  outputFormat?: OutputFormat;
-  /** --max-turns: stop before a model request past this many turns. */
-  maxTurns?: number;
-  /** --max-cost: stop once the run has cost this many US dollars. */
-  maxCostUsd?: number;
-  /** --timeout: the whole run may take this many seconds. */
-  timeoutSeconds?: number;
-  /** --idle-timeout: stop after this many seconds without an event from the model or a tool. */
-  idleTimeoutSeconds?: number;
-  /** --skill: skill files or folders to load besides the discovered ones (repeatable). */
-  skillPaths: string[];
-  /** --no-skills: load only the --skill paths. */
-  noSkills: boolean;
-  /** --prompt-template: template files or folders to load besides the discovered ones (repeatable). */
-  promptTemplatePaths: string[];
-  /** --no-prompt-templates: load only the --prompt-template paths. */
-  noPromptTemplates: boolean;
-  /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
-  noContextFiles: boolean;
-  /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
-  exportSession?: string;
-}
-
-export type OutputFormat = "text" | "json";
-
-/** Event forms a host can ask for (src/modes/event-writer.ts): seed 000's, xcsh's lean one, pi 0.87.1's. */
-export type RpcWireForm = "full" | "lean" | "pi";
 const RPC_WIRE_FORMS: readonly RpcWireForm[] = ["full", "lean", "pi"];
 
 /**
@@ -99,43 +21,38 @@ const SHORT_ALIASES: Record<string, string> = {
   "-nt": "--no-tools",
   "-nbt": "--no-builtin-tools",
   "-t": "--tools",
+  "-xt": "--exclude-tools",
+  "-r": "--resume",
   "-a": "--approve",
   "-na": "--no-approve",
 };
 
 /**
  * pi's options with nothing to act on in xcsh, accepted so that a host passing them
- * starts xcsh as it starts pi: themes are visual only (xcsh's terminal UI has its two
- * built-in palettes), --verbose shows pi's interactive start-up details, which xcsh's
- * terminal UI does not print, and --offline turns off automatic network activity,
- * which xcsh has none of (it only talks to the model's provider when asked).
+ * starts xcsh as it starts pi: --tui-mode picks pi's fullscreen layout, which xcsh's
+ * terminal UI does not have, --verbose shows pi's interactive start-up details, which
+ * xcsh does not print, and --offline turns off automatic network activity, which xcsh
+ * has none of (it only talks to the model's provider when asked).
  * The value maps each to whether it takes a value.
  */
 const IGNORED_OPTIONS: Record<string, boolean> = {
-  "--no-themes": false,
-  "--theme": true,
-  "--use-theme": true,
   "--tui-mode": true,
   "--verbose": false,
   "--offline": false,
 };
 
-/** Flags extensions registered, by name: a string flag takes the next argument as its value. */
-export type ExtensionFlagTypes = ReadonlyMap<string, "boolean" | "string">;
-
-type Parsed = { ok: true; args: CliArgs } | { ok: false; error: string };
+type Parsed = { ok: true; args: RunOptions } | { ok: false; error: string };
 
 /** Options that take a value, mapped to the field that receives it. */
-const VALUE_OPTIONS: Record<string, keyof CliArgs> = {
+const VALUE_OPTIONS: Record<string, keyof RunOptions> = {
   "--mode": "mode",
   "--provider": "provider",
   "--model": "model",
   "--thinking": "thinking",
   "--api-key": "apiKey",
   "--system-prompt": "systemPrompt",
-  "--append-system-prompt": "appendSystemPrompt",
-  "--tools": "tools",
   "--session": "session",
+  "--fork": "fork",
   "--session-id": "sessionId",
   "--session-dir": "sessionDir",
   "--name": "name",
@@ -170,13 +87,20 @@ function parseLimit(text: string, integer: boolean): number | undefined {
   return value;
 }
 
+function commaList(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /**
  * Parses argv. Without `extensionFlags`, unknown long options are collected in
  * `unknownOptions` for the caller to judge; with them, the options extensions
  * registered are parsed into `extensionFlags` and anything else unknown is an error.
  */
 export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): Parsed {
-  const args: CliArgs = {
+  const args: RunOptions = {
     extensionPaths: [],
     noExtensions: false,
     noBuiltinTools: false,
@@ -188,9 +112,17 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     unknownOptions: [],
     extensionFlags: new Map(),
     argv,
+    reparse: (flags) => {
+      const again = parseArgs(argv, flags);
+      return again.ok ? { ok: true, options: again.args } : again;
+    },
     print: false,
     noTools: false,
     continueSession: false,
+    resume: false,
+    appendSystemPrompt: [],
+    excludeTools: [],
+    fileArgs: [],
     noSession: false,
     rpcLean: false,
     version: false,
@@ -222,6 +154,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (arg === "-v" || arg === "--version") args.version = true;
     else if (arg === "--no-tools") args.noTools = true;
     else if (arg === "-c" || arg === "--continue") args.continueSession = true;
+    else if (arg === "--resume") args.resume = true;
     else if (arg === "--no-session") args.noSession = true;
     else if (arg === "--rpc-lean") args.rpcLean = true;
     else if (arg === "--no-extensions") args.noExtensions = true;
@@ -235,6 +168,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
       args[PATH_LIST_OPTIONS[arg]].push(value);
+    }
+    else if (arg === "--no-mcp") args.noMcp = true;
+    else if (arg === "--mcp-config") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
+      (args.mcpConfigPaths ??= []).push(value);
     }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
@@ -258,16 +197,40 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = parseLimit(text, integer);
       if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
       args[field] = value;
+    } else if (arg === "--no-themes") args.noThemes = true;
+    else if (arg === "--theme" || arg === "--use-theme") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      if (arg === "--theme") (args.themePaths ??= []).push(value);
+      else args.useTheme = value;
     } else if (Object.hasOwn(IGNORED_OPTIONS, arg)) {
       if (IGNORED_OPTIONS[arg]) {
         const value = takeValue();
         if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
       }
+    } else if (arg === "--tools" || arg === "--exclude-tools" || arg === "--models") {
+      // A list; an empty one is allowed (pi: --tools "" enables no tool).
+      const value = takeValue();
+      if (value === undefined) return fail(`Option ${arg} needs a comma-separated list`);
+      const list = commaList(value);
+      if (arg === "--tools") args.tools = list;
+      else if (arg === "--exclude-tools") args.excludeTools.push(...list);
+      else args.models = list;
+    } else if (arg === "--append-system-prompt") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a text or a file path`);
+      args.appendSystemPrompt.push(value);
     } else if (arg === "--rpc-wire") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${RPC_WIRE_FORMS.join(", ")})`);
       if (!RPC_WIRE_FORMS.includes(value as RpcWireForm)) return fail(`Unknown wire form "${value}" (use one of: ${RPC_WIRE_FORMS.join(", ")})`);
       args.rpcWire = value as RpcWireForm;
+    } else if (arg === "--sandbox") {
+      const modes = ["off", "read-only", "workspace-write"];
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${modes.join(", ")})`);
+      if (!modes.includes(value)) return fail(`Unknown sandbox mode "${value}" (use one of: ${modes.join(", ")})`);
+      args.sandbox = value;
     } else if (arg === "--output-format") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);
@@ -295,6 +258,10 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     }
   }
 
+  // An `@path` word names a file for the first prompt, wherever it stands (also after --).
+  args.fileArgs = args.messages.filter((word) => word.startsWith("@") && word.length > 1).map((word) => word.slice(1));
+  args.messages = args.messages.filter((word) => !(word.startsWith("@") && word.length > 1));
+
   // pi 0.87.1's "max": the model's highest level. xcsh's levels end at xhigh, and a level
   // is clamped down to what the model supports, so xhigh is that highest level.
   if (args.thinking === "max") args.thinking = "xhigh";
@@ -302,7 +269,13 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(args.sessionId)) {
       return fail(`--session-id "${args.sessionId}": an id must be letters, digits, ".", "_" or "-", starting and ending with a letter or digit`);
     }
-    if (args.session !== undefined || args.continueSession) return fail("--session-id cannot be combined with --session or --continue");
+    const other = args.session !== undefined ? "--session" : args.continueSession ? "--continue" : args.resume ? "--resume" : undefined;
+    if (other) return fail(`--session-id cannot be combined with ${other} (it names the session itself)`);
+  }
+  if (args.fork !== undefined) {
+    // pi 0.87.1's rule: a fork starts a new session, so nothing else may choose one (--session-id names it).
+    const other = args.session !== undefined ? "--session" : args.continueSession ? "--continue" : args.resume ? "--resume" : args.noSession ? "--no-session" : undefined;
+    if (other) return fail(`--fork cannot be combined with ${other}: the fork is the session this run uses`);
   }
   if (args.rpcLean && args.rpcWire !== undefined && args.rpcWire !== "lean") {
     return fail(`--rpc-lean is --rpc-wire lean; it cannot be combined with --rpc-wire ${args.rpcWire}`);

@@ -1,16 +1,23 @@
 export const HELP_TEXT = `xcsh — a coding agent in one executable
 
 Usage:
+  xcsh [options] [@files...] [messages...]
   xcsh [prompt]                    On a terminal: an interactive session
                                    (docs/interactive.md; /hotkeys lists the keys)
   xcsh -p "prompt"                 Run a prompt and print the answer
-  echo "prompt" | xcsh -p          Prompt from standard input
+  xcsh -p "one" "two"              Each message is a prompt of its own, in turn;
+                                   the answer to the last one is printed
+  xcsh -p @notes.md @shot.png "…"  @files go with the first prompt: a text file's
+                                   contents, an image as an image
+  git diff | xcsh -p "Review this" Piped input comes before the first prompt
+  xcsh -p -- "-prompt"             -- ends the options (for a prompt that starts with -)
   xcsh --list-models [search]      List the models you can use
   xcsh auth login|logout|status [provider]
                                    Sign in (github-copilot, openai-codex) or store
                                    an API key in auth.json (docs/providers.md)
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
+  xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md)
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
@@ -37,12 +44,23 @@ Options:
   --api-key <key>                  API key for this run (overrides the environment)
   --faux-script <file>             Replies for the offline faux provider (JSON script);
                                    try: xcsh --provider faux -p "hello"
-  --system-prompt <text>           Replace the system prompt
-  --append-system-prompt <text>    Add to the system prompt
-  -t, --tools <list>               Tools to enable: read,bash,edit,write,grep,find,ls
-                                   (default read,bash,edit,write)
-  -nt, --no-tools                  Run without tools
+  --models <patterns>              Models to start with and cycle through (Ctrl+P,
+                                   cycle_model): ids, provider/id, globs (anthropic/*),
+                                   parts of names, :<thinking> suffixes; comma-separated
+  --system-prompt <text|file>      Replace the system prompt (a file's contents
+                                   when the value names a file)
+  --append-system-prompt <text|file>
+                                   Add text or a file's contents to the system
+                                   prompt (repeatable)
+  -t, --tools <list>               The only tools to enable, built-in or an
+                                   extension's (built-in: read,bash,edit,write,
+                                   grep,find,ls; default read,bash,edit,write)
+  -xt, --exclude-tools <list>      Tools to disable, after every other choice
+  -nt, --no-tools                  Run without tools (built-in and extensions')
   -nbt, --no-builtin-tools         No built-in tool active; extension tools stay
+  --sandbox <mode>                 Where commands may write: off (default), read-only,
+                                   workspace-write (this folder and temp); network off
+                                   unless settings allow it (docs/security.md)
   -e, --extension <path>           Load an extension file or folder (repeatable)
   -ne, --no-extensions             Load only the -e extensions
   --skill <path>                   Load a skill file or folder (repeatable)
@@ -50,16 +68,25 @@ Options:
   --prompt-template <path>         Load a prompt template file or folder (repeatable)
   -np, --no-prompt-templates       Load only the --prompt-template templates
   -nc, --no-context-files          Leave AGENTS.md / CLAUDE.md out of the system prompt
+  --mcp-config <file>              Also connect the MCP servers of this file (repeatable)
+  --no-mcp                         No MCP servers from mcp.json / .mcp.json (docs/mcp.md)
   --trust-project, -a, --approve   Trust this project: load its extensions and
                                    code-running settings (--no-trust-project, -na,
                                    --no-approve: don't)
-  --no-themes, --theme <x>, --use-theme <x>, --tui-mode <x>, --verbose, --offline
+  --theme <path>                   Load a theme file or folder (repeatable; docs/themes.md)
+  --use-theme <name[/name]>        The theme to draw with in this run (light/dark: by
+                                   the terminal's background)
+  --no-themes                      Load only the --theme themes
+  --tui-mode <x>, --verbose, --offline
                                    pi's options, accepted and ignored: xcsh has no
-                                   theme files or automatic network requests
+                                   fullscreen mode or automatic network requests
   -c, --continue                   Continue the most recent session in this directory
+  -r, --resume                     Pick the session to resume (with -p: from a list
+                                   on the terminal; without one, nothing runs)
+  --fork <path|id>                 Start a new session holding a copy of that one
   --session <path|id>              Open a session file, or the session whose id starts so
   --session-id <id>                Open this project's session with exactly this id, or
-                                   start a new one with it
+                                   start a new one with it (with --fork: the fork's id)
   --no-session                     Keep nothing on disk
   --session-dir <dir>              Store sessions here instead of ~/.xcsh/agent/sessions
   -n, --name <name>                Name the session

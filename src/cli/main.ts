@@ -36,6 +36,11 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // `xcsh mcp list|get|add|remove`: edits and shows the MCP config files (src/mcp/cli.ts).
+  if (argv[0] === "mcp") {
+    const { runMcpCommand } = await import("../mcp/cli.ts");
+    return runMcpCommand(argv.slice(1));
+  }
   // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/).
   if (argv[0] === "auth") {
     const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
@@ -83,8 +88,9 @@ async function main(argv: string[]): Promise<number> {
     const { runAcpMode } = await import("../modes/acp/acp-mode.ts");
     return runAcpMode(args, loadHostApi);
   }
-  // No -p and no --mode on a terminal: the interactive session (its code and pi-tui load only here).
-  if (!args.print && args.mode === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+  // No -p on a terminal: the interactive session (its code and pi-tui load only here). As in pi,
+  // --mode text picks text output but still means the session on a terminal; -p means one answer.
+  if (!args.print && (args.mode === undefined || args.mode === "text") && process.stdin.isTTY && process.stdout.isTTY) {
     if (process.env.TERM === "dumb") {
       const { runPlainMode } = await import("../modes/interactive/plain-mode.ts");
       return runPlainMode(args, loadHostApi);

@@ -37,6 +37,8 @@ export interface ResolveModelOptions {
   model?: string;
   thinking?: string;
   settings: Pick<Settings, "defaultProvider" | "defaultModel" | "defaultThinkingLevel" | "enabledModels" | "modelThinkingLevels">;
+  /** Where `settings.enabledModels` came from, for warnings: "--models" when the command line set it. */
+  enabledModelsSource?: string;
 }
 
 export type ResolveModelResult =
@@ -69,7 +71,7 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
 
   const picked = options.model
     ? matchModelArgument(options.model, models, options.provider, hasAuth)
-    : options.provider === undefined && options.settings.enabledModels?.length
+    : options.settings.enabledModels?.length
       ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
       : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
   if ("error" in picked) return picked;
@@ -264,10 +266,13 @@ function pickFromEnabledModels(
   hasAuth: (model: Model) => boolean,
   modelsJsonPath: string,
 ): Picked | { error: string } {
-  const { scoped, unmatched } = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const found = scopeModels(models.filter(hasAuth), options.settings.enabledModels ?? [], hasAuth);
+  const { unmatched } = found;
+  // --provider narrows the scope to that provider's models (pi 0.87.1).
+  const scoped = options.provider === undefined ? found.scoped : found.scoped.filter(({ model }) => model.provider === options.provider);
   const warning =
     unmatched.length > 0
-      ? `settings enabledModels: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
+      ? `${options.enabledModelsSource ?? "settings enabledModels"}: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`
       : undefined;
   const withWarning = (picked: Picked): Picked => {
     const warnings = [warning, picked.warning].filter((text) => text !== undefined);

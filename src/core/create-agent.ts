@@ -10,24 +10,23 @@ import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
-import { allToolNames, createTools, defaultToolNames, type ToolName } from "../tools/index.ts";
+import { allToolNames, createTools } from "../tools/index.ts";
 import type { ShellSessionContext } from "../tools/session-environment.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
+import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selection.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
-  /** Tools to enable; defaults to settings' defaultTools, else read, bash, edit, write. An empty list disables tools. */
-  toolNames?: readonly ToolName[];
+  /**
+   * Which tools start active (--tools, --exclude-tools, --no-tools, --no-builtin-tools);
+   * by default settings' defaultTools (else read, bash, edit, write) and every extension tool.
+   */
+  tools?: ToolSelection;
   systemPrompt?: string;
   appendSystemPrompt?: string;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
   noContextFiles?: boolean;
-}
-
-/** The built-in tools settings' `defaultTools` names (others are reported by prepareRun); undefined when unset. */
-export function builtinToolsIn(list: readonly string[] | undefined): ToolName[] | undefined {
-  return list?.filter((name): name is ToolName => allToolNames.has(name as ToolName));
 }
 
 /**
@@ -54,6 +53,8 @@ export function createCodingAgent(
   });
   // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
   const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
+  // settings' defaultTools replace the default built-ins; the command line's choice still wins.
+  const selection: ToolSelection = { ...options.tools, defaultBuiltins: options.tools?.defaultBuiltins ?? setup.settings.defaultTools };
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
   const toolSet = new ToolSet(
     agent,
@@ -72,7 +73,8 @@ export function createCodingAgent(
         sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }),
       },
     }),
-    options.toolNames ?? builtinToolsIn(setup.settings.defaultTools) ?? defaultToolNames,
+    activeBuiltins(selection),
+    (name) => startsActive(selection, name, false),
   );
   return { agent, toolSet };
 }

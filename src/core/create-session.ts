@@ -5,11 +5,13 @@
  */
 import { resolve } from "node:path";
 import { createSessionResources, type ResourceFlags } from "../resources/resource-loader.ts";
+import { SessionFileError } from "../session/session-file.ts";
 import { SessionManager } from "../session/session-manager.ts";
 import { AgentSession } from "./agent-session.ts";
 import { createCodingAgent, type CreateAgentOptions } from "./create-agent.ts";
 import { prepareRun, type RunSetup, type RunSetupOptions } from "./run-setup.ts";
 import { findSessionFile } from "./find-session.ts";
+import { UserError } from "./user-error.ts";
 
 export interface SessionChoice {
   /** --no-session: keep nothing on disk. */
@@ -22,8 +24,10 @@ export interface SessionChoice {
   sessionDir?: string;
   /** --name/-n: display name for the session. */
   name?: string;
-  /** --session-id: the project's session with exactly this id, or a new session given it. */
+  /** --session-id: the project's session with exactly this id, or a new session given it (with `fork`: the fork's id). */
   sessionId?: string;
+  /** --fork: a session file or id prefix whose entries a new session of this project starts with. */
+  fork?: string;
 }
 
 export interface CreateSessionOptions extends Omit<RunSetupOptions, "previous">, Omit<CreateAgentOptions, "cwd"> {
@@ -39,11 +43,31 @@ export interface CreatedSession {
 
 async function openSessionManager(cwd: string, choice: SessionChoice): Promise<SessionManager> {
   const sessionDir = choice.sessionDir ? resolve(cwd, choice.sessionDir) : undefined;
+  if (choice.fork !== undefined) return forkSession(cwd, choice.fork, sessionDir, choice.sessionId);
   if (choice.sessionId !== undefined) return sessionWithId(cwd, choice.sessionId, sessionDir, choice.noSession === true);
   if (choice.noSession) return SessionManager.inMemory(cwd);
   if (choice.session) return SessionManager.open(await findSessionFile(cwd, choice.session, sessionDir), sessionDir);
   if (choice.continueRecent) return SessionManager.continueRecent(cwd, sessionDir);
   return SessionManager.create(cwd, sessionDir);
+}
+
+/** pi 0.87.1's --fork: a new session of this project holding a copy of another one's entries. */
+async function forkSession(cwd: string, pathOrId: string, sessionDir: string | undefined, id: string | undefined): Promise<SessionManager> {
+  let source: string;
+  try {
+    source = await findSessionFile(cwd, pathOrId, sessionDir);
+  } catch (error) {
+    throw new UserError(`--fork: ${(error as Error).message}`, 2);
+  }
+  if (id !== undefined && (await SessionManager.list(cwd, sessionDir)).some((info) => info.id === id)) {
+    throw new UserError(`--session-id ${id}: this project already has a session with that id; give the fork another id, or leave --session-id out`, 2);
+  }
+  try {
+    return SessionManager.forkFrom(source, cwd, sessionDir, id);
+  } catch (error) {
+    if (error instanceof SessionFileError) throw new UserError(`--fork: ${error.message}`, 2);
+    throw error;
+  }
 }
 
 /** pi 0.87.1's --session-id: opens the project's session with this exact id, or starts one with it. */

@@ -8,11 +8,16 @@ import { findEnvKeys } from "../ai/env-api-keys.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
-import { resolveModel } from "../config/model-resolver.ts";
+import { resolveModel, scopeModels } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
 import { applyHttpProxySetting, loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
+import { setCommandPolicy } from "../sandbox/active-policy.ts";
+import { noteCredentialVariables } from "../sandbox/child-environment.ts";
+import { credentialVariablesInFile } from "../sandbox/configured-credentials.ts";
+import { assertSandboxAvailable } from "../sandbox/launcher.ts";
+import { resolveCommandPolicy, type CommandPolicy } from "../sandbox/policy.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -27,6 +32,13 @@ export interface RunSetupOptions {
   registry?: ModelRegistry;
   /** Whether the project's code-running settings apply; undefined: as before trust existed (they do). */
   projectTrusted?: boolean;
+  /** --sandbox: off, read-only or workspace-write; wins over settings' `sandbox.mode`. */
+  sandbox?: string;
+  /**
+   * --models: model patterns for startup and cycling, in settings' `enabledModels`
+   * format; they stand in for that setting for this run (never written back).
+   */
+  models?: readonly string[];
   /** A resumed session's model and level, used when the command line names none. */
   previous?: { model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
 }
@@ -48,9 +60,25 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
     const thinkingLevel = isThinkingLevel(level) ? clampThinkingLevel(resumed, level) : clampThinkingLevel(resumed, settings.defaultThinkingLevel ?? "off");
     return { model: resumed, thinkingLevel } as { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string };
   }
-  const resolved = resolveModel(registry, { provider: options.provider, model: options.model, thinking: options.thinking, settings });
+  const resolved = resolveModel(registry, {
+    provider: options.provider,
+    model: options.model,
+    thinking: options.thinking,
+    settings,
+    ...(options.models !== undefined ? { enabledModelsSource: "--models" } : {}),
+  });
   if ("error" in resolved) throw new UserError(resolved.error);
   return resolved;
+}
+
+/**
+ * --models patterns that pick no model, when the start did not go through them (--model
+ * given, or a resumed session's model): cycling would silently skip them.
+ */
+function unmatchedModelsWarning(patterns: readonly string[], registry: ModelRegistry): string | undefined {
+  const { unmatched } = scopeModels(registry.getAvailable(), patterns, (model) => registry.hasAuth(model));
+  if (unmatched.length === 0) return undefined;
+  return `--models: ${unmatched.map((pattern) => `"${pattern}"`).join(", ")} ${unmatched.length > 1 ? "match" : "matches"} no model with an API key.`;
 }
 
 /**
@@ -74,13 +102,34 @@ function settingsWarnings(settings: Settings): string[] {
   return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; the others are enabled.`];
 }
 
+/**
+ * What the programs xcsh starts may reach (src/sandbox/): set for the whole process before
+ * any tool exists. A sandbox that was asked for but cannot run stops the run here, saying
+ * what to install, rather than letting commands run without it.
+ */
+function applyCommandPolicy(settings: Settings, options: RunSetupOptions): void {
+  let policy: CommandPolicy;
+  try {
+    policy = resolveCommandPolicy(settings, options.sandbox, options.cwd);
+    assertSandboxAvailable(policy.sandbox);
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+  setCommandPolicy(policy);
+  // Variables models.json takes keys from are credentials too, whatever their names.
+  noteCredentialVariables(credentialVariablesInFile(options.registry?.modelsJsonPath ?? getModelsJsonPath()));
+}
+
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
+  if (options.models !== undefined) settings.enabledModels = [...options.models];
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
   applyHttpProxySetting(settings);
+  applyCommandPolicy(settings, options);
   const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
+  const scopeWarning = options.models !== undefined && (options.model !== undefined || options.previous?.model) ? unmatchedModelsWarning(options.models, registry) : undefined;
 
   const apiKey = await startupApiKey(registry, model, options);
   if (!apiKey && options.requireApiKey !== false) {
@@ -92,5 +141,5 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
   // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.
-  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : [])] };
+  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : []), ...(scopeWarning ? [scopeWarning] : [])] };
 }

@@ -4,7 +4,7 @@
  * extensions, which load only when some are configured (a run without any
  * never imports the extension system).
  */
-import { parseArgs, type CliArgs } from "../cli/args.ts";
+import type { RunOptions } from "../core/run-options.ts";
 import { createAgentSession, type CreatedSession, type SessionChoice } from "../core/create-session.ts";
 import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-system.ts";
 import { UserError } from "../core/user-error.ts";
@@ -13,18 +13,54 @@ import { discoverExtensions } from "../extensions/discovery.ts";
 import { codeRunningKeysIn } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
-import { parseToolNames, type ToolName } from "../tools/index.ts";
+import { promptTextOrFile } from "../resources/system-prompt-files.ts";
+import { allToolNames } from "../tools/index.ts";
+import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
+import type { ToolSet } from "../core/tool-set.ts";
+import type { AgentSession } from "../core/agent-session.ts";
+import { hasProjectMcpConfig } from "../mcp/config-files.ts";
+import { MCP_PREFIX } from "../mcp/names.ts";
+import { startMcp, type McpSessionServers } from "../mcp/start.ts";
+
+/** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
+export function toolSelection(args: RunOptions): ToolSelection {
+  return {
+    ...(args.tools !== undefined ? { only: args.tools } : {}),
+    exclude: args.excludeTools,
+    noTools: args.noTools,
+    noBuiltinTools: args.noBuiltinTools,
+  };
+}
 
 /**
- * --no-tools, --tools a,b, or (undefined) no say, leaving it to settings' `defaultTools`
- * or the default set; an unknown name is a usage error.
+ * A --tools name no tool has is a usage error, judged once every tool that can be
+ * there is (extensions register theirs while loading and in session_start);
+ * an --exclude-tools name is only worth a warning: what it asks for is true anyway.
  */
-export function selectedTools(args: CliArgs): readonly ToolName[] | undefined {
-  if (args.noTools || args.noBuiltinTools) return [];
-  if (args.tools === undefined) return undefined;
-  const parsed = parseToolNames(args.tools);
-  if ("error" in parsed) throw new UserError(parsed.error, 2);
-  return parsed.names;
+function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
+  // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
+  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never));
+  const unknown = unknownToolNames(selection, known);
+  const builtins = [...allToolNames].join(", ");
+  const fromExtensions = tools ? tools.all().filter((tool) => !tools.isBuiltinName(tool.name)).map((tool) => tool.name) : [];
+  const available = `Built-in tools: ${builtins}${fromExtensions.length > 0 ? `; from extensions: ${fromExtensions.join(", ")}` : ""}.`;
+  const names = (list: string[]) => list.map((name) => `"${name}"`).join(", ");
+  if (unknown.exclude.length > 0) process.stderr.write(`xcsh: --exclude-tools: no tool is named ${names(unknown.exclude)}. ${available}\n`);
+  if (unknown.only.length > 0) {
+    throw new UserError(
+      `--tools: no tool is named ${names(unknown.only)}. ${available} Check the spelling, or load the extension that provides it (-e <path>).`,
+      2,
+    );
+  }
+}
+
+/** --system-prompt / --append-system-prompt: a file's contents when the value names one, else the text. */
+function promptText(flag: string, value: string, cwd: string): string {
+  try {
+    return promptTextOrFile(value, cwd);
+  } catch (error) {
+    throw new UserError(`${flag} ${value}: the file cannot be read (${(error as Error).message}). Give a readable file, or the text itself.`, 2);
+  }
 }
 
 /** What a mode gives the extension system: its UI, and where errors and notices go. */
@@ -32,7 +68,7 @@ export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | 
 
 export interface SessionFromArgs extends CreatedSession {
   /** The arguments, parsed again with the flags extensions registered. */
-  args: CliArgs;
+  args: RunOptions;
   extensions?: ExtensionSystem;
 }
 
@@ -40,8 +76,10 @@ export interface SessionFromArgs extends CreatedSession {
  * Cheap: is there any extension to load (or to report as missing), or project code
  * waiting for trust? Reads two folders and the settings files.
  */
-function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
+function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
+  // The project's MCP servers wait for the trust decision the extension system settles.
+  if (!args.noMcp && hasProjectMcpConfig(cwd)) return true;
   if (args.noExtensions) return false;
   const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
     try {
@@ -67,7 +105,7 @@ function anyExtensionConfigured(args: CliArgs, cwd: string): boolean {
 
 export interface LoadedExtensions {
   /** The arguments, parsed again with the flags extensions registered. */
-  args: CliArgs;
+  args: RunOptions;
   system?: ExtensionSystem;
   /** The model registry with the providers extensions registered; undefined without extensions. */
   registry?: ModelRegistry;
@@ -78,18 +116,18 @@ export interface LoadedExtensions {
  * command line again with the flags they registered. An option no extension
  * registered is a usage error.
  */
-export async function loadExtensionsForArgs(args: CliArgs, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
+export async function loadExtensionsForArgs(args: RunOptions, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
   if (!options || !anyExtensionConfigured(args, cwd)) {
     if (args.unknownOptions.length > 0) throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
     return { args };
   }
   const { ExtensionSystem } = await import("../core/extension-system.ts");
-  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
-  const reparsed = parseArgs(args.argv, system.flagTypes());
+  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject, projectMcp: !args.noMcp });
+  const reparsed = args.reparse(system.flagTypes());
   if (!reparsed.ok) throw new UserError(reparsed.error, 2);
   const registry = ModelRegistry.load();
   system.useRegistry(registry);
-  return { args: reparsed.args, system, registry };
+  return { args: reparsed.options, system, registry };
 }
 
 export interface SessionFromArgsOptions {
@@ -100,23 +138,33 @@ export interface SessionFromArgsOptions {
   cwd?: string;
   /** Replaces the command line's say on which session file to open (ACP: session/new, session/load). */
   sessions?: SessionChoice;
+  /** MCP servers for this session only, besides the configured ones (ACP: the client's mcpServers). */
+  mcpServers?: McpSessionServers;
+  /** Where MCP problems are reported (RPC: notice frames); the extensions' notice line otherwise. */
+  mcpNotice?(message: string): void;
 }
 
-export async function createSessionFromArgs(initialArgs: CliArgs, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
+export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
   const cwd = options.cwd ?? process.cwd();
   const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
+  const tools = toolSelection(args);
+  // Without extensions the built-ins are all there is: a wrong name fails before any setup.
+  if (!system) checkToolNames(tools, undefined);
+  const appended = args.appendSystemPrompt.map((value) => promptText("--append-system-prompt", value, cwd));
   const created = await createAgentSession({
     cwd,
     provider: args.provider,
     model: args.model,
     thinking: args.thinking,
     apiKey: args.apiKey,
+    sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
     registry,
     ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),
-    toolNames: selectedTools(args),
-    systemPrompt: args.systemPrompt,
-    appendSystemPrompt: args.appendSystemPrompt,
+    tools,
+    systemPrompt: args.systemPrompt === undefined ? undefined : promptText("--system-prompt", args.systemPrompt, cwd),
+    appendSystemPrompt: appended.length > 0 ? appended.join("\n\n") : undefined,
+    models: args.models,
     noContextFiles: args.noContextFiles,
     resources: {
       skillPaths: args.skillPaths,
@@ -131,11 +179,40 @@ export async function createSessionFromArgs(initialArgs: CliArgs, options: Sessi
       sessionDir: args.sessionDir,
       name: args.name,
       sessionId: args.sessionId,
+      fork: args.fork,
     },
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
   if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${warning}\n`);
-  if (system) await system.attach(created.session, args.extensionFlags);
+  if (system) {
+    await system.attach(created.session, args.extensionFlags);
+    try {
+      checkToolNames(tools, created.session.tools);
+    } catch (error) {
+      await system.shutdown();
+      throw error;
+    }
+  }
+  connectMcp(args, created.session, system, options, cwd);
   return { ...created, args, ...(system ? { extensions: system } : {}) };
+}
+
+/** The session's MCP servers (nothing of MCP loads when none is configured); they connect in the background. */
+function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
+  const notice = options.extensions?.notice;
+  const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
+  const link = startMcp({
+    cwd,
+    useConfigFiles: !args.noMcp,
+    cliFiles: args.mcpConfigPaths ?? [],
+    extra: options.mcpServers,
+    tools: session.tools,
+    projectTrusted: system?.isProjectTrusted() ?? false,
+    onProjectTrusted: system ? (listener) => system.onProjectTrusted(listener) : undefined,
+    report,
+  });
+  if (!link) return;
+  session.mcp = link;
+  session.resources?.addCommandSource(() => link.commands());
 }

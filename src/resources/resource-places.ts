@@ -99,7 +99,10 @@ function agentsSkillFolders(cwd: string): string[] {
   return folders;
 }
 
-function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
+/** What the settings lists need to know. */
+type ScopeOptions = Pick<PlaceOptions, "cwd" | "agentDir" | "userSettingsPaths" | "projectSettingsPaths">;
+
+function settingsAndFlags(options: ScopeOptions): ResourcePlace[] {
   return [
     ...explicitPlaces(options.projectSettingsPaths, join(options.cwd, ".xcsh"), "path", "local", "project"),
     ...explicitPlaces(options.userSettingsPaths, options.agentDir, "path", "local", "user"),
@@ -107,7 +110,7 @@ function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
 }
 
 /** The `!`/`+`/`-` filters of the project's and the user's settings lists, for their auto folders. */
-function scopeFilters(options: PlaceOptions) {
+function scopeFilters(options: ScopeOptions) {
   return {
     project: exclusionFilter(options.projectSettingsPaths, join(options.cwd, ".xcsh")),
     user: exclusionFilter(options.userSettingsPaths, options.agentDir),
@@ -146,6 +149,23 @@ export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
     ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary"),
     ...explicitPlaces(options.extensionPaths, options.cwd, "path", "extension", "temporary"),
   ]);
+}
+
+/**
+ * Theme files (pi's JSON themes): the project's and the user's `themes` folders, the
+ * settings lists, then `--theme` paths. `--no-themes` drops all but the `--theme` paths.
+ * Whether the project's places count is the interactive mode's decision (theme-controller.ts).
+ */
+export function themePlaces(options: ScopeOptions & Pick<PlaceOptions, "cliPaths" | "noDiscovery">): ResourcePlace[] {
+  const filters = scopeFilters(options);
+  const discovered = options.noDiscovery
+    ? []
+    : [
+        folder(join(options.cwd, ".xcsh", "themes"), "project", "project", true, filters.project),
+        folder(join(options.agentDir, "themes"), "user", "user", true, filters.user),
+        ...settingsAndFlags(options),
+      ];
+  return dedupe([...discovered, ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary")]);
 }
 
 /** A place named twice (a settings path that is also the user folder) is read once, where it comes first. */

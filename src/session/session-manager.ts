@@ -134,14 +134,15 @@ export class SessionManager {
   /**
    * A copy of another session (all of its tree) as a new session of
    * `targetCwd`, recording the source as its parent session. Written at once.
+   * `id`: the new session's id (--fork with --session-id); a fresh one otherwise.
    */
-  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string): SessionManager {
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, id?: string): SessionManager {
     const source = resolve(sourcePath);
     const loaded = loadSessionFile(source);
     if (loaded.kind === "missing") throw new SessionFileError(source, "no such file");
     const entries = loaded.kind === "loaded" ? loaded.entries : [];
     const manager = new SessionManager(targetCwd, resolve(sessionDir ?? getDefaultSessionDir(targetCwd)), true);
-    manager.newSession({ parentSession: source });
+    manager.newSession({ parentSession: source, ...(id !== undefined ? { id } : {}) });
     manager.adoptEntries(entries.map((entry) => ({ ...entry })));
     return manager;
   }

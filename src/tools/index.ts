@@ -54,19 +54,6 @@ export function createAllTools(cwd: string, options?: ToolsOptions): Record<Tool
   return Object.fromEntries([...allToolNames].map((name) => [name, createTool(name, cwd, options)])) as Record<ToolName, CodingTool<any>>;
 }
 
-/** Parses `--tools a,b`; unknown names are an error listing the valid ones. */
-export function parseToolNames(list: string): { names: ToolName[] } | { error: string } {
-  const names = list
-    .split(",")
-    .map((name) => name.trim())
-    .filter(Boolean);
-  const unknown = names.filter((name) => !allToolNames.has(name as ToolName));
-  if (unknown.length > 0) {
-    return { error: `Unknown tool${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Available: ${[...allToolNames].join(", ")}` };
-  }
-  return { names: [...new Set(names)] as ToolName[] };
-}
-
 export { withFileMutationQueue } from "./file-mutation-queue.ts";
 export * from "./truncate.ts";
 export type { CodingTool } from "./types.ts";

@@ -8,7 +8,7 @@
  * process with code 0.
  */
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { EXIT_STDOUT_CLOSED, guardProcessStdout, routeConsoleToStderr } from "../protocol-output.ts";
 import { AcpSessions, createAcpAgent } from "./acp-agent.ts";
 import { createEofDrain } from "./eof-drain.ts";
@@ -29,7 +29,7 @@ function stdoutStream(onClosed: (error: unknown) => void): WritableStream<Uint8A
   });
 }
 
-export async function runAcpMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runAcpMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   routeConsoleToStderr();
   guardProcessStdout();
   const sessions = new AcpSessions();

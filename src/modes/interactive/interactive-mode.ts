@@ -12,13 +12,15 @@
  * way out restores the terminal (terminal-restore.ts).
  */
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
+import type { ImageContent } from "../../ai/types.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
 import type { NotifyType } from "../../extensions/ui-types.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
+import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { App } from "./app.ts";
 import { appActions } from "./app-keys.ts";
 import { Attachments } from "./attachments.ts";
@@ -34,7 +36,8 @@ import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
-import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, type UiTheme } from "./theme.ts";
+import { themeForBackground, type UiTheme } from "./theme.ts";
+import { ThemeController } from "./theme-controller.ts";
 
 /** Two Ctrl+C within this long exit. */
 const DOUBLE_PRESS_MS = 1000;
@@ -56,7 +59,8 @@ class InteractiveApp implements App {
   modelScope: string[] | undefined;
   private keymapWarnings: string[];
 
-  private theme: UiTheme;
+  readonly themes: ThemeController;
+  private readonly theme: UiTheme;
   private thinkingShown = false;
   /** settings' quietStartup: no header of ours once the session is there (pi's quiet start). */
   private quietHeader = false;
@@ -73,9 +77,10 @@ class InteractiveApp implements App {
   private exiting = false;
   private readonly inputListeners = new Set<(data: string) => unknown>();
 
-  constructor() {
-    const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
-    this.theme = createTheme(guessThemeFromEnv());
+  constructor(args: RunOptions) {
+    const { ProcessTerminal, TuiMainScreen, Text, getCapabilities } = loadPiTui();
+    this.themes = ThemeController.forTerminal(args, this.cwd, getCapabilities().trueColor, () => this.themeChanged());
+    this.theme = this.themes.theme;
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
     this.tui = new TuiMainScreen(new ProcessTerminal());
@@ -154,7 +159,7 @@ class InteractiveApp implements App {
     void this.tui
       .queryTerminalBackgroundColor({ timeoutMs: 300 })
       .then((rgb) => {
-        if (rgb) this.setThemeName(themeForBackground(rgb));
+        if (rgb) this.themes.setAppearance(themeForBackground(rgb));
       })
       .catch(() => undefined);
   }
@@ -167,6 +172,7 @@ class InteractiveApp implements App {
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
+    this.themes.useSession(this.extensions?.isProjectTrusted());
     session.subscribe((event) => {
       this.conversation.handle(event);
       switch (event.type) {
@@ -190,6 +196,7 @@ class InteractiveApp implements App {
       }
     });
     this.redraw();
+    this.showThemeWarnings();
     this.markReady();
   }
 
@@ -219,6 +226,17 @@ class InteractiveApp implements App {
 
   showKeymapWarnings(): void {
     for (const warning of this.keymapWarnings) this.say(warning, "", "warning");
+  }
+
+  /** Theme files and the theme setting again (/reload): a changed file is drawn at once, its problems shown. */
+  reloadThemes(): void {
+    this.themes.reload(this.extensions?.isProjectTrusted());
+    this.showThemeWarnings();
+  }
+
+  private showThemeWarnings(): void {
+    if (!this.session) return; // said once the session is there
+    for (const warning of this.themes.takeWarnings()) this.say(`! ${warning}`, "", "warning");
   }
 
   private updateHeader(): void {
@@ -277,10 +295,9 @@ class InteractiveApp implements App {
     this.tui.requestRender();
   }
 
-  setThemeName(name: ThemeName): void {
-    if (name === this.theme.name) return;
-    this.theme = createTheme(name, this.theme.colored);
-    useHelperTheme(this.theme);
+  /** The theme draws with other colours now: everything drawn before is drawn again. */
+  private themeChanged(): void {
+    if (!this.editors) return; // the first choice, made while the screen is being built
     this.editors.themeChanged();
     this.updateHeader();
     this.tui.invalidate();
@@ -335,14 +352,15 @@ class InteractiveApp implements App {
     return [...builtins, ...extensionSlashCommands(this.extensions, others.filter((command) => !taken.has(command.name)))];
   }
 
-  async submit(raw: string, behavior: "steer" | "followUp" = "steer"): Promise<void> {
+  /** `images`: besides the attached ones (the command line's @files). */
+  async submit(raw: string, behavior: "steer" | "followUp" = "steer", images: ImageContent[] = []): Promise<void> {
     const text = raw.trim();
-    if (!text && this.attachments.count === 0) return;
+    if (!text && this.attachments.count === 0 && images.length === 0) return;
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
     this.tui.requestRender();
-    const images = this.attachments.take();
+    images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
       if (text.startsWith("/") && (await this.runCommandLine(text))) return;
@@ -403,7 +421,7 @@ class InteractiveApp implements App {
         return app.tui;
       },
       theme: () => app.theme,
-      setThemeName: (name) => app.setThemeName(name),
+      themes: app.themes,
       notify: (message: string, type: NotifyType) => app.say(type === "info" ? message : `${type === "error" ? "✗" : "!"} ${message}`, "", type === "info" ? "accent" : type),
       setStatus: (key, text) => {
         app.footer.setStatus(key, text);
@@ -441,8 +459,8 @@ class InteractiveApp implements App {
   }
 }
 
-export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
-  const app = new InteractiveApp();
+export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  const app = new InteractiveApp(args);
   const ui = new TuiExtensionUI(app.surface);
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
   const restoreConsole = captureConsole((text, level) => app.say(text, "", level === "error" ? "error" : level === "warn" ? "warning" : "muted"));
@@ -466,8 +484,13 @@ export async function runInteractiveMode(args: CliArgs, hostApi: () => Promise<R
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
     app.showKeymapWarnings();
-    const first = created.args.messages.join(" ").trim();
-    if (first) void app.submit(first);
+    // The command line's prompts, one after another (the @files' text and images with the first).
+    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
+    void (async () => {
+      // -r: the /resume picker first; the prompts then go to the session picked.
+      if (created.args.resume) await app.runCommand("/resume");
+      for (const prompt of prompts) await app.submit(prompt.text, "steer", prompt.images);
+    })();
   } catch (error) {
     restoreConsole();
     guard.restore();

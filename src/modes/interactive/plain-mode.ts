@@ -6,9 +6,13 @@
  * Ctrl+C aborts a run in progress, or exits when idle. Dialogs resolve to
  * their defaults, as in print mode.
  */
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { headlessExtensionOptions } from "../headless-extensions.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
+import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
+import type { ImageContent } from "../../ai/types.ts";
+import { pickSessionOnTerminal, terminalLines } from "../print/pick-session.ts";
+import { resolve } from "node:path";
 
 function toolLine(name: string, args: Record<string, unknown>): string {
   if (name === "bash") return `$ ${String(args.command ?? "")}`;
@@ -16,9 +20,14 @@ function toolLine(name: string, args: Record<string, unknown>): string {
   return path ? `${name} ${path}` : `${name} ${JSON.stringify(args)}`;
 }
 
-export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
-  const { session, extensions, args: parsed } = await createSessionFromArgs(args, { requireApiKey: false, extensions: headlessExtensionOptions("print", hostApi) });
+  // -r: picked from a numbered list (there is no picker UI here); cancelled, a new session starts.
+  const input = terminalLines();
+  const picked = args.resume ? await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir), input) : undefined;
+  if (picked?.kind === "cancelled") out(`--resume: ${picked.reason}; starting a new session.\n`);
+  const sessions = picked?.kind === "picked" ? { sessions: { session: picked.path, sessionDir: args.sessionDir, name: args.name } } : {};
+  const { session, extensions, args: parsed } = await createSessionFromArgs(args, { requireApiKey: false, extensions: headlessExtensionOptions("print", hostApi), ...sessions });
   out(`xcsh — ${session.model.provider}/${session.model.id} — ${process.cwd()}\nType a prompt and press Enter; /quit or Ctrl+D to exit.\n`);
   let atLineStart = true;
   session.subscribe((event) => {
@@ -40,22 +49,22 @@ export async function runPlainMode(args: CliArgs, hostApi: () => Promise<Record<
     if (session.isStreaming) void session.abort();
     else process.exit(130);
   });
-  const ask = async (text: string) => {
+  const ask = async (text: string, images: ImageContent[] = []) => {
     try {
-      await session.prompt(text, { source: "interactive" });
+      await session.prompt(text, { source: "interactive", ...(images.length > 0 ? { images } : {}) });
     } catch (error) {
       out(`error: ${(error as Error).message}\n`);
     }
   };
-  const first = parsed.messages.join(" ").trim();
-  if (first) await ask(first);
+  for (const prompt of initialPrompts(parsed.messages, readFileArguments(parsed.fileArgs, session.cwd))) await ask(prompt.text, prompt.images);
   out("> ");
-  for await (const line of console) {
+  for (let line = await input.next(); line !== undefined; line = await input.next()) {
     const text = line.trim();
     if (text === "/quit" || text === "/exit") break;
     if (text) await ask(text);
     out("> ");
   }
+  await input.close();
   await extensions?.shutdown();
   return 0;
 }

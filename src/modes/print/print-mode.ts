@@ -6,7 +6,7 @@
  * from run-outcome.ts, and every non-success one line on stderr (docs/headless.md).
  */
 import type { AssistantMessage } from "../../ai/types.ts";
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { UserError } from "../../core/user-error.ts";
 import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-limits.ts";
@@ -17,17 +17,20 @@ import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createEventWriter, type WireForm } from "../event-writer.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
+import { pickSessionOnTerminal } from "./pick-session.ts";
+import type { SessionChoice } from "../../core/create-session.ts";
+import { resolve } from "node:path";
+import { initialPrompts, readFileArguments, type InitialPrompt } from "../initial-prompts.ts";
 import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
 
-async function collectPrompt(args: CliArgs): Promise<string> {
-  const fromArgs = args.messages.join(" ").trim();
-  const piped = await readPipedStdin();
-  // Piped text is the material, the argument says what to do with it.
-  const prompt = [fromArgs, piped?.trimEnd()].filter(Boolean).join("\n\n");
-  if (!prompt) {
+/** The command line's prompts: stdin first, then the `@file` contents, then the first message; each further message on its own. */
+async function collectPrompts(args: RunOptions, cwd: string): Promise<InitialPrompt[]> {
+  const files = readFileArguments(args.fileArgs, cwd);
+  const prompts = initialPrompts(args.messages, files, await readPipedStdin());
+  if (prompts.length === 0) {
     throw new UserError('No prompt given. Pass it as xcsh -p "your prompt", or pipe it: echo "your prompt" | xcsh -p', 2);
   }
-  return prompt;
+  return prompts;
 }
 
 function textOf(message: AssistantMessage): string {
@@ -42,10 +45,10 @@ function textOf(message: AssistantMessage): string {
  * the final answer goes to stdout (the model's remarks between tool calls are
  * not the answer), and tool activity is shown on stderr when it is a terminal.
  */
-function attachTextOutput(session: AgentSession, streamLive: boolean, out: ((text: string) => void) | undefined): void {
+function attachTextOutput(session: AgentSession, streamLive: () => boolean, out: ((text: string) => void) | undefined): void {
   const showProgress = process.stderr.isTTY === true;
   session.subscribe((event) => {
-    if (out && streamLive && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
+    if (out && streamLive() && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
       out(event.assistantMessageEvent.delta);
     } else if (showProgress && event.type === "tool_execution_start") {
       const args = JSON.stringify(event.args);
@@ -65,7 +68,7 @@ function attachJsonOutput(session: AgentSession, write: (frame: unknown) => void
   session.subscribe(createEventWriter(write, form));
 }
 
-function limitsFrom(args: CliArgs): RunLimitOptions {
+function limitsFrom(args: RunOptions): RunLimitOptions {
   return {
     maxTurns: args.maxTurns,
     maxCostUsd: args.maxCostUsd,
@@ -74,7 +77,7 @@ function limitsFrom(args: CliArgs): RunLimitOptions {
   };
 }
 
-export async function runPrintMode(args: CliArgs, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runPrintMode(args: RunOptions, format: "text" | "json", hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const startedAt = Date.now();
   // stdout carries the answer (or the event stream) only: whatever else prints there — an
   // extension's console.log included — goes to stderr.
@@ -107,7 +110,7 @@ export async function runPrintMode(args: CliArgs, format: "text" | "json", hostA
 }
 
 async function runPrompt(
-  args: CliArgs,
+  args: RunOptions,
   format: "text" | "json",
   hostApi: () => Promise<Record<string, unknown>>,
   out: (frame: unknown) => void,
@@ -118,7 +121,18 @@ async function runPrompt(
   // Extension errors before the session exists are kept and written after the header, so the header stays first.
   const early: object[] = [];
   let headerWritten = false;
+  // -r: the session comes from the person at the terminal; with no one to ask, nothing runs (as in pi).
+  let sessions: SessionChoice | undefined;
+  if (args.resume) {
+    const picked = await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir));
+    if (picked.kind === "cancelled") {
+      process.stderr.write(`xcsh: --resume: ${picked.reason}, so nothing was run. Name the session with --session <file|id>, or use --continue for the latest.\n`);
+      return 0;
+    }
+    sessions = { session: picked.path, sessionDir: args.sessionDir, name: args.name };
+  }
   const created = await createSessionFromArgs(args, {
+    ...(sessions ? { sessions } : {}),
     extensions: headlessExtensionOptions(format === "json" ? "json" : "print", hostApi, (report) => {
       if (!write) process.stderr.write(describeExtensionError(report));
       else if (headerWritten) write({ type: "extension_error", ...report });
@@ -126,16 +140,18 @@ async function runPrompt(
     }),
   });
   const { session, extensions } = created;
-  // Extension flags are parsed now, so the prompt is what is left of the command line.
-  const prompt = await collectPrompt(created.args);
+  // Extension flags are parsed now, so the prompts are what is left of the command line.
+  const prompts = await collectPrompts(created.args, session.cwd);
+  // As pi prints it: the answer to the last prompt only, so only that one streams.
   const streamLive = session.agent.state.tools.length === 0;
+  let onLastPrompt = prompts.length === 1;
   // With --output-format json the envelope is all of stdout: no answer text.
   const answerOut = writeResult ? undefined : (text: string) => out(text);
   if (write) {
     attachJsonOutput(session, write, args.rpcWire ?? "full");
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
-  } else attachTextOutput(session, streamLive, answerOut);
+  } else attachTextOutput(session, () => streamLive && onLastPrompt, answerOut);
   const filesChanged = trackFilesChanged(session);
   const limits = limitsFrom(created.args);
   const meter = new RunMeter(session, limits);
@@ -151,13 +167,21 @@ async function runPrompt(
   const messagesBefore = session.messages.length;
   try {
     meter.start();
-    await session.prompt(prompt, { source: "interactive" });
-    await session.waitForIdle();
+    // One after another, each once the previous run has ended; a failed answer does not stop
+    // the next prompt (as in pi), an interrupt or a reached limit does.
+    for (const [index, prompt] of prompts.entries()) {
+      if (interruptedBy || meter.reached) break;
+      onLastPrompt = index === prompts.length - 1;
+      await session.prompt(prompt.text, { source: "interactive", ...(prompt.images.length > 0 ? { images: prompt.images } : {}) });
+      await session.waitForIdle();
+    }
   } finally {
     meter.finish();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await extensions?.shutdown();
+    // A server still connecting (or hung) must not hold the process open.
+    await session.mcp?.close();
   }
 
   const added = session.messages.slice(messagesBefore);

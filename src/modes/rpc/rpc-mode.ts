@@ -5,7 +5,7 @@
  * (abort, steer, queries, host-tool frames) are handled the moment they arrive.
  * Stdin EOF ends the process with code 0 once the work in progress is done.
  */
-import type { CliArgs } from "../../cli/args.ts";
+import type { RunOptions } from "../../core/run-options.ts";
 import { UserError } from "../../core/user-error.ts";
 import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
@@ -67,7 +67,7 @@ function parseFailure(error: string) {
 }
 
 /** Options that shape one headless run; an RPC host runs many and sets its own limits. */
-function headlessOnlyOption(args: CliArgs): string | undefined {
+function headlessOnlyOption(args: RunOptions): string | undefined {
   if (args.maxTurns !== undefined) return "--max-turns";
   if (args.maxCostUsd !== undefined) return "--max-cost";
   if (args.timeoutSeconds !== undefined) return "--timeout";
@@ -76,7 +76,12 @@ function headlessOnlyOption(args: CliArgs): string | undefined {
   return undefined;
 }
 
-export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
+  // As pi: the host sends prompts (and their files) as commands; a file named on the command line has no prompt to go with.
+  if (args.fileArgs.length > 0) {
+    throw new UserError(`@file arguments are not supported in rpc mode (@${args.fileArgs[0]}): send the file's text in a prompt command, an image in its "images"`, 2);
+  }
+  if (args.resume) process.stderr.write("xcsh: --resume is ignored in rpc mode: there is no one to pick a session; pass --session <file|id>, or send switch_session\n");
   const headlessOnly = headlessOnlyOption(args);
   if (headlessOnly) {
     throw new UserError(`${headlessOnly} applies to -p and --mode json runs, not to --mode rpc: the host decides when a run has gone on long enough (abort)`);
@@ -104,6 +109,8 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
         shutdownRequested = true;
       },
     },
+    // An MCP server that fails to start or stops is a notice frame, like the session's load warnings.
+    mcpNotice: (message) => write({ type: "notice", level: "warning", message }),
   });
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
@@ -159,8 +166,7 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
     work.finally(() => inFlight.delete(work));
   };
 
-  const onInvalidUtf8 = () => write(parseFailure("Failed to parse command: the line is not valid UTF-8"));
-  for await (const line of readJsonlLines(Bun.stdin.stream(), { onInvalidUtf8 })) {
+  for await (const line of readJsonlLines(Bun.stdin.stream())) {
     if (line.trim() === "") continue;
     let frame: unknown;
     try {
@@ -199,5 +205,6 @@ export async function runRpcMode(args: CliArgs, hostApi: () => Promise<Record<st
   await context.prompts.landed();
   await session.waitForIdle();
   await extensions?.shutdown();
+  await session.mcp?.close();
   return 0;
 }
