@@ -12,6 +12,7 @@
  * provider-level settings (baseUrl, api, apiKey, headers, authHeader) change. The
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
+import { dirname, join } from "node:path";
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
@@ -24,7 +25,6 @@ import { complete, stream, streamSimple } from "../ai/stream.ts";
 import type { Api, AssistantMessage, Context, Model, ModelCompat, ModelCost, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
 import { typeboxValue } from "../schema/validate.ts";
 import { loadModelsJson, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
-import { dirname, join } from "node:path";
 import { getModelsJsonPath } from "./paths.ts";
 import { interpolateEnv, isConfigValueConfigured, isInterpolated, missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
 import { resolveRequestAuth, streamWithRequestAuth, withRequestAuth, type ResolvedRequestAuth } from "./registry-requests.ts";
@@ -372,7 +372,7 @@ function modelKey(model: Pick<Model, "provider" | "id">): string {
 function buildModels(
   providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
   replaced: ReadonlySet<string>,
-  // Catalog providers without a key stay unread (start-up cost); naming one in models.json brings it in.
+  /** Providers whose built-in models are offered (catalog providers without a key stay unread: start-up cost). */
   builtinProviders: readonly string[],
   builtinModels: (provider: string) => Model[],
 ): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
