@@ -501,6 +501,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   try {
     if (app.session.isStreaming) await app.session.abort();
     await extensions?.shutdown();
+    await app.session.mcp?.close();
     // Key-release events still in flight must not reach the shell.
     await app.tui.terminal.drainInput(300, 50).catch(() => undefined);
   } finally {
