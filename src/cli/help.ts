@@ -12,6 +12,9 @@ Usage:
   git diff | xcsh -p "Review this" Piped input comes before the first prompt
   xcsh -p -- "-prompt"             -- ends the options (for a prompt that starts with -)
   xcsh --list-models [search]      List the models you can use
+  xcsh auth login|logout|status [provider]
+                                   Sign in (github-copilot, openai-codex) or store
+                                   an API key in auth.json (docs/providers.md)
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
   xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md)

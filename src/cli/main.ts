@@ -41,6 +41,11 @@ async function main(argv: string[]): Promise<number> {
     const { runMcpCommand } = await import("../mcp/cli.ts");
     return runMcpCommand(argv.slice(1));
   }
+  // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/).
+  if (argv[0] === "auth") {
+    const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
+    return runAuthCommand(argv.slice(1));
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const parsed = parseArgs(argv);
