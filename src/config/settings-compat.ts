@@ -43,8 +43,6 @@ const never = () => true;
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
-  { path: "theme", reason: "themes are not supported yet; the palette follows the terminal background" },
-  { path: "themes", reason: "themes are not supported yet", inert: emptyList },
   { path: "externalEditor", reason: "no external-editor key in the interactive mode" },
   { path: "doubleEscapeAction", reason: "double Escape does nothing special", inert: equalTo("none") },
   { path: "treeFilterMode", reason: "/tree has no filters", inert: equalTo("default") },

@@ -101,7 +101,10 @@ function agentsSkillFolders(cwd: string): string[] {
   return folders;
 }
 
-function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
+/** What the settings lists need to know. */
+type ScopeOptions = Pick<PlaceOptions, "cwd" | "agentDir" | "userSettingsPaths" | "projectSettingsPaths">;
+
+function settingsAndFlags(options: ScopeOptions): ResourcePlace[] {
   return [
     ...explicitPlaces(options.projectSettingsPaths, join(options.cwd, ".xcsh"), "path", "local", "project"),
     ...explicitPlaces(options.userSettingsPaths, options.agentDir, "path", "local", "user"),
@@ -109,14 +112,14 @@ function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
 }
 
 /** The folders and files installed packages offer (project ones once trusted), after the settings lists. */
-function packagePlaces(options: PlaceOptions, kind: "skills" | "prompts"): ResourcePlace[] {
+function packagePlaces(options: Pick<PlaceOptions, "cwd" | "agentDir">, kind: "skills" | "prompts" | "themes"): ResourcePlace[] {
   const paths = packageResourcePaths(options.cwd, options.agentDir, kind);
   const place = (scope: "user" | "project") => (path: string): ResourcePlace => ({ path, location: "path", source: "local", scope, explicit: true, rootFiles: true });
   return [...paths.project.map(place("project")), ...paths.user.map(place("user"))];
 }
 
 /** The `!`/`+`/`-` filters of the project's and the user's settings lists, for their auto folders. */
-function scopeFilters(options: PlaceOptions) {
+function scopeFilters(options: ScopeOptions) {
   return {
     project: exclusionFilter(options.projectSettingsPaths, join(options.cwd, ".xcsh")),
     user: exclusionFilter(options.userSettingsPaths, options.agentDir),
@@ -157,6 +160,24 @@ export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
     ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary"),
     ...explicitPlaces(options.extensionPaths, options.cwd, "path", "extension", "temporary"),
   ]);
+}
+
+/**
+ * Theme files (pi's JSON themes): the project's and the user's `themes` folders, the
+ * settings lists, installed packages' themes, then `--theme` paths. `--no-themes` drops all but the `--theme` paths.
+ * Whether the project's places count is the interactive mode's decision (theme-controller.ts).
+ */
+export function themePlaces(options: ScopeOptions & Pick<PlaceOptions, "cliPaths" | "noDiscovery">): ResourcePlace[] {
+  const filters = scopeFilters(options);
+  const discovered = options.noDiscovery
+    ? []
+    : [
+        folder(join(options.cwd, ".xcsh", "themes"), "project", "project", true, filters.project),
+        folder(join(options.agentDir, "themes"), "user", "user", true, filters.user),
+        ...settingsAndFlags(options),
+        ...packagePlaces(options, "themes"),
+      ];
+  return dedupe([...discovered, ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary")]);
 }
 
 /** A place named twice (a settings path that is also the user folder) is read once, where it comes first. */

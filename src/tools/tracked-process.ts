@@ -73,6 +73,17 @@ export function spawnTracked(argv: readonly string[], cwd: string, env: NodeJS.P
 }
 
 /**
+ * Tracks a process group started elsewhere like a command's: killed on exit, and by the
+ * watchdog after a SIGKILL of xcsh. For an MCP server (src/mcp/stdio-transport.ts), which
+ * needs its stdin and, being the user's own configured program, runs outside the sandbox.
+ */
+export function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  watchGroup(pid);
+  installExitHook();
+}
+
+/**
  * Kills a command: SIGTERM to its group and its tagged processes so programs can clean
  * up, then SIGKILL for whatever is left (a trap, a child ignoring TERM) after a short grace.
  */

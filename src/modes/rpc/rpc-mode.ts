@@ -109,6 +109,8 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
         shutdownRequested = true;
       },
     },
+    // An MCP server that fails to start or stops is a notice frame, like the session's load warnings.
+    mcpNotice: (message) => write({ type: "notice", level: "warning", message }),
   });
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
@@ -203,5 +205,6 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   await context.prompts.landed();
   await session.waitForIdle();
   await extensions?.shutdown();
+  await session.mcp?.close();
   return 0;
 }
