@@ -75,6 +75,8 @@ function splitRef(value: string): { rest: string; ref?: string } {
 function gitSource(typed: string, repo: string, host: string, rawPath: string, ref: string | undefined): PackageSource | undefined {
   const path = rawPath.replace(/\.git$/, "").replace(/\/+$/, "");
   if (host === "" || path === "" || path.split("/").some((part) => part === ".." || part === ".")) return undefined;
+  // A ref is handed to `git checkout`: one that starts with "-" would be read as an option.
+  if (ref?.startsWith("-")) return undefined;
   return { type: "git", typed, repo, host, path, ...(ref !== undefined ? { ref } : {}) };
 }
 

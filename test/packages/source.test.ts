@@ -40,6 +40,7 @@ describe("package sources", () => {
     expect(parse("npm:x@")).toEqual({ error: expect.stringContaining("the version after \"@\" is empty") });
     expect(parse("git:nohost/repo")).toEqual({ error: expect.stringContaining("not a git source") });
     expect(parse("git:github.com/../etc")).toEqual({ error: expect.stringContaining("not a git source") });
+    expect(parse("git:github.com/acme/tools@--orphan")).toEqual({ error: expect.stringContaining("not a git source") });
     expect(parse("https://")).toEqual({ error: expect.stringContaining("not a git source") });
     expect(parse("  ")).toEqual({ error: expect.stringContaining("empty package source") });
   });
