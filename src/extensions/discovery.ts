@@ -144,7 +144,8 @@ function addCliPaths(result: SourceList, options: DiscoveryOptions): void {
     if (isRemoteSource(typed)) {
       result.addError({
         path: typed,
-        error: `Cannot load ${typed}: npm and git extension sources are not supported; install the package and pass its folder to -e`,
+        // The command line installs `-e npm:…` before discovery (src/packages/temporary.ts); this is any other caller.
+        error: `Cannot load ${typed} here: install it with xcsh install ${typed}, or pass its folder`,
       });
       continue;
     }
