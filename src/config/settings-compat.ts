@@ -71,8 +71,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "transport", reason: "providers are reached over HTTP streaming (server-sent events) only", inert: (value) => value === "auto" || value === "sse" },
   { path: "httpIdleTimeoutMs", reason: "use retry.provider.timeoutMs for a request timeout", inert: equalTo(300000) },
   { path: "websocketConnectTimeoutMs", reason: "no WebSocket transport", inert: never },
-  { path: "npmCommand", reason: "xcsh does not install pi packages", inert: equalTo(["npm"]) },
-  { path: "packages", reason: "xcsh does not install pi packages; list extensions under \"extensions\"", inert: emptyList },
   { path: "collapseChangelog", reason: "no changelog", inert: never },
   { path: "lastChangelogVersion", reason: "no changelog", inert: never },
   { path: "enableInstallTelemetry", reason: "xcsh sends no telemetry", inert: never },
