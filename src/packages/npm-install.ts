@@ -66,6 +66,10 @@ function npmFailure(source: NpmSource, output: string, missing: boolean, npmComm
   const what = `Cannot install ${source.typed}`;
   if (missing) return `${what}: ${npmCommand?.[0] ?? "the package manager"} could not be started; check "npmCommand" in settings.json`;
   if (/\b404\b|not found/i.test(output) && !/version/i.test(output)) {
+    const absent = missingPackageIn(output) ?? source.name;
+    if (absent !== source.name) {
+      return `${what}: it depends on "${absent}", which the registry does not have (an unpublished or private package?). Check the registry (NPM_CONFIG_REGISTRY or .npmrc), or ask the package's author.`;
+    }
     return `${what}: the registry has no package named "${source.name}". Check the name (npm:<name>[@<version>]) and the registry (NPM_CONFIG_REGISTRY or .npmrc).`;
   }
   if (/No version matching|version .* not found|ETARGET/i.test(output)) {
@@ -75,6 +79,21 @@ function npmFailure(source: NpmSource, output: string, missing: boolean, npmComm
     return `${what}: the registry could not be reached (no network?). Check your connection, or the registry set in NPM_CONFIG_REGISTRY or .npmrc.\n${lastLines(output, 3)}`;
   }
   return `${what}:\n${lastLines(output)}`;
+}
+
+/** The package a registry answered 404 for, from Bun's `GET <registry>/<name> - 404` line. */
+function missingPackageIn(output: string): string | undefined {
+  const url = /GET (\S+) - 404/.exec(output)?.[1];
+  if (!url) return undefined;
+  try {
+    const path = decodeURIComponent(new URL(url).pathname).replace(/^\/+/, "");
+    // A scoped name keeps its scope; a registry under a sub-path (…/npm/<name>) ends with the name.
+    const parts = path.split("/");
+    const scoped = parts.findIndex((part) => part.startsWith("@"));
+    return scoped !== -1 && scoped + 1 < parts.length ? `${parts[scoped]}/${parts[scoped + 1]}` : parts.at(-1) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function readOrUndefined(path: string): Buffer | undefined {

@@ -93,6 +93,18 @@ describe("npm packages", () => {
     expect(registry.requests).toContain("/no-such-package");
   }, 150_000);
 
+  test("a dependency the registry does not have is named as the dependency, not as the package asked for", async () => {
+    const work = join(fixture.home.home, "work");
+    const manifest = { name: "pi-needs-gone", version: "1.0.0", dependencies: { "gone-dependency": "^1.0.0" } };
+    registry.publish("pi-needs-gone", "1.0.0", packTarball(work, "pi-needs-gone", "1.0.0", { "package.json": JSON.stringify(manifest) }), manifest.dependencies);
+    const before = readFileSync(settingsFile, "utf8");
+    const result = await xcsh(["install", "npm:pi-needs-gone"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('Cannot install npm:pi-needs-gone: it depends on "gone-dependency", which the registry does not have');
+    expect(result.stderr).not.toContain('no package named "pi-needs-gone"');
+    expect(readFileSync(settingsFile, "utf8")).toBe(before);
+  }, 150_000);
+
   test("a version the registry does not have is named as such; settings unchanged", async () => {
     const before = readFileSync(settingsFile, "utf8");
     const result = await xcsh(["install", "npm:pi-demo-tools@9.9.9"]);

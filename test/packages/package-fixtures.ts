@@ -38,12 +38,14 @@ export interface FakeRegistry {
   url: string;
   /** Paths requested, in order. */
   requests: string[];
-  publish(name: string, version: string, tarball: Uint8Array): void;
+  /** `dependencies` go into the version's metadata, as the registry states them. */
+  publish(name: string, version: string, tarball: Uint8Array, dependencies?: Record<string, string>): void;
   stop(): void;
 }
 
 export function startFakeRegistry(): FakeRegistry {
   const packages = new Map<string, Map<string, Uint8Array>>();
+  const dependenciesOf = new Map<string, Record<string, string>>();
   const requests: string[] = [];
   const server = Bun.serve({
     port: 0,
@@ -66,6 +68,7 @@ export function startFakeRegistry(): FakeRegistry {
           {
             name,
             version,
+            ...(dependenciesOf.has(`${name}@${version}`) ? { dependencies: dependenciesOf.get(`${name}@${version}`) } : {}),
             dist: {
               tarball: `${base}/${name}/-/${name.split("/").pop()}-${version}.tgz`,
               integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
@@ -81,9 +84,10 @@ export function startFakeRegistry(): FakeRegistry {
   return {
     url: `http://127.0.0.1:${server.port}/`,
     requests,
-    publish(name, version, tarball) {
+    publish(name, version, tarball, dependencies) {
       if (!packages.has(name)) packages.set(name, new Map());
       packages.get(name)!.set(version, tarball);
+      if (dependencies) dependenciesOf.set(`${name}@${version}`, dependencies);
     },
     stop: () => server.stop(true),
   };
