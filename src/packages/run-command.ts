@@ -3,6 +3,8 @@
  * captured: a person sees one progress line per step on stderr, and on failure the
  * child's last lines, which say what the registry or git answered.
  */
+import { childEnvironment } from "../sandbox/child-environment.ts";
+
 export interface CommandResult {
   ok: boolean;
   output: string;
@@ -15,7 +17,8 @@ export async function runCommand(argv: string[], options: { cwd?: string; env?: 
   try {
     proc = Bun.spawn(argv, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      // The package manager and git need the network and their own config, never a provider's key.
+      env: { ...childEnvironment(process.env), ...options.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

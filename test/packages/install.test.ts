@@ -105,6 +105,28 @@ describe("npm packages", () => {
     expect(readFileSync(settingsFile, "utf8")).toBe(before);
   }, 150_000);
 
+  test("the package manager xcsh runs (npmCommand) gets no provider key from xcsh's environment", async () => {
+    const work = join(fixture.home.home, "work");
+    const envFile = join(work, "npm-env.txt");
+    const standIn = join(work, "fake-npm.sh");
+    writeFileSync(standIn, `#!/bin/sh\nenv > ${envFile}\nexit 1\n`, { mode: 0o755 });
+    const before = existsSync(settingsFile) ? readFileSync(settingsFile, "utf8") : "{}";
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(before), npmCommand: [standIn] }, null, 2));
+    try {
+      const result = await runXcsh(["install", "npm:pi-demo-tools"], {
+        env: { ...env, ANTHROPIC_API_KEY: "sk-ant-must-not-leak", GROQ_API_KEY: "gsk-must-not-leak" },
+        cwd: fixture.cwd,
+        timeoutMs: 120_000,
+      });
+      expect(result.exitCode).toBe(1);
+      const seen = readFileSync(envFile, "utf8");
+      expect(seen).toContain("NPM_CONFIG_REGISTRY="); // the registry setting still reaches it
+      expect(seen).not.toContain("must-not-leak");
+    } finally {
+      writeFileSync(settingsFile, before);
+    }
+  }, 150_000);
+
   test("a version the registry does not have is named as such; settings unchanged", async () => {
     const before = readFileSync(settingsFile, "utf8");
     const result = await xcsh(["install", "npm:pi-demo-tools@9.9.9"]);
