@@ -8,6 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { HOST_PACKAGES } from "../extensions/host-modules.ts";
 import { installedRoot, type ScopePlaces } from "./locations.ts";
 import { lastLines, ownBunCommand, progress, runCommand } from "./run-command.ts";
 import type { PackageSource } from "./source.ts";
@@ -16,12 +17,16 @@ type NpmSource = Extract<PackageSource, { type: "npm" }>;
 
 const PROJECT_FILES = ["package.json", "bun.lock", "bun.lockb", "package-lock.json"];
 
+/** pi's own packages among those xcsh serves (typebox is a real package and stays one). */
+const SERVED_PI_PACKAGES = [...HOST_PACKAGES].filter((name) => name.startsWith("@earendil-works/") || name.startsWith("@mariozechner/"));
+
 /** Installs one npm package: its pinned version, else the latest (so it also updates). */
 export async function installNpm(source: NpmSource, places: ScopePlaces, npmCommand: string[] | undefined): Promise<void> {
   const root = places.npmRoot;
   mkdirSync(root, { recursive: true });
   const manifest = join(root, "package.json");
   if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ name: "xcsh-packages", private: true }, null, 2) + "\n");
+  pinHostPackages(root);
   const spec = `${source.name}@${source.version ?? "latest"}`;
   const target = installedRoot(source, places);
   const existedBefore = existsSync(target);
@@ -43,6 +48,34 @@ export async function removeNpm(source: NpmSource, places: ScopePlaces, npmComma
   const result = await runPackageManager(npmCommand, ["remove", source.name], ["uninstall", source.name], places.npmRoot);
   // The declaration is gone either way; a folder left behind would still be found by nothing.
   if (!result.ok) rmSync(installedRoot(source, places), { recursive: true, force: true });
+}
+
+/** The version of pi's packages that xcsh serves in their place. */
+const SERVED_PI_VERSION = "0.87.1";
+
+/**
+ * pi packages name pi's own packages (pi-coding-agent, pi-tui, …) as peers or
+ * dependencies. xcsh serves those from inside the binary, so the npm project overrides
+ * each with an empty local stand-in: nothing of pi is downloaded (pi-coding-agent alone
+ * pulls in ~150 MB), and a registry that lacks one of pi's own dependencies cannot
+ * fail an install of a package that merely names pi.
+ */
+function pinHostPackages(root: string): void {
+  const manifestPath = join(root, "package.json");
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch {
+    return; // Not ours to repair: the package manager reports a broken package.json itself.
+  }
+  const overrides = { ...((manifest.overrides as Record<string, string> | undefined) ?? {}) };
+  for (const name of SERVED_PI_PACKAGES) {
+    const folder = join(root, "host-packages", name);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "package.json"), JSON.stringify({ name, version: SERVED_PI_VERSION, description: "Served by xcsh itself" }, null, 2) + "\n");
+    overrides[name] = `file:./host-packages/${name}`;
+  }
+  writeFileSync(manifestPath, JSON.stringify({ ...manifest, overrides }, null, 2) + "\n");
 }
 
 /** Installs a package folder's own dependencies (a git checkout), without devDependencies or peers. */

@@ -105,6 +105,35 @@ describe("npm packages", () => {
     expect(readFileSync(settingsFile, "utf8")).toBe(before);
   }, 150_000);
 
+  test("pi's own packages, named as peers or dependencies, are never fetched: xcsh serves them, and the package's extension gets xcsh's", async () => {
+    const work = join(fixture.home.home, "work");
+    const deps = { "@earendil-works/pi-tui": "^0.87.0" };
+    const manifest = {
+      name: "pi-names-pi",
+      version: "1.0.0",
+      pi: { extensions: ["./ext.ts"] },
+      dependencies: deps,
+      peerDependencies: { "@earendil-works/pi-coding-agent": "*" },
+    };
+    const files = {
+      "package.json": JSON.stringify(manifest),
+      "ext.ts": `import { truncateToWidth } from "@earendil-works/pi-tui";
+export default function (pi) { pi.registerCommand("names-pi", { description: "width " + truncateToWidth("abcdef", 3, ""), handler: async () => {} }); }
+`,
+    };
+    registry.publish("pi-names-pi", "1.0.0", packTarball(work, "pi-names-pi", "1.0.0", files), deps);
+    const result = await xcsh(["install", "npm:pi-names-pi"]);
+    expect(result.stdout).toContain("Installed npm:pi-names-pi");
+    expect(result.exitCode).toBe(0);
+    expect(registry.requests.filter((path) => path.includes("@earendil-works"))).toEqual([]);
+    const rpc = startSession();
+    const commands = (await rpc.request({ type: "get_commands" })).data.commands;
+    // pi-tui's truncateToWidth ran: xcsh's copy, as nothing of pi was installed.
+    expect(commands.find((command: any) => command.name === "names-pi")?.description).toStartWith("width abc");
+    await rpc.close();
+    expect((await xcsh(["remove", "npm:pi-names-pi"])).exitCode).toBe(0);
+  }, 150_000);
+
   test("the package manager xcsh runs (npmCommand) gets no provider key from xcsh's environment", async () => {
     const work = join(fixture.home.home, "work");
     const envFile = join(work, "npm-env.txt");
