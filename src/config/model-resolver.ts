@@ -43,7 +43,13 @@ export interface ResolveModelOptions {
 
 export type ResolveModelResult =
   | { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string }
-  | { error: string };
+  | ResolveFailure;
+
+/** Why no model: `missingKey` when the cause is that no provider has a credential (exit 3, not a usage error). */
+export interface ResolveFailure {
+  error: string;
+  missingKey?: true;
+}
 
 /** What the resolver needs from a registry. */
 export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPath">;
@@ -173,7 +179,7 @@ function pickDefaultModel(
   options: ResolveModelOptions,
   hasAuth: (model: Model) => boolean,
   modelsJsonPath: string,
-): Picked | { error: string } {
+): Picked | ResolveFailure {
   const { settings } = options;
 
   if (options.provider !== undefined) {
@@ -205,7 +211,7 @@ function pickDefaultModel(
   }
 
   const model = firstAvailable(models, hasAuth);
-  if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning) };
+  if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning), missingKey: true };
   return { model, warning: warning && `${warning} Using ${model.provider}/${model.id}.` };
 }
 

@@ -60,7 +60,8 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
     settings,
     ...(options.models !== undefined ? { enabledModelsSource: "--models" } : {}),
   });
-  if ("error" in resolved) throw new UserError(resolved.error);
+  // No key anywhere is a credentials problem (exit 3), however the model was asked for (docs/headless.md).
+  if ("error" in resolved) throw new UserError(resolved.error, resolved.missingKey ? 3 : 2);
   return resolved;
 }
 
