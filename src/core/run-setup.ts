@@ -89,6 +89,23 @@ async function startupApiKey(registry: ModelRegistry, model: Model, options: Run
   }
 }
 
+/**
+ * The faux provider's script, read and checked before anything runs: a wrong
+ * path or a bad entry is a usage error at start (exit 2), not a failure at the
+ * first request. The module loads only when a script is set.
+ */
+async function checkFauxScript(): Promise<void> {
+  const file = process.env.XCSH_FAUX_SCRIPT;
+  if (!file) return;
+  const { fauxScriptCursor, FauxScriptError } = await import("../ai/faux-script.ts");
+  try {
+    fauxScriptCursor(file);
+  } catch (error) {
+    if (error instanceof FauxScriptError) throw new UserError(`${error.message} (--faux-script, the fauxScript setting or XCSH_FAUX_SCRIPT).`, 2);
+    throw error;
+  }
+}
+
 /** What the settings ask for that xcsh cannot give, found once the settings are merged. */
 function settingsWarnings(settings: Settings): string[] {
   const missingTools = (settings.defaultTools ?? []).filter((name) => !allToolNames.has(name as ToolName));
@@ -101,6 +118,7 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   if (options.models !== undefined) settings.enabledModels = [...options.models];
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
+  await checkFauxScript();
   applyHttpProxySetting(settings);
   const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);

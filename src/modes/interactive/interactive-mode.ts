@@ -326,7 +326,7 @@ class InteractiveApp implements App {
     }
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
-    this.say("Press Ctrl+C again to exit", "", "dim");
+    this.conversation.transient("Press Ctrl+C again to exit", DOUBLE_PRESS_MS);
   }
 
   private slashCommands() {

@@ -2,7 +2,8 @@
  * /help and unknown slash commands in the terminal: /help lists every command
  * by where it comes from; an unknown `/word` is refused on screen and put back
  * in the editor, never sent to the model; a message that only starts with a
- * path ("/usr/bin …") is still a message.
+ * path ("/usr/bin …") is still a message. Also the lists' looks: /hotkeys's
+ * heading stands apart from its rows, and the Ctrl+C hint does not stay.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -73,6 +74,36 @@ describe("/help and unknown commands", () => {
       send(pane, "/usr/bin is a path");
       await pane.waitFor("Yes, a path.");
       expect(JSON.stringify(fake.server.requests.at(-1)!.body)).toContain("/usr/bin is a path");
+    });
+  });
+});
+
+describe("lists and hints", () => {
+  test("/hotkeys puts its heading on a line of its own, and wrapped rows stay indented", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/hotkeys");
+        const screen = await pane.waitFor("hint lines");
+        const lines = screen.split("\n").map((line) => line.trimEnd());
+        expect(lines).toContain("Keys");
+        const heading = lines.indexOf("Keys");
+        // Everything under the heading, up to the editor's rule, is indented: no row runs back to the margin.
+        const rows = lines.slice(heading + 1, lines.findIndex((line, index) => index > heading && line.startsWith("─")));
+        expect(rows.length).toBeGreaterThan(10);
+        for (const row of rows.filter((line) => line !== "")) expect(row).toMatch(/^ {2}\S/);
+      },
+      { width: 90, height: 50 },
+    );
+  });
+
+  test("\"Press Ctrl+C again to exit\" goes away by itself", async () => {
+    await withPane(async ({ pane }) => {
+      pane.keys("C-c");
+      await pane.waitFor("Press Ctrl+C again to exit");
+      await pane.waitFor((screen) => !screen.includes("Press Ctrl+C again"), 5_000);
+      // Still running: the hint went, not the session.
+      await Bun.sleep(300);
+      expect(pane.screen()).not.toContain("xcsh exited");
     });
   });
 });
