@@ -2,6 +2,7 @@ import { getApiProvider } from "./api-registry.ts";
 import { AssistantMessageEventStream } from "./event-stream.ts";
 import type { AssistantMessage, Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "./types.ts";
 import { failedAssistantMessage } from "./usage.ts";
+import { conversationHeaders } from "./providers/copilot-headers.ts";
 
 function providerFor(model: Model) {
   return getApiProvider(model.api);
@@ -16,10 +17,16 @@ function unknownApiStream(model: Model): AssistantMessageEventStream {
   return stream;
 }
 
+/** Headers that depend on the conversation (compat switches ask for them), under the caller's own. */
+function withConversationHeaders<T extends ProviderStreamOptions | SimpleStreamOptions>(model: Model, context: Context, options: T | undefined): T | undefined {
+  const headers = conversationHeaders(model, context);
+  return headers ? ({ ...options, headers: { ...headers, ...options?.headers } } as T) : options;
+}
+
 /** Streams a response using the API's own options. */
 export function stream(model: Model, context: Context, options?: ProviderStreamOptions): AssistantMessageEventStream {
   const provider = providerFor(model);
-  return provider ? provider.stream(model, context, options) : unknownApiStream(model);
+  return provider ? provider.stream(model, context, withConversationHeaders(model, context, options)) : unknownApiStream(model);
 }
 
 export async function complete(model: Model, context: Context, options?: ProviderStreamOptions): Promise<AssistantMessage> {
@@ -29,7 +36,7 @@ export async function complete(model: Model, context: Context, options?: Provide
 /** Streams a response with provider-neutral options (a reasoning level instead of API knobs). */
 export function streamSimple(model: Model, context: Context, options?: SimpleStreamOptions): AssistantMessageEventStream {
   const provider = providerFor(model);
-  return provider ? provider.streamSimple(model, context, options) : unknownApiStream(model);
+  return provider ? provider.streamSimple(model, context, withConversationHeaders(model, context, options)) : unknownApiStream(model);
 }
 
 export async function completeSimple(model: Model, context: Context, options?: SimpleStreamOptions): Promise<AssistantMessage> {

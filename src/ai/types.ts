@@ -174,6 +174,17 @@ export interface OpenAICompletionsCompat {
 export interface OpenAIResponsesCompat {
   sendSessionIdHeader?: boolean;
   supportsLongCacheRetention?: boolean;
+  /** False for servers that refuse `max_output_tokens` (ChatGPT's Codex backend). Default true. */
+  supportsMaxOutputTokens?: boolean;
+}
+
+/** Switches about a request as a whole, whatever its API. */
+export interface RequestCompat {
+  /**
+   * Send GitHub Copilot's per-request headers: `X-Initiator` (whether the user or the agent
+   * started the call, which Copilot counts premium requests by) and `Copilot-Vision-Request`.
+   */
+  copilotRequestHeaders?: boolean;
 }
 
 export interface AnthropicMessagesCompat {
@@ -181,7 +192,7 @@ export interface AnthropicMessagesCompat {
   supportsLongCacheRetention?: boolean;
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat;
+export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat;
 
 export interface ModelCost {
   /** USD per million tokens */

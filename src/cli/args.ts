@@ -30,16 +30,13 @@ const SHORT_ALIASES: Record<string, string> = {
 
 /**
  * pi's options with nothing to act on in xcsh, accepted so that a host passing them
- * starts xcsh as it starts pi: themes are visual only (xcsh's terminal UI has its two
- * built-in palettes), --verbose shows pi's interactive start-up details, which xcsh's
- * terminal UI does not print, and --offline turns off automatic network activity,
- * which xcsh has none of (it only talks to the model's provider when asked).
+ * starts xcsh as it starts pi: --tui-mode picks pi's fullscreen layout, which xcsh's
+ * terminal UI does not have, --verbose shows pi's interactive start-up details, which
+ * xcsh does not print, and --offline turns off automatic network activity, which xcsh
+ * has none of (it only talks to the model's provider when asked).
  * The value maps each to whether it takes a value.
  */
 const IGNORED_OPTIONS: Record<string, boolean> = {
-  "--no-themes": false,
-  "--theme": true,
-  "--use-theme": true,
   "--tui-mode": true,
   "--verbose": false,
   "--offline": false,
@@ -173,6 +170,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
       args[PATH_LIST_OPTIONS[arg]].push(value);
     }
+    else if (arg === "--no-mcp") args.noMcp = true;
+    else if (arg === "--mcp-config") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
+      (args.mcpConfigPaths ??= []).push(value);
+    }
     else if (arg === "-p" || arg === "--print") {
       args.print = true;
       // The prompt usually follows -p; an option after it means the prompt comes later or from stdin.
@@ -195,6 +198,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = parseLimit(text, integer);
       if (value === undefined) return fail(`Option ${arg} takes ${what}, not "${text}"`);
       args[field] = value;
+    } else if (arg === "--no-themes") args.noThemes = true;
+    else if (arg === "--theme" || arg === "--use-theme") {
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value`);
+      if (arg === "--theme") (args.themePaths ??= []).push(value);
+      else args.useTheme = value;
     } else if (Object.hasOwn(IGNORED_OPTIONS, arg)) {
       if (IGNORED_OPTIONS[arg]) {
         const value = takeValue();
@@ -217,6 +226,12 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${RPC_WIRE_FORMS.join(", ")})`);
       if (!RPC_WIRE_FORMS.includes(value as RpcWireForm)) return fail(`Unknown wire form "${value}" (use one of: ${RPC_WIRE_FORMS.join(", ")})`);
       args.rpcWire = value as RpcWireForm;
+    } else if (arg === "--sandbox") {
+      const modes = ["off", "read-only", "workspace-write"];
+      const value = takeValue();
+      if (value === undefined || value === "") return fail(`Option ${arg} needs a value (${modes.join(", ")})`);
+      if (!modes.includes(value)) return fail(`Unknown sandbox mode "${value}" (use one of: ${modes.join(", ")})`);
+      args.sandbox = value;
     } else if (arg === "--output-format") {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a value (text or json)`);

@@ -12,8 +12,15 @@ Usage:
   git diff | xcsh -p "Review this" Piped input comes before the first prompt
   xcsh -p -- "-prompt"             -- ends the options (for a prompt that starts with -)
   xcsh --list-models [search]      List the models you can use
+  xcsh auth login|logout|status [provider]
+                                   Sign in (github-copilot, openai-codex) or store
+                                   an API key in auth.json (docs/providers.md)
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
+  xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md)
+  xcsh install <source> [-l]       Install a package (npm:<name>, git:<host>/<owner>/<repo>,
+                                   a path); -l for this project (docs/packages.md)
+  xcsh remove|update|list          Remove a package, update packages, list them
 
 Options:
   -p, --print [prompt]             Non-interactive: answer the prompt and exit
@@ -54,6 +61,9 @@ Options:
   -xt, --exclude-tools <list>      Tools to disable, after every other choice
   -nt, --no-tools                  Run without tools (built-in and extensions')
   -nbt, --no-builtin-tools         No built-in tool active; extension tools stay
+  --sandbox <mode>                 Where commands may write: off (default), read-only,
+                                   workspace-write (this folder and temp); network off
+                                   unless settings allow it (docs/security.md)
   -e, --extension <path>           Load an extension file or folder (repeatable)
   -ne, --no-extensions             Load only the -e extensions
   --skill <path>                   Load a skill file or folder (repeatable)
@@ -61,12 +71,18 @@ Options:
   --prompt-template <path>         Load a prompt template file or folder (repeatable)
   -np, --no-prompt-templates       Load only the --prompt-template templates
   -nc, --no-context-files          Leave AGENTS.md / CLAUDE.md out of the system prompt
+  --mcp-config <file>              Also connect the MCP servers of this file (repeatable)
+  --no-mcp                         No MCP servers from mcp.json / .mcp.json (docs/mcp.md)
   --trust-project, -a, --approve   Trust this project: load its extensions and
                                    code-running settings (--no-trust-project, -na,
                                    --no-approve: don't)
-  --no-themes, --theme <x>, --use-theme <x>, --tui-mode <x>, --verbose, --offline
+  --theme <path>                   Load a theme file or folder (repeatable; docs/themes.md)
+  --use-theme <name[/name]>        The theme to draw with in this run (light/dark: by
+                                   the terminal's background)
+  --no-themes                      Load only the --theme themes
+  --tui-mode <x>, --verbose, --offline
                                    pi's options, accepted and ignored: xcsh has no
-                                   theme files or automatic network requests
+                                   fullscreen mode or automatic network requests
   -c, --continue                   Continue the most recent session in this directory
   -r, --resume                     Pick the session to resume (with -p: from a list
                                    on the terminal; without one, nothing runs)

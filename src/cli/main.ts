@@ -37,6 +37,32 @@ async function main(argv: string[]): Promise<number> {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");
     return runWatchdog();
   }
+  // `xcsh mcp list|get|add|remove`: edits and shows the MCP config files (src/mcp/cli.ts).
+  if (argv[0] === "mcp") {
+    const { runMcpCommand } = await import("../mcp/cli.ts");
+    return runMcpCommand(argv.slice(1));
+  }
+  // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/).
+  if (argv[0] === "auth") {
+    const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
+    return runAuthCommand(argv.slice(1));
+  }
+  // pi's package commands (`xcsh install npm:foo`), before anything takes the words as a prompt.
+  if (argv[0] !== undefined && ["install", "remove", "uninstall", "update", "list"].includes(argv[0])) {
+    const { runPackageCommand } = await import("../packages/commands.ts");
+    return runPackageCommand(argv);
+  }
+  // `-e npm:foo`: the package is installed for this run and the arguments name its folders.
+  if (argv.some((arg) => arg.startsWith("npm:") || arg.startsWith("git:") || arg.includes("://"))) {
+    const { namesTemporaryPackage, resolveTemporaryPackages } = await import("../packages/temporary.ts");
+    if (namesTemporaryPackage(argv)) {
+      try {
+        argv = await resolveTemporaryPackages(argv);
+      } catch (error) {
+        return reportFatal(`${(error as Error).message}`, 1);
+      }
+    }
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const missing = missingSubcommand(argv[0]);

@@ -12,8 +12,14 @@
  * provider-level settings (baseUrl, api, apiKey, headers, authHeader) change. The
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
+import { dirname, join } from "node:path";
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
-import { getModels, getProvidersToOffer } from "../ai/models.ts";
+import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
+import { getAuthJsonPath } from "../auth/auth-file.ts";
+import type { AuthStore } from "../auth/auth-store.ts";
+import { authStoreAt, hasStoredCredential, storedBaseUrl, storedRequestAuth } from "../auth/credentials.ts";
+import { StoredKeyError } from "../auth/stored-key.ts";
+import { loginCommand, signInProvider, SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { complete, stream, streamSimple } from "../ai/stream.ts";
 import type { Api, AssistantMessage, Context, Model, ModelCompat, ModelCost, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
@@ -36,6 +42,8 @@ export const CUSTOM_MODEL_DEFAULTS = {
 export interface ModelRegistryOptions {
   /** Defaults to `<agent dir>/models.json`. */
   modelsJsonPath?: string;
+  /** Defaults to auth.json beside the models.json given, else `<agent dir>/auth.json`. */
+  authJsonPath?: string;
 }
 
 /** A model as an extension defines it: models.json's fields, any API name, and its own endpoint. */
@@ -85,6 +93,8 @@ export class ModelRegistry {
     /** The models.json this registry was built from (it may not exist). */
     readonly modelsJsonPath: string,
     private readonly fileConfigs: Record<string, ProviderConfig>,
+    /** auth.json: stored keys and sign-ins, asked on every use (another xcsh may refresh a token). */
+    private readonly authStore: AuthStore,
   ) {
     this.rebuild();
   }
@@ -92,7 +102,8 @@ export class ModelRegistry {
   /** Builds the registry from the built-in catalog and models.json; throws ConfigError for a bad file. */
   static load(options: ModelRegistryOptions = {}): ModelRegistry {
     const path = options.modelsJsonPath ?? getModelsJsonPath();
-    return new ModelRegistry(path, loadModelsJson(path).providers);
+    const authPath = options.authJsonPath ?? (options.modelsJsonPath ? join(dirname(options.modelsJsonPath), "auth.json") : getAuthJsonPath());
+    return new ModelRegistry(path, loadModelsJson(path).providers, authStoreAt(authPath));
   }
 
   /**
@@ -139,10 +150,12 @@ export class ModelRegistry {
   }
 
   /**
-   * Whether a credential is configured for the model's provider: an `apiKey` (registered
-   * or in models.json) or the provider's environment variable. Never runs a command.
+   * Whether a credential is configured for the model's provider: one stored in auth.json,
+   * an `apiKey` (registered or in models.json) or the provider's environment variable.
+   * Never runs a command.
    */
   hasAuth(model: Pick<Model, "provider">): boolean {
+    if (hasStoredCredential(this.authStore, model.provider)) return true;
     const apiKey = this.auth.get(model.provider)?.apiKey;
     if (apiKey && isValueConfigured(apiKey)) return true;
     return getEnvApiKey(model.provider) !== undefined;
@@ -154,12 +167,16 @@ export class ModelRegistry {
   }
 
   /**
-   * The API key for a request: `override` (e.g. --api-key) wins, then the provider's
-   * registered or models.json `apiKey` (resolved now: a `!command` runs on every call),
-   * then the provider's environment variable. Undefined when none is set.
+   * The API key for a request, in pi's order: `override` (e.g. --api-key) wins, then the
+   * credential stored in auth.json (a sign-in's token, refreshed when about to expire),
+   * then the provider's registered or models.json `apiKey` (resolved now: a `!command`
+   * runs on every call), then the provider's environment variable. Undefined when none
+   * is set — except for a sign-in provider, whose error says how to sign in.
    */
   async getApiKey(model: Pick<Model, "provider">, override?: string): Promise<string | undefined> {
     if (override) return override;
+    const stored = await storedRequestAuth(this.authStore, model.provider);
+    if (stored) return stored.apiKey;
     const configured = this.auth.get(model.provider)?.apiKey;
     const what = `"apiKey" of provider "${model.provider}"`;
     if (configured && isValueConfigured(configured)) {
@@ -171,6 +188,8 @@ export class ModelRegistry {
     if (fromEnv === undefined && configured && !configured.runtime && missingVariables(configured.text).length > 0) {
       throw this.unresolvable(configured, what, new UnsetVariableError(missingVariables(configured.text)));
     }
+    const signIn = fromEnv === undefined ? signInProvider(model.provider) : undefined;
+    if (signIn) throw new StoredKeyError(`Not signed in to ${signIn.name}: run \`${loginCommand(signIn.id)}\`.`);
     return fromEnv;
   }
 
@@ -187,7 +206,10 @@ export class ModelRegistry {
     const entries = await Promise.all(
       Object.entries(raw).map(async ([name, value]) => [name, await this.resolve(value, `header "${name}" of provider "${model.provider}"`)] as const),
     );
-    const headers: Record<string, string> = { ...model.headers, ...Object.fromEntries(entries) };
+    // A signed-in account's headers (Copilot's integration, Codex's account id); configured ones still win.
+    const signedIn = signInProvider(model.provider) ? await storedRequestAuth(this.authStore, model.provider) : undefined;
+    const headers: Record<string, string> = { ...model.headers, ...signedIn?.headers, ...Object.fromEntries(entries) };
+    if (signedIn?.bearerHeader) headers.Authorization = `Bearer ${apiKey ?? signedIn.apiKey}`;
     if (auth?.authHeader) {
       const key = apiKey ?? (await this.getApiKey(model));
       if (key) headers.Authorization = `Bearer ${key}`;
@@ -239,6 +261,27 @@ export class ModelRegistry {
     return new UnresolvableValueError(`Cannot resolve the ${what} ${where}: ${cause.message.replace(/\.$/, "")}.${advice}`);
   }
 
+  /**
+   * The providers whose built-in models are offered, in catalog order: those with a key in
+   * the environment (getProvidersToOffer) or in auth.json, then the signed-in sign-in
+   * providers, then the offline faux.
+   */
+  private builtinProviders(): string[] {
+    const offered = new Set<string>(getProvidersToOffer());
+    const catalog = getCatalogProviderIds().filter((id) => id !== "faux" && (offered.has(id) || this.authStore.has(id)));
+    const signedIn = SIGN_IN_PROVIDERS.map((provider) => provider.id).filter((id) => hasStoredCredential(this.authStore, id));
+    return [...catalog, ...signedIn, "faux"];
+  }
+
+  /** A provider's built-in models: the catalog's, or a signed-in provider's at its account's endpoint. */
+  private builtinModels(provider: string): Model[] {
+    if (!signInProvider(provider)) return getModels(provider);
+    if (!hasStoredCredential(this.authStore, provider)) return [];
+    // Loaded only when someone signed in: nobody else pays for the list.
+    const { signInModels } = require("../auth/signin/models.ts") as typeof import("../auth/signin/models.ts");
+    return signInModels(provider, storedBaseUrl(this.authStore, provider));
+  }
+
   /** Recomputes models and credentials from models.json plus the runtime registrations. */
   private rebuild(): void {
     const configs: Record<string, ProviderConfig | RuntimeProviderConfig> = { ...this.fileConfigs };
@@ -257,7 +300,7 @@ export class ModelRegistry {
       }
       auth.set(name, providerAuth(file, runtime));
     }
-    const built = buildModels(configs, replaced);
+    const built = buildModels(configs, replaced, this.builtinProviders(), (provider) => this.builtinModels(provider));
     this.models = built.models;
     this.auth = auth;
     this.modelHeaders = built.headers;
@@ -329,16 +372,17 @@ function modelKey(model: Pick<Model, "provider" | "id">): string {
 function buildModels(
   providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
   replaced: ReadonlySet<string>,
+  /** Providers whose built-in models are offered (catalog providers without a key stay unread: start-up cost). */
+  builtinProviders: readonly string[],
+  builtinModels: (provider: string) => Model[],
 ): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
-  // Catalog providers without a key stay unread (start-up cost); naming one in models.json brings it in.
-  const builtinProviders: string[] = getProvidersToOffer();
   const order = [...builtinProviders, ...Object.keys(providers).filter((name) => !builtinProviders.includes(name))];
   const models: Model[] = [];
   const headers = new Map<string, Record<string, ConfiguredValue>>();
 
   for (const providerName of order) {
     const config: ProviderConfig | RuntimeProviderConfig = providers[providerName] ?? {};
-    const builtins = getModels(providerName);
+    const builtins = builtinModels(providerName);
     const providerModels = replaced.has(providerName) ? [] : builtins.map((model) => withProviderSettings(model, config));
 
     const overrides = "modelOverrides" in config ? config.modelOverrides : undefined;

@@ -43,8 +43,6 @@ const never = () => true;
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
-  { path: "theme", reason: "themes are not supported yet; the palette follows the terminal background" },
-  { path: "themes", reason: "themes are not supported yet", inert: emptyList },
   { path: "externalEditor", reason: "no external-editor key in the interactive mode" },
   { path: "doubleEscapeAction", reason: "double Escape does nothing special", inert: equalTo("none") },
   { path: "treeFilterMode", reason: "/tree has no filters", inert: equalTo("default") },
@@ -73,8 +71,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "transport", reason: "providers are reached over HTTP streaming (server-sent events) only", inert: (value) => value === "auto" || value === "sse" },
   { path: "httpIdleTimeoutMs", reason: "use retry.provider.timeoutMs for a request timeout", inert: equalTo(300000) },
   { path: "websocketConnectTimeoutMs", reason: "no WebSocket transport", inert: never },
-  { path: "npmCommand", reason: "xcsh does not install pi packages", inert: equalTo(["npm"]) },
-  { path: "packages", reason: "xcsh does not install pi packages; list extensions under \"extensions\"", inert: emptyList },
   { path: "collapseChangelog", reason: "no changelog", inert: never },
   { path: "lastChangelogVersion", reason: "no changelog", inert: never },
   { path: "enableInstallTelemetry", reason: "xcsh sends no telemetry", inert: never },

@@ -88,11 +88,13 @@ const PROJECT_TRUST_SPELLINGS = [...PROJECT_TRUST_SETTINGS, "always", "never"];
 
 /**
  * Project settings keys that run code or name code to run: extension paths, packages,
- * the shell and its prefix, the npm command. An untrusted project's file is merged without
- * them (see loadSettingsWithTrust); everything else in it only shapes text and still applies.
+ * the shell and its prefix, the npm command — and those that decide what commands may
+ * reach (the sandbox, the credentials in their environment). An untrusted project's file
+ * is merged without them (see loadSettingsWithTrust); everything else in it only shapes
+ * text and still applies.
  * Defined here rather than in extensions/ because config sits below extensions.
  */
-export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand"] as const;
+export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand", "sandbox", "shellEnv"] as const;
 
 /**
  * Keys a project file never sets, trusted or not: a project must not decide how far
@@ -195,6 +197,22 @@ export const settingsFileSchema = lazySchema(() => {
     enableAnalytics: Type.Optional(Type.Unknown()),
     trackingId: Type.Optional(Type.Unknown()),
     defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SPELLINGS)),
+    // What commands may reach (src/sandbox/): the sandbox, and the environment they get.
+    sandbox: Type.Optional(
+      Type.Object({
+        mode: Type.Optional(Type.Enum(["off", "read-only", "workspace-write"])),
+        network: Type.Optional(Type.Union([Type.Enum(["deny", "allow"]), StringList])),
+        writableRoots: Type.Optional(StringList),
+      }),
+    ),
+    shellEnv: Type.Optional(
+      Type.Object({
+        inherit: Type.Optional(Type.Enum(["all", "core", "none"])),
+        set: Type.Optional(Type.Record(Type.String(), Type.String())),
+        passthrough: Type.Optional(StringList),
+        exclude: Type.Optional(StringList),
+      }),
+    ),
   });
 });
 

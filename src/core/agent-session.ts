@@ -29,6 +29,7 @@ import type { ToolSet } from "./tool-set.ts";
 import { PromptStarts } from "./prompt-starts.ts";
 import { RunSettlement } from "./run-settlement.ts";
 import type { SessionResources } from "../resources/resource-loader.ts";
+import type { McpSessionLink } from "../mcp/start.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -73,6 +74,8 @@ export class AgentSession {
   readonly resources: SessionResources | undefined;
   /** Extensions' way in; undefined when none is configured. */
   hooks: SessionHooks | undefined;
+  /** MCP servers' tools and prompts (src/mcp); undefined when no server is configured. */
+  mcp: McpSessionLink | undefined;
   autoCompactionEnabled: boolean;
   /** The host's todo plan (set_todos, a todo tool). */
   readonly todos = new TodoPlan();
@@ -258,7 +261,11 @@ export class AgentSession {
 
   /** Extension commands and the `input` event see every typed message first; then skills and templates expand. */
   private async route(text: string, images: ImageContent[] | undefined, source: InputSource, streamingBehavior?: "steer" | "followUp") {
-    const input = this.hooks ? await this.hooks.routeInput({ text, images, source, streamingBehavior }) : { text, images };
+    // MCP servers still connecting get their short wait (their tools and prompts may be what this asks
+    // for); an extension command does not wait for them.
+    if (this.mcp && !this.isCommand(text)) await this.mcp.ready();
+    const routed = this.hooks ? await this.hooks.routeInput({ text, images, source, streamingBehavior }) : { text, images };
+    const input = routed && this.mcp ? await this.mcp.expandCommand(routed) : routed;
     return input && this.resources ? { ...input, text: this.resources.expand(input.text) } : input;
   }
 

@@ -17,7 +17,9 @@ import type { ExtensionRuntime } from "../extensions/extension-api.ts";
 import { useHostCredentials } from "../extensions/host-credentials.ts";
 import { registerHostModules } from "../extensions/host-modules.ts";
 import { loadExtensions, type LoadFailure } from "../extensions/loader.ts";
-import { projectNeedsTrust, resolveBuiltinTrust, untrustedProjectNotice } from "../extensions/project-trust.ts";
+import { codeRunningKeysIn, projectNeedsTrust, resolveBuiltinTrust, untrustedProjectNotice } from "../extensions/project-trust.ts";
+import { hasProjectExtensions } from "../extensions/discovery.ts";
+import { existingFiles, projectMcpConfigPaths } from "../mcp/config-files.ts";
 import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
 import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
@@ -46,6 +48,8 @@ export interface ExtensionSystemOptions {
   notice(line: string): void;
   /** ctx.shutdown(): the mode ends the process once idle. */
   onShutdownRequested(): void;
+  /** The project's MCP servers are in use (not --no-mcp): its MCP files need trust too. */
+  projectMcp?: boolean;
   /** An extension appended a `custom` entry (appendEntry): interactive mode draws it if a renderer is registered. */
   onCustomEntry?(entry: CustomEntry): void;
 }
@@ -92,6 +96,13 @@ export class ExtensionSystem implements ExtensionSystemLink {
   }
   isProjectTrusted(): boolean {
     return this.trusted;
+  }
+
+  private readonly trustListeners: (() => void)[] = [];
+
+  /** Called once if the project becomes trusted after start-up (the RPC host or the person answered). */
+  onProjectTrusted(listener: () => void): void {
+    this.trustListeners.push(listener);
   }
 
   /** The extensions the settings, folders and -e name; the project's only with `includeProject`. */
@@ -207,7 +218,9 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private async settleTrust(): Promise<void> {
     const { cwd } = this.options;
     const projectSettings = safeRead(() => readProjectSettingsFile(cwd));
-    const needsTrust = projectNeedsTrust(cwd, projectSettings);
+    // Project MCP servers start programs too: they wait for the same decision (src/mcp/start.ts).
+    const mcpFiles = this.options.projectMcp ? existingFiles(projectMcpConfigPaths(cwd)) : [];
+    const needsTrust = projectNeedsTrust(cwd, projectSettings) || mcpFiles.length > 0;
     if (needsTrust && this.runner.hasHandlers("project_trust")) {
       const ui = this.options.ui;
       const trustContext = {
@@ -231,7 +244,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
     this.trusted = outcome === "trusted";
     if (outcome !== "ask" || !needsTrust) return;
     if (this.options.mode === "rpc" || this.options.mode === "tui") this.askTrustLater = true;
-    else this.options.notice(untrustedProjectNotice(cwd));
+    else if (mcpFiles.length === 0) this.options.notice(untrustedProjectNotice(cwd));
+    else this.options.notice(untrustedProjectNotice(cwd, { extensions: hasProjectExtensions(cwd), settingsKeys: codeRunningKeysIn(projectSettings), mcpFiles }));
   }
 
   private remember(trusted: boolean): void {
@@ -243,11 +257,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private async askTrust(): Promise<void> {
     const trusted = await this.options.ui.confirm(
       "Trust this project?",
-      `${this.options.cwd} has project extensions or settings that run code. Load them?`,
+      `${this.options.cwd} has project extensions, settings or MCP servers that run code. Load them?`,
     );
     this.remember(trusted);
     if (!trusted) return;
     this.trusted = true;
+    for (const listener of this.trustListeners.splice(0)) listener();
     const added = await this.loadProjectExtensions(false);
     if (!this.session || added.length === 0) return;
     this.registerTools(added);

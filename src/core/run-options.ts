@@ -101,6 +101,16 @@ export interface RunOptions {
   noContextFiles: boolean;
   /** --export <session.jsonl|id>: write the session as HTML (or JSONL) and exit; the output path is the first positional word. */
   exportSession?: string;
+  /** --sandbox off|read-only|workspace-write: where commands may write and whether they reach the network (docs/security.md). */
+  sandbox?: string;
+  /** --theme: theme files or folders to load (repeatable); --use-theme: the theme to draw with; --no-themes: only the --theme ones. */
+  themePaths?: string[];
+  useTheme?: string;
+  noThemes?: boolean;
+  /** --mcp-config <file> (repeatable): more MCP server files for this run (docs/mcp.md). */
+  mcpConfigPaths?: string[];
+  /** --no-mcp: no MCP servers from the user's or the project's files (--mcp-config files still load). */
+  noMcp?: boolean;
 }
 
 export type OutputFormat = "text" | "json";

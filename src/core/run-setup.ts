@@ -13,6 +13,11 @@ import { getModelsJsonPath } from "../config/paths.ts";
 import { applyHttpProxySetting, loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
+import { setCommandPolicy } from "../sandbox/active-policy.ts";
+import { noteCredentialVariables } from "../sandbox/child-environment.ts";
+import { credentialVariablesInFile } from "../sandbox/configured-credentials.ts";
+import { assertSandboxAvailable } from "../sandbox/launcher.ts";
+import { resolveCommandPolicy, type CommandPolicy } from "../sandbox/policy.ts";
 import { UserError } from "./user-error.ts";
 
 export interface RunSetupOptions {
@@ -27,6 +32,8 @@ export interface RunSetupOptions {
   registry?: ModelRegistry;
   /** Whether the project's code-running settings apply; undefined: as before trust existed (they do). */
   projectTrusted?: boolean;
+  /** --sandbox: off, read-only or workspace-write; wins over settings' `sandbox.mode`. */
+  sandbox?: string;
   /**
    * --models: model patterns for startup and cycling, in settings' `enabledModels`
    * format; they stand in for that setting for this run (never written back).
@@ -113,6 +120,24 @@ function settingsWarnings(settings: Settings): string[] {
   return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; the others are enabled.`];
 }
 
+/**
+ * What the programs xcsh starts may reach (src/sandbox/): set for the whole process before
+ * any tool exists. A sandbox that was asked for but cannot run stops the run here, saying
+ * what to install, rather than letting commands run without it.
+ */
+function applyCommandPolicy(settings: Settings, options: RunSetupOptions): void {
+  let policy: CommandPolicy;
+  try {
+    policy = resolveCommandPolicy(settings, options.sandbox, options.cwd);
+    assertSandboxAvailable(policy.sandbox);
+  } catch (error) {
+    throw new UserError((error as Error).message);
+  }
+  setCommandPolicy(policy);
+  // Variables models.json takes keys from are credentials too, whatever their names.
+  noteCredentialVariables(credentialVariablesInFile(options.registry?.modelsJsonPath ?? getModelsJsonPath()));
+}
+
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
   if (options.models !== undefined) settings.enabledModels = [...options.models];
@@ -120,6 +145,7 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
   await checkFauxScript();
   applyHttpProxySetting(settings);
+  applyCommandPolicy(settings, options);
   const registry = options.registry ?? ModelRegistry.load();
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
   const scopeWarning = options.models !== undefined && (options.model !== undefined || options.previous?.model) ? unmatchedModelsWarning(options.models, registry) : undefined;

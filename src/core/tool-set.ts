@@ -10,6 +10,7 @@ import type { AgentTool } from "../agent/types.ts";
 import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
+import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
@@ -19,6 +20,7 @@ interface ToolEntry {
 }
 
 export type PromptBase = Omit<SystemPromptOptions, "tools">;
+
 
 function builtinSource(name: string): SourceInfo {
   return { path: `<builtin:${name}>`, source: "builtin", scope: "temporary", origin: "top-level" };
@@ -59,11 +61,25 @@ export class ToolSet {
     this.apply();
   }
 
-  /** Adds or replaces a tool by name; it becomes active unless the command line's tool choice leaves it out. */
-  upsert(tool: AgentTool<any>, info: Omit<ToolEntry, "tool">): void {
+  /**
+   * Adds or replaces a tool by name; it becomes active unless the command line's tool
+   * choice leaves it out, or `activate` is false (a changed MCP tool keeping its state).
+   */
+  upsert(tool: AgentTool<any>, info: Omit<ToolEntry, "tool">, activate = true): void {
     this.entries.set(tool.name, { tool, ...info });
     // A registered tool is active, also when it replaces a built-in that was switched off.
-    if (!this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
+    if (activate && !this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
+    this.apply();
+  }
+
+  /** Takes a tool away (an MCP server's tool that is gone); a built-in of that name comes back. */
+  remove(name: string): void {
+    const builtin = this.builtins.get(name);
+    if (builtin) this.entries.set(name, { tool: builtin, sourceInfo: builtinSource(name), promptSnippet: builtin.promptSnippet, promptGuidelines: builtin.promptGuidelines });
+    else {
+      this.entries.delete(name);
+      this.active = this.active.filter((active) => active !== name);
+    }
     this.apply();
   }
 
@@ -84,10 +100,13 @@ export class ToolSet {
     this.apply();
   }
 
-  /** Drops every extension tool (a reload or session replacement registers them again); overridden built-ins come back. */
+  /**
+   * Drops every extension tool (a reload or session replacement registers them again);
+   * overridden built-ins come back. MCP servers' tools stay: their servers stay connected.
+   */
   removeExtensionTools(): void {
     for (const [name, entry] of this.entries) {
-      if (entry.sourceInfo.source === "builtin") continue;
+      if (entry.sourceInfo.source === "builtin" || entry.sourceInfo.source === MCP_TOOL_SOURCE) continue;
       const builtin = this.builtins.get(name);
       if (builtin) this.entries.set(name, { tool: builtin, sourceInfo: builtinSource(name), promptSnippet: builtin.promptSnippet, promptGuidelines: builtin.promptGuidelines });
       else {

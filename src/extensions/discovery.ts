@@ -14,6 +14,7 @@
  * A folder resolves to the entries its package.json lists under `"xcsh": {"extensions"}`
  * (or pi's `"pi": {"extensions"}`), else its index.ts / index.js. A folder named
  * explicitly (settings or -e) that has neither is scanned like an extensions folder.
+ * Installed packages (src/packages/) come last, project ones only once trusted.
  * Settings lists also take pi's patterns (see discovery-patterns.ts). Nothing here throws:
  * a path that yields nothing becomes an error entry saying what was expected.
  */
@@ -21,6 +22,8 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { expandHome, getProjectConfigDir } from "../config/paths.ts";
 import { applySettingsPatterns, isSettingsPattern, matchesExclusions, splitManifestEntries } from "../config/settings-patterns.ts";
+import { declaredPackages } from "../packages/installed.ts";
+import { narrow } from "../packages/manifest.ts";
 
 export type ExtensionScope = "user" | "project" | "temporary";
 
@@ -92,6 +95,7 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
       }
       addSettingsPaths(result, options.userSettingsPaths, options.agentDir, "user");
       addAutoFolder(result, join(options.agentDir, "extensions"), options.userSettingsPaths, options.agentDir, "user");
+      addInstalledPackages(result, options);
     }
   } catch (error) {
     // Defensive: every disk access below handles its own failures, but discovery must
@@ -99,6 +103,34 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveryResult {
     result.addError({ path: options.cwd, error: `Extension discovery failed: ${(error as Error).message}` });
   }
   return result.toResult();
+}
+
+/**
+ * Packages declared in settings (`xcsh install`), project ones first and only once trusted:
+ * each package's manifest entries, else its `extensions/` folder, else its index file,
+ * narrowed by the declaration's `extensions` filter.
+ */
+function addInstalledPackages(result: SourceList, options: DiscoveryOptions): void {
+  const declared = declaredPackages(options.cwd, options.agentDir, options.includeProject);
+  declared.problems.forEach((problem) => result.addError({ path: problem.file, error: problem.message }));
+  for (const pkg of declared.packages) {
+    const stats = pkg.installed ? statOf(pkg.root) : undefined;
+    if (stats?.isFile()) result.addFound(resolveExplicitPath(pkg.root), "local", pkg.scope); // a local source naming one extension file
+    if (stats?.isDirectory() !== true) continue;
+    const found = packageEntries(pkg.root);
+    const kept = new Set(narrow(found.entries.map((entry) => entry.path), pkg.declaration.filters.extensions, pkg.root));
+    result.addFound({ entries: found.entries.filter((entry) => kept.has(entry.path)), errors: found.errors }, "local", pkg.scope);
+  }
+}
+
+function packageEntries(root: string): Found {
+  const manifest = readManifest(root);
+  if (manifest.entries) return resolveManifestEntries(root, manifest.packageJson, manifest.key, manifest.entries, new Set());
+  if (manifest.errors.length > 0) return { entries: [], errors: manifest.errors };
+  const conventional = scanPackageConventionFolder(root, new Set());
+  if (conventional) return conventional;
+  const index = indexEntry(root);
+  return { entries: index ? [{ ...index, origin: "package" }] : [], errors: [] };
 }
 
 /** Whether `<cwd>/.xcsh/extensions` holds anything that would load. */
@@ -112,7 +144,8 @@ function addCliPaths(result: SourceList, options: DiscoveryOptions): void {
     if (isRemoteSource(typed)) {
       result.addError({
         path: typed,
-        error: `Cannot load ${typed}: npm and git extension sources are not supported; install the package and pass its folder to -e`,
+        // The command line installs `-e npm:…` before discovery (src/packages/temporary.ts); this is any other caller.
+        error: `Cannot load ${typed} here: install it with xcsh install ${typed}, or pass its folder`,
       });
       continue;
     }

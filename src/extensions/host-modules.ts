@@ -28,6 +28,20 @@ const PI_TUI_NAMES = ["@earendil-works/pi-tui", "@mariozechner/pi-tui"];
 const PI_AGENT_CORE_NAMES = ["@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"];
 
 /**
+ * The packages served from inside the binary. Extension module resolution
+ * (resolve/) leaves any specifier naming one, subpaths included, to these
+ * registrations, so that no dependency ever gets a second copy from disk.
+ */
+export const HOST_PACKAGES: ReadonlySet<string> = new Set([
+  ...CODING_AGENT_NAMES,
+  ...PI_AI_NAMES,
+  ...PI_TUI_NAMES,
+  ...PI_AGENT_CORE_NAMES,
+  "typebox",
+  "@sinclair/typebox",
+]);
+
+/**
  * pi-coding-agent's runtime names xcsh deliberately lacks (unsupported-names.ts, with
  * the reasons): served as functions that throw "not supported by xcsh" when called,
  * so an extension merely importing one still loads.
@@ -160,6 +174,12 @@ function hostModules(api: HostModulesApi): Record<string, ModuleFactory> {
 }
 
 let registered = false;
+let servedSpecifiers: ReadonlySet<string> = new Set();
+
+/** True for a specifier registered here, e.g. `typebox/value`; not for other subpaths of HOST_PACKAGES. */
+export function isServedHostModule(specifier: string): boolean {
+  return servedSpecifiers.has(specifier);
+}
 
 /** Registers the virtual modules; later calls do nothing (the first API object stays). */
 export async function registerHostModules(api: HostModulesApi): Promise<void> {
@@ -167,6 +187,7 @@ export async function registerHostModules(api: HostModulesApi): Promise<void> {
   registered = true;
   await loadTypebox();
   const modules = hostModules(api);
+  servedSpecifiers = new Set(Object.keys(modules));
   plugin({
     name: "xcsh-host-modules",
     setup(build) {

@@ -1,12 +1,15 @@
 /**
  * Loads extensions: a native `import()` of each entry file — Bun transpiles
  * TypeScript itself, the host modules are already registered as virtual
- * modules, and an extension's own npm dependencies resolve from its folder —
- * then its default factory is called (and awaited) with a fresh `pi` object.
- * A broken extension is reported with its path and reason; the others load.
+ * modules, and an extension's own npm dependencies resolve from its folder
+ * through resolve/ (the compiled binary's resolver cannot find them) — then its
+ * default factory is called (and awaited) with a fresh `pi` object. A broken
+ * extension is reported with its path and reason; the others load.
  */
 import type { ExtensionSource } from "./discovery.ts";
 import { createExtensionAPI, type ExtensionRuntime } from "./extension-api.ts";
+import { HOST_PACKAGES, isServedHostModule } from "./host-modules.ts";
+import { extensionEntryUrl, forgetResolutionState, installExtensionResolution, withoutResolutionMark } from "./resolve/extension-resolution.ts";
 import { emptyExtension, type LoadedExtension } from "./runner.ts";
 import type { ExtensionFactory, SourceInfo } from "./types.ts";
 
@@ -33,8 +36,9 @@ export function sourceInfoOf(source: ExtensionSource): SourceInfo {
 async function importFactory(path: string, fresh: boolean): Promise<ExtensionFactory> {
   const cached = factories.get(path);
   if (cached && !fresh) return cached;
-  // A query makes Bun evaluate the file again (reload); the first import needs none.
-  const module = await import(cached ? `${path}?reload=${Date.now()}` : path);
+  // A new query makes Bun evaluate the file again (reload) — also one whose first import
+  // failed, which Bun would otherwise answer with the same failure.
+  const module = await import(extensionEntryUrl(path, fresh ? Date.now() : undefined));
   const factory = typeof module.default === "function" ? module.default : undefined;
   if (!factory) throw new Error("it has no default export function (export default function (pi) { … })");
   factories.set(path, factory);
@@ -52,6 +56,8 @@ export async function loadExtensions(
 ): Promise<{ loaded: LoadedExtension[]; failures: LoadFailure[] }> {
   const loaded: LoadedExtension[] = [];
   const failures: LoadFailure[] = [];
+  installExtensionResolution({ hostPackages: HOST_PACKAGES, servesHostModule: isServedHostModule });
+  forgetResolutionState();
   for (const source of sources) {
     const extension = emptyExtension(source.path, sourceInfoOf(source));
     // Start-up waits for every factory; one that takes long is named, so a wait is never silent.
@@ -74,9 +80,10 @@ export async function loadExtensions(
 
 function describeLoadError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  const message = withoutResolutionMark(error.message);
   // Bun's resolve errors name the package; say what to do about it.
-  if (/Cannot find (module|package)/.test(error.message)) {
-    return `${error.message} (install the extension's dependencies in its folder, e.g. npm install)`;
+  if (/Cannot find (module|package)/.test(message)) {
+    return `${message} (install the extension's dependencies in its folder, e.g. npm install)`;
   }
-  return error.message || error.name;
+  return message || error.name;
 }

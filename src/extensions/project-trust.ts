@@ -53,6 +53,8 @@ export interface SkippedProjectCode {
   extensions: boolean;
   /** Project settings keys left out (from loadSettingsWithTrust's ignoredProjectKeys). */
   settingsKeys: readonly string[];
+  /** Project MCP config files whose servers were not started. */
+  mcpFiles?: readonly string[];
 }
 
 /**
@@ -66,6 +68,7 @@ export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode
   const keys = skipped ? skipped.settingsKeys.filter((key) => CODE_RUNNING_PROJECT_KEYS.includes(key)) : [];
   if (keys.length > 0) parts.push(`settings ${keys.join(", ")} from ${configDir}/settings.json`);
   else if (!skipped) parts.push(`code-running settings (${CODE_RUNNING_PROJECT_KEYS.join(", ")}) from ${configDir}/settings.json`);
+  if (skipped?.mcpFiles && skipped.mcpFiles.length > 0) parts.push(`MCP servers from ${skipped.mcpFiles.join(" and ")}`);
   const what = parts.length > 0 ? parts.join(" and ") : `code from ${configDir}`;
   return (
     `xcsh: not loading project ${what}: the project is not trusted. ` +

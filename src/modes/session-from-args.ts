@@ -17,6 +17,10 @@ import { promptTextOrFile } from "../resources/system-prompt-files.ts";
 import { allToolNames } from "../tools/index.ts";
 import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
 import type { ToolSet } from "../core/tool-set.ts";
+import type { AgentSession } from "../core/agent-session.ts";
+import { hasProjectMcpConfig } from "../mcp/config-files.ts";
+import { MCP_PREFIX } from "../mcp/names.ts";
+import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
 export function toolSelection(args: RunOptions): ToolSelection {
@@ -34,7 +38,8 @@ export function toolSelection(args: RunOptions): ToolSelection {
  * an --exclude-tools name is only worth a warning: what it asks for is true anyway.
  */
 function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
-  const known = (name: string) => (tools ? tools.has(name) : allToolNames.has(name as never));
+  // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
+  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never));
   const unknown = unknownToolNames(selection, known);
   const builtins = [...allToolNames].join(", ");
   const fromExtensions = tools ? tools.all().filter((tool) => !tools.isBuiltinName(tool.name)).map((tool) => tool.name) : [];
@@ -73,6 +78,8 @@ export interface SessionFromArgs extends CreatedSession {
  */
 function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
+  // The project's MCP servers wait for the trust decision the extension system settles.
+  if (!args.noMcp && hasProjectMcpConfig(cwd)) return true;
   if (args.noExtensions) return false;
   const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
     try {
@@ -119,7 +126,7 @@ export async function loadExtensionsForArgs(args: RunOptions, options: ModeExten
     return { args };
   }
   const { ExtensionSystem } = await import("../core/extension-system.ts");
-  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject });
+  const system = await ExtensionSystem.start({ ...options, cwd, cliPaths: args.extensionPaths, noExtensions: args.noExtensions, cliTrust: args.trustProject, projectMcp: !args.noMcp });
   const reparsed = args.reparse(system.flagTypes());
   if (!reparsed.ok) throw new UserError(reparsed.error, 2);
   const registry = ModelRegistry.load();
@@ -135,6 +142,10 @@ export interface SessionFromArgsOptions {
   cwd?: string;
   /** Replaces the command line's say on which session file to open (ACP: session/new, session/load). */
   sessions?: SessionChoice;
+  /** MCP servers for this session only, besides the configured ones (ACP: the client's mcpServers). */
+  mcpServers?: McpSessionServers;
+  /** Where MCP problems are reported (RPC: notice frames); the extensions' notice line otherwise. */
+  mcpNotice?(message: string): void;
 }
 
 export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
@@ -150,6 +161,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
     model: args.model,
     thinking: args.thinking,
     apiKey: args.apiKey,
+    sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
     registry,
     ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),
@@ -186,5 +198,25 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
       throw error;
     }
   }
+  connectMcp(args, created.session, system, options, cwd);
   return { ...created, args, ...(system ? { extensions: system } : {}) };
+}
+
+/** The session's MCP servers (nothing of MCP loads when none is configured); they connect in the background. */
+function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
+  const notice = options.extensions?.notice;
+  const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
+  const link = startMcp({
+    cwd,
+    useConfigFiles: !args.noMcp,
+    cliFiles: args.mcpConfigPaths ?? [],
+    extra: options.mcpServers,
+    tools: session.tools,
+    projectTrusted: system?.isProjectTrusted() ?? false,
+    onProjectTrusted: system ? (listener) => system.onProjectTrusted(listener) : undefined,
+    report,
+  });
+  if (!link) return;
+  session.mcp = link;
+  session.resources?.addCommandSource(() => link.commands());
 }

@@ -24,9 +24,9 @@ export interface ContextFile {
  */
 const NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
-function readFirst(dir: string): ContextFile | undefined {
-  for (const name of NAMES) {
-    const path = join(dir, name);
+/** The first of these files that can be read, with its text; none when no file reads. */
+export function readFirstFile(paths: readonly string[]): ContextFile | undefined {
+  for (const path of paths) {
     if (!existsSync(path)) continue;
     try {
       return { path, content: readFileSync(path, "utf8") };
@@ -35,6 +35,10 @@ function readFirst(dir: string): ContextFile | undefined {
     }
   }
   return undefined;
+}
+
+function readFirst(dir: string): ContextFile | undefined {
+  return readFirstFile(NAMES.map((name) => join(dir, name)));
 }
 
 export function loadContextFiles(cwd: string, agentDir: string): ContextFile[] {

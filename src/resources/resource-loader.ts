@@ -97,12 +97,23 @@ export class SessionResources {
     });
   }
 
-  /** Extension commands, then templates, then skills; names an extension command took are reported and left out. */
+  /**
+   * Extension commands, then templates, then skills, then commands from other sources
+   * (MCP prompts); names an extension command took are reported and left out.
+   */
   commands(extensionCommands: readonly ExtensionCommandEntry[]): SlashCommand[] {
-    return listSlashCommands(extensionCommands, this.templates(), this.skills(), {
+    const listed = listSlashCommands(extensionCommands, this.templates(), this.skills(), {
       skillCommands: this.options.skillCommands,
       warn: (line) => this.report([line]),
     });
+    return [...listed, ...this.commandSources.flatMap((source) => source())];
+  }
+
+  private readonly commandSources: (() => SlashCommand[])[] = [];
+
+  /** More commands to list, asked for each time (MCP prompts come and go with their servers). */
+  addCommandSource(source: () => SlashCommand[]): void {
+    this.commandSources.push(source);
   }
 
   private placeOptions(userPaths: string[] | undefined, projectPaths: string[] | undefined, cliPaths: string[], extensionPaths: string[], noDiscovery: boolean): PlaceOptions {

@@ -1,7 +1,8 @@
 /**
  * Where skills and prompt templates come from, in the order that decides a name
  * clash (the first place wins, as pi does): the project's folders, the user's
- * folders, the settings lists (project, then user), the command-line paths, and
+ * folders, the settings lists (project, then user), installed packages (src/packages/),
+ * the command-line paths, and
  * last the paths extensions return from `resources_discover`. `--no-skills` /
  * `--no-prompt-templates` drop every place but the command-line and extension
  * ones. This module only names places; reading them is skills.ts's and
@@ -17,6 +18,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
 import { applySettingsPatterns, isSettingsPattern, matchesExclusions } from "../config/settings-patterns.ts";
+import { packageResourcePaths } from "../packages/installed.ts";
 
 /** get_commands' `location`: user folder, project folder, or a path named in settings, on the command line or by an extension. */
 export type ResourceLocation = "user" | "project" | "path";
@@ -99,15 +101,25 @@ function agentsSkillFolders(cwd: string): string[] {
   return folders;
 }
 
-function settingsAndFlags(options: PlaceOptions): ResourcePlace[] {
+/** What the settings lists need to know. */
+type ScopeOptions = Pick<PlaceOptions, "cwd" | "agentDir" | "userSettingsPaths" | "projectSettingsPaths">;
+
+function settingsAndFlags(options: ScopeOptions): ResourcePlace[] {
   return [
     ...explicitPlaces(options.projectSettingsPaths, join(options.cwd, ".xcsh"), "path", "local", "project"),
     ...explicitPlaces(options.userSettingsPaths, options.agentDir, "path", "local", "user"),
   ];
 }
 
+/** The folders and files installed packages offer (project ones once trusted), after the settings lists. */
+function packagePlaces(options: Pick<PlaceOptions, "cwd" | "agentDir">, kind: "skills" | "prompts" | "themes"): ResourcePlace[] {
+  const paths = packageResourcePaths(options.cwd, options.agentDir, kind);
+  const place = (scope: "user" | "project") => (path: string): ResourcePlace => ({ path, location: "path", source: "local", scope, explicit: true, rootFiles: true });
+  return [...paths.project.map(place("project")), ...paths.user.map(place("user"))];
+}
+
 /** The `!`/`+`/`-` filters of the project's and the user's settings lists, for their auto folders. */
-function scopeFilters(options: PlaceOptions) {
+function scopeFilters(options: ScopeOptions) {
   return {
     project: exclusionFilter(options.projectSettingsPaths, join(options.cwd, ".xcsh")),
     user: exclusionFilter(options.userSettingsPaths, options.agentDir),
@@ -124,6 +136,7 @@ export function skillPlaces(options: PlaceOptions): ResourcePlace[] {
         folder(join(options.agentDir, "skills"), "user", "user", true, filters.user),
         folder(join(options.home, ".agents", "skills"), "user", "user", false, filters.user),
         ...settingsAndFlags(options),
+        ...packagePlaces(options, "skills"),
       ];
   return dedupe([
     ...discovered,
@@ -140,12 +153,31 @@ export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
         folder(join(options.cwd, ".xcsh", "prompts"), "project", "project", true, filters.project),
         folder(join(options.agentDir, "prompts"), "user", "user", true, filters.user),
         ...settingsAndFlags(options),
+        ...packagePlaces(options, "prompts"),
       ];
   return dedupe([
     ...discovered,
     ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary"),
     ...explicitPlaces(options.extensionPaths, options.cwd, "path", "extension", "temporary"),
   ]);
+}
+
+/**
+ * Theme files (pi's JSON themes): the project's and the user's `themes` folders, the
+ * settings lists, installed packages' themes, then `--theme` paths. `--no-themes` drops all but the `--theme` paths.
+ * Whether the project's places count is the interactive mode's decision (theme-controller.ts).
+ */
+export function themePlaces(options: ScopeOptions & Pick<PlaceOptions, "cliPaths" | "noDiscovery">): ResourcePlace[] {
+  const filters = scopeFilters(options);
+  const discovered = options.noDiscovery
+    ? []
+    : [
+        folder(join(options.cwd, ".xcsh", "themes"), "project", "project", true, filters.project),
+        folder(join(options.agentDir, "themes"), "user", "user", true, filters.user),
+        ...settingsAndFlags(options),
+        ...packagePlaces(options, "themes"),
+      ];
+  return dedupe([...discovered, ...explicitPlaces(options.cliPaths, options.cwd, "path", "cli", "temporary")]);
 }
 
 /** A place named twice (a settings path that is also the user folder) is read once, where it comes first. */

@@ -11,9 +11,10 @@
  * guards only what runs code (pi asks for trust for them; see
  * docs/skills-and-templates.md, "Context files").
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getProjectConfigDir } from "../config/paths.ts";
+import { readFirstFile } from "./context-files.ts";
 
 export interface SystemPromptFile {
   path: string;
@@ -28,16 +29,8 @@ export interface SystemPromptFiles {
 }
 
 function readFirstOf(name: string, dirs: string[]): SystemPromptFile | undefined {
-  for (const dir of dirs) {
-    const path = join(dir, name);
-    if (!existsSync(path)) continue;
-    try {
-      return { path, content: readFileSync(path, "utf8") };
-    } catch {
-      // A folder of that name or an unreadable file: as if absent, the next place may have one.
-    }
-  }
-  return undefined;
+  // A folder of that name or an unreadable file counts as absent: the next place may have one.
+  return readFirstFile(dirs.map((dir) => join(dir, name)));
 }
 
 export function loadSystemPromptFiles(cwd: string, agentDir: string): SystemPromptFiles {

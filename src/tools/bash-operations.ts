@@ -1,11 +1,14 @@
 /**
  * The local shell backend of the bash tool (and of the user's `!` commands):
- * finds a shell, runs a command in its own process group, streams its output,
- * and kills the whole process tree on abort or timeout.
+ * finds a shell, runs a command in its own process group (under the sandbox, when one
+ * is on: tracked-process.ts), streams its output, and kills the whole process tree on
+ * abort or timeout. A command given no environment gets xcsh's without its credentials.
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { basename } from "node:path";
-import { unwatchGroup, watchGroup } from "./process-watchdog.ts";
+import { childEnvironment } from "../sandbox/child-environment.ts";
+import { commandPolicy } from "../sandbox/active-policy.ts";
+import { killProcessTree, releaseGroupIfEmpty, spawnTracked } from "./tracked-process.ts";
 
 export interface BashExecOptions {
   /** Called with stdout and stderr bytes as they arrive. */
@@ -13,6 +16,7 @@ export interface BashExecOptions {
   signal?: AbortSignal;
   /** Seconds; no limit when absent. */
   timeout?: number;
+  /** The command's environment, as given; absent: xcsh's, without its credentials (settings' shellEnv). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -26,8 +30,6 @@ export interface LocalBashOperationsOptions {
   shellPath?: string;
 }
 
-/** How long a process group gets to exit on SIGTERM before it is SIGKILLed. */
-const KILL_GRACE_MS = 200;
 /**
  * After the shell exits, how long to keep reading output with nothing arriving.
  * A background job (`server &`) keeps the pipes open forever; its output after
@@ -63,47 +65,7 @@ export function detectShell(): string {
   return detectedShell;
 }
 
-// Process groups of commands, including background jobs (`server &`) left running after
-// their shell exited: killed when xcsh exits (the watchdog covers a SIGKILL of xcsh).
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  watchGroup(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const group of liveGroups) signalGroup(group, "SIGKILL");
-  });
-}
-
-/** After its shell exits, a group is kept only while something still runs in it. */
-function releaseGroupIfEmpty(pid: number): void {
-  try {
-    process.kill(-pid, 0);
-  } catch {
-    liveGroups.delete(pid);
-    unwatchGroup(pid);
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-/**
- * Kills a process group: SIGTERM so programs can clean up, then SIGKILL for
- * whatever is left (a trap, a child ignoring TERM) after a short grace.
- */
-export function killProcessTree(pid: number): void {
-  signalGroup(pid, "SIGTERM");
-  setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS).unref();
-}
+export { killProcessTree } from "./tracked-process.ts";
 
 /** Reads a stream to its end, or until `stop` resolves. */
 async function pump(
@@ -137,23 +99,13 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
       const shell = options.shellPath || detectShell();
       // Said plainly: Bun's own error for a missing executable does not name the setting.
       if (options.shellPath && !existsSync(shell)) throw new Error(`Shell not found: ${shell} (shellPath in settings.json).`);
-      const proc = Bun.spawn([shell, "-c", command], {
-        cwd,
-        env: env ?? process.env,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        // A new session (setsid): the command and everything it starts share a
-        // process group we can kill as one, and it has no terminal to read from.
-        detached: true,
-      });
-      trackGroup(proc.pid);
+      const { proc, tag } = spawnTracked([shell, "-c", command], cwd, env ?? childEnvironment(process.env, commandPolicy().shellEnv));
 
       let killed = false;
       const kill = () => {
         if (killed) return;
         killed = true;
-        killProcessTree(proc.pid);
+        killProcessTree(proc.pid, tag);
       };
       signal?.addEventListener("abort", kill, { once: true });
       const timer = timeout !== undefined && timeout > 0 ? setTimeout(kill, timeout * 1000) : undefined;

@@ -1,12 +1,15 @@
 /**
  * The `bash` tool: runs a shell command, streams its output as updates, and
  * returns the tail of that output. The full output of a long run is kept in a
- * temp file that the model is pointed to.
+ * temp file that the model is pointed to. Commands get xcsh's environment without
+ * its credentials, and run under the sandbox when one is on (src/sandbox/).
  */
 import { statSync } from "node:fs";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
+import { commandPolicy } from "../sandbox/active-policy.ts";
+import { childEnvironment } from "../sandbox/child-environment.ts";
 import { createLocalBashOperations, type BashOperations } from "./bash-operations.ts";
 import { OutputCollector, type OutputSnapshot } from "./output-collector.ts";
 import { withSessionEnvironment, type ShellSessionContext } from "./session-environment.ts";
@@ -155,7 +158,9 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Codi
       if (signal?.aborted) throw new Error("Command aborted");
       const prefixed = options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command;
       const session = exposeSession ? (options.sessionContext?.() ?? hostContext) : undefined;
-      let spawn: BashSpawnContext = { command: prefixed, cwd, env: withSessionEnvironment(process.env, session) };
+      // xcsh's environment without its credentials (settings' shellEnv), then the session's variables.
+      const base = childEnvironment(process.env, commandPolicy().shellEnv);
+      let spawn: BashSpawnContext = { command: prefixed, cwd, env: withSessionEnvironment(base, session) };
       if (options.spawnHook) spawn = options.spawnHook(spawn);
       if (usesLocalShell) checkWorkingDirectory(spawn.cwd);
 

@@ -18,6 +18,7 @@ import {
   type TextEdit,
 } from "./edit-diff.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
+import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
 
@@ -152,6 +153,8 @@ export function createEditTool(
     async execute(_toolCallId, params, signal) {
       throwIfAborted(signal);
       const absolutePath = resolveToCwd(params.path, cwd);
+      // Written from inside xcsh: the sandbox's writable folders are checked here (a remote or editor backend has its own rules).
+      if (!options?.operations) assertMayWrite(absolutePath, cwd);
       // Callers that skip the agent loop (extensions, scripts) may pass the legacy form straight in.
       const edits: unknown = prepareEditArguments(params).edits;
       if (!Array.isArray(edits) || edits.length === 0) {

@@ -3,9 +3,15 @@
  * process groups; an exit hook kills them on any orderly exit, but a SIGKILL
  * runs no hook. So the first command also starts a watchdog: a second xcsh
  * process (`xcsh --watchdog`) that reads the group ids on a pipe from this one
- * and, when the pipe closes because this process is gone, kills those groups.
- * It starts with the first command, not at start-up, so cold start pays nothing.
+ * and, when the pipe closes because this process is gone, kills those groups and
+ * every process carrying this run's tag (the ones that left their group with
+ * `setsid`: src/sandbox/process-sweep.ts). It starts with the first command, not
+ * at start-up, so cold start pays nothing. It gets none of xcsh's credentials.
+ *
+ * Lines on the pipe: `+<pgid>` watch a group, `-<pgid>` forget it, `#<tag>` the run's tag.
  */
+import { childEnvironment } from "../sandbox/child-environment.ts";
+import { killAllTagged, runProcessTag } from "../sandbox/process-sweep.ts";
 
 let watchdog: { write(line: string): void } | undefined;
 let unavailable = false;
@@ -21,6 +27,7 @@ function ensureWatchdog(): typeof watchdog {
   if (watchdog || unavailable || process.platform === "win32") return watchdog;
   try {
     const child = Bun.spawn([...selfCommand(), "--watchdog"], {
+      env: childEnvironment(process.env),
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",
@@ -39,6 +46,7 @@ function ensureWatchdog(): typeof watchdog {
         }
       },
     };
+    watchdog.write(`#${runProcessTag()}\n`);
   } catch {
     unavailable = true;
   }
@@ -58,6 +66,7 @@ export function unwatchGroup(pid: number): void {
 /** The watchdog process: collects group ids until stdin closes, then kills what is left. */
 export async function runWatchdog(): Promise<number> {
   const groups = new Set<number>();
+  let runTag: string | undefined;
   const decoder = new TextDecoder();
   let buffered = "";
   // Keep running when the terminal or parent goes away: that is exactly when we act.
@@ -68,6 +77,7 @@ export async function runWatchdog(): Promise<number> {
     while (newline !== -1) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
+      if (line.startsWith("#") && line.length > 1) runTag = line.slice(1);
       const pid = Number(line.slice(1));
       if (Number.isInteger(pid) && pid > 1) {
         if (line.startsWith("+")) groups.add(pid);
@@ -83,5 +93,6 @@ export async function runWatchdog(): Promise<number> {
       // Already gone.
     }
   }
+  if (runTag) killAllTagged(runTag);
   return 0;
 }

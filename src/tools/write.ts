@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
+import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
 
@@ -65,6 +66,8 @@ export function createWriteTool(
     async execute(_toolCallId, params, signal) {
       if (signal?.aborted) throw new Error("Operation aborted");
       const absolutePath = resolveToCwd(params.path, cwd);
+      // Written from inside xcsh: the sandbox's writable folders are checked here (a remote or editor backend has its own rules).
+      if (!options?.operations) assertMayWrite(absolutePath, cwd);
       return withFileMutationQueue(absolutePath, async () => {
         // The wait in the queue may have outlasted the call.
         if (signal?.aborted) throw new Error("Operation aborted");

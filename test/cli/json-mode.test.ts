@@ -175,7 +175,9 @@ describe("-p with tools", () => {
       stdin: "ignore",
     });
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !existsSync(pidFile)) await Bun.sleep(20);
+    // The shell creates the file before it writes the pid: wait for the whole line.
+    const pidWritten = () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n");
+    while (Date.now() < deadline && !pidWritten()) await Bun.sleep(20);
     const sleepPid = Number(readFileSync(pidFile, "utf8"));
     expect(isAlive(sleepPid)).toBe(true);
 

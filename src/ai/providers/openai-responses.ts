@@ -39,8 +39,8 @@ function buildPayload(model: Model, context: Context, options: Options | undefin
     input: convertInput(context, model),
     stream: true,
     store: false,
-    max_output_tokens: options?.maxTokens ?? model.maxTokens,
   };
+  if (model.compat?.supportsMaxOutputTokens !== false) payload.max_output_tokens = options?.maxTokens ?? model.maxTokens;
   if (context.systemPrompt) payload.instructions = context.systemPrompt;
   if (context.tools?.length) payload.tools = convertTools(context.tools);
   if (options?.temperature !== undefined) payload.temperature = options.temperature;

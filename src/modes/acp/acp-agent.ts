@@ -27,6 +27,7 @@ import { describeExtensionError } from "../headless-extensions.ts";
 import { guardProcessStdout } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { AcpSession } from "./acp-session.ts";
+import { acpMcpServers } from "./mcp-servers.ts";
 
 export interface AcpAgentOptions {
   args: RunOptions;
@@ -70,19 +71,35 @@ function openFailure(error: unknown): RequestError {
   return RequestError.internalError(undefined, message);
 }
 
-function unsupportedMcp(session: AcpSession, servers: readonly McpServer[], capabilities: ClientCapabilities | undefined): void {
-  if (servers.length === 0) return;
-  const names = servers.map((server) => server.name).join(", ");
-  const text = `xcsh does not connect to MCP servers yet; ignored: ${names}`;
-  process.stderr.write(`xcsh: acp: ${text}\n`);
-  if (capabilities?.session?.notices) session.send({ sessionUpdate: "notice", severity: "warning", title: "MCP servers are not supported", description: text });
+/**
+ * MCP problems of a session (a server that fails or stops): on stderr, and as a
+ * notice update once the session exists, for clients that take notices.
+ */
+function mcpReporter(capabilities: ClientCapabilities | undefined): { report(message: string): void; attach(session: AcpSession): void } {
+  let session: AcpSession | undefined;
+  const early: string[] = [];
+  const notify = (target: AcpSession, message: string) => {
+    if (capabilities?.session?.notices) target.send({ sessionUpdate: "notice", severity: "warning", title: "MCP server", description: message });
+  };
+  return {
+    report(message) {
+      process.stderr.write(`xcsh: acp: ${message}\n`);
+      if (session) notify(session, message);
+      else early.push(message);
+    },
+    attach(target) {
+      session = target;
+      for (const message of early.splice(0)) notify(target, message);
+    },
+  };
 }
 
 export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions): AgentApp {
   const { args } = options;
 
-  const open = async (client: AgentContext, cwd: string, sessionFile?: string): Promise<AcpSession> => {
+  const open = async (client: AgentContext, cwd: string, mcpServers: readonly McpServer[] | undefined, sessionFile?: string): Promise<AcpSession> => {
     checkCwd(cwd);
+    const mcp = mcpReporter(sessions.clientCapabilities);
     try {
       const created = await createSessionFromArgs(args, {
         cwd,
@@ -100,6 +117,9 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
           notice: (line) => process.stderr.write(`${line}\n`),
           onShutdownRequested: () => {},
         },
+        // The client's MCP servers, for this session only.
+        mcpServers: acpMcpServers(mcpServers),
+        mcpNotice: (message) => mcp.report(message),
       });
       const session = new AcpSession({
         session: created.session,
@@ -109,6 +129,7 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
         maxTurns: args.maxTurns,
       });
       sessions.byId.set(session.id, session);
+      mcp.attach(session);
       return session;
     } catch (error) {
       throw openFailure(error);
@@ -123,8 +144,15 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
     return match.path;
   };
 
-  /** After the response: the client knows the session id by then. */
-  const announce = (session: AcpSession) => setTimeout(() => session.sendAvailableCommands(), 0);
+  /**
+   * After the response: the client knows the session id by then. MCP prompts come and
+   * go with their servers: the list is sent again at each change from then on.
+   */
+  const announce = (session: AcpSession) =>
+    setTimeout(() => {
+      session.sendAvailableCommands();
+      session.session.mcp?.onChange(() => session.sendAvailableCommands());
+    }, 0);
 
   return agent({ name: "xcsh" })
     .onRequest("initialize", ({ params }) => {
@@ -135,7 +163,7 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, close: {} },
         },
         authMethods: [],
@@ -147,8 +175,7 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
       return {};
     })
     .onRequest("session/new", async ({ params, client }) => {
-      const session = await open(client, params.cwd);
-      unsupportedMcp(session, params.mcpServers ?? [], sessions.clientCapabilities);
+      const session = await open(client, params.cwd, params.mcpServers);
       announce(session);
       return { sessionId: session.id, modes: session.modeState(), configOptions: session.configOptions() };
     })
@@ -157,8 +184,7 @@ export function createAcpAgent(options: AcpAgentOptions, sessions: AcpSessions):
       const file = await findSessionFile(params.cwd, params.sessionId);
       await sessions.byId.get(params.sessionId)?.close();
       sessions.byId.delete(params.sessionId);
-      const session = await open(client, params.cwd, file);
-      unsupportedMcp(session, params.mcpServers ?? [], sessions.clientCapabilities);
+      const session = await open(client, params.cwd, params.mcpServers, file);
       session.replay();
       await session.flushed();
       announce(session);

@@ -175,6 +175,8 @@ export class AcpSession {
     await this.outbox;
     this.closed = true;
     await this.extensions?.shutdown();
+    // The session's MCP servers (the client's and the configured ones) end with it.
+    await this.session.mcp?.close();
   }
 
   // --- modes and config ---------------------------------------------------------------

@@ -34,6 +34,8 @@ export interface App {
   runCommand(line: string): Promise<boolean>;
   /** Reads keybindings.json again (/reload); its warnings are shown. */
   reloadKeymap(): void;
+  /** Reads the theme setting and theme files again (/reload); their problems are shown. */
+  reloadThemes(): void;
   /** A line in the conversation. */
   say(label: string, detail?: string, color?: string): void;
   exit(code?: number): void;

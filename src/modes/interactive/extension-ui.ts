@@ -8,7 +8,8 @@
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import type { ExtensionUIContext, ExtensionUIDialogOptions, NotifyType, WidgetPlacement } from "../../extensions/ui-types.ts";
 import { confirmDialog, editorDialog, inputDialog, selectDialog, type DialogHost } from "./dialogs.ts";
-import type { ThemeName, UiTheme } from "./theme.ts";
+import type { UiTheme } from "./theme.ts";
+import type { ThemeController } from "./theme-controller.ts";
 import { appKeybindings, loadPiTui } from "../../extensions/tui-helpers.ts";
 import { guardComponent } from "./safe-render.ts";
 import { installedKeymap } from "./keymap.ts";
@@ -17,7 +18,8 @@ import { installedKeymap } from "./keymap.ts";
 export interface Surface extends DialogHost {
   tui: TUI;
   theme: () => UiTheme;
-  setThemeName(name: ThemeName): void;
+  /** The themes that can be chosen, and the choice. */
+  themes: ThemeController;
   notify(message: string, type: NotifyType): void;
   setStatus(key: string, text: string | undefined): void;
   setWidget(key: string, component: Component | undefined, placement: WidgetPlacement): void;
@@ -41,11 +43,6 @@ export interface Surface extends DialogHost {
   addInputListener(handler: (data: string) => unknown): () => void;
   addAutocompleteProvider(factory: (current: unknown) => unknown): void;
 }
-
-const THEMES: { name: ThemeName; path: undefined }[] = [
-  { name: "dark", path: undefined },
-  { name: "light", path: undefined },
-];
 
 function isComponent(value: unknown): value is Component {
   return typeof value === "object" && value !== null && typeof (value as Component).render === "function";
@@ -208,19 +205,25 @@ export class TuiExtensionUI implements ExtensionUIContext {
   }
 
   getAllThemes(): { name: string; path: string | undefined }[] {
-    return THEMES.map((theme) => ({ ...theme }));
+    return this.surface.themes.available();
   }
 
+  /** The theme of that name as pi's Theme (fg, bg, getFgAnsi, …), fixed to it; undefined when there is none. */
   getTheme(name: string): unknown {
-    return THEMES.some((theme) => theme.name === name) ? { name } : undefined;
+    return typeof name === "string" ? this.surface.themes.find(name) : undefined;
   }
 
-  /** A built-in theme by name ("dark", "light") or an object naming one. */
+  /**
+   * Draws with a theme for the rest of the session (the settings stay as they are): a
+   * name, a "light/dark" pair, or a theme getTheme returned (or an object naming one).
+   */
   setTheme(theme: unknown): { success: boolean; error?: string } {
+    const definition = (theme as Partial<UiTheme> | null)?.definition;
+    if (typeof definition === "object" && definition !== null) return this.surface.themes.select(definition);
     const name = typeof theme === "string" ? theme : (theme as { name?: unknown } | null)?.name;
-    if (name !== "dark" && name !== "light") return { success: false, error: `Unknown theme ${JSON.stringify(name)}: built in are dark and light` };
-    this.surface.setThemeName(name);
-    return { success: true };
+    if (typeof name !== "string") return { success: false, error: "setTheme takes a theme name or a theme" };
+    const result = this.surface.themes.select(name);
+    return result.success ? result : { success: false, error: `Theme "${name}" cannot be used: ${result.error}` };
   }
 
   addAutocompleteProvider(factory: (current: unknown) => unknown): void {

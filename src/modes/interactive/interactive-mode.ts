@@ -37,7 +37,8 @@ import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
-import { createTheme, guessThemeFromEnv, themeForBackground, type ThemeName, type UiTheme } from "./theme.ts";
+import { themeForBackground, type UiTheme } from "./theme.ts";
+import { ThemeController } from "./theme-controller.ts";
 
 /** Two Ctrl+C within this long exit. */
 const DOUBLE_PRESS_MS = 1000;
@@ -59,7 +60,8 @@ class InteractiveApp implements App {
   modelScope: string[] | undefined;
   private keymapWarnings: string[];
 
-  private theme: UiTheme;
+  readonly themes: ThemeController;
+  private readonly theme: UiTheme;
   private thinkingShown = false;
   /** settings' quietStartup: no header of ours once the session is there (pi's quiet start). */
   private quietHeader = false;
@@ -76,9 +78,10 @@ class InteractiveApp implements App {
   private exiting = false;
   private readonly inputListeners = new Set<(data: string) => unknown>();
 
-  constructor() {
-    const { ProcessTerminal, TuiMainScreen, Text } = loadPiTui();
-    this.theme = createTheme(guessThemeFromEnv());
+  constructor(args: RunOptions) {
+    const { ProcessTerminal, TuiMainScreen, Text, getCapabilities } = loadPiTui();
+    this.themes = ThemeController.forTerminal(args, this.cwd, getCapabilities().trueColor, () => this.themeChanged());
+    this.theme = this.themes.theme;
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
     this.tui = new TuiMainScreen(new ProcessTerminal());
@@ -157,7 +160,7 @@ class InteractiveApp implements App {
     void this.tui
       .queryTerminalBackgroundColor({ timeoutMs: 300 })
       .then((rgb) => {
-        if (rgb) this.setThemeName(themeForBackground(rgb));
+        if (rgb) this.themes.setAppearance(themeForBackground(rgb));
       })
       .catch(() => undefined);
   }
@@ -170,6 +173,7 @@ class InteractiveApp implements App {
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
+    this.themes.useSession(this.extensions?.isProjectTrusted());
     session.subscribe((event) => {
       this.conversation.handle(event);
       switch (event.type) {
@@ -193,6 +197,7 @@ class InteractiveApp implements App {
       }
     });
     this.redraw();
+    this.showThemeWarnings();
     this.markReady();
   }
 
@@ -222,6 +227,17 @@ class InteractiveApp implements App {
 
   showKeymapWarnings(): void {
     for (const warning of this.keymapWarnings) this.say(warning, "", "warning");
+  }
+
+  /** Theme files and the theme setting again (/reload): a changed file is drawn at once, its problems shown. */
+  reloadThemes(): void {
+    this.themes.reload(this.extensions?.isProjectTrusted());
+    this.showThemeWarnings();
+  }
+
+  private showThemeWarnings(): void {
+    if (!this.session) return; // said once the session is there
+    for (const warning of this.themes.takeWarnings()) this.say(`! ${warning}`, "", "warning");
   }
 
   private updateHeader(): void {
@@ -280,10 +296,9 @@ class InteractiveApp implements App {
     this.tui.requestRender();
   }
 
-  setThemeName(name: ThemeName): void {
-    if (name === this.theme.name) return;
-    this.theme = createTheme(name, this.theme.colored);
-    useHelperTheme(this.theme);
+  /** The theme draws with other colours now: everything drawn before is drawn again. */
+  private themeChanged(): void {
+    if (!this.editors) return; // the first choice, made while the screen is being built
     this.editors.themeChanged();
     this.updateHeader();
     this.tui.invalidate();
@@ -349,7 +364,7 @@ class InteractiveApp implements App {
     images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
-      if (text.startsWith("/") && ((await this.runCommandLine(text)) || this.refuseUnknownCommand(text))) return;
+      if (text.startsWith("/") && ((await this.runCommandLine(text)) || (await this.refuseUnknownCommand(text)))) return;
       if (text.startsWith("!")) return await this.runBash(text);
       const session = this.session;
       if (session.isStreaming) {
@@ -369,9 +384,9 @@ class InteractiveApp implements App {
    * model as a message. With an extension listening to `input` it goes on: that
    * extension may take it, as in pi.
    */
-  private refuseUnknownCommand(text: string): boolean {
+  private async refuseUnknownCommand(text: string): Promise<boolean> {
     if (this.extensions?.currentRunner.hasHandlers("input")) return false;
-    const word = unknownCommand(text, commandNames(this, BUILTIN_COMMANDS));
+    const word = unknownCommand(text, await commandNames(this, BUILTIN_COMMANDS));
     if (word === undefined) return false;
     this.say(`✗ Unknown command /${word} — /help lists them`, "", "error");
     if (this.editor.getText() === "") this.editor.setText(text);
@@ -421,7 +436,7 @@ class InteractiveApp implements App {
         return app.tui;
       },
       theme: () => app.theme,
-      setThemeName: (name) => app.setThemeName(name),
+      themes: app.themes,
       notify: (message: string, type: NotifyType) => app.say(type === "info" ? message : `${type === "error" ? "✗" : "!"} ${message}`, "", type === "info" ? "accent" : type),
       setStatus: (key, text) => {
         app.footer.setStatus(key, text);
@@ -460,7 +475,7 @@ class InteractiveApp implements App {
 }
 
 export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
-  const app = new InteractiveApp();
+  const app = new InteractiveApp(args);
   const ui = new TuiExtensionUI(app.surface);
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
   const restoreConsole = captureConsole((text, level) => app.say(text, "", level === "error" ? "error" : level === "warn" ? "warning" : "muted"));
@@ -501,6 +516,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   try {
     if (app.session.isStreaming) await app.session.abort();
     await extensions?.shutdown();
+    await app.session.mcp?.close();
     // Key-release events still in flight must not reach the shell.
     await app.tui.terminal.drainInput(300, 50).catch(() => undefined);
   } finally {

@@ -38,6 +38,8 @@ export interface PickerOptions {
   onKey?: (data: string, picker: Picker) => boolean;
   onPick(row: PickerRow): void;
   onCancel(): void;
+  /** The selection moved to another row (or to none) by a key: a preview may follow it. */
+  onSelect?(row: PickerRow | undefined): void;
 }
 
 type Question = { kind: "text"; label: string; input: Input; settle: (value: string | undefined) => void } | { kind: "confirm"; label: string; settle: (yes: boolean) => void };
@@ -133,6 +135,12 @@ export class Picker implements Component, Focusable {
   invalidate(): void {}
 
   handleInput(data: string): void {
+    const before = this.selected()?.id;
+    this.handleKey(data);
+    if (this.options.onSelect && this.selected()?.id !== before) this.options.onSelect(this.selected());
+  }
+
+  private handleKey(data: string): void {
     const { matchesKey } = loadPiTui();
     this.flashText = undefined;
     const question = this.question;

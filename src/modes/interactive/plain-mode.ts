@@ -66,5 +66,7 @@ export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Reco
   }
   await input.close();
   await extensions?.shutdown();
+  // A server still connecting must not keep the process waiting on its handshake.
+  await session.mcp?.close();
   return 0;
 }

@@ -8,7 +8,7 @@
  * whole screen gets the same cut as a last resort.
  */
 import type { Component, TUI } from "@earendil-works/pi-tui";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { helperTheme, loadPiTui } from "../../extensions/tui-helpers.ts";
 
 const guarded = new WeakSet<object>();
 
@@ -45,7 +45,7 @@ export function guardComponent<T extends Component>(component: T, report: (error
         report(error);
       }
       const { truncateToWidth } = loadPiTui();
-      return [truncateToWidth(`\x1b[31m✗ ${(error as Error)?.message ?? String(error)}\x1b[39m`, width)];
+      return [truncateToWidth(helperTheme().fg("error", `✗ ${(error as Error)?.message ?? String(error)}`), width)];
     }
   };
   return component;

@@ -1,114 +1,42 @@
 /**
- * Colours of the terminal UI. Two palettes are built in, dark and light; the
- * one in use follows the terminal's background (COLORFGBG at start, the
- * terminal's own answer to an OSC 11 query once it arrives). With NO_COLOR set
- * every colour is dropped and only bold/italic/inverse remain, so the screen
- * reads as plain text. Extensions see the theme as `ctx.ui.theme`
- * (`fg(name, text)`, `bg(name, text)`, …) with pi's colour names.
+ * Drawing with a theme: a theme definition (pi's roles, each resolved to a colour;
+ * src/resources/theme-json.ts) becomes the `fg`/`bg`/`bold`… helpers every view and
+ * extension draws with. Hex colours go out as 24-bit sequences where the terminal
+ * takes them and as the nearest of the 256 xterm colours where it does not; an index
+ * goes out as itself; "" leaves the terminal's own colour. With NO_COLOR set every
+ * colour is dropped and only bold/italic/inverse remain, so the screen reads as
+ * plain text. Extensions see the theme as `ctx.ui.theme` with pi's role names.
+ *
+ * A theme reads its definition at every call, from the function it was made with:
+ * the interactive mode hands out one theme for the whole session and changes what
+ * it draws with underneath (theme-controller.ts), so a theme an extension kept, or
+ * a markdown theme a component was built with, follows every change.
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
 import type { ExtensionTheme } from "../../extensions/ui-types.ts";
+import type { ResolvedColor, ThemeDefinition } from "../../resources/theme-json.ts";
 import { highlightCode } from "./highlight.ts";
 
-export type ThemeName = "dark" | "light";
-
-/** 256-colour indexes: they survive tmux and SSH where truecolor may not. */
-type Palette = Record<string, number>;
-
-const DARK: Palette = {
-  text: 252,
-  accent: 75,
-  border: 240,
-  borderAccent: 75,
-  borderMuted: 238,
-  success: 114,
-  error: 203,
-  warning: 221,
-  muted: 245,
-  dim: 242,
-  thinkingText: 244,
-  userMessageText: 255,
-  toolTitle: 180,
-  toolOutput: 248,
-  toolDiffAdded: 114,
-  toolDiffRemoved: 203,
-  toolDiffContext: 244,
-  mdHeading: 215,
-  mdLink: 75,
-  mdLinkUrl: 242,
-  mdCode: 180,
-  mdCodeBlock: 250,
-  mdCodeBlockBorder: 240,
-  mdQuote: 246,
-  mdQuoteBorder: 240,
-  mdHr: 240,
-  mdListBullet: 75,
-  syntaxKeyword: 176,
-  syntaxString: 114,
-  syntaxNumber: 215,
-  syntaxComment: 243,
-  syntaxType: 80,
-  customMessageLabel: 141,
-  // backgrounds
-  userMessageBg: 236,
-  toolPendingBg: 235,
-  toolSuccessBg: 235,
-  toolErrorBg: 52,
-  selectedBg: 237,
-  customMessageBg: 235,
-};
-
-const LIGHT: Palette = {
-  text: 235,
-  accent: 25,
-  border: 248,
-  borderAccent: 25,
-  borderMuted: 252,
-  success: 28,
-  error: 160,
-  warning: 130,
-  muted: 242,
-  dim: 246,
-  thinkingText: 243,
-  userMessageText: 232,
-  toolTitle: 94,
-  toolOutput: 239,
-  toolDiffAdded: 28,
-  toolDiffRemoved: 160,
-  toolDiffContext: 243,
-  mdHeading: 130,
-  mdLink: 25,
-  mdLinkUrl: 245,
-  mdCode: 94,
-  mdCodeBlock: 236,
-  mdCodeBlockBorder: 248,
-  mdQuote: 241,
-  mdQuoteBorder: 248,
-  mdHr: 248,
-  mdListBullet: 25,
-  syntaxKeyword: 90,
-  syntaxString: 28,
-  syntaxNumber: 130,
-  syntaxComment: 245,
-  syntaxType: 30,
-  customMessageLabel: 91,
-  userMessageBg: 254,
-  toolPendingBg: 255,
-  toolSuccessBg: 255,
-  toolErrorBg: 224,
-  selectedBg: 253,
-  customMessageBg: 255,
-};
-
-const PALETTES: Record<ThemeName, Palette> = { dark: DARK, light: LIGHT };
+export type ColorMode = "truecolor" | "256color";
 
 export interface UiTheme extends ExtensionTheme {
-  readonly name: ThemeName;
+  /** The theme's name ("dark", "light", or a theme file's `name`). */
+  readonly name: string;
+  /** The file it came from; undefined for a built-in theme. */
+  readonly path: string | undefined;
   /** False under NO_COLOR: callers may then pick plainer shapes (no backgrounds). */
   readonly colored: boolean;
+  /** What it draws with now. */
+  readonly definition: ThemeDefinition;
   markdown(): MarkdownTheme;
   selectList(): SelectListTheme;
   editor(): EditorTheme;
+  /** pi's Theme API, for extensions that build their own sequences. */
+  getFgAnsi(color: string): string;
+  getBgAnsi(color: string): string;
+  getColorMode(): ColorMode;
+  getThinkingBorderColor(level: string): (text: string) => string;
+  getBashModeBorderColor(): (text: string) => string;
 }
 
 const wrap = (open: string, close: string) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
@@ -123,7 +51,7 @@ export function noColorRequested(env: NodeJS.ProcessEnv = process.env): boolean 
 }
 
 /** A dark or light guess from COLORFGBG ("15;0": light text on a dark background). */
-export function guessThemeFromEnv(env: NodeJS.ProcessEnv = process.env): ThemeName {
+export function guessThemeFromEnv(env: NodeJS.ProcessEnv = process.env): "dark" | "light" {
   const parts = env.COLORFGBG?.split(";");
   const background = parts ? Number(parts[parts.length - 1]) : NaN;
   if (Number.isInteger(background)) return background === 7 || background >= 9 ? "light" : "dark";
@@ -131,26 +59,111 @@ export function guessThemeFromEnv(env: NodeJS.ProcessEnv = process.env): ThemeNa
 }
 
 /** Light when the background colour is bright (relative luminance above one half). */
-export function themeForBackground(rgb: { r: number; g: number; b: number }): ThemeName {
+export function themeForBackground(rgb: { r: number; g: number; b: number }): "dark" | "light" {
   const luminance = (0.2126 * rgb.r + 0.7152 * rgb.g + 0.0722 * rgb.b) / 255;
   return luminance > 0.5 ? "light" : "dark";
 }
 
-export function createTheme(name: ThemeName, colored = !noColorRequested()): UiTheme {
-  const palette = PALETTES[name];
+// --- colours as escape sequences ----------------------------------------------------
+
+const CUBE_LEVELS = [0, 95, 135, 175, 215, 255];
+
+function hexToRgb(hex: string): [number, number, number] {
+  const value = Number.parseInt(hex.slice(1), 16);
+  return [(value >> 16) & 255, (value >> 8) & 255, value & 255];
+}
+
+/** The xterm colour (16–255) nearest to an RGB colour: the 6×6×6 cube or the grey ramp, whichever is closer. */
+export function nearestXtermColor(hex: string): number {
+  const [r, g, b] = hexToRgb(hex);
+  const nearestLevel = (channel: number) => CUBE_LEVELS.reduce((best, level, index) => (Math.abs(level - channel) < Math.abs(CUBE_LEVELS[best]! - channel) ? index : best), 0);
+  const [ri, gi, bi] = [nearestLevel(r), nearestLevel(g), nearestLevel(b)];
+  const cube = [CUBE_LEVELS[ri]!, CUBE_LEVELS[gi]!, CUBE_LEVELS[bi]!];
+  const greyIndex = Math.max(0, Math.min(23, Math.round(((r + g + b) / 3 - 8) / 10)));
+  const grey = 8 + greyIndex * 10;
+  const distance = (to: number[]) => (r - to[0]!) ** 2 + (g - to[1]!) ** 2 + (b - to[2]!) ** 2;
+  return distance([grey, grey, grey]) < distance(cube) ? 232 + greyIndex : 16 + 36 * ri + 6 * gi + bi;
+}
+
+/** The SGR parameters that set `color` as text (38) or background (48) colour; "" for the terminal's own. */
+function sgrFor(color: ResolvedColor, layer: 38 | 48, mode: ColorMode): string {
+  if (typeof color === "number") return `${layer};5;${color}`;
+  if (color === "") return "";
+  if (mode === "truecolor") return `${layer};2;${hexToRgb(color).join(";")}`;
+  return `${layer};5;${nearestXtermColor(color)}`;
+}
+
+interface Compiled {
+  fg: Record<string, string>;
+  bg: Record<string, string>;
+}
+
+function compile(definition: ThemeDefinition, mode: ColorMode): Compiled {
+  const fg: Record<string, string> = {};
+  const bg: Record<string, string> = {};
+  for (const [token, color] of Object.entries(definition.colors)) {
+    const text = sgrFor(color, 38, mode);
+    const back = sgrFor(color, 48, mode);
+    fg[token] = text && `\x1b[${text}m`;
+    bg[token] = back && `\x1b[${back}m`;
+  }
+  return { fg, bg };
+}
+
+// --- the theme ------------------------------------------------------------------------
+
+export interface ThemeOptions {
+  /** False under NO_COLOR. */
+  colored: boolean;
+  /** 24-bit colour for hex values; otherwise the nearest 256-colour index. */
+  mode: ColorMode;
+}
+
+/** `thinkingOff` … `thinkingMax` for a thinking level. */
+function thinkingToken(level: string): string {
+  return `thinking${level.charAt(0).toUpperCase()}${level.slice(1)}`;
+}
+
+/** A theme drawing with `source()` — a fixed definition, or whatever the caller holds now. */
+export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), options: ThemeOptions): UiTheme {
+  const current = typeof source === "function" ? source : () => source;
+  const { colored, mode } = options;
+  const compiled = new WeakMap<ThemeDefinition, Compiled>();
+  const codes = (): Compiled => {
+    const definition = current();
+    let table = compiled.get(definition);
+    if (!table) compiled.set(definition, (table = compile(definition, mode)));
+    return table;
+  };
+  const fgAnsi = (color: string): string => {
+    const table = codes().fg;
+    return Object.hasOwn(table, color) ? table[color]! : (table.text ?? "");
+  };
+  const bgAnsi = (color: string): string => {
+    const table = codes().bg;
+    return Object.hasOwn(table, color) ? table[color]! : "";
+  };
   const fg = (color: string, text: string): string => {
     if (!colored) return text;
-    const code = palette[color] ?? palette.text;
-    return `\x1b[38;5;${code}m${text}\x1b[39m`;
+    const open = fgAnsi(color);
+    return open ? `${open}${text}\x1b[39m` : text;
   };
   const bg = (color: string, text: string): string => {
     if (!colored) return text;
-    const code = palette[color];
-    return code === undefined ? text : `\x1b[48;5;${code}m${text}\x1b[49m`;
+    const open = bgAnsi(color);
+    return open ? `${open}${text}\x1b[49m` : text;
   };
   const color = (name: string) => (text: string) => fg(name, text);
   const theme: UiTheme = {
-    name,
+    get name() {
+      return current().name;
+    },
+    get path() {
+      return current().path;
+    },
+    get definition() {
+      return current();
+    },
     colored,
     fg,
     bg,
@@ -159,6 +172,11 @@ export function createTheme(name: ThemeName, colored = !noColorRequested()): UiT
     underline,
     strikethrough,
     inverse,
+    getFgAnsi: (name) => (colored ? fgAnsi(String(name)) : ""),
+    getBgAnsi: (name) => (colored ? bgAnsi(String(name)) : ""),
+    getColorMode: () => mode,
+    getThinkingBorderColor: (level) => color(thinkingToken(String(level))),
+    getBashModeBorderColor: () => color("bashMode"),
     markdown: () => ({
       heading: (text) => bold(fg("mdHeading", text)),
       link: (text) => underline(fg("mdLink", text)),

@@ -180,6 +180,8 @@ async function runPrompt(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await extensions?.shutdown();
+    // A server still connecting (or hung) must not hold the process open.
+    await session.mcp?.close();
   }
 
   const added = session.messages.slice(messagesBefore);

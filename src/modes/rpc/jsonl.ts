@@ -4,42 +4,25 @@
  * are legal in JSON strings, so a generic line reader would corrupt them); a
  * last record without LF still counts. Long lines cost linear time: each chunk
  * is scanned once and only the pieces of an unfinished record are kept.
+ *
+ * Bytes that are not valid UTF-8 become U+FFFD, as pi's reader (Node's StringDecoder)
+ * makes them: a command with a stray byte inside a string still runs, and one whose
+ * JSON is intact is answered with its id — never with an id-less parse error the host
+ * cannot match. A sequence cut by the end of a record never spills into the next one.
  */
 
 const LF = 0x0a;
 
-export interface JsonlReadOptions {
-  /** A record that is not valid UTF-8: it is not yielded, and never affects the next one. */
-  onInvalidUtf8?: () => void;
-}
-
 /** Yields each record of a byte stream as text, without its line ending. */
-export async function* readJsonlLines(stream: ReadableStream<Uint8Array>, options: JsonlReadOptions = {}): AsyncGenerator<string> {
-  // Fatal decoding: a record with invalid bytes is reported, never repaired into something else.
-  let decoder = new TextDecoder("utf-8", { fatal: true });
-  let invalid = false;
+export async function* readJsonlLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
   // Pieces of the record in progress; joined once the record ends.
   let pending: string[] = [];
-  /** Decodes part of the current record; `last` flushes the decoder, so an unfinished sequence cannot spill into the next record. */
-  const decode = (bytes: Uint8Array, last: boolean): string => {
-    if (invalid) return "";
-    try {
-      return decoder.decode(bytes, { stream: !last });
-    } catch {
-      invalid = true;
-      decoder = new TextDecoder("utf-8", { fatal: true });
-      return "";
-    }
-  };
-  const finish = (last: string): string | undefined => {
-    pending.push(last);
-    const record = pending.length === 1 ? pending[0] : pending.join("");
+  /** The record so far and `last`, which ends it (the decoder is flushed: nothing carries over). */
+  const finish = (last: Uint8Array): string => {
+    pending.push(decoder.decode(last));
+    const record = pending.length === 1 ? pending[0]! : pending.join("");
     pending = [];
-    if (invalid) {
-      invalid = false;
-      options.onInvalidUtf8?.();
-      return undefined;
-    }
     return record.endsWith("\r") ? record.slice(0, -1) : record;
   };
 
@@ -47,16 +30,15 @@ export async function* readJsonlLines(stream: ReadableStream<Uint8Array>, option
     let start = 0;
     let newline = chunk.indexOf(LF, start);
     while (newline !== -1) {
-      const record = finish(decode(chunk.subarray(start, newline), true));
-      if (record !== undefined) yield record;
+      yield finish(chunk.subarray(start, newline));
       start = newline + 1;
       newline = chunk.indexOf(LF, start);
     }
-    if (start < chunk.length) pending.push(decode(chunk.subarray(start), false));
+    if (start < chunk.length) pending.push(decoder.decode(chunk.subarray(start), { stream: true }));
   }
   if (pending.length > 0) {
-    const last = finish(decode(new Uint8Array(0), true));
-    if (last !== undefined && last.length > 0) yield last;
+    const last = finish(new Uint8Array(0));
+    if (last.length > 0) yield last;
   }
 }
 

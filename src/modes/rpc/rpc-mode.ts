@@ -109,6 +109,8 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
         shutdownRequested = true;
       },
     },
+    // An MCP server that fails to start or stops is a notice frame, like the session's load warnings.
+    mcpNotice: (message) => write({ type: "notice", level: "warning", message }),
   });
 
   for (const message of session.sessionManager.getLoadWarnings()) write({ type: "notice", level: "warning", message });
@@ -164,8 +166,7 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
     work.finally(() => inFlight.delete(work));
   };
 
-  const onInvalidUtf8 = () => write(parseFailure("Failed to parse command: the line is not valid UTF-8"));
-  for await (const line of readJsonlLines(Bun.stdin.stream(), { onInvalidUtf8 })) {
+  for await (const line of readJsonlLines(Bun.stdin.stream())) {
     if (line.trim() === "") continue;
     let frame: unknown;
     try {
@@ -204,5 +205,6 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   await context.prompts.landed();
   await session.waitForIdle();
   await extensions?.shutdown();
+  await session.mcp?.close();
   return 0;
 }

@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stdioServer, writeMcpJson } from "../../mcp/support/mcp-fixture.ts";
 import { send, withExtension, withPane } from "./fixture.ts";
 
 const extension = withExtension(`export default function (pi) {
@@ -66,6 +67,22 @@ describe("/help and unknown commands", () => {
       await pane.waitFor("Unknown command /zzqq");
       expect(fake.server.requests.length).toBe(0);
     });
+  });
+
+  test("an MCP server's prompt is listed by /help and runs as a command, never refused", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/help");
+        await pane.waitFor(/MCP prompts\s*\n\s*\/mcp__t__review/);
+        fake.server.enqueue({ content: [{ type: "text", text: "Reviewed." }] });
+        send(pane, "/mcp__t__review the parser");
+        await pane.waitFor("Reviewed.");
+        expect(pane.screen()).not.toContain("Unknown command");
+        // The server's prompt text, not the typed command, reached the model.
+        expect(JSON.stringify(fake.server.requests.at(-1)!.body)).toContain("parser");
+      },
+      { before: (fakeHome, project) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { t: stdioServer(join(project, "events.log")) }), height: 50 },
+    );
   });
 
   test("a message that starts with a path goes to the model", async () => {

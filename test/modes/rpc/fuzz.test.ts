@@ -1,6 +1,7 @@
 /**
  * Fuzzing `xcsh --mode rpc` with malformed input from a fixed seed: more than 20,000
- * lines of invalid JSON, invalid UTF-8 (at line ends and inside strings), raw lone
+ * lines of invalid JSON, invalid UTF-8 (at line ends, and inside strings of lines that
+ * carry an id, which each answer must echo: pi reads such bytes as U+FFFD), raw lone
  * surrogates (CESU-8), NULs, lone surrogate escapes, CRLF, blank lines, non-objects,
  * `type`s of every JSON kind, ids of every JSON kind, duplicate ids, every command with
  * wrong-typed fields (from the command schemas), one 20 MB line and nesting 100,000 deep.
@@ -147,12 +148,8 @@ function expectAnswers(line: Uint8Array, expectation: Expectation): void {
   const count = (key: string): void => {
     expectation.byId.set(key, (expectation.byId.get(key) ?? 0) + 1);
   };
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(line);
-  } catch {
-    return count("");
-  }
+  // Invalid bytes become U+FFFD, as pi decodes them: a line whose JSON survives is answered with its id.
+  const text = new TextDecoder("utf-8").decode(line);
   if (text.trim() === "") return;
   let frame: unknown;
   try {
@@ -198,6 +195,9 @@ function schemaCommand(rng: Rng, serial: number, expectation: Expectation): Reco
 
 const BAD_UTF8 = [[0xff], [0xc3], [0xe4, 0xbd], [0xf0, 0x9f, 0x99], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0x80], [0xfe, 0xfe]];
 
+/** Ids of the lines with invalid UTF-8 inside a string (kind 5). */
+const idCarryingInvalidUtf8 = new Set<string>();
+
 /** Lines generated per kind of randomLine (12: a schema command), for the summary. */
 const tally: number[] = Array(13).fill(0);
 
@@ -241,7 +241,8 @@ function randomLine(rng: Rng, serial: number, expectation: Expectation): Uint8Ar
     case 4: // invalid UTF-8 at the end of a line
       return concat([bytes(JSON.stringify({ id: `u-${serial}`, type: "get_state" })), new Uint8Array(rng.pick(BAD_UTF8))]);
     case 5: {
-      // invalid UTF-8 inside a string
+      // invalid UTF-8 inside a string: the line carries an id, which its answer must echo
+      idCarryingInvalidUtf8.add(`v-${serial}`);
       const [head, tail] = [`{"id":"v-${serial}","type":"${rng.pick(["set_session_name", "get_state", "prompt", "bash"])}","name":"a`, `b","command":1,"message":2}`];
       return concat([bytes(head), new Uint8Array(rng.pick(BAD_UTF8)), bytes(tail)]);
     }
@@ -355,6 +356,12 @@ describe("fuzzing the rpc reader and dispatcher", () => {
     // A line torn inside a character must not poison the line after it.
     await send([concat([bytes('{"id":"tail","type":"get_state","x":"'), new Uint8Array([0xe4, 0xbd]), bytes('"}\n')])]);
 
+    // Each line with invalid UTF-8 inside a string is answered once, with its id (none with an id-less parse error).
+    expect(idCarryingInvalidUtf8.size).toBeGreaterThan(100);
+    const answersById = responsesByKey(rpc.frames);
+    expect([...idCarryingInvalidUtf8].filter((id) => answersById.get(JSON.stringify(id)) !== 1).slice(0, 5)).toEqual([]);
+    expect(byIdOf(rpc.frames, "tail")).toMatchObject({ command: "get_state", success: true });
+
     // Every command with fields got wrong-typed ones.
     expect(COMMAND_TYPES.filter((type) => Object.keys(commandSchema(type).properties).length > 1 && !sentWrong.has(type))).toEqual([]);
 
@@ -400,6 +407,10 @@ describe("fuzzing the rpc reader and dispatcher", () => {
     );
   }, 60_000);
 });
+
+function byIdOf(frames: Frame[], id: string): Frame | undefined {
+  return frames.find((frame) => frame.type === "response" && frame.id === id);
+}
 
 function isJsonObject(line: string): boolean {
   try {

@@ -98,12 +98,13 @@ export const sessionCommands: BuiltinCommand[] = [
   { name: "copy", description: "Copy the last answer to the clipboard", run: copyLastAnswer },
   {
     name: "reload",
-    description: "Reload extensions, skills, templates and keybindings.json",
+    description: "Reload extensions, skills, templates, themes and keybindings.json",
     run: async (app) => {
       app.reloadKeymap();
-      if (!app.extensions) return app.say("Reloaded keybindings.json; no extension is loaded", "", "muted");
+      app.reloadThemes();
+      if (!app.extensions) return app.say("Reloaded keybindings.json and themes; no extension is loaded", "", "muted");
       await app.extensions.reload();
-      app.say("Reloaded extensions and keybindings.json", "", "accent");
+      app.say("Reloaded extensions, keybindings.json and themes", "", "accent");
     },
   },
   { name: "quit", description: "Exit xcsh", run: (app) => app.exit(0) },

@@ -1,7 +1,7 @@
 /**
  * /settings: the settings xcsh honours that make sense to change from the
  * terminal, each with its value in effect. Enter moves a setting to its next
- * value (or asks for text); the change is written to the global settings.json
+ * value (or asks for text; `theme` opens its own list, theme-picker.ts); the change is written to the global settings.json
  * at once (settings-writer.ts) and, where the running session can take it,
  * applied now. When the project's `.xcsh/settings.json` sets the same key,
  * that value stays in effect here, and the line says so.
@@ -13,6 +13,7 @@ import type { App, BuiltinCommand } from "../app.ts";
 import { shortenHome } from "../footer.ts";
 import { Picker, showPicker, type PickerRow } from "../picker.ts";
 import { getAt, setInMemory, writeGlobalSetting } from "../settings-writer.ts";
+import { showThemePicker } from "./theme-picker.ts";
 import { TREE_FILTERS } from "./tree-rows.ts";
 
 interface SettingItem {
@@ -24,6 +25,10 @@ interface SettingItem {
   fallback: string;
   /** Puts a new value into effect in the running session; without it, the next start uses it. */
   apply?(app: App, value: unknown): void;
+  /** A setting with a list of its own: shown instead of cycling values; `done` brings the settings back. */
+  open?(app: App, done: (message?: string) => void): void;
+  /** The value in effect, when it is not simply the settings' one. */
+  current?(app: App): unknown;
 }
 
 const BOOLEAN = [true, false] as const;
@@ -51,6 +56,14 @@ export const SETTING_ITEMS: readonly SettingItem[] = [
   { path: "retry.enabled", description: "retry failed model calls", values: BOOLEAN, fallback: "true", apply: (app, value) => (app.session.autoRetryEnabled = value as boolean) },
   { path: "defaultThinkingLevel", description: "thinking level new sessions start with", values: THINKING_LEVELS, fallback: "the model's default" },
   { path: "enableSkillCommands", description: "offer skills as /skill:name commands", values: BOOLEAN, fallback: "true" },
+  {
+    path: "theme",
+    description: "colours: enter lists the themes, each previewed",
+    values: [],
+    fallback: "dark/light by the terminal",
+    open: showThemePicker,
+    current: (app) => app.surface.themes.currentChoice() || undefined,
+  },
 ];
 
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
@@ -65,7 +78,7 @@ function projectSets(app: App, path: string): boolean {
 }
 
 function valueOf(app: App, item: SettingItem): unknown {
-  return getAt(app.session.settings, item.path);
+  return item.current ? item.current(app) : getAt(app.session.settings, item.path);
 }
 
 async function change(app: App, picker: Picker, item: SettingItem): Promise<void> {
@@ -111,6 +124,13 @@ async function settings(app: App): Promise<void> {
       },
       onPick: (row) => {
         const item = SETTING_ITEMS.find((each) => each.path === row.id)!;
+        if (item.open) {
+          return item.open(app, (message) => {
+            picker.refresh(row.id);
+            if (message) picker.flash(message);
+            app.surface.replaceEditor(picker);
+          });
+        }
         void change(app, picker, item).then(() => {
           picker.refresh(row.id);
           app.surface.tui.requestRender();

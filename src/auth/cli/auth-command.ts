@@ -1,0 +1,147 @@
+/**
+ * `xcsh auth login|logout|status [provider]`: managing what auth.json holds.
+ *
+ *   login <provider>   GitHub Copilot (device code) and OpenAI Codex (browser, PKCE) sign
+ *                      in; any other provider takes an API key, read from the terminal
+ *                      (hidden) or the first line of stdin. Instructions go to stderr.
+ *   logout <provider>  removes the stored credential (not variables, not models.json,
+ *                      and it revokes nothing at the provider).
+ *   status [provider]  where each credential comes from (stdout); see status.ts.
+ *
+ * Exit codes: 0 done, 1 failed (or `status <provider>` found nothing), 2 bad usage.
+ */
+import { CATALOG_PROVIDERS } from "../../ai/catalog/providers.ts";
+import { ConfigError } from "../../config/errors.ts";
+import { loadModelsJson } from "../../config/models-json.ts";
+import { getModelsJsonPath } from "../../config/paths.ts";
+import { getAuthJsonPath } from "../auth-file.ts";
+import { authStoreAt } from "../credentials.ts";
+import { SIGN_IN_PROVIDERS, signInProvider, type LoginIO } from "../signin/providers.ts";
+import { renderStatus } from "./status.ts";
+import { readHiddenLine, stdinLines } from "./terminal-input.ts";
+
+export const AUTH_USAGE = `Usage: xcsh auth <command> [provider]
+
+Commands:
+  login <provider>    Sign in (${SIGN_IN_PROVIDERS.map((provider) => provider.id).join(", ")}) or store an API key
+  logout <provider>   Remove the stored credential of a provider
+  status [provider]   Show where each provider's credential comes from
+
+Credentials are kept in auth.json in the config root (~/.xcsh/agent/), readable by you only.
+`;
+
+export async function runAuthCommand(argv: string[]): Promise<number> {
+  const [command, provider, ...extra] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    (command === undefined ? process.stderr : process.stdout).write(AUTH_USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (extra.length > 0) return usageError(`Unexpected argument "${extra[0]}".`);
+  const store = authStoreAt(getAuthJsonPath());
+  try {
+    switch (command) {
+      case "status": {
+        const { text, found } = renderStatus(store, modelsJsonKeys(), provider);
+        process.stdout.write(text);
+        return found ? 0 : 1;
+      }
+      case "login":
+        if (!provider) return usageError("Name the provider to sign in to.");
+        return await login(provider, store);
+      case "logout":
+        if (!provider) return usageError("Name the provider to sign out of.");
+        return await logout(provider, store);
+      default:
+        return usageError(`Unknown auth command "${command}".`);
+    }
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`xcsh: ${text}\n`);
+    return error instanceof ConfigError ? 2 : 1;
+  }
+}
+
+function usageError(text: string): number {
+  process.stderr.write(`xcsh: ${text}\n\n${AUTH_USAGE}`);
+  return 2;
+}
+
+async function login(provider: string, store: ReturnType<typeof authStoreAt>): Promise<number> {
+  const signIn = signInProvider(provider);
+  if (signIn) {
+    const lines = stdinLines();
+    const cancel = new AbortController();
+    const io: LoginIO = { say: (text) => process.stderr.write(`${text}\n`), readLine: () => lines.readLine(), signal: cancel.signal };
+    try {
+      const flow = await signIn.loadFlow();
+      const credential = await flow.login(io);
+      await store.set(provider, credential);
+    } finally {
+      lines.close();
+    }
+    process.stderr.write(`Saved to ${store.path}.\n`);
+    return 0;
+  }
+  if (!knownApiKeyProviders().has(provider)) {
+    process.stderr.write(
+      `xcsh: Unknown provider "${provider}". Sign in to ${SIGN_IN_PROVIDERS.map((p) => p.id).join(" or ")}, ` +
+        `or store a key for a provider of \`xcsh --list-models\` or of models.json.\n`,
+    );
+    return 1;
+  }
+  if (provider === "anthropic") {
+    process.stderr.write(
+      "xcsh does not sign in with a Claude subscription: Anthropic's terms do not allow it in third-party tools. " +
+        "Use an API key from console.anthropic.com.\n",
+    );
+  }
+  const key = await readApiKey(provider);
+  if (!key) {
+    process.stderr.write("xcsh: No key was entered; nothing was stored.\n");
+    return 1;
+  }
+  await store.set(provider, { type: "api_key", key });
+  process.stderr.write(`Stored the API key of ${provider} in ${store.path}.\n`);
+  return 0;
+}
+
+async function readApiKey(provider: string): Promise<string | undefined> {
+  if (process.stdin.isTTY) return (await readHiddenLine(`API key for ${provider}: `))?.trim() || undefined;
+  const lines = stdinLines();
+  try {
+    return (await lines.readLine())?.trim() || undefined;
+  } finally {
+    lines.close();
+  }
+}
+
+async function logout(provider: string, store: ReturnType<typeof authStoreAt>): Promise<number> {
+  if (!(await store.remove(provider))) {
+    process.stderr.write(`xcsh: No credential of ${provider} is stored in ${store.path}.\n`);
+    return 1;
+  }
+  const revoke = signInProvider(provider) ? " The sign-in is not revoked at the provider." : "";
+  process.stderr.write(`Removed the credential of ${provider} from ${store.path}. Environment variables and models.json are unchanged.${revoke}\n`);
+  return 0;
+}
+
+/** Providers a key can be stored for: the catalog's and those models.json defines. */
+function knownApiKeyProviders(): Set<string> {
+  const names = new Set<string>(CATALOG_PROVIDERS.map((provider) => provider.id));
+  try {
+    for (const name of Object.keys(loadModelsJson(getModelsJsonPath()).providers)) names.add(name);
+  } catch {
+    // A broken models.json does not stop storing a key for a catalog provider.
+  }
+  return names;
+}
+
+/** Providers whose models.json entry sets an apiKey (for status; the value is not resolved). */
+function modelsJsonKeys(): Set<string> {
+  try {
+    const providers = loadModelsJson(getModelsJsonPath()).providers;
+    return new Set(Object.entries(providers).filter(([, config]) => config.apiKey !== undefined).map(([name]) => name));
+  } catch {
+    return new Set();
+  }
+}

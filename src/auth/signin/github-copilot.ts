@@ -1,0 +1,88 @@
+/**
+ * Signing in to GitHub Copilot: the device flow (RFC 8628) against github.com gives a
+ * GitHub token; that token, exchanged at api.github.com, gives a Copilot API token that
+ * lives about half an hour. auth.json keeps both as pi does — `refresh` is the GitHub
+ * token, `access` the Copilot token, `expires` five minutes before the Copilot token
+ * runs out — so "refreshing" is simply exchanging the GitHub token again.
+ */
+import type { OAuthCredential } from "../auth-file.ts";
+import { endpoint } from "../test-endpoints.ts";
+import { parseDeviceGrant, pollDeviceGrant, type PollOutcome } from "./device-code.ts";
+import { describeFailure, getJson, postForm } from "./http.ts";
+import { COPILOT_STATIC_HEADERS, loginCommand, type LoginIO } from "./providers.ts";
+
+/** The public OAuth app id of GitHub's Copilot editor integrations. */
+const CLIENT_ID = "Iv1.b507a08c87ecfe98";
+const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
+const EXPIRY_MARGIN_MS = 5 * 60_000;
+const REQUEST_TIMEOUT_MS = 20_000;
+
+export async function login(io: LoginIO): Promise<OAuthCredential> {
+  const github = endpoint("GITHUB_URL");
+  const started = await postForm(`${github}/login/device/code`, { client_id: CLIENT_ID, scope: "read:user" }, withTimeout(io.signal), {
+    "User-Agent": COPILOT_STATIC_HEADERS["User-Agent"],
+  });
+  if (started.status !== 200) throw new Error(`GitHub refused to start the sign-in: ${describeFailure(started)}.`);
+  const grant = parseDeviceGrant(started.json, "GitHub");
+
+  io.say(`To sign in to GitHub Copilot, open ${grant.verificationUri} and enter the code ${grant.userCode}`);
+  io.say("Waiting for you to authorize xcsh…");
+
+  const githubToken = await pollDeviceGrant(grant, () => pollAccessToken(github, grant.deviceCode, io.signal), io.signal);
+  const credential = await exchangeForCopilotToken(githubToken, withTimeout(io.signal));
+  io.say("Signed in to GitHub Copilot.");
+  return credential;
+}
+
+export async function refresh(credential: OAuthCredential, signal: AbortSignal): Promise<OAuthCredential> {
+  const fresh = await exchangeForCopilotToken(credential.refresh, signal);
+  // Fields a pi-written entry carries (enterpriseUrl, availableModelIds) are kept.
+  return { ...credential, ...fresh };
+}
+
+async function pollAccessToken(github: string, deviceCode: string, signal: AbortSignal): Promise<PollOutcome<string>> {
+  const reply = await postForm(
+    `${github}/login/oauth/access_token`,
+    { client_id: CLIENT_ID, device_code: deviceCode, grant_type: DEVICE_GRANT_TYPE },
+    withTimeout(signal),
+    { "User-Agent": COPILOT_STATIC_HEADERS["User-Agent"] },
+  );
+  const token = reply.json?.access_token;
+  if (typeof token === "string" && token !== "") return { done: token };
+  // GitHub answers these with 200, RFC 8628 with 400: read the error either way.
+  switch (reply.json?.error) {
+    case "authorization_pending":
+      return { pending: true };
+    case "slow_down": {
+      const interval = reply.json.interval;
+      return { slowDown: true, interval: typeof interval === "number" ? interval : undefined };
+    }
+    case "expired_token":
+      throw new Error(`The code expired before it was entered. Run \`${loginCommand("github-copilot")}\` again.`);
+    case "access_denied":
+      throw new Error("The sign-in was denied on GitHub.");
+    default:
+      throw new Error(`GitHub did not issue a token: ${describeFailure(reply)}.`);
+  }
+}
+
+/** The Copilot API token for a GitHub token, as a credential to store. */
+async function exchangeForCopilotToken(githubToken: string, signal: AbortSignal): Promise<OAuthCredential> {
+  const reply = await getJson(`${endpoint("GITHUB_API_URL")}/copilot_internal/v2/token`, signal, {
+    Authorization: `Bearer ${githubToken}`,
+    ...COPILOT_STATIC_HEADERS,
+  });
+  if (reply.status === 401 || reply.status === 403) {
+    throw new Error(`GitHub refused the Copilot token (${describeFailure(reply)}); the GitHub sign-in was revoked or the account has no Copilot plan.`);
+  }
+  const token = reply.json?.token;
+  const expiresAt = reply.json?.expires_at;
+  if (reply.status !== 200 || typeof token !== "string" || typeof expiresAt !== "number") {
+    throw new Error(`GitHub did not issue a Copilot token: ${describeFailure(reply)}.`);
+  }
+  return { type: "oauth", refresh: githubToken, access: token, expires: expiresAt * 1000 - EXPIRY_MARGIN_MS };
+}
+
+function withTimeout(signal: AbortSignal): AbortSignal {
+  return AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+}

@@ -1,0 +1,105 @@
+/**
+ * The providers xcsh signs in to rather than taking an API key for: what a request to
+ * each needs from a stored OAuth credential (its token, endpoint and headers), decided
+ * here without network, and where the sign-in flow itself lives (loaded only when a
+ * user signs in or a token is refreshed).
+ *
+ * Anthropic is deliberately absent: its terms do not allow a Claude subscription to be
+ * used from third-party tools, so Anthropic takes an API key only.
+ */
+import { testOverride } from "../test-endpoints.ts";
+import type { OAuthCredential } from "../auth-file.ts";
+
+/** What a request needs from a credential. */
+export interface RequestAuth {
+  apiKey: string;
+  headers?: Record<string, string>;
+  /** Send the key as `Authorization: Bearer` too, whatever the API's own key header (Copilot's Anthropic models). */
+  bearerHeader?: boolean;
+  /** The endpoint the credential's account is served at, when it is not the provider's default. */
+  baseUrl?: string;
+}
+
+/** How a sign-in flow talks to the person signing in (the `xcsh auth login` terminal). */
+export interface LoginIO {
+  /** A line of instructions for the person (stderr). */
+  say(text: string): void;
+  /** The next line the person types or pastes; undefined when input has ended. */
+  readLine(): Promise<string | undefined>;
+  signal: AbortSignal;
+}
+
+/** The network part of a sign-in provider, loaded on demand. */
+export interface SignInFlow {
+  login(io: LoginIO): Promise<OAuthCredential>;
+  /** A fresh credential from the refresh token; throws when the provider refuses it. */
+  refresh(credential: OAuthCredential, signal: AbortSignal): Promise<OAuthCredential>;
+}
+
+export interface SignInProvider {
+  id: string;
+  name: string;
+  /** Refresh when the access token has less than this left. */
+  refreshMarginMs: number;
+  requestAuth(credential: OAuthCredential): RequestAuth;
+  loadFlow(): Promise<SignInFlow>;
+}
+
+// Facts about GitHub Copilot's API: it wants to know which editor integration calls it.
+export const COPILOT_STATIC_HEADERS: Readonly<Record<string, string>> = {
+  "User-Agent": "GitHubCopilotChat/0.35.0",
+  "Editor-Version": "vscode/1.107.0",
+  "Editor-Plugin-Version": "copilot-chat/0.35.0",
+  "Copilot-Integration-Id": "vscode-chat",
+};
+
+export const COPILOT_DEFAULT_API = "https://api.individual.githubcopilot.com";
+
+/**
+ * The Copilot token names the proxy serving the account (`…;proxy-ep=proxy.business.githubcopilot.com;…`);
+ * its API host is the same name with `api.` for `proxy.`.
+ */
+export function copilotApiFromToken(token: string): string | undefined {
+  const host = /(?:^|;)proxy-ep=([^;]+)/.exec(token)?.[1]?.trim();
+  if (!host || !/^[A-Za-z0-9.-]+(?::\d+)?$/.test(host)) return undefined;
+  return `https://${host.replace(/^proxy\./, "api.")}`;
+}
+
+const githubCopilot: SignInProvider = {
+  id: "github-copilot",
+  name: "GitHub Copilot",
+  refreshMarginMs: 5 * 60_000,
+  requestAuth(credential) {
+    return {
+      apiKey: credential.access,
+      headers: { ...COPILOT_STATIC_HEADERS, "Openai-Intent": "conversation-edits" },
+      // The Anthropic-API models read the token from Authorization, not x-api-key.
+      bearerHeader: true,
+      baseUrl: testOverride("COPILOT_API_URL") ?? copilotApiFromToken(credential.access) ?? COPILOT_DEFAULT_API,
+    };
+  },
+  loadFlow: () => import("./github-copilot.ts"),
+};
+
+const openaiCodex: SignInProvider = {
+  id: "openai-codex",
+  name: "OpenAI Codex (ChatGPT plan)",
+  refreshMarginMs: 5 * 60_000,
+  requestAuth(credential) {
+    const headers: Record<string, string> = { originator: "xcsh", "OpenAI-Beta": "responses=experimental" };
+    if (typeof credential.accountId === "string") headers["chatgpt-account-id"] = credential.accountId;
+    return { apiKey: credential.access, headers, baseUrl: testOverride("CODEX_API_URL") };
+  },
+  loadFlow: () => import("./openai-codex.ts"),
+};
+
+export const SIGN_IN_PROVIDERS: readonly SignInProvider[] = [githubCopilot, openaiCodex];
+
+export function signInProvider(id: string): SignInProvider | undefined {
+  return SIGN_IN_PROVIDERS.find((provider) => provider.id === id);
+}
+
+/** The command that signs in to a provider, for error messages. */
+export function loginCommand(provider: string): string {
+  return `xcsh auth login ${provider}`;
+}

@@ -1,0 +1,79 @@
+/**
+ * The shape of an `mcpServers` entry, as xcsh reads it from `mcp.json` / `.mcp.json`
+ * (the format Claude Code, Cursor and others write, so one file serves them all):
+ * a stdio server `{command, args, env, cwd}` or a remote one `{url, headers, type}`,
+ * plus xcsh's `disabled`, `timeout` and `startupTimeout`. Keys xcsh does not know are
+ * allowed (other tools add their own); a known key of the wrong type is an error that
+ * names it. Only the schema and the types live here: no I/O.
+ */
+import { Type } from "../schema/type.ts";
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+export const McpServerEntrySchema = Type.Object({
+  type: Type.Optional(Type.Enum(["stdio", "http", "sse", "streamable-http"])),
+  command: Type.Optional(Type.String({ minLength: 1 })),
+  args: Type.Optional(Type.Array(Type.String())),
+  env: Type.Optional(StringMap),
+  cwd: Type.Optional(Type.String({ minLength: 1 })),
+  url: Type.Optional(Type.String({ minLength: 1 })),
+  headers: Type.Optional(StringMap),
+  disabled: Type.Optional(Type.Boolean()),
+  /** Seconds a tool call may take before it is cancelled. */
+  timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  /** Seconds the first prompt waits for this server to connect. */
+  startupTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+});
+
+export const McpFileSchema = Type.Object({
+  mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** Where a server was declared: the scope decides trust, the file is shown to the person. */
+export type McpScope = "user" | "project" | "temporary";
+
+export interface McpServerEntry {
+  type?: "stdio" | "http" | "sse" | "streamable-http";
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+  timeout?: number;
+  startupTimeout?: number;
+}
+
+/** One server as a run uses it: variables expanded, the transport decided. */
+export type McpServerSpec = McpServerCommon & (McpStdioSpec | McpRemoteSpec);
+
+interface McpServerCommon {
+  name: string;
+  scope: McpScope;
+  /** The file it came from, or a description of where (`ACP client`). */
+  origin: string;
+  /** Milliseconds a tool call may take. */
+  callTimeoutMs: number;
+  /** Milliseconds the first prompt waits for the connection. */
+  startupWaitMs: number;
+}
+
+export interface McpStdioSpec {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface McpRemoteSpec {
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Long enough for a build or a test run behind a tool; a hung server is still noticed. */
+export const DEFAULT_CALL_TIMEOUT_SECONDS = 600;
+/** How long the first prompt waits for a server still connecting. */
+export const DEFAULT_STARTUP_WAIT_SECONDS = 10;

@@ -1,0 +1,231 @@
+/**
+ * One MCP server, over its lifetime: connect (spawn or dial, then the SDK's
+ * initialize handshake), list its tools and prompts, follow its `list_changed`
+ * notifications, run calls, and close. It never throws at its owner: a server that
+ * fails to start, crashes or hangs ends in state "failed" with a message that says
+ * which server and why (with the last lines of its stderr for a local one), reported
+ * once through `events.failed`. The SDK (and its zod and ajv) loads with this module,
+ * which nothing imports until a server is configured.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { traceModuleLoad } from "../ai/load-trace.ts";
+import type { McpServerSpec } from "./config-schema.ts";
+import { StdioProcessTransport } from "./stdio-transport.ts";
+import { within } from "./wait.ts";
+
+traceModuleLoad("@modelcontextprotocol/sdk");
+
+export type ConnectionState = "connecting" | "connected" | "failed" | "closed";
+
+export interface ConnectionEvents {
+  /** The tool or prompt list changed (first listing included). */
+  changed(): void;
+  /** The server could not start, or stopped; said once per connection. */
+  failed(message: string): void;
+}
+
+/** The handshake may take this long before the server counts as hung. */
+const CONNECT_TIMEOUT_MS = 60_000;
+/** Listing tools or prompts again after a change. */
+const LIST_TIMEOUT_MS = 30_000;
+
+export class McpConnection {
+  state: ConnectionState = "connecting";
+  tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  /** Settles when connecting ends, either way. */
+  readonly settled: Promise<void>;
+  readonly startedAt = Date.now();
+  private readonly client: Client;
+  private transport: Transport | undefined;
+  private reportedFailure = false;
+
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly events: ConnectionEvents,
+    clientInfo: { name: string; version: string },
+  ) {
+    this.client = new Client(clientInfo, { capabilities: {} });
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.track(this.refreshTools()));
+    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.track(this.refreshPrompts()));
+    this.client.onclose = () => this.onClosed();
+    this.settled = this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      this.transport = this.makeTransport();
+      await this.client.connect(this.transport, { timeout: CONNECT_TIMEOUT_MS });
+      if (this.state !== "connecting") return; // closed while connecting
+      const capabilities = this.client.getServerCapabilities() ?? {};
+      const [tools, prompts] = await Promise.all([
+        capabilities.tools ? this.listAllTools() : [],
+        capabilities.prompts ? this.listAllPrompts() : [],
+      ]);
+      if (this.state !== "connecting") return;
+      this.tools = tools;
+      this.prompts = prompts;
+      this.state = "connected";
+      this.events.changed();
+    } catch (error) {
+      if (this.state !== "connecting") return;
+      const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+      this.fail(closed ? `closed the connection while starting${this.exitNote()}` : `could not connect: ${describeError(error, CONNECT_TIMEOUT_MS)}`);
+      await this.client.close().catch(() => {});
+    }
+  }
+
+  private makeTransport(): Transport {
+    const spec = this.spec;
+    if (spec.transport === "stdio") return new StdioProcessTransport(spec);
+    const requestInit = { headers: spec.headers };
+    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit });
+    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+  }
+
+  private async listAllTools(): Promise<Tool[]> {
+    const all: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
+      all.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  private async listAllPrompts(): Promise<Prompt[]> {
+    const all: Prompt[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
+      all.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  /** Lists being fetched again after a list_changed notification. */
+  private readonly refreshing = new Set<Promise<void>>();
+
+  private track(refresh: Promise<void>): Promise<void> {
+    this.refreshing.add(refresh);
+    void refresh.finally(() => this.refreshing.delete(refresh));
+    return refresh;
+  }
+
+  private async refreshTools(): Promise<void> {
+    if (this.state !== "connected") return;
+    try {
+      this.tools = await this.listAllTools();
+      this.events.changed();
+    } catch (error) {
+      this.events.failed(`MCP server "${this.spec.name}": could not list its tools after a change: ${describeError(error, LIST_TIMEOUT_MS)}`);
+    }
+  }
+
+  private async refreshPrompts(): Promise<void> {
+    if (this.state !== "connected") return;
+    try {
+      this.prompts = await this.listAllPrompts();
+      this.events.changed();
+    } catch (error) {
+      this.events.failed(`MCP server "${this.spec.name}": could not list its prompts after a change: ${describeError(error, LIST_TIMEOUT_MS)}`);
+    }
+  }
+
+  /** Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled). */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void): Promise<CallToolResult> {
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout: this.spec.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(onProgress
+          ? { onprogress: (progress) => onProgress(`${progress.message ?? "progress"}${progress.total ? ` (${progress.progress}/${progress.total})` : ` (${progress.progress})`}`) }
+          : {}),
+      });
+      // A tool that changed the server's tools (its list_changed came before its answer):
+      // the new list is in place before the model's next request.
+      if (this.refreshing.size > 0) await within(Promise.all(this.refreshing), LIST_TIMEOUT_MS);
+      return result as CallToolResult;
+    } catch (error) {
+      if (signal?.aborted) throw new Error(`The call to ${name} on MCP server "${this.spec.name}" was cancelled.`);
+      throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
+    }
+  }
+
+  async getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
+    try {
+      return await this.client.getPrompt({ name, arguments: args }, { timeout: this.spec.callTimeoutMs });
+    } catch (error) {
+      throw new Error(`MCP server "${this.spec.name}", prompt ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.tools = [];
+    this.prompts = [];
+    await this.client.close().catch(() => {});
+    await this.transport?.close().catch(() => {});
+  }
+
+  /** The connection ended. While connecting, connect() reports it with the reason it got. */
+  private onClosed(): void {
+    if (this.state !== "connected") return;
+    this.fail(`stopped${this.exitNote()}; its tools are gone until xcsh starts again`);
+  }
+
+  private exitNote(): string {
+    const transport = this.transport;
+    if (!(transport instanceof StdioProcessTransport) || transport.exitCode === undefined) return "";
+    return ` (exit code ${transport.exitCode ?? "none: killed by a signal"})`;
+  }
+
+  private fail(why: string): void {
+    this.state = "failed";
+    const hadTools = this.tools.length > 0 || this.prompts.length > 0;
+    this.tools = [];
+    this.prompts = [];
+    if (hadTools) this.events.changed();
+    if (this.reportedFailure) return;
+    this.reportedFailure = true;
+    const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
+    const tail = stderr ? `\n${lastLines(stderr, 5)}` : "";
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${why}${tail}`);
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text
+    .split("\n")
+    .slice(-count)
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
+/** An SDK or transport error in words: a timeout says how long, an HTTP failure its status. */
+export function describeError(error: unknown, timeoutMs: number): string {
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return "the connection closed";
+  const message = error instanceof Error ? error.message : String(error);
+  if (/\b401\b|Unauthorized/i.test(message)) return `${message} (the server wants authorization: put a token in "headers", e.g. "Authorization": "Bearer \${TOKEN}"; xcsh does not do OAuth sign-in yet)`;
+  return message;
+}

@@ -1,0 +1,201 @@
+/**
+ * A session's MCP servers: it connects them in the background, keeps the session's
+ * tool set equal to the tools the connected servers offer (added, replaced or removed
+ * as servers connect, change their lists, or fail), lists their prompts as commands
+ * and expands them, and lets the first prompt wait for servers still connecting —
+ * each for at most its `startupTimeout`. `configure` takes the whole wanted set each
+ * time (a project trusted later adds its servers): unchanged servers keep running,
+ * others are started or closed. Failures are reported once each and never stop the
+ * other servers or the session.
+ */
+import type { AgentTool } from "../agent/types.ts";
+import type { ImageContent } from "../ai/types.ts";
+import type { SourceInfo } from "../extensions/types.ts";
+import type { SlashCommand } from "../resources/commands.ts";
+import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerSpec } from "./config-schema.ts";
+import { McpConnection } from "./connection.ts";
+import packageJson from "../../package.json" with { type: "json" };
+import { MCP_TOOL_SOURCE, mcpName } from "./names.ts";
+import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
+import { sameServer } from "./server-plan.ts";
+import { mcpAgentTool } from "./tool-adapter.ts";
+import { within } from "./wait.ts";
+
+/** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
+export interface McpToolSink {
+  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo }, activate: boolean): void;
+  remove(name: string): void;
+  batch(changes: () => void): void;
+}
+
+export interface McpHubOptions {
+  /**
+   * Where the tools go. Whether a new one starts active is the tool set's rule (the
+   * command line's --tools, --exclude-tools, --no-tools: src/core/tool-selection.ts).
+   */
+  tools: McpToolSink;
+  /** A line for the person running xcsh (stderr, an RPC notice frame, an ACP notice). */
+  report(message: string): void;
+}
+
+/** How xcsh introduces itself to servers. */
+const CLIENT_INFO = { name: "xcsh", version: packageJson.version };
+
+interface RegisteredTool {
+  connection: McpConnection;
+  tool: Tool;
+}
+
+interface RegisteredPrompt {
+  connection: McpConnection;
+  prompt: Prompt;
+}
+
+export type UserInput = { text: string; images?: ImageContent[] };
+
+export class McpHub {
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly registered = new Map<string, RegisteredTool>();
+  private readonly prompts = new Map<string, RegisteredPrompt>();
+  private readonly reported = new Set<string>();
+  private readonly listeners: (() => void)[] = [];
+  private readonly slowReported = new Set<McpConnection>();
+  private closed = false;
+
+  constructor(private readonly options: McpHubOptions) {}
+
+  /** Starts, keeps or closes servers so that exactly `specs` run. */
+  configure(specs: readonly McpServerSpec[]): void {
+    if (this.closed) return;
+    const wanted = new Map(specs.map((spec) => [spec.name, spec]));
+    for (const [name, connection] of this.connections) {
+      const spec = wanted.get(name);
+      if (spec && sameServer(spec, connection.spec)) continue;
+      this.connections.delete(name);
+      void connection.close();
+    }
+    for (const spec of specs) {
+      if (this.connections.has(spec.name)) continue;
+      const connection: McpConnection = new McpConnection(
+        spec,
+        { changed: () => this.sync(), failed: (message) => this.report(message) },
+        CLIENT_INFO,
+      );
+      this.connections.set(spec.name, connection);
+    }
+    this.sync();
+  }
+
+  /** Problems found before connecting (a bad entry, an unset variable), reported like failures. */
+  report(message: string): void {
+    if (this.reported.has(message)) return;
+    this.reported.add(message);
+    this.options.report(message);
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Waits for the servers still connecting, each until its startupTimeout has passed
+   * since it started; one still not ready is reported (once) and the prompt goes on.
+   */
+  async ready(): Promise<void> {
+    const connecting = [...this.connections.values()].filter((connection) => connection.state === "connecting");
+    if (connecting.length === 0) return;
+    await Promise.all(
+      connecting.map((connection) => {
+        const left = connection.startedAt + connection.spec.startupWaitMs - Date.now();
+        return left <= 0 ? undefined : within(connection.settled, left);
+      }),
+    );
+    for (const connection of connecting) {
+      if (connection.state !== "connecting" || this.slowReported.has(connection)) continue;
+      this.slowReported.add(connection);
+      const seconds = Math.round(connection.spec.startupWaitMs / 1000);
+      this.report(`MCP server "${connection.spec.name}" is still connecting after ${seconds} s; going on without it (its tools are added once it is ready)`);
+    }
+  }
+
+  /** The servers' prompts as slash commands. */
+  commands(): SlashCommand[] {
+    return [...this.prompts].map(([name, { connection, prompt }]) => promptCommand(connection.spec, prompt, name));
+  }
+
+  /**
+   * `/mcp__server__prompt args` becomes the prompt's text (and images); any other
+   * input is returned as it is. A prompt the server cannot give is reported and the
+   * input dropped (undefined): sending the command's text to the model would only confuse it.
+   */
+  async expandCommand(input: UserInput): Promise<UserInput | undefined> {
+    const match = matchPromptCommand(input.text, this.prompts);
+    if (!match) return input;
+    const { connection, prompt } = match.target;
+    const name = mcpName(connection.spec.name, prompt.name);
+    const parsed = promptArguments(prompt, match.args);
+    if ("error" in parsed) {
+      this.options.report(`/${name} ${parsed.error}`);
+      return undefined;
+    }
+    try {
+      const expanded = promptInput(await connection.getPrompt(prompt.name, parsed.args));
+      const images = [...expanded.images, ...(input.images ?? [])];
+      return { text: expanded.text, ...(images.length > 0 ? { images } : {}) };
+    } catch (error) {
+      this.options.report(`/${name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connections = [...this.connections.values()];
+    this.connections.clear();
+    this.sync();
+    await Promise.all(connections.map((connection) => connection.close()));
+  }
+
+  /** Makes the tool set and the prompt list match what the connected servers offer now. */
+  private sync(): void {
+    const wantedTools = new Map<string, RegisteredTool>();
+    const wantedPrompts = new Map<string, RegisteredPrompt>();
+    for (const connection of this.connections.values()) {
+      if (connection.state !== "connected") continue;
+      for (const tool of connection.tools) this.claim(wantedTools, mcpName(connection.spec.name, tool.name), { connection, tool }, "tool");
+      for (const prompt of connection.prompts) this.claim(wantedPrompts, mcpName(connection.spec.name, prompt.name), { connection, prompt }, "prompt");
+    }
+    this.options.tools.batch(() => {
+      for (const name of [...this.registered.keys()]) {
+        if (wantedTools.has(name)) continue;
+        this.registered.delete(name);
+        this.options.tools.remove(name);
+      }
+      for (const [name, entry] of wantedTools) {
+        const known = this.registered.get(name);
+        if (known && known.connection === entry.connection && known.tool === entry.tool) continue;
+        this.registered.set(name, entry);
+        // A changed tool keeps whether it is active; a new one follows the command line's choice.
+        this.options.tools.upsert(mcpAgentTool(entry.connection, entry.tool, name), { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
+      }
+    });
+    this.prompts.clear();
+    for (const [name, entry] of wantedPrompts) this.prompts.set(name, entry);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Two servers' names can meet once made safe: the first keeps the name, the clash is reported. */
+  private claim<T extends { connection: McpConnection }>(into: Map<string, T>, name: string, entry: T, kind: string): void {
+    const holder = into.get(name);
+    if (!holder) {
+      into.set(name, entry);
+      return;
+    }
+    this.report(`MCP ${kind} name ${name} is taken by server "${holder.connection.spec.name}"; the one of server "${entry.connection.spec.name}" is left out`);
+  }
+}
+
+function sourceInfoOf(spec: McpServerSpec): SourceInfo {
+  return { path: spec.origin, source: MCP_TOOL_SOURCE, scope: spec.scope, origin: "top-level" };
+}

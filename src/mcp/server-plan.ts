@@ -1,0 +1,150 @@
+/**
+ * Which MCP servers a run connects, decided from the declarations: user file, then
+ * the project's files, then `--mcp-config` files, then servers an ACP client sent —
+ * a later declaration of a name wins, and one with `"disabled": true` removes the name.
+ * The project's declarations count only once the project is trusted (they start
+ * programs, and their URLs and headers could carry the environment elsewhere); until
+ * then a user server of the same name stands. Each entry is checked on its own, so a
+ * bad one is reported and skipped while the rest start. Pure apart from reading files.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { fitsSchema, typeboxValue } from "../schema/validate.ts";
+import { describeSchemaErrors } from "../config/json-file.ts";
+import {
+  DEFAULT_CALL_TIMEOUT_SECONDS,
+  DEFAULT_STARTUP_WAIT_SECONDS,
+  McpServerEntrySchema,
+  type McpServerEntry,
+  type McpServerSpec,
+} from "./config-schema.ts";
+import { existingFiles, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
+import { expandMap as expandMapWith, expandVariables as expandWith, MissingVariableError } from "./expand-vars.ts";
+
+export interface McpSources {
+  cwd: string;
+  /** false with --no-mcp: the user's and the project's files are not read. */
+  useConfigFiles: boolean;
+  /** --mcp-config files, as given (relative to cwd). */
+  cliFiles: readonly string[];
+  /** Servers from elsewhere (an ACP client's session/new), after every file. */
+  extra?: readonly DeclaredServer[];
+}
+
+export interface McpDeclarations {
+  /** In merge order. */
+  declared: DeclaredServer[];
+  /** Files that could not be used. */
+  problems: string[];
+}
+
+export interface McpPlan {
+  servers: McpServerSpec[];
+  /** Entries that cannot be used (bad field, unset variable), one line each. */
+  problems: string[];
+  /** Project servers left out because the project is not trusted (by name). */
+  waitingForTrust: string[];
+}
+
+/** Reads every file that applies, in merge order. */
+export function readDeclarations(sources: McpSources): McpDeclarations {
+  const declared: DeclaredServer[] = [];
+  const problems: string[] = [];
+  const take = (file: string, scope: DeclaredServer["scope"]) => {
+    const read = readMcpFile(file, scope);
+    declared.push(...read.servers);
+    problems.push(...read.problems);
+  };
+  if (sources.useConfigFiles) {
+    take(userMcpConfigPath(), "user");
+    for (const file of existingFiles(projectMcpConfigPaths(sources.cwd))) take(file, "project");
+  }
+  for (const given of sources.cliFiles) {
+    const file = resolve(sources.cwd, given);
+    if (existingFiles([file]).length === 0) problems.push(`--mcp-config ${given}: no such file (${file})`);
+    else take(file, "temporary");
+  }
+  declared.push(...(sources.extra ?? []));
+  return { declared, problems };
+}
+
+/** The servers to connect: the winning declaration of each name, checked and expanded. */
+export function planServers(declarations: McpDeclarations, cwd: string, projectTrusted: boolean, env: Record<string, string | undefined> = process.env): McpPlan {
+  const winners = new Map<string, DeclaredServer>();
+  const waitingForTrust = new Set<string>();
+  const problems = [...declarations.problems];
+  for (const declaration of declarations.declared) {
+    if (declaration.scope === "project" && !projectTrusted) {
+      waitingForTrust.add(declaration.name);
+      continue;
+    }
+    const problem = entryProblem(declaration);
+    if (problem) {
+      problems.push(problem);
+      continue;
+    }
+    if ((declaration.entry as McpServerEntry).disabled === true) winners.delete(declaration.name);
+    else winners.set(declaration.name, declaration);
+  }
+  const servers: McpServerSpec[] = [];
+  for (const declaration of winners.values()) {
+    try {
+      servers.push(toSpec(declaration, cwd, env));
+    } catch (error) {
+      const why = error instanceof MissingVariableError ? `${error.message}; set it, or give a default as \${${error.variable}:-value}` : (error as Error).message;
+      problems.push(`MCP server "${declaration.name}" (${declaration.origin}): ${why}. The server is not started.`);
+    }
+  }
+  return { servers, problems, waitingForTrust: [...waitingForTrust] };
+}
+
+/** What is wrong with an entry, naming the server, the file and the field; undefined when it is usable. */
+export function entryProblem(declaration: DeclaredServer): string | undefined {
+  const { name, entry, origin } = declaration;
+  const where = `MCP server "${name}" (${origin})`;
+  if (name.trim() === "") return `${origin}: an MCP server needs a name (found "")`;
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return `${where}: expected an object with "command" or "url"`;
+  if (!fitsSchema(McpServerEntrySchema, entry)) {
+    const details = describeSchemaErrors(typeboxValue().Errors(McpServerEntrySchema, entry), entry);
+    return `${where}: ${details.join("; ")}`;
+  }
+  const typed = entry as McpServerEntry;
+  if (typed.disabled === true) return undefined;
+  if (typed.command !== undefined && typed.url !== undefined) return `${where}: give either "command" (a local server) or "url" (a remote one), not both`;
+  if (typed.command === undefined && typed.url === undefined) return `${where}: needs "command" (a local server) or "url" (a remote one)`;
+  if (typed.type === "stdio" && typed.command === undefined) return `${where}: "type": "stdio" needs "command"`;
+  if (typed.type !== undefined && typed.type !== "stdio" && typed.url === undefined) return `${where}: "type": "${typed.type}" needs "url"`;
+  return undefined;
+}
+
+function toSpec(declaration: DeclaredServer, cwd: string, processEnv: Record<string, string | undefined>): McpServerSpec {
+  const entry = declaration.entry as McpServerEntry;
+  // Values a client sent are literal; a file's get their variables.
+  const expandVariables = declaration.literal ? (text: string) => text : (text: string) => expandWith(text, processEnv);
+  const expandMap = (map: Record<string, string> | undefined) => (declaration.literal ? { ...map } : expandMapWith(map, processEnv));
+  const common = {
+    name: declaration.name,
+    scope: declaration.scope,
+    origin: declaration.origin,
+    callTimeoutMs: (entry.timeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
+    startupWaitMs: (entry.startupTimeout ?? DEFAULT_STARTUP_WAIT_SECONDS) * 1000,
+  };
+  if (entry.command !== undefined) {
+    const dir = entry.cwd === undefined ? cwd : expandVariables(entry.cwd);
+    return {
+      ...common,
+      transport: "stdio",
+      command: expandVariables(entry.command),
+      args: (entry.args ?? []).map((arg) => expandVariables(arg)),
+      env: expandMap(entry.env),
+      cwd: isAbsolute(dir) ? dir : resolve(cwd, dir),
+    };
+  }
+  const url = expandVariables(entry.url!);
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new Error(`"url" must be an http:// or https:// address, got "${url}"`);
+  return { ...common, transport: entry.type === "sse" ? "sse" : "http", url, headers: expandMap(entry.headers) };
+}
+
+/** Two specs start the same server (a reload keeps a connection whose spec did not change). */
+export function sameServer(a: McpServerSpec, b: McpServerSpec): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,118 @@
+/**
+ * MCP for one session, from the start-up path: reads the declarations (a few stat
+ * calls when there are none) and loads the MCP client — the SDK, zod, ajv — only when
+ * some server is to connect. Project servers wait for the project's trust, settled by
+ * the extension system as for project extensions (src/core/extension-system.ts): they
+ * join once it is given, even later (an RPC host answering the trust question). What
+ * the session sees is an McpSessionLink, which works the same before the client has
+ * loaded and after.
+ */
+import type { ImageContent } from "../ai/types.ts";
+import type { SlashCommand } from "../resources/commands.ts";
+import type { DeclaredServer } from "./config-files.ts";
+import type { McpHub, McpToolSink } from "./hub.ts";
+import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
+
+/** What the session asks of MCP (src/core/agent-session.ts). */
+export interface McpSessionLink {
+  /** Resolves once no server is still connecting (each waited for at most its startupTimeout). */
+  ready(): Promise<void>;
+  /** An MCP prompt command expanded; other input as it is; undefined when the command failed (reported). */
+  expandCommand(input: { text: string; images?: ImageContent[] }): Promise<{ text: string; images?: ImageContent[] } | undefined>;
+  /** The servers' prompts as commands. */
+  commands(): SlashCommand[];
+  /** Called whenever the tools or prompts change. */
+  onChange(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export interface McpStartOptions extends McpSources {
+  tools: McpToolSink;
+  projectTrusted: boolean;
+  /** Registers what to do when the project is trusted later (the RPC or terminal trust question). */
+  onProjectTrusted?(listener: () => void): void;
+  report(message: string): void;
+}
+
+/** undefined when no server is declared anywhere: nothing of MCP is loaded. */
+export function startMcp(options: McpStartOptions): McpSessionLink | undefined {
+  const first = readDeclarations(options);
+  for (const problem of first.problems) options.report(problem);
+  if (first.declared.length === 0) return undefined;
+  return new LazyMcpSession(options, first.declared);
+}
+
+/** Servers given for one session (an ACP client's), declared as a file declares them. */
+export type McpSessionServers = readonly DeclaredServer[];
+
+/** Declarations from an ACP client, in the shape of a file's. */
+export function declaredFrom(servers: readonly { name: string; entry: unknown }[], origin: string): DeclaredServer[] {
+  return servers.map(({ name, entry }) => ({ name, entry, scope: "temporary", origin }));
+}
+
+class LazyMcpSession implements McpSessionLink {
+  private hub: McpHub | undefined;
+  private loading: Promise<McpHub> | undefined;
+  private readonly listeners: (() => void)[] = [];
+  private closed = false;
+  /** Settles once the latest plan has been handed to the hub. */
+  private configured: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly options: McpStartOptions,
+    declared: DeclaredServer[],
+  ) {
+    this.apply(declared, options.projectTrusted);
+    options.onProjectTrusted?.(() => {
+      if (this.closed) return;
+      const again = readDeclarations(this.options);
+      for (const problem of again.problems) this.options.report(problem);
+      this.apply(again.declared, true);
+    });
+  }
+
+  private apply(declared: DeclaredServer[], trusted: boolean): void {
+    const plan = planServers({ declared, problems: [] }, this.options.cwd, trusted);
+    for (const problem of plan.problems) this.options.report(problem);
+    if (plan.servers.length === 0 && !this.hub && !this.loading) return;
+    this.configured = this.load().then(
+      (hub) => hub.configure(plan.servers),
+      (error) => this.options.report(`MCP: the client could not be loaded: ${(error as Error).message}`),
+    );
+  }
+
+  private load(): Promise<McpHub> {
+    this.loading ??= import("./hub.ts").then(({ McpHub }) => {
+      const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
+      for (const listener of this.listeners) hub.onChange(listener);
+      this.hub = hub;
+      return hub;
+    });
+    return this.loading;
+  }
+
+  async ready(): Promise<void> {
+    await this.configured;
+    await this.hub?.ready();
+  }
+
+  async expandCommand(input: { text: string; images?: ImageContent[] }) {
+    if (!this.hub || !input.text.startsWith("/mcp__")) return input;
+    return this.hub.expandCommand(input);
+  }
+
+  commands(): SlashCommand[] {
+    return this.hub?.commands() ?? [];
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+    this.hub?.onChange(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.configured;
+    await this.hub?.close();
+  }
+}

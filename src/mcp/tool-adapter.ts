@@ -1,0 +1,44 @@
+/**
+ * An MCP server's tool as a tool the agent runs: named `mcp__<server>__<tool>`, with
+ * the server's input schema as its parameters and its description. A call goes to the
+ * server with the run's abort signal (an abort cancels the request on the server) and
+ * the server's per-call timeout; progress notifications become tool updates; an
+ * `isError` result becomes the error result the model reads. A tool that does not say
+ * it only reads (`readOnlyHint`) counts as changing things, so modes that ask before
+ * changes (ACP) ask before it.
+ */
+import type { AgentTool } from "../agent/types.ts";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpConnection } from "./connection.ts";
+import { errorText, toToolResult, type McpToolDetails } from "./tool-result.ts";
+
+export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string): AgentTool<any, McpToolDetails> {
+  const server = connection.spec.name;
+  const title = tool.title ?? tool.annotations?.title;
+  return {
+    name,
+    label: title ?? `${server}: ${tool.name}`,
+    description: tool.description ?? title ?? `The ${tool.name} tool of MCP server ${server}.`,
+    parameters: parametersOf(tool.inputSchema) as never,
+    ...(tool.annotations?.readOnlyHint === true ? {} : { changesState: true }),
+    async execute(_toolCallId, params, signal, onUpdate) {
+      const progress = onUpdate
+        ? (text: string) => onUpdate({ content: [{ type: "text", text }], details: { server, tool: tool.name } })
+        : undefined;
+      const result = await connection.callTool(tool.name, (params ?? {}) as Record<string, unknown>, signal, progress);
+      if (result.isError === true) throw new Error(errorText(result));
+      return toToolResult(result, { server, tool: tool.name });
+    },
+  };
+}
+
+/**
+ * The input schema as providers take it: an object schema (MCP requires one; a server
+ * that sends something else gets an empty one), without the `$schema` marker that
+ * some providers refuse.
+ */
+function parametersOf(schema: unknown): Record<string, unknown> {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return { type: "object", properties: {} };
+  const { $schema: _marker, ...rest } = schema as Record<string, unknown>;
+  return { ...rest, type: "object", properties: (rest.properties as object | undefined) ?? {} };
+}

@@ -1,0 +1,36 @@
+/**
+ * The command policy of this process: set once the run's settings are known, read by
+ * every place that starts a program or writes a file for the model or the user.
+ *
+ * Process-wide on purpose. pi's extension API lets extensions build their own bash
+ * tool (`createBashTool`), local operations (`createLocalBashOperations`) and run
+ * `exec` — none of which can be handed the policy. A sandbox that a differently built
+ * tool could step around is no sandbox, so they all read it here.
+ *
+ * Before a run sets it (extensions loading, `--list-models`), children still lose
+ * xcsh's credentials: the default policy filters them. The sandbox mode is fixed at
+ * start: a later call may not loosen it, so nothing running inside can switch it off.
+ */
+import { DEFAULT_COMMAND_POLICY, type CommandPolicy } from "./policy.ts";
+
+let active: CommandPolicy = DEFAULT_COMMAND_POLICY;
+let sandboxFixed = false;
+
+export function commandPolicy(): CommandPolicy {
+  return active;
+}
+
+/**
+ * Sets the policy. The shell environment may change (a settings reload); the sandbox is
+ * taken from the first call that sets one other than off, and kept from then on — a later
+ * session in another folder (ACP serves several) adds its writable folders to it.
+ */
+export function setCommandPolicy(policy: CommandPolicy): void {
+  let sandbox = policy.sandbox;
+  if (sandboxFixed) {
+    const writableRoots = active.sandbox.mode === "workspace-write" ? [...new Set([...active.sandbox.writableRoots, ...policy.sandbox.writableRoots])] : [];
+    sandbox = { ...active.sandbox, writableRoots };
+  }
+  if (sandbox.mode !== "off") sandboxFixed = true;
+  active = { sandbox, shellEnv: policy.shellEnv };
+}

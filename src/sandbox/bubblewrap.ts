@@ -1,0 +1,43 @@
+/**
+ * The Linux launcher: a command line that runs a program under bubblewrap (`bwrap`) as
+ * the policy says. The whole file system is bound read-only; the writable roots are
+ * bound again read-write (git's hooks and config, and `.xcsh/`, inside them read-only
+ * once more); xcsh's config folder (API keys in models.json, auth.json, sessions) is
+ * covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
+ * starts outlives it (the kernel kills the namespace with its first process) and it
+ * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
+ * Network "deny" is a network namespace of its own: no interface but loopback.
+ *
+ * Pure but for checking which paths exist; finding and probing bwrap is in launcher.ts.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import type { SandboxPolicy } from "./policy.ts";
+import type { SandboxLayout } from "./layout.ts";
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The bwrap arguments (without the program) that put `argv` under `policy`. */
+export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, argv: readonly string[]): string[] {
+  const args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  if (policy.network === "deny") args.push("--unshare-net");
+  if (policy.mode === "workspace-write") {
+    for (const root of layout.writableRoots) {
+      const path = real(root);
+      args.push("--bind-try", path, path);
+    }
+    for (const path of layout.protectedPaths) {
+      if (existsSync(path)) args.push("--ro-bind", real(path), real(path));
+    }
+  }
+  for (const path of layout.hiddenPaths) {
+    if (existsSync(path)) args.push("--tmpfs", real(path));
+  }
+  args.push("--chdir", layout.cwd, "--", ...argv);
+  return args;
+}

@@ -1,0 +1,106 @@
+/**
+ * Puts a program under the active sandbox: returns the command line to spawn instead.
+ * Off: the program as it is. Linux: bubblewrap, found on PATH and tried once (a bwrap
+ * that cannot create namespaces fails here, saying why, not in every command's output).
+ * macOS: sandbox-exec. Anywhere else, or without the program: an error that says what to
+ * install — a command never runs unsandboxed because the sandbox could not start.
+ */
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, relative } from "node:path";
+import { bubblewrapArgs } from "./bubblewrap.ts";
+import { commandPolicy } from "./active-policy.ts";
+import { sandboxLayout, type SandboxLayout } from "./layout.ts";
+import type { SandboxPolicy } from "./policy.ts";
+import { seatbeltArgs } from "./seatbelt.ts";
+
+/** The sandbox cannot run here; the message says what to do. */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+const BWRAP_INSTALL =
+  "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap; Alpine: apk add bubblewrap)";
+
+let bwrapChecked: { path: string } | { error: string } | undefined;
+
+/** bwrap's path once it has been seen to start a sandbox; the reason otherwise. */
+function checkedBwrap(policy: SandboxPolicy): string {
+  if (!bwrapChecked) {
+    const path = Bun.which("bwrap");
+    if (!path) bwrapChecked = { error: `The sandbox (${policy.mode}) needs bubblewrap, and bwrap is not on PATH. ${BWRAP_INSTALL}, or run with --sandbox off.` };
+    else {
+      const probe = Bun.spawnSync([path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      bwrapChecked =
+        probe.exitCode === 0
+          ? { path }
+          : {
+              error:
+                `The sandbox (${policy.mode}) could not start: ${path} failed with "${probe.stderr.toString().trim() || `exit code ${probe.exitCode}`}". ` +
+                "bubblewrap needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also an AppArmor profile that allows bwrap them), or run with --sandbox off.",
+            };
+    }
+  }
+  if ("error" in bwrapChecked) throw new SandboxUnavailableError(bwrapChecked.error);
+  return bwrapChecked.path;
+}
+
+/** Throws SandboxUnavailableError when the policy asks for a sandbox this machine cannot give. */
+export function assertSandboxAvailable(policy: SandboxPolicy): void {
+  if (policy.mode === "off") return;
+  if (process.platform === "linux") checkedBwrap(policy);
+  else if (process.platform === "darwin") {
+    if (!Bun.which("sandbox-exec", { PATH: "/usr/bin" })) throw new SandboxUnavailableError(`The sandbox (${policy.mode}) needs /usr/bin/sandbox-exec, which is missing. Run with --sandbox off.`);
+  } else throw new SandboxUnavailableError(`The sandbox (${policy.mode}) is not available on ${process.platform}: xcsh sandboxes with bubblewrap on Linux and sandbox-exec on macOS. Run with --sandbox off.`);
+}
+
+/**
+ * bubblewrap can only keep read-only what exists: a project without `.xcsh/` could be given
+ * one (settings, extensions) that runs unsandboxed at the next start. So an empty `.xcsh/`
+ * (and `.git/hooks/` in a repository without one) is made first in the writable folder the
+ * command runs in — git does not track empty folders, and an empty `.xcsh/` asks for
+ * nothing. Other writable folders (caches) get none. Seatbelt denies by path and needs none.
+ */
+function createMissingProtectedFolders(layout: SandboxLayout): void {
+  for (const path of layout.protectedPaths) {
+    const isXcsh = basename(path) === ".xcsh";
+    const isHooks = basename(path) === "hooks" && basename(dirname(path)) === ".git";
+    if (!isXcsh && !isHooks) continue;
+    const root = isXcsh ? dirname(path) : dirname(dirname(path));
+    const rel = relative(root, layout.cwd);
+    if (rel.startsWith("..") || isAbsolute(rel) || existsSync(path)) continue;
+    if (isHooks && !isDirectory(dirname(path))) continue;
+    try {
+      mkdirSync(path);
+    } catch {
+      // A read-only project or a race: bubblewrap then leaves it as it is.
+    }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The command line that runs `argv` in `cwd` under the active policy. */
+export function sandboxedArgv(argv: readonly string[], cwd: string, policy: SandboxPolicy = commandPolicy().sandbox): string[] {
+  if (policy.mode === "off") return [...argv];
+  assertSandboxAvailable(policy);
+  const layout = sandboxLayout(policy, cwd);
+  if (process.platform === "linux") {
+    const bwrap = checkedBwrap(policy);
+    createMissingProtectedFolders(layout);
+    return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
+  }
+  return ["/usr/bin/sandbox-exec", ...seatbeltArgs(policy, layout, argv)];
+}

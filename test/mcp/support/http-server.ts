@@ -1,0 +1,72 @@
+/**
+ * The test MCP server (test-server.ts) over HTTP, in the test's own process, on
+ * node:http with the SDK's server transports: Streamable HTTP at /mcp (one session
+ * per client, as the SDK's examples keep them) and the older SSE transport at /sse
+ * (+ /messages). Every request's headers are kept, so a test can see what a client sent.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { randomUUID } from "node:crypto";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createTestServer } from "./test-server.ts";
+
+export interface HttpMcpServer {
+  url: string;
+  /** Headers of every request, in order. */
+  headers: IncomingMessage["headers"][];
+  close(): Promise<void>;
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  let text = "";
+  for await (const chunk of request) text += chunk;
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function startHttpMcpServer(name = "web"): Promise<HttpMcpServer> {
+  const streamable = new Map<string, StreamableHTTPServerTransport>();
+  const sse = new Map<string, SSEServerTransport>();
+  const headers: IncomingMessage["headers"][] = [];
+  const server: Server = createServer(async (request, response) => {
+    headers.push(request.headers);
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    try {
+      if (path === "/mcp") {
+        const body = request.method === "POST" ? await readBody(request) : undefined;
+        const sessionId = request.headers["mcp-session-id"] as string | undefined;
+        let transport = sessionId ? streamable.get(sessionId) : undefined;
+        if (!transport && isInitializeRequest(body)) {
+          const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void streamable.set(id, created) });
+          await createTestServer(name).connect(created);
+          transport = created;
+        }
+        if (!transport) {
+          response.writeHead(400).end("no session");
+          return;
+        }
+        await transport.handleRequest(request, response, body);
+      } else if (path === "/sse") {
+        const transport = new SSEServerTransport("/messages", response);
+        sse.set(transport.sessionId, transport);
+        await createTestServer(name).connect(transport);
+      } else if (path === "/messages") {
+        const transport = sse.get(new URL(request.url ?? "/", "http://localhost").searchParams.get("sessionId") ?? "");
+        if (!transport) response.writeHead(404).end("no session");
+        else await transport.handlePostMessage(request, response);
+      } else response.writeHead(404).end();
+    } catch (error) {
+      if (!response.headersSent) response.writeHead(500).end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    headers,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

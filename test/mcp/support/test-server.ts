@@ -1,0 +1,87 @@
+/**
+ * A real MCP server for the tests, on the SDK's server side. Run as a script it
+ * serves stdio (the way xcsh starts configured servers); `createTestServer` gives
+ * the same server for an in-process HTTP transport. What it does is visible from
+ * outside: it appends events (`start <pid>`, `cancelled <tool>`, …) to the file
+ * named by MCP_EVENTS, so a test can see it started, saw a cancellation, or never ran.
+ *
+ * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only), big (3000 lines), getenv {name},
+ * link (a resource link and an embedded resource), fail (an isError result),
+ * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
+ * Prompt: review {topic}.
+ * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
+ * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
+ */
+import { appendFileSync } from "node:fs";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+/** A 1×1 red PNG. */
+export const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+function note(line: string): void {
+  const file = process.env.MCP_EVENTS;
+  if (file) appendFileSync(file, `${line}\n`);
+}
+
+export function createTestServer(name = process.env.MCP_NAME ?? "test"): McpServer {
+  const server = new McpServer({ name, version: "1.0.0" });
+  server.registerTool("echo", { description: "Echoes the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text: `${name} echo: ${text}` }],
+  }));
+  server.registerTool("picture", { description: "A picture", annotations: { readOnlyHint: true } }, async () => ({
+    content: [
+      { type: "text", text: "here is a red pixel" },
+      { type: "image", data: PNG_BASE64, mimeType: "image/png" },
+    ],
+  }));
+  server.registerTool("structured", { description: "Structured data only" }, async () => ({ content: [], structuredContent: { answer: 42, unit: "widgets" } }));
+  server.registerTool("link", { description: "Links a resource" }, async () => ({
+    content: [
+      { type: "resource_link", uri: "file:///docs/guide.md", name: "guide", mimeType: "text/markdown", description: "The guide" },
+      { type: "resource", resource: { uri: "file:///docs/note.txt", mimeType: "text/plain", text: "embedded note text" } },
+    ],
+  }));
+  server.registerTool("big", { description: "3000 numbered lines" }, async () => ({
+    content: [{ type: "text", text: Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") }],
+  }));
+  server.registerTool("getenv", { description: "A variable of the server's environment", inputSchema: { name: z.string() } }, async ({ name: variable }) => ({
+    content: [{ type: "text", text: `${variable}=${process.env[variable] ?? "(unset)"}` }],
+  }));
+  server.registerTool("fail", { description: "Always fails" }, async () => ({ content: [{ type: "text", text: "the widget is broken" }], isError: true }));
+  server.registerTool("slow", { description: "Runs until cancelled" }, async (extra) => {
+    note(`slow started ${process.pid}`);
+    await new Promise<void>((resolve) => {
+      if (extra.signal.aborted) return resolve();
+      extra.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    note(`cancelled slow ${process.pid}`);
+    return { content: [{ type: "text", text: "cancelled" }] };
+  });
+  server.registerTool("grow", { description: "Adds a tool" }, async () => {
+    server.registerTool("extra", { description: "Added at run time" }, async () => ({ content: [{ type: "text", text: "extra ran" }] }));
+    return { content: [{ type: "text", text: "added extra" }] };
+  });
+  server.registerPrompt("review", { description: "Review a topic", argsSchema: { topic: z.string() } }, ({ topic }) => ({
+    messages: [{ role: "user", content: { type: "text", text: `Please review ${topic} carefully (from ${name}).` } }],
+  }));
+  return server;
+}
+
+if (import.meta.main) {
+  if (process.env.MCP_CRASH === "1") {
+    process.stderr.write("fatal: the test server was told to crash\n");
+    process.exit(3);
+  }
+  note(`start ${process.pid}`);
+  if (process.env.MCP_LINGER === "1") {
+    setInterval(() => {}, 60_000);
+    // Not even a write to a closed stdout ends it.
+    process.on("SIGPIPE", () => {});
+    process.stdout.on("error", () => {});
+    process.stdin.on("end", () => note(`stdin closed ${process.pid}`));
+  }
+  const server = createTestServer();
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,91 @@
+/**
+ * The sandbox's pure decisions, where the binary cannot show them: which variables
+ * count as credentials, how settings become a policy (and which values are refused),
+ * the order of bubblewrap's mounts (a later mount covers an earlier one), and the macOS
+ * profile — which cannot run on the Linux machines the suite runs on, so its text is
+ * the only thing checked here.
+ */
+import { describe, expect, test } from "bun:test";
+import { bubblewrapArgs } from "../../src/sandbox/bubblewrap.ts";
+import { childEnvironment, isProviderCredential } from "../../src/sandbox/child-environment.ts";
+import { credentialVariablesIn } from "../../src/sandbox/configured-credentials.ts";
+import { resolveCommandPolicy } from "../../src/sandbox/policy.ts";
+import { seatbeltProfile } from "../../src/sandbox/seatbelt.ts";
+
+describe("what counts as a provider credential", () => {
+  test("provider keys and tokens do (every key variable of the catalog's providers among them); the user's tool credentials and provider settings that are not secret do not", () => {
+    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "MISTRAL_API_KEY", "DEEPSEEK_API_KEY", "AWS_BEARER_TOKEN_BEDROCK", "COPILOT_GITHUB_TOKEN", "OPENROUTER_SECRET", "HF_TOKEN", "XIAOMI_TOKEN_PLAN_SGP_API_KEY"]) {
+      expect([name, isProviderCredential(name)]).toEqual([name, true]);
+    }
+    for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "STRIPE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_MONKEY", "METADATA_TOKEN", "PATH"]) {
+      expect([name, isProviderCredential(name)]).toEqual([name, false]);
+    }
+  });
+
+  test("models.json's $VAR, ${VAR} and bare-name key and header values name credentials; commands and literals do not", () => {
+    const names = credentialVariablesIn(
+      {
+        providers: {
+          a: { apiKey: "$CORP_KEY", headers: { "X-Team": "Bearer ${TEAM_TOKEN}", Price: "$$5" } },
+          b: { apiKey: "LEGACY_KEY", models: [{ id: "m", headers: { "X-Model": "${MODEL_SECRET}" } }] },
+          c: { apiKey: "!pass show llm" },
+          d: { apiKey: "sk-literal" },
+          e: "not an object",
+        },
+      },
+      { LEGACY_KEY: "set" },
+    );
+    expect(names.sort()).toEqual(["CORP_KEY", "LEGACY_KEY", "MODEL_SECRET", "TEAM_TOKEN"]);
+    expect(credentialVariablesIn("broken")).toEqual([]);
+  });
+
+  test("passthrough wins over exclude and over the credential rule; set comes last", () => {
+    const env = childEnvironment(
+      { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o", AWS_SECRET_ACCESS_KEY: "s", AWS_REGION: "r", AI_AGENT: "xcsh" },
+      { inherit: "all", passthrough: ["OPENAI_*", "AWS_REGION"], exclude: ["AWS_*"], set: { EXTRA: "1" } },
+    );
+    expect(env).toEqual({ OPENAI_API_KEY: "o", AWS_REGION: "r", AI_AGENT: "xcsh", EXTRA: "1" });
+  });
+});
+
+describe("settings and --sandbox become a policy", () => {
+  test("the flag wins over the settings; the project and writableRoots (relative ones from the project) are writable; network defaults to deny", () => {
+    const policy = resolveCommandPolicy({ sandbox: { mode: "read-only", writableRoots: ["../cache", "/abs"] } }, "workspace-write", "/home/u/project");
+    expect(policy.sandbox).toEqual({ mode: "workspace-write", network: "deny", writableRoots: ["/home/u/project", "/home/u/cache", "/abs"] });
+    expect(resolveCommandPolicy({ sandbox: { writableRoots: ["/abs"] } }, "read-only", "/p").sandbox.writableRoots).toEqual([]);
+    expect(resolveCommandPolicy({}, undefined, "/p").sandbox.mode).toBe("off");
+    expect(resolveCommandPolicy({ sandbox: { mode: "workspace-write" } }, "off", "/p").sandbox.mode).toBe("off");
+  });
+
+  test("values that cannot be applied are errors naming the setting", () => {
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["a.example"] } }, undefined, "/p")).toThrow(/sandbox\.network.*not supported yet/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "strict" } }, undefined, "/p")).toThrow(/sandbox mode "strict"/);
+    expect(() => resolveCommandPolicy({ shellEnv: { inherit: "most" } }, undefined, "/p")).toThrow(/shellEnv\.inherit/);
+  });
+});
+
+describe("the launchers", () => {
+  const layout = { cwd: "/w/p", writableRoots: ["/w/p", "/tmp"], protectedPaths: ["/nonexistent/.git/hooks"], hiddenPaths: ["/nonexistent/.xcsh/agent"] };
+
+  test("bubblewrap: read-only root first, writable roots after it, no network under deny, the program last", () => {
+    const args = bubblewrapArgs({ mode: "workspace-write", network: "deny", writableRoots: [] }, layout, ["/bin/sh", "-c", "echo hi"]);
+    expect(args.slice(0, 9)).toEqual(["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    expect(args).toContain("--unshare-net");
+    expect(args.indexOf("--bind-try")).toBeGreaterThan(args.indexOf("--ro-bind"));
+    expect(args.slice(-6)).toEqual(["--chdir", "/w/p", "--", "/bin/sh", "-c", "echo hi"]);
+    const readOnly = bubblewrapArgs({ mode: "read-only", network: "allow", writableRoots: [] }, { ...layout, writableRoots: [] }, ["true"]);
+    expect(readOnly).not.toContain("--bind-try");
+    expect(readOnly).not.toContain("--unshare-net");
+  });
+
+  test("sandbox-exec profile: writes denied but for the roots, exceptions after their rules, IP networking denied", () => {
+    const profile = seatbeltProfile({ mode: "workspace-write", network: "deny", writableRoots: [] }, { ...layout, writableRoots: ['/w/p "quoted"'] });
+    const lines = profile.split("\n");
+    expect(lines.slice(0, 3)).toEqual(["(version 1)", "(allow default)", "(deny file-write*)"]);
+    expect(lines[3]).toStartWith('(allow file-write* (subpath "/w/p \\"quoted\\"")');
+    expect(profile).toContain('(deny file-write* (subpath "/nonexistent/.git/hooks"))');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/nonexistent/.xcsh/agent"))');
+    expect(profile).toContain('(deny network-outbound (remote ip "*:*"))');
+    expect(seatbeltProfile({ mode: "read-only", network: "allow", writableRoots: [] }, { ...layout, writableRoots: [] })).not.toContain("network");
+  });
+});
