@@ -11,14 +11,23 @@ export function emptyUsage(): Usage {
   };
 }
 
+/**
+ * A dollar amount without binary floating-point noise: 3/1e6 × 5000 is
+ * 0.015000000000000001 in doubles, and JSON output and sums show it as that.
+ * Ten decimals keep every price per token exact and drop only the noise.
+ */
+export function roundCost(dollars: number): number {
+  return Math.round(dollars * 1e10) / 1e10;
+}
+
 /** Fills `usage.cost` from the model's per-million-token prices and returns it. */
 export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["cost"] {
-  const perToken = (pricePerMillion: number, tokens: number) => (pricePerMillion / 1_000_000) * tokens;
+  const perToken = (pricePerMillion: number, tokens: number) => roundCost((pricePerMillion / 1_000_000) * tokens);
   usage.cost.input = perToken(model.cost.input, usage.input);
   usage.cost.output = perToken(model.cost.output, usage.output);
   usage.cost.cacheRead = perToken(model.cost.cacheRead, usage.cacheRead);
   usage.cost.cacheWrite = perToken(model.cost.cacheWrite, usage.cacheWrite);
-  usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
+  usage.cost.total = roundCost(usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite);
   return usage.cost;
 }
 

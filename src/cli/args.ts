@@ -4,6 +4,7 @@
  * `--version` and `--help` stay instant.
  */
 import type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions } from "../core/run-options.ts";
+import { unknownOption } from "./unknown-option.ts";
 
 export type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions };
 
@@ -252,7 +253,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     } else if (arg.startsWith("--") && arg.length > 2 && extensionFlags === undefined) {
       args.unknownOptions.push(arg);
     } else if (arg.startsWith("-") && arg !== "-") {
-      return fail(`Unknown option ${arg}`);
+      return fail(unknownOption(arg, extensionFlags?.keys()));
     } else {
       args.messages.push(arg);
     }

@@ -10,6 +10,7 @@ import { HELP_TEXT } from "./help.ts";
 import { versionText } from "./version.ts";
 import { reportFatal } from "./fatal.ts";
 import { markAgentProcess } from "../tools/session-environment.ts";
+import { missingSubcommand } from "./missing-subcommands.ts";
 
 /**
  * The API extensions import as `xcsh` (and pi's package names). Only the entry point
@@ -64,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
+  const missing = missingSubcommand(argv[0]);
+  if (missing) return reportFatal(missing, 2);
   const parsed = parseArgs(argv);
   if (!parsed.ok) return reportFatal(parsed.error, 2);
   const args = parsed.args;

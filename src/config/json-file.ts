@@ -3,7 +3,8 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { readFileSync, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { dirname, relative } from "node:path";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
 import { fitsSchema, typeboxValue } from "../schema/validate.ts";
@@ -23,6 +24,16 @@ export function readJsonFile(file: string, hint?: string): unknown {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
     if (code === "EISDIR") throw new ConfigError(file, "is a directory, expected a JSON file", hint);
+    const folder = code === "EACCES" || code === "EPERM" ? closedFolder(file) : undefined;
+    if (folder !== undefined) {
+      // The file may not even exist: "fix or delete the file" would send the person after nothing.
+      const where = folder === process.cwd() ? "the working folder" : "the folder";
+      throw new ConfigError(
+        folder,
+        `${where} cannot be opened (permission denied), so ${relative(folder, file)} in it cannot be looked for`,
+        `Run xcsh from a folder you can open, or give yourself access to it (chmod u+rx '${folder}').`,
+      );
+    }
     throw new ConfigError(file, `cannot be read (${(error as Error).message})`, hint);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -52,6 +63,24 @@ function isMissing(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The outermost folder on `file`'s path that this process may not enter, else undefined. */
+function closedFolder(file: string): string | undefined {
+  const folders: string[] = [];
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    folders.unshift(folder);
+    if (dirname(folder) === folder) break;
+  }
+  return folders.find((folder) => {
+    try {
+      accessSync(folder, constants.X_OK);
+      return false;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === "EACCES" || code === "EPERM";
+    }
+  });
 }
 
 /** Far more than any settings.json or models.json needs, far less than a recursion can take. */

@@ -29,6 +29,7 @@ import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "./model-registry.ts";
+import { nearestName } from "./nearest-name.ts";
 import type { Settings } from "./settings.ts";
 import { SETTINGS_THINKING_LEVELS, thinkingLevelFromSettings } from "./settings-compat.ts";
 
@@ -43,7 +44,13 @@ export interface ResolveModelOptions {
 
 export type ResolveModelResult =
   | { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string }
-  | { error: string };
+  | ResolveFailure;
+
+/** Why no model: `missingKey` when the cause is that no provider has a credential (exit 3, not a usage error). */
+export interface ResolveFailure {
+  error: string;
+  missingKey?: true;
+}
 
 /** What the resolver needs from a registry. */
 export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPath">;
@@ -96,15 +103,31 @@ export function resolveModel(registry: ModelSource, options: ResolveModelOptions
   return warnings.length > 0 ? { model, thinkingLevel, warning: warnings.join(" ") } : { model, thinkingLevel };
 }
 
-export function unknownModelMessage(text: string, knownProviders?: ReadonlySet<string>): string {
+export function unknownModelMessage(text: string, knownProviders?: ReadonlySet<string>, nearest?: string): string {
   const slash = text.indexOf("/");
   const provider = slash > 0 ? text.slice(0, slash) : undefined;
   const keyless = provider && knownProviders && !knownProviders.has(provider) ? missingKeyHint(provider) : undefined;
-  return `Unknown model "${text}".${keyless ? ` ${keyless}` : ""} Run xcsh --list-models to see the available models.`;
+  const guess = nearest ? ` (did you mean "${nearest}"?)` : "";
+  return `Unknown model "${text}"${guess}.${keyless ? ` ${keyless}` : ""} Run xcsh --list-models to see the available models.`;
 }
 
 function unknownProviderMessage(provider: string, known: string[]): string {
-  return missingKeyHint(provider) ?? `Unknown provider "${provider}". Known providers: ${known.join(", ")}.`;
+  const nearest = nearestName(provider, known);
+  return missingKeyHint(provider) ?? `Unknown provider "${provider}"${nearest ? ` (did you mean "${nearest}"?)` : ""}. Known providers: ${known.join(", ")}.`;
+}
+
+/**
+ * What a mistyped `--model` most likely meant: a model id, `provider/id`, or a
+ * word of an id ("sonet" → "sonnet", which picks the best sonnet model).
+ */
+function nearestModelWord(text: string, models: readonly Model[]): string | undefined {
+  const words = new Set<string>();
+  for (const model of models) {
+    words.add(model.id);
+    words.add(`${model.provider}/${model.id}`);
+    for (const part of model.id.split(/[-_.:/]/)) if (part.length >= 3 && /[a-z]/i.test(part)) words.add(part);
+  }
+  return nearestName(text, words);
 }
 
 /** A catalog provider's models are only offered once its key is set: say which variable. */
@@ -149,7 +172,12 @@ function matchModelArgument(
       }
     }
   }
-  return { error: unknownModelMessage(text, providers) };
+  // "faux-1:ultra": the model is there, the level is not — say that rather than "unknown model".
+  if (colon > 0 && !isThinkingLevel(tail)) {
+    const base = matchModelArgument(text.slice(0, colon), models, preferredProvider, hasAuth);
+    if (!("error" in base)) return { error: `"${text}": "${tail}" is not a thinking level. Use one of: ${THINKING_LEVELS.join(", ")}.` };
+  }
+  return { error: unknownModelMessage(text, providers, nearestModelWord(text, models)) };
 }
 
 function isExactMatch(model: Model, query: string): boolean {
@@ -173,7 +201,7 @@ function pickDefaultModel(
   options: ResolveModelOptions,
   hasAuth: (model: Model) => boolean,
   modelsJsonPath: string,
-): Picked | { error: string } {
+): Picked | ResolveFailure {
   const { settings } = options;
 
   if (options.provider !== undefined) {
@@ -205,7 +233,7 @@ function pickDefaultModel(
   }
 
   const model = firstAvailable(models, hasAuth);
-  if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning) };
+  if (!model) return { error: noModelAvailableMessage(modelsJsonPath, warning), missingKey: true };
   return { model, warning: warning && `${warning} Using ${model.provider}/${model.id}.` };
 }
 

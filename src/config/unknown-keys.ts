@@ -5,6 +5,7 @@
  * per key and process, naming the file, the JSON path and the nearest known key.
  */
 import type { TSchema } from "typebox";
+import { nearestName } from "./nearest-name.ts";
 
 type Schema = TSchema & {
   type?: string;
@@ -42,7 +43,7 @@ export function unknownKeyWarnings(schema: TSchema, value: unknown, file: string
     const id = `${file}\0${where}`;
     if (reported.has(id)) return;
     reported.add(id);
-    const nearest = nearestKey(key, known);
+    const nearest = nearestName(key, known);
     warnings.push(`${file}: unknown key "${key}" at ${where}${nearest ? ` (did you mean "${nearest}"?)` : ""}; it is ignored`);
   });
   return warnings;
@@ -64,27 +65,4 @@ function walk(schema: Schema, value: unknown, path: string[], report: (path: str
     if (property) walk(property, child, [...path, key], report);
     else if (schema.properties) report(path, key, Object.keys(schema.properties));
   }
-}
-
-/** The known key closest to `key` by edit distance, if it is close enough to be a likely typo. */
-function nearestKey(key: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }

@@ -79,8 +79,22 @@ async function sessionWithId(cwd: string, id: string, sessionDir: string | undef
   return manager;
 }
 
+/**
+ * A session that cannot be written (a read-only home) runs in memory, with one
+ * warning at start that says how to fix it, rather than an error after every
+ * message and a result that names a file that never appears.
+ */
+function keepInMemoryIfUnwritable(manager: SessionManager): void {
+  const problem = manager.writeProblem();
+  if (problem === undefined) return;
+  manager.keepInMemory(
+    `sessions cannot be saved (${problem}); this session is not saved. Pass --session-dir <a writable folder> to save it, or --no-session to run without saving.`,
+  );
+}
+
 export async function createAgentSession(options: CreateSessionOptions): Promise<CreatedSession> {
   const sessionManager = await openSessionManager(options.cwd, options.sessions);
+  keepInMemoryIfUnwritable(sessionManager);
   const context = sessionManager.buildSessionContext();
   const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
   const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, (line) =>

@@ -7,7 +7,7 @@
  * tool calls of the last allowed turn finish and the session stays resumable.
  */
 import type { AssistantMessage, Usage } from "../ai/types.ts";
-import { emptyUsage } from "../ai/usage.ts";
+import { emptyUsage, roundCost } from "../ai/usage.ts";
 import type { AgentSession } from "./agent-session.ts";
 
 export interface RunLimitOptions {
@@ -39,11 +39,12 @@ function addUsage(total: Usage, usage: Usage): void {
   total.cacheRead += usage.cacheRead;
   total.cacheWrite += usage.cacheWrite;
   total.totalTokens += usage.totalTokens;
-  total.cost.input += usage.cost.input;
-  total.cost.output += usage.cost.output;
-  total.cost.cacheRead += usage.cost.cacheRead;
-  total.cost.cacheWrite += usage.cost.cacheWrite;
-  total.cost.total += usage.cost.total;
+  // Sums of doubles gather noise (0.1 + 0.2): rounded, so the envelope shows what was spent.
+  total.cost.input = roundCost(total.cost.input + usage.cost.input);
+  total.cost.output = roundCost(total.cost.output + usage.cost.output);
+  total.cost.cacheRead = roundCost(total.cost.cacheRead + usage.cost.cacheRead);
+  total.cost.cacheWrite = roundCost(total.cost.cacheWrite + usage.cost.cacheWrite);
+  total.cost.total = roundCost(total.cost.total + usage.cost.total);
 }
 
 export class RunMeter {

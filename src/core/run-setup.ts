@@ -67,7 +67,8 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
     settings,
     ...(options.models !== undefined ? { enabledModelsSource: "--models" } : {}),
   });
-  if ("error" in resolved) throw new UserError(resolved.error);
+  // No key anywhere is a credentials problem (exit 3), however the model was asked for (docs/headless.md).
+  if ("error" in resolved) throw new UserError(resolved.error, resolved.missingKey ? 3 : 2);
   return resolved;
 }
 
@@ -92,6 +93,23 @@ async function startupApiKey(registry: ModelRegistry, model: Model, options: Run
   } catch (error) {
     if (options.requireApiKey === false) return undefined;
     throw new UserError((error as Error).message, 3); // exit code 3: missing credentials (docs/headless.md)
+  }
+}
+
+/**
+ * The faux provider's script, read and checked before anything runs: a wrong
+ * path or a bad entry is a usage error at start (exit 2), not a failure at the
+ * first request. The module loads only when a script is set.
+ */
+async function checkFauxScript(): Promise<void> {
+  const file = process.env.XCSH_FAUX_SCRIPT;
+  if (!file) return;
+  const { fauxScriptCursor, FauxScriptError } = await import("../ai/faux-script.ts");
+  try {
+    fauxScriptCursor(file);
+  } catch (error) {
+    if (error instanceof FauxScriptError) throw new UserError(`${error.message} (--faux-script, the fauxScript setting or XCSH_FAUX_SCRIPT).`, 2);
+    throw error;
   }
 }
 
@@ -125,6 +143,7 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   if (options.models !== undefined) settings.enabledModels = [...options.models];
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
+  await checkFauxScript();
   applyHttpProxySetting(settings);
   applyCommandPolicy(settings, options);
   const registry = options.registry ?? ModelRegistry.load();

@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "../agent/types.ts";
 import type { Model, Usage } from "../ai/types.ts";
+import { roundCost } from "../ai/usage.ts";
 import { isUsage } from "../session/entry-shapes.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { estimateContextTokens, estimateMessagesTokens } from "./compaction/index.ts";
@@ -66,7 +67,7 @@ export function computeSessionStats(input: StatsInput): SessionStats {
     stats.tokens.output += usage.output;
     stats.tokens.cacheRead += usage.cacheRead;
     stats.tokens.cacheWrite += usage.cacheWrite;
-    stats.cost += usage.cost.total;
+    stats.cost = roundCost(stats.cost + usage.cost.total);
   };
   for (const message of input.allMessages) {
     if (message.role === "user") stats.userMessages++;

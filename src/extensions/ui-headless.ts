@@ -1,6 +1,7 @@
 /**
  * `ctx.ui` for print (`-p`) and json mode, where nobody can answer: every
  * dialog resolves to its default at once (undefined, or false for confirm),
+ * notify() goes to the mode's notice line (stderr) when it has one, other
  * display calls are dropped, and queries report an empty UI. An extension
  * that forgot to check `ctx.hasUI` therefore carries on instead of hanging.
  */
@@ -26,14 +27,16 @@ const NO_THEMES = "Themes are not available: this mode has no interactive UI";
 
 const nothing = () => {};
 
-export function createHeadlessUI(): ExtensionUIContext {
+/** `notice`: where notify() goes (print and json mode: stderr); without it, notify is dropped. */
+export function createHeadlessUI(options: { notice?: (line: string) => void } = {}): ExtensionUIContext {
+  const notice = options.notice;
   return {
     select: async () => undefined,
     confirm: async () => false,
     input: async () => undefined,
     editor: async () => undefined,
     custom: async () => undefined,
-    notify: nothing,
+    notify: notice ? (message: string, type?: string) => notice(type === "warning" || type === "error" ? `${type}: ${message}` : message) : nothing,
     setStatus: nothing,
     setWidget: nothing,
     setTitle: nothing,

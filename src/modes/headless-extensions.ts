@@ -16,12 +16,13 @@ export function headlessExtensionOptions(
   hostApi: ModeExtensionOptions["hostApi"],
   reportError: (report: ExtensionErrorReport) => void = (report) => process.stderr.write(describeExtensionError(report)),
 ): ModeExtensionOptions {
+  const notice = (line: string) => process.stderr.write(`${line}\n`);
   return {
     mode,
-    ui: createHeadlessUI(),
+    ui: createHeadlessUI({ notice }),
     hostApi,
     reportError,
-    notice: (line) => process.stderr.write(`${line}\n`),
+    notice,
     onShutdownRequested: () => {},
   };
 }

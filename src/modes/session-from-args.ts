@@ -118,7 +118,11 @@ export interface LoadedExtensions {
  */
 export async function loadExtensionsForArgs(args: RunOptions, options: ModeExtensionOptions | undefined, cwd = process.cwd()): Promise<LoadedExtensions> {
   if (!options || !anyExtensionConfigured(args, cwd)) {
-    if (args.unknownOptions.length > 0) throw new UserError(`Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.`, 2);
+    if (args.unknownOptions.length > 0) {
+      // Parsed again knowing no extension flag: the parser's message names the option and its likely spelling.
+      const again = args.reparse(new Map());
+      throw new UserError(again.ok ? `Unknown option ${args.unknownOptions[0]}. Run xcsh --help for usage.` : again.error, 2);
+    }
     return { args };
   }
   const { ExtensionSystem } = await import("../core/extension-system.ts");

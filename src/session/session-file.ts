@@ -13,7 +13,7 @@
  * Writing appends one complete line per write, so a process killed at any
  * moment leaves every earlier entry intact.
  */
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, truncateSync, writeSync } from "node:fs";
+import { accessSync, appendFileSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { FileEntry, SessionEntry, SessionHeader } from "./types.ts";
 
@@ -270,5 +270,38 @@ export function readSessionHeader(file: string): SessionHeader | undefined {
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Why `file` could not be written, or undefined when it can: the file itself
+ * when it exists, else the nearest folder on its path that exists (the rest is
+ * created with the first write). Nothing is created: a run that writes nothing
+ * leaves nothing behind.
+ */
+export function sessionWriteProblem(file: string): string | undefined {
+  let path = file;
+  for (;;) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(path);
+      if ((code === "ENOENT" || code === "ENOTDIR") && parent !== path) {
+        path = parent;
+        continue;
+      }
+      return (error as Error).message;
+    }
+    if (path !== file && !isDirectory) return `${path} is a file, not a folder`;
+    try {
+      accessSync(path, constants.W_OK);
+      return undefined;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === "EROFS" ? "read-only file system" : code === "EACCES" || code === "EPERM" ? "permission denied" : (error as Error).message;
+      return `${path}: ${why}`;
+    }
   }
 }

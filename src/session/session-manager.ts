@@ -23,7 +23,7 @@ import { isUsage } from "./entry-shapes.ts";
 import { EntryIndex } from "./entry-index.ts";
 import { generateEntryId, generateSessionId } from "./ids.ts";
 import { loadSessionFile } from "./load-session.ts";
-import { appendEntryLine, createSessionFile, cutTornTail, SessionFileError, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
+import { appendEntryLine, createSessionFile, cutTornTail, SessionFileError, sessionWriteProblem, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
 import { findMostRecentSession, listAllSessions, listSessions } from "./session-list.ts";
 import { getDefaultSessionDir, sessionFileName } from "./session-paths.ts";
 import {
@@ -429,6 +429,22 @@ export class SessionManager {
   /** Whether this session is kept in a file (false for `inMemory`). */
   isPersisted(): boolean {
     return this.persisted;
+  }
+
+  /** Why this session's file could not be written (a read-only home), else undefined; in memory, undefined. */
+  writeProblem(): string | undefined {
+    return this.disk === "memory" || this.sessionFile === undefined ? undefined : sessionWriteProblem(this.sessionFile);
+  }
+
+  /**
+   * Keeps the session in memory from here on (its entries stay; new sessions
+   * too), with `warning` among the load warnings every mode shows.
+   */
+  keepInMemory(warning: string): void {
+    this.persisted = false;
+    this.disk = "memory";
+    this.sessionFile = undefined;
+    this.loadWarnings.push(warning);
   }
 
   /** Problems met loading the file (skipped lines, a failed rewrite), for the user to see. */

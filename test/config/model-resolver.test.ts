@@ -169,6 +169,7 @@ describe("without --model", () => {
     const modelsJson = join(sandbox.agentDir, "models.json");
     expect(resolve({}, registry({}))).toEqual({
       error: `No model available: no API key is configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider with an "apiKey" to ${modelsJson}. To try xcsh without a key: xcsh --provider faux.`,
+      missingKey: true,
     });
   });
 });

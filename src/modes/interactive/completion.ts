@@ -4,6 +4,12 @@
  * (walked once, .gitignore honoured, fuzzy-matched); Tab on a path completes it.
  * Slash commands and plain paths are pi-tui's CombinedAutocompleteProvider;
  * `@` files are ours, since that provider needs the `fd` program for them.
+ *
+ * Keys that arrive together (a slow link, a busy machine, automation) reach
+ * the editor before the list it shows has caught up with them: Enter or Tab
+ * then applies a suggestion computed for fewer keys. applyCompletion notices
+ * (the list's prefix is not the typed text's) and takes what the typed text
+ * selects now, or leaves the text as typed when that cannot be known at once.
  */
 import type { AutocompleteItem, AutocompleteProvider, AutocompleteSuggestions, SlashCommand } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
@@ -17,11 +23,13 @@ const AT_TOKEN = /(?:^|\s)@([^\s]*)$/;
 export class ProjectCompletion implements AutocompleteProvider {
   readonly triggerCharacters = ["@"];
   private files: Promise<string[]> | undefined;
+  /** The walked files once the walk is done: what a late Enter is matched against without waiting. */
+  private walked: string[] | undefined;
   private inner: AutocompleteProvider;
 
   constructor(
     private readonly cwd: string,
-    commands: () => SlashCommand[],
+    private readonly commands: () => SlashCommand[],
   ) {
     const { CombinedAutocompleteProvider } = loadPiTui();
     // Built lazily per request: extension commands can change after /reload.
@@ -52,6 +60,7 @@ export class ProjectCompletion implements AutocompleteProvider {
       } catch {
         // An unreadable folder leaves the list as far as it got.
       }
+      this.walked = paths;
       return paths;
     })();
     return this.files;
@@ -64,15 +73,43 @@ export class ProjectCompletion implements AutocompleteProvider {
       const query = at[1] ?? "";
       const files = await this.projectFiles();
       if (options.signal.aborted) return null;
-      const { fuzzyFilter } = loadPiTui();
-      const matches = query ? fuzzyFilter(files, query, (path) => path) : files.filter((path) => !path.includes("/") || /^[^/]+\/$/.test(path));
-      const items: AutocompleteItem[] = matches.slice(0, MAX_SUGGESTIONS).map((path) => ({ value: `@${path}`, label: path }));
+      const items = fileItems(files, query);
       return items.length > 0 ? { items, prefix: `@${query}` } : null;
     }
     return this.inner.getSuggestions(lines, cursorLine, cursorCol, options);
   }
 
+  /**
+   * What the list holds for this text, computed without waiting: the prefix
+   * always where it can be told, the items when they are at hand (command
+   * names, walked files); undefined for plain paths, whose prefix is pi-tui's.
+   */
+  private suggestionsNow(before: string): { prefix: string; items?: AutocompleteItem[] } | undefined {
+    const at = AT_TOKEN.exec(before);
+    if (at) {
+      const query = at[1] ?? "";
+      return { prefix: `@${query}`, items: this.walked && fileItems(this.walked, query) };
+    }
+    if (!before.startsWith("/")) return undefined;
+    const space = before.indexOf(" ");
+    // A command's argument completions may need an await: their items are not known now.
+    if (space !== -1) return { prefix: before.slice(space + 1) };
+    return { prefix: before, items: commandItems(this.commands(), before.slice(1)) };
+  }
+
   applyCompletion(lines: string[], cursorLine: number, cursorCol: number, item: AutocompleteItem, prefix: string) {
+    const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
+    const unchanged = { lines, cursorLine, cursorCol };
+    const now = this.suggestionsNow(before);
+    if (now ? now.prefix !== prefix : !before.endsWith(prefix)) {
+      // The list was for fewer keys than have arrived: take what the typed text selects.
+      const best = now?.items && bestItem(now.items, now.prefix);
+      return best && now ? this.complete(lines, cursorLine, cursorCol, best, now.prefix) : unchanged;
+    }
+    return this.complete(lines, cursorLine, cursorCol, item, prefix);
+  }
+
+  private complete(lines: string[], cursorLine: number, cursorCol: number, item: AutocompleteItem, prefix: string) {
     if (!prefix.startsWith("@")) return this.inner.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
     const line = lines[cursorLine] ?? "";
     const start = cursorCol - prefix.length;
@@ -86,4 +123,24 @@ export class ProjectCompletion implements AutocompleteProvider {
   shouldTriggerFileCompletion(lines: string[], cursorLine: number, cursorCol: number): boolean {
     return this.inner.shouldTriggerFileCompletion?.(lines, cursorLine, cursorCol) ?? true;
   }
+}
+
+/** `@query`'s files: fuzzy-matched, or the top level of the project for a bare `@`. */
+function fileItems(files: string[], query: string): AutocompleteItem[] {
+  const { fuzzyFilter } = loadPiTui();
+  const matches = query ? fuzzyFilter(files, query, (path) => path) : files.filter((path) => !path.includes("/") || /^[^/]+\/$/.test(path));
+  return matches.slice(0, MAX_SUGGESTIONS).map((path) => ({ value: `@${path}`, label: path }));
+}
+
+/** The command names `/query` lists, in the order pi-tui's provider lists them (skills match without `skill:`). */
+function commandItems(commands: SlashCommand[], query: string): AutocompleteItem[] {
+  const { fuzzyFilter } = loadPiTui();
+  const matchKey = (command: SlashCommand) => (!query.startsWith("skill:") && command.name.startsWith("skill:") ? command.name.slice("skill:".length) : command.name);
+  return fuzzyFilter(commands, query, matchKey).map((command) => ({ value: command.name, label: command.name }));
+}
+
+/** The item the editor highlights for a prefix: the exact one, else the first that starts with it, else the first. */
+function bestItem(items: AutocompleteItem[], prefix: string): AutocompleteItem | undefined {
+  const typed = prefix.startsWith("/") ? prefix.slice(1) : prefix;
+  return items.find((item) => item.value === typed || item.value === prefix) ?? items.find((item) => item.value.startsWith(prefix)) ?? items[0];
 }

@@ -57,6 +57,17 @@ export class ConversationView {
     this.add(new NoticeView(color, label, detail, this.options, foldable));
   }
 
+  /** A hint that goes away by itself after `ms` ("Press Ctrl+C again to exit"): it is not part of the conversation. */
+  transient(label: string, ms: number, color = "dim"): void {
+    const hint = new NoticeView(color, label, "", this.options, false);
+    this.add(hint);
+    setTimeout(() => {
+      if (!this.root.children.includes(hint)) return;
+      this.root.removeChild(hint);
+      this.options.tui.requestRender();
+    }, ms).unref?.();
+  }
+
   /**
    * A short status line ("Model: fake/m2"): while nothing has come after it, the
    * next one replaces it, so pressing Ctrl+P five times leaves one line, not five.

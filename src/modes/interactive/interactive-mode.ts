@@ -24,7 +24,8 @@ import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { App } from "./app.ts";
 import { appActions } from "./app-keys.ts";
 import { Attachments } from "./attachments.ts";
-import { BUILTIN_COMMANDS, matchBuiltin } from "./commands/index.ts";
+import { BUILTIN_COMMANDS, matchBuiltin, unknownCommand } from "./commands/index.ts";
+import { commandNames } from "./commands/help-command.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
 import { EditorHost, type EditorLike } from "./editor-host.ts";
@@ -340,7 +341,7 @@ class InteractiveApp implements App {
     }
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
-    this.say("Press Ctrl+C again to exit", "", "dim");
+    this.conversation.transient("Press Ctrl+C again to exit", DOUBLE_PRESS_MS);
   }
 
   private slashCommands() {
@@ -363,7 +364,7 @@ class InteractiveApp implements App {
     images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
-      if (text.startsWith("/") && (await this.runCommandLine(text))) return;
+      if (text.startsWith("/") && ((await this.runCommandLine(text)) || (await this.refuseUnknownCommand(text)))) return;
       if (text.startsWith("!")) return await this.runBash(text);
       const session = this.session;
       if (session.isStreaming) {
@@ -376,6 +377,20 @@ class InteractiveApp implements App {
     } finally {
       this.footer.refresh();
     }
+  }
+
+  /**
+   * An unknown `/word` is said and put back in the editor to fix, never sent to the
+   * model as a message. With an extension listening to `input` it goes on: that
+   * extension may take it, as in pi.
+   */
+  private async refuseUnknownCommand(text: string): Promise<boolean> {
+    if (this.extensions?.currentRunner.hasHandlers("input")) return false;
+    const word = unknownCommand(text, await commandNames(this, BUILTIN_COMMANDS));
+    if (word === undefined) return false;
+    this.say(`✗ Unknown command /${word} — /help lists them`, "", "error");
+    if (this.editor.getText() === "") this.editor.setText(text);
+    return true;
   }
 
   runCommand(line: string): Promise<boolean> {

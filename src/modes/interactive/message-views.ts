@@ -181,14 +181,16 @@ export class NoticeView extends CachedView {
     const theme = this.context.theme();
     const lines = [""];
     const detailLines = this.detail.trim() ? this.detail.trim().split("\n") : [];
-    const first = detailLines[0] ?? "";
+    // Detail that starts with a line break is a list (/hotkeys, /help): the heading stands alone above it.
+    const first = this.detail.startsWith("\n") ? "" : (detailLines.shift() ?? "");
     const head = theme.fg(this.color, this.label) + (first ? " " + theme.fg("muted", first) : "");
-    if (!this.foldable || this.context.expanded() || detailLines.length <= 1) {
+    if (!this.foldable || this.context.expanded() || detailLines.length === 0) {
       lines.push(...wrapTextWithAnsi(head, width));
-      for (const line of detailLines.slice(1)) lines.push(...wrapTextWithAnsi("  " + theme.fg("muted", line), width));
+      // Wrapped detail keeps its indent, so a long row does not spill back under the heading.
+      for (const line of detailLines) lines.push(...wrapTextWithAnsi(theme.fg("muted", line), Math.max(1, width - 2)).map((part) => "  " + part));
     } else {
       lines.push(truncateToWidth(head, width));
-      lines.push(theme.fg("dim", `  … ${detailLines.length - 1} more lines (ctrl+o to expand)`));
+      lines.push(theme.fg("dim", `  … ${detailLines.length} more lines (ctrl+o to expand)`));
     }
     return lines;
   }

@@ -52,6 +52,7 @@ function hotkeys(app: App): void {
   }
   const width = Math.max(...rows.map(([key]) => key.length));
   const lines = [
+    "",
     `(the ids on the right are what ${shortenHome(keybindingsPath())} takes)`,
     ...rows.map(([key, what]) => `${key.padEnd(width)}  ${what}`),
     "/resume and /tree show their own keys (app.session.*, app.tree.*) in their hint lines.",

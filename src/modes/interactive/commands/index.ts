@@ -1,18 +1,29 @@
 /**
  * The built-in slash commands, by name. A typed `/name args` runs the built-in
- * of that name; anything else starting with `/` goes to the session, where
- * extension commands, prompt templates and skills are resolved.
+ * of that name; another known name (extension command, prompt template, skill)
+ * goes to the session, which resolves it; an unknown `/word` is refused
+ * (unknownCommand) rather than sent to the model as a message.
  */
 import type { BuiltinCommand } from "../app.ts";
 import { modelCommands } from "./model-commands.ts";
 import { sessionCommands } from "./session-commands.ts";
+import { helpCommand } from "./help-command.ts";
 import { hotkeysCommand } from "./hotkeys-command.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { scopedModelsCommand } from "./scoped-models-command.ts";
 import { settingsCommand } from "./settings-command.ts";
 import { treeCommand } from "./tree-command.ts";
 
-export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [...modelCommands, scopedModelsCommand, ...sessionCommands, resumeCommand, treeCommand, settingsCommand, hotkeysCommand];
+export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
+  ...modelCommands,
+  scopedModelsCommand,
+  ...sessionCommands,
+  resumeCommand,
+  treeCommand,
+  settingsCommand,
+  hotkeysCommand,
+  helpCommand(() => BUILTIN_COMMANDS),
+];
 
 const byName = new Map(BUILTIN_COMMANDS.map((command) => [command.name, command]));
 
@@ -22,4 +33,13 @@ export function matchBuiltin(text: string): { command: BuiltinCommand; args: str
   if (!match) return undefined;
   const command = byName.get(match[1]!);
   return command ? { command, args: match[2] ?? "" } : undefined;
+}
+
+/**
+ * The word of a `/word …` line that names no command, else undefined. Only a
+ * command-shaped word counts: "/usr/bin is a path" is a message, not a command.
+ */
+export function unknownCommand(text: string, known: ReadonlySet<string>): string | undefined {
+  const word = /^\/([A-Za-z0-9][\w:.-]*)(?=\s|$)/.exec(text.trim())?.[1];
+  return word !== undefined && !known.has(word) ? word : undefined;
 }
