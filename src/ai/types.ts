@@ -161,7 +161,7 @@ export interface OpenAICompletionsCompat {
   requiresAssistantAfterToolResult?: boolean;
   requiresThinkingAsText?: boolean;
   requiresReasoningContentOnAssistantMessages?: boolean;
-  thinkingFormat?: "openai" | "openrouter" | "deepseek" | "zai" | "qwen" | "qwen-chat-template";
+  thinkingFormat?: (typeof SPOKEN_THINKING_FORMATS)[number] | (typeof UNSPOKEN_THINKING_FORMATS)[number];
   openRouterRouting?: Record<string, unknown>;
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
   supportsStrictMode?: boolean;
@@ -250,3 +250,8 @@ export interface SimpleStreamOptions extends StreamOptions {
   reasoning?: ThinkingLevel;
   thinkingBudgets?: ThinkingBudgets;
 }
+
+/** The reasoning dialects of OpenAI-compatible servers that xcsh writes. */
+export const SPOKEN_THINKING_FORMATS = ["openai", "openrouter", "deepseek", "zai", "qwen", "qwen-chat-template"] as const;
+/** pi 0.87.1's other dialects: accepted in models.json, but no reasoning fields are sent. */
+export const UNSPOKEN_THINKING_FORMATS = ["together", "baseten", "chat-template", "string-thinking", "ant-ling"] as const;

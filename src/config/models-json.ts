@@ -6,10 +6,10 @@
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { getProviders } from "../ai/models.ts";
-import { THINKING_LEVELS, type KnownApi } from "../ai/types.ts";
+import { SPOKEN_THINKING_FORMATS, THINKING_LEVELS, UNSPOKEN_THINKING_FORMATS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
-import { noteUnknownKeys } from "./unknown-keys.ts";
+import { noteConfigWarning, noteUnknownKeys } from "./unknown-keys.ts";
 
 export const SUPPORTED_APIS: readonly KnownApi[] = [
   "openai-completions",
@@ -46,7 +46,7 @@ const CompatSchema = Type.Object({
   requiresAssistantAfterToolResult: Type.Optional(Type.Boolean()),
   requiresThinkingAsText: Type.Optional(Type.Boolean()),
   requiresReasoningContentOnAssistantMessages: Type.Optional(Type.Boolean()),
-  thinkingFormat: Type.Optional(Type.Enum(["openai", "openrouter", "deepseek", "zai", "qwen", "qwen-chat-template"])),
+  thinkingFormat: Type.Optional(Type.Enum([...SPOKEN_THINKING_FORMATS, ...UNSPOKEN_THINKING_FORMATS])),
   openRouterRouting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   vercelGatewayRouting: Type.Optional(
     Type.Object({ only: Type.Optional(Type.Array(Type.String())), order: Type.Optional(Type.Array(Type.String())) }),
@@ -125,9 +125,27 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
   assertMatchesSchema<Static<typeof ModelsJsonSchema>>(ModelsJsonSchema, content, file, MODELS_JSON_HINT);
   noteUnknownKeys(ModelsJsonSchema, content, file);
   const modelsJson: ModelsJson = { providers: content.providers ?? {} };
+  noteUnspokenThinkingFormats(modelsJson, file);
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);
   return modelsJson;
+}
+
+/**
+ * pi 0.87.1's thinking formats that xcsh does not speak yet: a models.json naming one
+ * still loads (with one warning), and such a model is asked without reasoning fields.
+ */
+function noteUnspokenThinkingFormats(modelsJson: ModelsJson, file: string): void {
+  for (const [name, provider] of Object.entries(modelsJson.providers)) {
+    const formats = [provider.compat?.thinkingFormat, ...(provider.models ?? []).map((model) => model.compat?.thinkingFormat)];
+    for (const format of formats) {
+      if (format === undefined || !(UNSPOKEN_THINKING_FORMATS as readonly string[]).includes(format)) continue;
+      noteConfigWarning(
+        `thinking-format:${file}:${name}:${format}`,
+        `${file}: provider "${name}": thinkingFormat "${format}" is not supported by xcsh yet; its models are asked without reasoning settings`,
+      );
+    }
+  }
 }
 
 /** What the schema cannot express: rules that depend on whether a provider is built in. */
