@@ -339,6 +339,11 @@ class InteractiveApp implements App {
       this.tui.requestRender();
       return;
     }
+    // An empty editor while a run streams: stop the run (as Claude Code and Codex do), never exit.
+    if (this.session?.isStreaming || this.session?.isCompacting) {
+      this.lastCtrlC = 0;
+      return this.onEscape();
+    }
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
     this.conversation.transient("Press Ctrl+C again to exit", DOUBLE_PRESS_MS);

@@ -235,6 +235,21 @@ describe("interactive mode", () => {
     });
   });
 
+  test("Ctrl+C on an empty editor while a run streams aborts the run instead of exiting; the session goes on", async () => {
+    await withPane(async ({ fake, pane }) => {
+      fake.server.enqueue({ content: [{ type: "text", text: "Counting slowly: one two three four five six seven eight nine ten." }], chunkSize: 2, chunkDelayMs: 80 });
+      send(pane, "count");
+      await pane.waitFor("Counting");
+      pane.keys("C-c");
+      await pane.waitFor(/Aborted|aborted/);
+      // A second press right after is not taken as "twice": xcsh is still running.
+      pane.keys("C-c");
+      fake.server.enqueue({ content: [{ type: "text", text: "Still here." }] });
+      send(pane, "are you there");
+      await pane.waitFor("Still here.");
+    });
+  });
+
   test("a prompt typed in an earlier run comes back with ↑ (history is kept per project)", async () => {
     const fake = await makeFakeModelHome(MODELS);
     const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
