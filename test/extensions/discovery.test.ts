@@ -292,11 +292,11 @@ describe("command-line paths (-e)", () => {
     expect(result.errors).toEqual([{ path: join(cwd, "missing.ts"), error: `No extension found at ${join(cwd, "missing.ts")}: the path does not exist` }]);
   });
 
-  test("npm: and git: sources are reported as unsupported rather than treated as paths", () => {
+  test("npm: and git: sources that reach discovery uninstalled are reported with the install command, not treated as paths", () => {
     const result = discover({ cliPaths: ["npm:@foo/bar", "git:github.com/u/r"] });
     expect(result.sources).toEqual([]);
     expect(result.errors.map((error) => error.path)).toEqual(["npm:@foo/bar", "git:github.com/u/r"]);
-    expect(result.errors[0].error).toContain("not supported");
+    expect(result.errors[0].error).toContain("install it with xcsh install npm:@foo/bar");
   });
 });
 
