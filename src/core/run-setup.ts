@@ -3,8 +3,9 @@
  * registry, the chosen model and thinking level, and a check that a key exists.
  * Shared by every mode so they fail the same way, with the same messages.
  */
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { getAuthJsonPath } from "../auth/auth-file.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
@@ -15,7 +16,7 @@ import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
 import { setCommandPolicy } from "../sandbox/active-policy.ts";
 import { noteCredentialVariables } from "../sandbox/child-environment.ts";
-import { credentialVariablesInFile } from "../sandbox/configured-credentials.ts";
+import { credentialVariablesInAuthFile, credentialVariablesInFile } from "../sandbox/configured-credentials.ts";
 import { assertSandboxAvailable } from "../sandbox/launcher.ts";
 import { resolveCommandPolicy, type CommandPolicy } from "../sandbox/policy.ts";
 import { UserError } from "./user-error.ts";
@@ -134,8 +135,11 @@ function applyCommandPolicy(settings: Settings, options: RunSetupOptions): void 
     throw new UserError((error as Error).message);
   }
   setCommandPolicy(policy);
-  // Variables models.json takes keys from are credentials too, whatever their names.
-  noteCredentialVariables(credentialVariablesInFile(options.registry?.modelsJsonPath ?? getModelsJsonPath()));
+  // Variables models.json and auth.json take keys from are credentials too, whatever their names.
+  const modelsJsonPath = options.registry?.modelsJsonPath ?? getModelsJsonPath();
+  noteCredentialVariables(credentialVariablesInFile(modelsJsonPath));
+  // The registry's own rule: auth.json sits next to a models.json it was given.
+  noteCredentialVariables(credentialVariablesInAuthFile(options.registry ? join(dirname(modelsJsonPath), "auth.json") : getAuthJsonPath()));
 }
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {

@@ -1,8 +1,9 @@
 /**
- * The environment variables models.json reads credentials from: `"apiKey": "$CORP_KEY"`,
- * `"${TOKEN}"` inside a header, or pi 0.73.1's bare `"CORP_KEY"` (when that variable is
- * set). They are credentials xcsh uses, so commands do not get them either, whatever
- * their names. Read loosely: the registry reports a broken file; here it yields nothing.
+ * The environment variables the configuration reads credentials from: models.json's
+ * `"apiKey": "$CORP_KEY"`, `"${TOKEN}"` inside a header, or pi 0.73.1's bare `"CORP_KEY"`
+ * (when that variable is set); auth.json's `"key": "$GROQ_SECRET"`. They are credentials
+ * xcsh uses, so commands do not get them either, whatever their names. Read loosely: the
+ * registry reports a broken file; here it yields nothing.
  */
 import { readJsonFile } from "../config/json-file.ts";
 
@@ -36,6 +37,32 @@ export function credentialVariablesIn(modelsJson: unknown, env: NodeJS.ProcessEn
 export function credentialVariablesInFile(path: string): string[] {
   try {
     return credentialVariablesIn(readJsonFile(path));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Variable names the `key` of parsed auth.json entries take from the environment. A stored
+ * key names variables only as `$NAME` / `${NAME}` (a bare name is the key itself, `!…` a
+ * command). A name the entry's own `env` object also sets is still counted: the process's
+ * variable of that name is its fallback. The `env` object's values are literals.
+ */
+export function credentialVariablesInAuth(authJson: unknown): string[] {
+  const names = new Set<string>();
+  if (!isRecord(authJson)) return [];
+  for (const entry of Object.values(authJson)) {
+    if (!isRecord(entry) || typeof entry.key !== "string" || entry.key.startsWith("!")) continue;
+    // `$$` and `$!` are a literal dollar and bang there: drop those pairs first.
+    for (const match of entry.key.replaceAll("$$", "").replaceAll("$!", "").matchAll(INTERPOLATED)) names.add(match[1] ?? match[2]!);
+  }
+  return [...names];
+}
+
+/** The same, read from auth.json (missing or broken: none; a missing file costs one stat). */
+export function credentialVariablesInAuthFile(path: string): string[] {
+  try {
+    return credentialVariablesInAuth(readJsonFile(path));
   } catch {
     return [];
   }

@@ -14,6 +14,7 @@ import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, mappedThinkingValue, thinkingBudget } from "../thinking.ts";
 import type { Context, Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel } from "../types.ts";
 import { cacheControlFor, convertMessages, convertSystemPrompt, convertTools, markLastUserMessage } from "./anthropic-convert.ts";
+import { isEnvBearerToken } from "../env-api-keys.ts";
 import { resolveProviderApiKey } from "./api-key.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
@@ -302,11 +303,14 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
   return runProviderStream(model, options.signal, async (builder) => {
     const apiKey = resolveProviderApiKey(model, options);
     const { body, betas } = prepareRequest(model, context, options);
+    const headers = requestHeaders(model, options, betas);
     const client = new Anthropic({
-      apiKey,
+      // ANTHROPIC_AUTH_TOKEN is a bearer token only: a gateway given it as x-api-key would refuse it.
+      // A key goes both ways: this SDK sends it as a Bearer token, Anthropic-compatible proxies read x-api-key.
+      ...(isEnvBearerToken(model.provider, apiKey)
+        ? { authToken: apiKey, defaultHeaders: headers }
+        : { apiKey, defaultHeaders: { "x-api-key": apiKey, ...headers } }),
       baseURL: model.baseUrl,
-      // This SDK sends the key as a Bearer token; Anthropic-compatible proxies read x-api-key.
-      defaultHeaders: { "x-api-key": apiKey, ...requestHeaders(model, options, betas) },
       // Retrying is the session's job, where the user can see and abort it.
       maxRetries: options.maxRetries ?? 0,
       timeout: options.timeoutMs,
