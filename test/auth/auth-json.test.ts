@@ -88,6 +88,12 @@ describe("the key order", () => {
     expect(none.exitCode).toBe(1);
     expect(none.stdout).toContain("mistral: no credential. Run `xcsh auth login mistral` or set MISTRAL_API_KEY.");
   });
+
+  test("status without a provider lists Anthropic when only ANTHROPIC_AUTH_TOKEN is set", async () => {
+    const result = await runXcsh(["auth", "status"], { env: { ...home.env, ANTHROPIC_AUTH_TOKEN: "bearer-secret" } });
+    expect(result.stdout).toContain("anthropic: ANTHROPIC_AUTH_TOKEN set in the environment");
+    expect(result.stdout + result.stderr).not.toContain("bearer-secret");
+  });
 });
 
 describe("stored key values", () => {
