@@ -512,6 +512,9 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
       for (const prompt of prompts) await app.submit(prompt.text, "steer", prompt.images);
     })();
   } catch (error) {
+    // The terminal's answers to the start-up queries may still be on their way: read them
+    // here, or the shell gets them as typed text (`1;2c` at the prompt).
+    await app.tui.terminal.drainInput(300, 50).catch(() => undefined);
     restoreConsole();
     guard.restore();
     guard.dispose();

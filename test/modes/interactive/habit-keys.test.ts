@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
+import { ensureBinary, makeFakeModelHome, makeTestHome } from "../../support/cli.ts";
 import { send, withPane } from "./fixture.ts";
 
 /** The editor's lines: between the two horizontal rules above the footer. */
@@ -290,6 +290,29 @@ describe("Ctrl+Z", () => {
       shell.kill();
       await fake.cleanup();
       rmSync(project, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a start that fails", () => {
+  test("leaves no terminal reply (1;2c) at the shell prompt", async () => {
+    const binary = ensureBinary();
+    const home = makeTestHome();
+    const shell = new ShellPane(home.env, home.home);
+    try {
+      await shell.waitFor((screen) => screen.includes("shell$"));
+      // No key and no models.json: the interactive mode starts, then stops with the error.
+      shell.type(`${binary}; echo EXIT-$?`);
+      shell.keys("Enter");
+      const screen = await shell.waitFor((text) => /EXIT-\d+\s*\n\s*shell\$/.test(text));
+      expect(screen).toContain("No model available");
+      // Give a late answer time to arrive, then look at the prompt line.
+      await Bun.sleep(500);
+      const prompt = shell.screen().trimEnd().split("\n").at(-1)!;
+      expect(prompt.trim()).toBe("shell$");
+    } finally {
+      shell.kill();
+      home.cleanup();
     }
   });
 });
