@@ -28,9 +28,22 @@ const DOC_FILES = [
 ];
 
 /** Files that must keep at least one runnable block: losing the marker there loses the check. */
-const MUST_HAVE_RUNNABLE = ["README.md", "CONTRIBUTING.md", "docs/cli.md", "docs/export.md", "docs/headless.md", "docs/mcp.md", "docs/providers.md", "docs/rpc.md"];
+const MUST_HAVE_RUNNABLE = [
+  "README.md",
+  "CONTRIBUTING.md",
+  "docs/cli.md",
+  "docs/export.md",
+  "docs/headless.md",
+  "docs/interactive.md",
+  "docs/mcp.md",
+  "docs/packages.md",
+  "docs/providers.md",
+  "docs/rpc.md",
+];
 /** How many runnable blocks the docs held when this test was written; fewer means a marker vanished. */
-const MIN_RUNNABLE_BLOCKS = 15;
+const MIN_RUNNABLE_BLOCKS = 16;
+/** A block is a few quick commands against the offline model; more than this is a hang. */
+const BLOCK_TIMEOUT_MS = 15_000;
 
 interface FencedBlock {
   file: string;
@@ -132,15 +145,29 @@ describe("runnable doc blocks", () => {
         const project = join(home.home, "project");
         mkdirSync(project);
         const before = gitStatus();
-        const proc = Bun.spawn(["bash", "-c", `set -eo pipefail\n${block.body}`], { cwd: block.inClone ? root : project, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-        const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+        // Its own process group, so a hung block and anything it left running (a server
+        // started with &) are killed together.
+        const proc = Bun.spawn(["bash", "-c", `set -eo pipefail\n${block.body}`], {
+          cwd: block.inClone ? root : project,
+          env,
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+          detached: true,
+        });
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          killGroup(proc.pid);
+        }, BLOCK_TIMEOUT_MS);
         const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
         clearTimeout(timer);
-        const outcome = { exitCode, commandNotFound: /command not found/.test(stderr) };
-        if (outcome.exitCode !== block.expectedExit || outcome.commandNotFound) {
+        killGroup(proc.pid);
+        const outcome = { exitCode, timedOut, commandNotFound: /command not found/.test(stderr) };
+        if (outcome.exitCode !== block.expectedExit || outcome.timedOut || outcome.commandNotFound) {
           console.error(`--- ${block.file}:${block.line}\n${block.body}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
         }
-        expect(outcome).toEqual({ exitCode: block.expectedExit, commandNotFound: false });
+        expect(outcome).toEqual({ exitCode: block.expectedExit, timedOut: false, commandNotFound: false });
         // A pasted block must not leave files in the reader's clone (nor one run from ~/project).
         expect(gitStatus()).toBe(before);
       } finally {
@@ -149,6 +176,14 @@ describe("runnable doc blocks", () => {
     });
   }
 });
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // The group is already gone: nothing was left running.
+  }
+}
 
 let linked = false;
 /** `xcsh` on PATH is the freshly built binary, as after the README's install steps. */
