@@ -60,7 +60,7 @@ interface RunSettings {
 interface RunnableBlock extends FencedBlock, RunSettings {}
 
 /** Every fenced code block of a markdown file, indented ones (inside list items) included. */
-export function fencedBlocks(file: string, text: string): FencedBlock[] {
+function fencedBlocks(file: string, text: string): FencedBlock[] {
   const lines = text.split("\n");
   const blocks: FencedBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
