@@ -339,13 +339,11 @@ class InteractiveApp implements App {
       this.tui.requestRender();
       return;
     }
-    // An empty editor while a run streams: stop the run (as Claude Code and Codex do), never exit.
-    if (this.session?.isStreaming || this.session?.isCompacting) {
-      this.lastCtrlC = 0;
-      return this.onEscape();
-    }
     if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
     this.lastCtrlC = now;
+    // An empty editor while a run streams: the first press stops the run (as Claude Code and
+    // Codex do); a second one right after still exits, as in pi.
+    if (this.session?.isStreaming || this.session?.isCompacting) return this.onEscape();
     this.conversation.transient("Press Ctrl+C again to exit", DOUBLE_PRESS_MS);
   }
 
