@@ -3,12 +3,28 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
 import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { ConfigError } from "./errors.ts";
+
+/**
+ * Writes `value` as indented JSON beside `file` and renames it over the file (creating
+ * its folder): a reader, or a crash mid-write, sees the old file or the new one, never half.
+ */
+export function writeJsonFile(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
 
 /**
  * The parsed content of a JSON file, or undefined when the file does not exist.

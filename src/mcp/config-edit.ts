@@ -4,9 +4,7 @@
  * that cannot be parsed is never overwritten. Writes go through a temp file and a
  * rename, so a crash leaves the old file or the new one.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { readJsonFile } from "../config/json-file.ts";
+import { readJsonFile, writeJsonFile } from "../config/json-file.ts";
 
 type McpFileContent = Record<string, unknown> & { mcpServers?: Record<string, unknown> };
 
@@ -22,15 +20,7 @@ function readForEdit(file: string): McpFileContent {
 }
 
 function write(file: string, content: McpFileContent): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeJsonFile(file, content);
 }
 
 /** Adds (or replaces, with `replace`) a server; throws when the name is taken and replacing was not asked for. */

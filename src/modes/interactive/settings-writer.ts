@@ -6,9 +6,7 @@
  * it and renamed over it, so a crash never leaves half a file. A file that is
  * not valid JSON is never overwritten: the error says to fix it first.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { readJsonFile } from "../../config/json-file.ts";
+import { readJsonFile, writeJsonFile } from "../../config/json-file.ts";
 import { getSettingsPath } from "../../config/paths.ts";
 
 /** Sets `path` (e.g. "compaction.enabled") in the global settings file; throws with what is wrong. */
@@ -25,15 +23,7 @@ export function writeGlobalSetting(path: string, value: unknown, file = getSetti
   const last = keys.at(-1)!;
   if (value === undefined) delete place[last];
   else place[last] = value;
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeJsonFile(file, content);
 }
 
 /** Sets `path` in an in-memory settings object (the session's), the same way. */
