@@ -1,6 +1,7 @@
 /**
- * `xcsh config`: pi's command to switch a package's resources on and off. `list` (also
- * what a bare `xcsh config` prints) shows each declared package of the user's and the
+ * `xcsh config`: pi's command to switch a package's resources on and off. Bare, on a
+ * terminal, it opens the list dialog (src/packages/config-dialog.ts). `list` (also what a
+ * bare `xcsh config` prints when stdin or stdout is not a terminal) shows each declared package of the user's and the
  * project's settings with its extensions, skills, prompts and themes and whether each
  * loads; `enable|disable <source> <kind> <resource>` edits that declaration's filter in
  * the user's settings.json, or the project's with `-l`, keeping every other key (the
@@ -14,7 +15,8 @@ import { packageResources, toggledFilter, type PackageResource } from "./package
 import { parseSource } from "./source.ts";
 
 const USAGE = `Usage:
-  xcsh config [list] [-l]                                  show each package's resources and whether they load
+  xcsh config [-l]                                         on a terminal: a list to switch resources with Space, Tab for the scope
+  xcsh config list [-l]                                    show each package's resources and whether they load
   xcsh config disable <source> <kind> <resource> [-l]      stop loading one resource
   xcsh config enable <source> <kind> <resource> [-l]       load it again
   <source>: the package as declared (xcsh list shows them)
@@ -36,9 +38,14 @@ export async function runConfigCommand(argv: string[], cwd = process.cwd()): Pro
     if (unknownOption) throw new UsageError(`xcsh config: unknown option ${unknownOption}. Run xcsh config --help for usage.`);
     const [action = "list", ...rest] = argv.filter((arg) => arg !== "-l" && arg !== "--local");
     const agentDir = getAgentDir();
+    const bare = argv.filter((arg) => arg !== "-l" && arg !== "--local").length === 0;
+    if (bare && process.stdin.isTTY === true && process.stdout.isTTY === true) {
+      const { runConfigDialog } = await import("./config-dialog.ts");
+      return runConfigDialog(cwd, agentDir, local ? "project" : "user");
+    }
     if (action === "list") {
       if (rest.length > 0) throw new UsageError("xcsh config list takes no arguments besides -l.");
-      process.stdout.write(listing(cwd, agentDir, local, process.stdout.isTTY === true && argv.length === 0));
+      process.stdout.write(listing(cwd, agentDir, local));
       return 0;
     }
     if (action !== "enable" && action !== "disable") throw new UsageError(`xcsh config: unknown action "${action}"; use list, enable or disable. Run xcsh config --help for usage.`);
@@ -51,8 +58,8 @@ export async function runConfigCommand(argv: string[], cwd = process.cwd()): Pro
   }
 }
 
-/** Both scopes, the chosen one first; `withHints` adds how to change a row (a bare `xcsh config` on a terminal). */
-function listing(cwd: string, agentDir: string, local: boolean, withHints: boolean): string {
+/** Both scopes, the chosen one first. */
+function listing(cwd: string, agentDir: string, local: boolean): string {
   const scopes: PackageScope[] = local ? ["project", "user"] : ["user", "project"];
   const lines: string[] = [];
   for (const scope of scopes) {
@@ -62,9 +69,6 @@ function listing(cwd: string, agentDir: string, local: boolean, withHints: boole
     if (declared.declarations.length === 0) lines.push("  (none)");
     for (const declaration of declared.declarations) lines.push(...packageLines(declaration, places));
     for (const problem of declared.problems) lines.push(`  ! ${problem}`);
-  }
-  if (withHints) {
-    lines.push("", "Change one with: xcsh config disable|enable <source> <kind> <resource> [-l]");
   }
   return lines.join("\n") + "\n";
 }
@@ -97,20 +101,31 @@ function toggle(places: ScopePlaces, cwd: string, typed: string, kindTyped: stri
   const root = installedRoot(declaration.source, places);
   const ofKind = packageResources(root, declaration.filters).filter((resource) => resource.kind === kind);
   const resource = findResource(ofKind, resourceName, root, declaration.source.typed, kind);
-  const current = declaration.filters[kind];
+  const changed = setResourceEnabled(places, settings, declaration, resource, enable);
+  const state = enable ? "enabled" : "disabled";
+  if (!changed) process.stdout.write(`${declaration.source.typed} ${kind} ${resource.name} is already ${state}\n`);
+  else process.stdout.write(`${enable ? "Enabled" : "Disabled"} ${kind} ${resource.name} of ${declaration.source.typed} in ${places.settingsFile}\n`);
+  return 0;
+}
+
+/** Rewrites the declaration's filter for the resource's kind; false when it already loads (or not) as asked. */
+export function setResourceEnabled(
+  places: ScopePlaces,
+  settings: Record<string, unknown>,
+  declaration: PackageDeclaration,
+  resource: PackageResource,
+  enable: boolean,
+): boolean {
+  const root = installedRoot(declaration.source, places);
+  const current = declaration.filters[resource.kind];
   const next = toggledFilter(root, current, resource, enable);
-  const verb = enable ? "Enabled" : "Disabled";
-  if (next === current) {
-    process.stdout.write(`${declaration.source.typed} ${kind} ${resource.name} is already ${enable ? "enabled" : "disabled"}\n`);
-    return 0;
-  }
+  if (next === current) return false;
   const entry: Record<string, unknown> = typeof declaration.raw === "string" ? { source: declaration.raw } : { ...(declaration.raw as Record<string, unknown>) };
-  if (next === undefined) delete entry[kind];
-  else entry[kind] = next;
+  if (next === undefined) delete entry[resource.kind];
+  else entry[resource.kind] = next;
   const packages = (settings.packages as unknown[]).map((raw) => (raw === declaration.raw ? entry : raw));
   writePackages(places.settingsFile, settings, packages);
-  process.stdout.write(`${verb} ${kind} ${resource.name} of ${declaration.source.typed} in ${places.settingsFile}\n`);
-  return 0;
+  return true;
 }
 
 /** The declaration `typed` names: as written in settings, or the same package however spelled. */

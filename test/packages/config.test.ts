@@ -4,12 +4,14 @@
  * extension takes its command out of a session and leaves the other; enabling brings it
  * back; `config list` shows each state; a skill goes the same way; a wrong package, kind
  * or resource exits 2 naming what exists and writes nothing; `-l` edits the project's file.
+ * A bare `xcsh config` in a terminal (tmux) is a list toggled with Space, Tab for the scope.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runXcsh } from "../support/cli.ts";
 import { createRpcFixture, FAKE_MODEL, type RpcFixture } from "../support/rpc-harness.ts";
+import { XcshPane } from "../modes/interactive/tmux.ts";
 import { writeFiles } from "./package-fixtures.ts";
 
 let fixture: RpcFixture;
@@ -126,5 +128,32 @@ describe("xcsh config", () => {
     expect((await xcsh(["config", "disable", pkg, "extensions", "ext/beta.ts", "-l"])).exitCode).toBe(0);
     expect(JSON.parse(readFileSync(projectSettings, "utf8")).packages).toEqual([{ source: pkg, prompts: [], extensions: ["-ext/beta.ts"] }]);
     expect(readFileSync(settingsFile, "utf8")).toBe(userBefore);
+  }, 60_000);
+
+  test("on a terminal, a bare xcsh config is a list: Space switches a resource, Tab the scope, q leaves the terminal as it was", async () => {
+    writeFileSync(settingsFile, JSON.stringify({ quietStartup: true, theme: "dark", packages: [pkg] }, null, 2));
+    const pane = XcshPane.start({ args: ["config"], env, cwd: fixture.cwd });
+    try {
+      await pane.waitFor("[x] extensions ext/beta.ts");
+      pane.keys("Down", "Space");
+      await pane.waitFor("[ ] extensions ext/beta.ts");
+      expect(readSettings().packages).toEqual([{ source: pkg, extensions: ["-ext/beta.ts"] }]);
+      expect(readSettings().theme).toBe("dark");
+      pane.keys("Tab");
+      await pane.waitFor("Package resources: Project");
+      pane.keys("Tab");
+      await pane.waitFor("Package resources: User");
+      pane.keys("Enter");
+      await pane.waitFor("[ ] extensions ext/alpha.ts");
+      pane.keys("q");
+      expect(await pane.waitForExit()).toBe(0);
+      expect(pane.sttyAfter()).toBe(pane.sttyBefore());
+      expect(readSettings().packages).toEqual([{ source: pkg, extensions: ["-ext/beta.ts", "-ext/alpha.ts"] }]);
+      const names = await commandNames();
+      expect(names).not.toContain("alpha-cmd");
+      expect(names).not.toContain("beta-cmd");
+    } finally {
+      pane.kill();
+    }
   }, 60_000);
 });
