@@ -47,6 +47,11 @@ async function main(argv: string[]): Promise<number> {
     const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
     return runAuthCommand(argv.slice(1));
   }
+  // `xcsh config [list|enable|disable …]`: which resources of each package load (src/packages/config-command.ts).
+  if (argv[0] === "config") {
+    const { runConfigCommand } = await import("../packages/config-command.ts");
+    return runConfigCommand(argv.slice(1));
+  }
   // pi's package commands (`xcsh install npm:foo`), before anything takes the words as a prompt.
   if (argv[0] !== undefined && ["install", "remove", "uninstall", "update", "list"].includes(argv[0])) {
     const { runPackageCommand } = await import("../packages/commands.ts");

@@ -1,16 +1,14 @@
 /**
- * pi's subcommands that xcsh does not have. Without this table `xcsh config`
- * is a prompt — the word "config" sent to the model with tools in the current
+ * pi's subcommands that xcsh does not have. Without this table `xcsh login`
+ * is a prompt — the word "login" sent to the model with tools in the current
  * folder. Each word here is refused at start instead (exit 2), with what to do
  * in its place. It is a table so that a row goes when xcsh gains the command.
- * Only the first argument counts: `xcsh -p config` is still a prompt. (The
- * package commands, `xcsh auth` and `xcsh mcp` dispatch before this is asked.)
+ * Only the first argument counts: `xcsh -p login` is still a prompt. (The
+ * package commands, `xcsh config`, `xcsh auth` and `xcsh mcp` dispatch before this is asked.)
  */
 
 /** word → what to do instead. */
 export const MISSING_SUBCOMMANDS: Readonly<Record<string, string>> = {
-  config:
-    "xcsh has no config command. Edit ~/.xcsh/agent/settings.json (or .xcsh/settings.json in the project) — a `packages` entry's `extensions`, `skills`, `prompts` and `themes` filters choose what it loads — or use /settings in the interactive mode.",
   login: "Sign in with `xcsh auth login [provider]`, or set the provider's API key variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …).",
   logout: "Sign out with `xcsh auth logout [provider]`.",
 };

@@ -72,13 +72,13 @@ const INDEX_FILES = ["index.ts", "index.js"];
 const MANIFEST_KEYS = ["xcsh", "pi"] as const;
 const EXPECTED = 'expected a .ts/.js file, a folder with index.ts, or a package.json with "xcsh.extensions"';
 
-interface Entry {
+export interface Entry {
   path: string;
   origin: ExtensionSource["origin"];
   baseDir: string;
 }
 
-interface Found {
+export interface Found {
   entries: Entry[];
   errors: DiscoveryError[];
 }
@@ -123,7 +123,7 @@ function addInstalledPackages(result: SourceList, options: DiscoveryOptions): vo
   }
 }
 
-function packageEntries(root: string): Found {
+export function packageEntries(root: string): Found {
   const manifest = readManifest(root);
   if (manifest.entries) return resolveManifestEntries(root, manifest.packageJson, manifest.key, manifest.entries, new Set());
   if (manifest.errors.length > 0) return { entries: [], errors: manifest.errors };

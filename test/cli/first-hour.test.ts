@@ -41,7 +41,7 @@ describe("pi's subcommands that xcsh lacks", () => {
   });
   afterEach(() => fake.cleanup());
 
-  for (const [word, advice] of [["config", "settings.json"], ["login", "xcsh auth login"], ["logout", "xcsh auth logout"]]) {
+  for (const [word, advice] of [["login", "xcsh auth login"], ["logout", "xcsh auth logout"]]) {
     test(`\`xcsh ${word}\` is refused with what to do, exit 2, and no model run`, async () => {
       const result = await runXcsh([word, "something"], { env: fake.home.env });
       expect(result.exitCode).toBe(2);
@@ -55,10 +55,10 @@ describe("pi's subcommands that xcsh lacks", () => {
 
   test("the word later on the line, or after --, is still a prompt", async () => {
     fake.server.enqueue({ content: [{ type: "text", text: "one" }] }, { content: [{ type: "text", text: "two" }] });
-    const later = await runXcsh(["-p", "config"], { env: fake.home.env });
+    const later = await runXcsh(["-p", "login"], { env: fake.home.env });
     expect(later.exitCode).toBe(0);
     expect(later.stdout).toBe("one\n");
-    const quoted = await runXcsh(["--", "config"], { env: fake.home.env });
+    const quoted = await runXcsh(["--", "login"], { env: fake.home.env });
     expect(quoted.exitCode).toBe(0);
     expect(quoted.stdout).toBe("two\n");
     expect(fake.server.requests.length).toBe(2);
