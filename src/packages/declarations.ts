@@ -5,10 +5,8 @@
  * use (they are reported, not fatal); writing replaces only `packages` and keeps every
  * other key, through a temp file and a rename so a crash leaves the old file or the new.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { ConfigError } from "../config/errors.ts";
-import { readJsonFile } from "../config/json-file.ts";
+import { readJsonFile, writeJsonFile } from "../config/json-file.ts";
 import { parseSource, sourceIdentity, type PackageSource } from "./source.ts";
 
 export const RESOURCE_KINDS = ["extensions", "skills", "prompts", "themes"] as const;
@@ -80,16 +78,7 @@ export function findDeclaration(list: DeclarationList, source: PackageSource): n
 
 /** Writes `packages` into the settings file, keeping its other keys. */
 export function writePackages(file: string, settings: Record<string, unknown>, packages: unknown[]): void {
-  const next = { ...settings, packages };
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, JSON.stringify(next, null, 2) + "\n");
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writeJsonFile(file, { ...settings, packages });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
