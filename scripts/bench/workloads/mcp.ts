@@ -6,7 +6,10 @@
  * should not wait for them. After the timed answer every run polls `get_commands`
  * until each server's prompt is listed, which proves all three connected (and
  * gives the time to that point); the run without servers must list none.
- * The two variants run back to back in every round, in alternating order.
+ * A third variant declares three servers that are `sleep 30` (they never answer the
+ * handshake and use no CPU): its added time is xcsh's own (loading the MCP client),
+ * apart from what three starting server processes take from a shared CPU.
+ * The variants run back to back in every round, in rotating order.
  *
  * Peak RSS is xcsh's, in runs of its own that also wait for the servers: the
  * Python launcher reads wait4's ru_maxrss, which on Linux is the larger of the
@@ -28,14 +31,15 @@ const SERVER_NAMES = ["a", "b", "c"];
 /** How long a run waits for the servers' prompts to be listed. */
 const CONNECT_TIMEOUT_MS = 15_000;
 
-type VariantName = "none" | "three";
+type VariantName = "none" | "three" | "silent";
+const VARIANTS: VariantName[] = ["none", "three", "silent"];
 
 const identity = (command: string[]) => ({ command, read: () => Number.NaN });
 
-/** The agent in a config folder whose mcp.json declares three stdio servers. */
-function withThreeServers(agent: Agent, server: string): Agent {
-  const three = withOwnConfig(agent, "agent-config-three-mcp-servers");
-  const mcpServers = Object.fromEntries(SERVER_NAMES.map((name) => [name, { command: process.execPath, args: [server] }]));
+/** The agent in a config folder of its own whose mcp.json declares three stdio servers running `command`. */
+function withThreeServers(agent: Agent, folder: string, command: string[]): Agent {
+  const three = withOwnConfig(agent, folder);
+  const mcpServers = Object.fromEntries(SERVER_NAMES.map((name) => [name, { command: command[0], args: command.slice(1) }]));
   writeFileSync(join(three.configDir, "mcp.json"), JSON.stringify({ mcpServers }, null, 2));
   return three;
 }
@@ -57,6 +61,7 @@ interface McpSample {
   connectedMs: number;
 }
 
+/** `servers`: how many prompts must be listed before the run ends (0: none may be). */
 async function coldStartWith(agent: Agent, servers: number, wrap: (command: string[]) => RssRun = identity): Promise<McpSample & { run: RssRun }> {
   const run = wrap([...agent.command, "--mode", "rpc", "--no-session", "--model", MODEL_ARG]);
   const rpc = new RpcProcess(run.command, { env: agent.env, cwd: agent.project, keepLines: true });
@@ -96,13 +101,20 @@ export const mcpColdStart: Workload = {
     const ours = context.agents[0];
     if (context.agents.length > 1) context.log("mcp: measuring xcsh only (the reference agent has no MCP client)");
     const server = writeBenchMcpServer(context.fixtures);
-    const variants: Record<VariantName, Agent> = { none: ours, three: withThreeServers(ours, server) };
-    const count = (variant: VariantName) => (variant === "none" ? 0 : SERVER_NAMES.length);
+    const variants: Record<VariantName, Agent> = {
+      none: ours,
+      three: withThreeServers(ours, "agent-config-three-mcp-servers", [process.execPath, server]),
+      silent: withThreeServers(ours, "agent-config-three-silent-mcp-servers", ["sleep", "30"]),
+    };
+    const count = (variant: VariantName) => (variant === "three" ? SERVER_NAMES.length : 0);
     let round = 0;
     const samples = await sampleRounds([ours], runsFor(context, this.runs), async () => {
-      const order: VariantName[] = round++ % 2 === 0 ? ["none", "three"] : ["three", "none"];
+      const start = round++ % VARIANTS.length;
       const result = {} as Record<VariantName, McpSample>;
-      for (const variant of order) result[variant] = await coldStartWith(variants[variant], count(variant));
+      for (let i = 0; i < VARIANTS.length; i++) {
+        const variant = VARIANTS[(start + i) % VARIANTS.length];
+        result[variant] = await coldStartWith(variants[variant], count(variant));
+      }
       return result;
     });
     const memoryNone = await rssRounds(context, [ours], RSS_RUNS, async (_agent, wrap) => (await coldStartWith(variants.none, 0, wrap)).run);
@@ -123,6 +135,7 @@ export const mcpColdStart: Workload = {
         budget: { text: `≤ ${THREE_SERVERS_BUDGET_MS} ms`, met: added[label] <= THREE_SERVERS_BUDGET_MS },
       },
       row("three servers: spawn → all three prompts in get_commands", "time", medians(samples, (s) => s.three.connectedMs)),
+      row("three servers that never answer (`sleep 30`): added to spawn → get_state", "time", { [label]: medians(samples, (s) => s.silent.firstMs)[label] - none[label] }),
       row(`no servers: peak RSS (${RSS_RUNS} runs)`, "bytes", rssNone, memoryNone.failures),
       row(`three servers, connected: peak RSS (${RSS_RUNS} runs)`, "bytes", rssThree, memoryThree.failures),
       row("added by three servers: peak RSS", "bytes", { [label]: rssThree[label] - rssNone[label] }, memoryThree.failures),
