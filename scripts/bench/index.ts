@@ -3,7 +3,7 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
@@ -21,6 +21,8 @@ import type { BenchContext, Workload } from "./types.ts";
 import { bytecode } from "./workloads/bytecode.ts";
 import { exportHtml } from "./workloads/export.ts";
 import { interactive } from "./workloads/interactive.ts";
+import { mcpColdStart } from "./workloads/mcp.ts";
+import { sandboxBash } from "./workloads/sandbox.ts";
 import { extensionsColdStart } from "./workloads/extensions.ts";
 import { searchDirect } from "./workloads/search-direct.ts";
 import { searchTools } from "./workloads/search-tools.ts";
@@ -30,7 +32,7 @@ import { stream } from "./workloads/stream.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

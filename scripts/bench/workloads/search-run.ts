@@ -10,6 +10,9 @@ import { isEvent, isResponse, RpcProcess } from "../rpc-process.ts";
 import type { BenchContext } from "../types.ts";
 
 export interface SearchRun {
+  /** When the process was spawned, and when its get_state answer arrived. */
+  spawnedAt: number;
+  readyAt: number;
   /** When the prompt was sent (performance.now()). */
   promptAt: number;
   toolStartAt: number;
@@ -27,21 +30,35 @@ function lastToolResult(context: BenchContext): string {
   return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
 }
 
-export async function runSearchThroughAgent(context: BenchContext, tree: string, agent: Agent, tool: "grep" | "find", args: Record<string, unknown>): Promise<SearchRun> {
+/** For other tools than the searches (the sandbox workload's bash): the active tools and extra flags. */
+export interface ToolRunOptions {
+  /** `--tools` (default grep,find). */
+  tools?: string;
+  extraArgs?: string[];
+}
+
+export async function runSearchThroughAgent(
+  context: BenchContext,
+  tree: string,
+  agent: Agent,
+  tool: string,
+  args: Record<string, unknown>,
+  options: ToolRunOptions = {},
+): Promise<SearchRun> {
   const steps: ScriptStep[] = [
     { content: [{ type: "toolCall", name: tool, arguments: args }] },
     { content: [{ type: "text", text: "Found them." }] },
   ];
   context.server.clearScript();
   context.server.enqueue(...steps);
-  const rpc = new RpcProcess([...agent.command, "--mode", "rpc", "--no-session", "--tools", "grep,find", "--model", MODEL_ARG], {
+  const rpc = new RpcProcess([...agent.command, "--mode", "rpc", "--no-session", "--tools", options.tools ?? "grep,find", "--model", MODEL_ARG, ...(options.extraArgs ?? [])], {
     env: agent.env,
     cwd: tree,
     killAfterMs: 120_000,
   });
   try {
     rpc.send({ id: "ready", type: "get_state" });
-    await rpc.waitFor(isResponse("get_state"));
+    const ready = await rpc.waitFor(isResponse("get_state"));
     const promptAt = performance.now();
     rpc.send({ id: "go", type: "prompt", message: `Use ${tool} to search this tree.` });
     const start = await rpc.waitFor(isEvent("tool_execution_start"), 120_000);
@@ -49,7 +66,7 @@ export async function runSearchThroughAgent(context: BenchContext, tree: string,
     const agentEnd = await rpc.waitFor(isEvent("agent_end"), 120_000);
     rpc.closeStdin();
     await rpc.exited;
-    return { promptAt, toolStartAt: start.at, toolEndAt: end.at, agentEndAt: agentEnd.at, resultText: lastToolResult(context) };
+    return { spawnedAt: rpc.startedAt, readyAt: ready.at, promptAt, toolStartAt: start.at, toolEndAt: end.at, agentEndAt: agentEnd.at, resultText: lastToolResult(context) };
   } catch (error) {
     rpc.kill();
     throw error;
