@@ -50,6 +50,9 @@ export function declaredFrom(servers: readonly { name: string; entry: unknown }[
   return servers.map(({ name, entry }) => ({ name, entry, scope: "temporary", origin }));
 }
 
+/** How long after start-up the MCP client loads when nothing asked for it sooner. */
+const BACKGROUND_START_MS = 150;
+
 class LazyMcpSession implements McpSessionLink {
   private hub: McpHub | undefined;
   private loading: Promise<McpHub> | undefined;
@@ -57,6 +60,16 @@ class LazyMcpSession implements McpSessionLink {
   private closed = false;
   /** Settles once the latest plan has been handed to the hub. */
   private configured: Promise<void> = Promise.resolve();
+  private startNow: () => void = () => {};
+  /**
+   * Loading the client (the SDK, zod, ajv) is ~50 ms of synchronous work: it begins once the
+   * process has had time to answer a host's first commands, or at once when something needs
+   * the servers (a prompt waiting on ready()). The timer never keeps the process alive.
+   */
+  private readonly started = new Promise<void>((resolve) => {
+    this.startNow = resolve;
+    setTimeout(resolve, BACKGROUND_START_MS).unref?.();
+  });
 
   constructor(
     private readonly options: McpStartOptions,
@@ -76,22 +89,26 @@ class LazyMcpSession implements McpSessionLink {
     for (const problem of plan.problems) this.options.report(problem);
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;
     this.configured = this.load().then(
-      (hub) => hub.configure(plan.servers),
+      // Closed before the client loaded: no server is started only to be stopped.
+      (hub) => (this.closed ? undefined : hub.configure(plan.servers)),
       (error) => this.options.report(`MCP: the client could not be loaded: ${(error as Error).message}`),
     );
   }
 
   private load(): Promise<McpHub> {
-    this.loading ??= import("./hub.ts").then(({ McpHub }) => {
-      const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
-      for (const listener of this.listeners) hub.onChange(listener);
-      this.hub = hub;
-      return hub;
-    });
+    this.loading ??= this.started
+      .then(() => import("./hub.ts"))
+      .then(({ McpHub }) => {
+        const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
+        for (const listener of this.listeners) hub.onChange(listener);
+        this.hub = hub;
+        return hub;
+      });
     return this.loading;
   }
 
   async ready(): Promise<void> {
+    this.startNow();
     await this.configured;
     await this.hub?.ready();
   }
@@ -112,6 +129,7 @@ class LazyMcpSession implements McpSessionLink {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.startNow();
     await this.configured;
     await this.hub?.close();
   }
