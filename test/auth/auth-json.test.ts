@@ -8,7 +8,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { getCatalogProviders } from "../../src/ai/models.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
@@ -27,7 +26,6 @@ afterAll(async () => {
 });
 beforeEach(() => {
   home = makeTestHome();
-  for (const provider of getCatalogProviders()) for (const name of provider.envKeys) delete home.env[name];
   server.clearScript();
   server.requests.length = 0;
 });

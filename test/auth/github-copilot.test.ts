@@ -9,7 +9,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { getCatalogProviders } from "../../src/ai/models.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
@@ -35,7 +34,6 @@ afterAll(async () => {
 beforeEach(() => {
   oauth = startFakeOAuth();
   home = makeTestHome();
-  for (const provider of getCatalogProviders()) for (const name of provider.envKeys) delete home.env[name];
   env = { ...home.env, ...fakeOAuthEnv(oauth, { XCSH_TEST_OAUTH_SECOND_MS: String(SECOND_MS), XCSH_TEST_OAUTH_COPILOT_API_URL: `${llm.url}/copilot` }) };
   llm.clearScript();
   llm.requests.length = 0;

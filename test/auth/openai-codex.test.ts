@@ -12,7 +12,6 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { getCatalogProviders } from "../../src/ai/models.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 import { CHATGPT_ACCOUNT, fakeJwt, fakeOAuthEnv, startFakeOAuth, type FakeOAuth } from "./fake-oauth.ts";
@@ -34,7 +33,6 @@ afterAll(async () => {
 beforeEach(() => {
   oauth = startFakeOAuth();
   home = makeTestHome();
-  for (const provider of getCatalogProviders()) for (const name of provider.envKeys) delete home.env[name];
   callbackPort = freePort();
   env = { ...home.env, ...fakeOAuthEnv(oauth, { XCSH_TEST_OAUTH_CALLBACK_PORT: String(callbackPort), XCSH_TEST_OAUTH_CODEX_API_URL: `${llm.url}/codex` }) };
   llm.clearScript();

@@ -5,7 +5,6 @@
  * the server shows the key, the path and the provider's dialect.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { getCatalogProviders } from "../../src/ai/models.ts";
 import { startFakeLlm, type FakeLlmServer, type RecordedRequest } from "../support/fake-llm/server.ts";
 import { ensureBinary, makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
@@ -24,7 +23,6 @@ afterAll(async () => {
 beforeEach(() => {
   home = makeTestHome();
   // No key from the developer's own environment: each test sets the ones it means.
-  for (const provider of getCatalogProviders()) for (const name of provider.envKeys) delete home.env[name];
   server.clearScript();
 });
 afterEach(async () => {

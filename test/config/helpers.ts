@@ -6,15 +6,10 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CATALOG_PROVIDERS } from "../../src/ai/catalog/providers.ts";
+import { findEnvKeys } from "../../src/ai/env-api-keys.ts";
 
-const ISOLATED_ENV = [
-  "XCSH_CODING_AGENT_DIR",
-  "ANTHROPIC_API_KEY",
-  "OPENAI_API_KEY",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
-  ...CATALOG_PROVIDERS.flatMap((provider) => provider.envKeys),
-];
+/** The config root, and every provider key variable xcsh reads (Anthropic's bearer tokens included). */
+const ISOLATED_ENV = ["XCSH_CODING_AGENT_DIR", ...new Set(CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys))];
 
 export interface ConfigSandbox {
   agentDir: string;

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CATALOG_PROVIDERS } from "../../src/ai/catalog/providers.ts";
+import { findEnvKeys } from "../../src/ai/env-api-keys.ts";
 
 const root = join(import.meta.dir, "..", "..");
 export const BINARY = join(root, "dist", process.platform === "win32" ? "xcsh.exe" : "xcsh");
@@ -43,7 +44,7 @@ export interface TestHome {
 }
 
 /** Every provider key variable xcsh reads: a developer's own GROQ_API_KEY must not change what a test sees. */
-const KEY_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", ...CATALOG_PROVIDERS.flatMap((provider) => provider.envKeys)];
+const KEY_VARS = [...new Set(CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys))];
 
 export function makeTestHome(): TestHome {
   const home = mkdtempSync(join(tmpdir(), "xcsh-test-"));
