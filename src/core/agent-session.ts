@@ -13,8 +13,8 @@ import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
-import { bashExecutionMessage, executeBash, type BashResult } from "./bash-executor.ts";
-import type { BashOperations } from "../tools/bash-operations.ts";
+import type { BashResult } from "./bash-executor.ts";
+import { UserBash } from "./user-bash.ts";
 import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
 import { SessionCompaction, type CompactionOverrides } from "./session-compaction.ts";
 import { ModelControl } from "./model-control.ts";
@@ -87,9 +87,7 @@ export class AgentSession {
   private readonly settlement = new RunSettlement(this);
   private readonly promptStarts = new PromptStarts();
   private readonly compaction = new SessionCompaction(this);
-  private bashController: AbortController | undefined;
-  /** User commands run while the agent worked; added to the context once it is idle. */
-  private pendingBashMessages: AgentMessage[] = [];
+  private readonly userBash = new UserBash(this);
   /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
   private retrying = 0;
   /** Set while takeQueued empties both queues, which it then reports as one queue_update. */
@@ -311,7 +309,7 @@ export class AgentSession {
       await run;
     } finally {
       if (this.running === run) this.running = undefined;
-      this.flushPendingBash();
+      this.userBash.flushPending();
       await this.settlement.announce();
     }
   }
@@ -420,42 +418,16 @@ export class AgentSession {
   // --- user bash ---------------------------------------------------------------
 
   /** Runs a command for the user; its output reaches the model with the next prompt. */
-  async executeBash(command: string, options: { excludeFromContext?: boolean; onChunk?: (text: string) => void } = {}): Promise<BashResult> {
-    if (this.bashController) throw new Error("A command is already running. Abort it first (abort_bash).");
-    const controller = new AbortController();
-    this.bashController = controller;
-    try {
-      const intercepted = this.hooks ? await this.hooks.userBash(command, options.excludeFromContext === true) : undefined;
-      const result: BashResult =
-        intercepted?.result ??
-        (await executeBash(command, {
-          cwd: this.cwd,
-          signal: controller.signal,
-          operations: intercepted?.operations as BashOperations | undefined,
-          onChunk: options.onChunk,
-          shellPath: this.settings.shellPath,
-          commandPrefix: this.settings.shellCommandPrefix,
-        }));
-      const message = bashExecutionMessage(command, result, options.excludeFromContext);
-      if (this.isStreaming) this.pendingBashMessages.push(message);
-      else this.recordMessage(message);
-      return result;
-    } finally {
-      this.bashController = undefined;
-    }
+  executeBash(command: string, options: { excludeFromContext?: boolean; onChunk?: (text: string) => void } = {}): Promise<BashResult> {
+    return this.userBash.run(command, options);
   }
 
   abortBash(): void {
-    this.bashController?.abort();
+    this.userBash.abort();
   }
 
   get isBashRunning(): boolean {
-    return this.bashController !== undefined;
-  }
-
-  private flushPendingBash(): void {
-    const pending = this.pendingBashMessages.splice(0);
-    for (const message of pending) this.recordMessage(message);
+    return this.userBash.isRunning;
   }
 
   /** Adds a message to the context and the session file without running the agent. */
