@@ -39,11 +39,7 @@ import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { themeForBackground, type UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
-
-/** Two Ctrl+C within this long exit. */
-const DOUBLE_PRESS_MS = 1000;
-/** Two Esc within this long on an empty, idle editor run the double-Escape action. */
-const DOUBLE_ESCAPE_MS = 500;
+import { InterruptKeys } from "./interrupt-keys.ts";
 
 class InteractiveApp implements App {
   session!: AgentSession;
@@ -68,8 +64,20 @@ class InteractiveApp implements App {
   private toolsExpanded = false;
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
-  private lastCtrlC = 0;
-  private lastEscape = 0;
+  private readonly interrupts = new InterruptKeys({
+    session: () => this.session as AgentSession | undefined,
+    draft: () => this.editor.getText(),
+    clearDraft: () => {
+      this.editor.setText("");
+      this.attachments.clear();
+      this.tui.requestRender();
+    },
+    restoreQueued: () => this.attachments.restoreQueued(),
+    showAborting: () => this.layout.setRunMessage("Aborting…"),
+    hint: (text, ms) => this.conversation.transient(text, ms),
+    runCommandLine: (text) => void this.runCommandLine(text),
+    exit: (code) => this.exit(code),
+  });
   private readonly attachments: Attachments;
   private readonly sessionReady: Promise<void>;
   private markReady!: () => void;
@@ -114,8 +122,8 @@ class InteractiveApp implements App {
         shortcut: (data) => runShortcut(this.extensions, data),
         keymap: () => this.keymap,
         actions: appActions(this, {
-          interrupt: () => this.onEscape(),
-          clear: () => this.onCtrlC(),
+          interrupt: () => this.interrupts.escape(),
+          clear: () => this.interrupts.ctrlC(),
           exit: () => this.exit(0),
           followUp: () => void this.submit(this.editors.submittedText(), "followUp"),
           toggleTools: () => this.setToolsExpanded(!this.toolsExpanded),
@@ -306,46 +314,6 @@ class InteractiveApp implements App {
   }
 
   // --- input -----------------------------------------------------------------------
-
-  /**
-   * Aborts the run; messages still queued go back into the editor instead of
-   * being lost. Idle, two presses on an empty editor run `doubleEscapeAction`
-   * (/tree by default, /fork, or nothing).
-   */
-  private onEscape(): void {
-    if (!this.session) return;
-    if (this.session.isStreaming || this.session.isCompacting) {
-      this.attachments.restoreQueued();
-      this.layout.setRunMessage("Aborting…");
-      void this.session.abort();
-    } else if (this.session.isBashRunning) this.session.abortBash();
-    else if (this.editor.getText().trim() === "") {
-      const now = Date.now();
-      if (now - this.lastEscape < DOUBLE_ESCAPE_MS) {
-        this.lastEscape = 0;
-        const action = this.session.settings.doubleEscapeAction;
-        if (action === "fork") void this.runCommandLine("/fork");
-        else if (action !== "none") void this.runCommandLine("/tree");
-      } else this.lastEscape = now;
-    }
-  }
-
-  private onCtrlC(): void {
-    const now = Date.now();
-    if (this.editor.getText().length > 0) {
-      this.editor.setText("");
-      this.attachments.clear();
-      this.lastCtrlC = now;
-      this.tui.requestRender();
-      return;
-    }
-    if (now - this.lastCtrlC < DOUBLE_PRESS_MS) return this.exit(0);
-    this.lastCtrlC = now;
-    // An empty editor while a run streams: the first press stops the run (as Claude Code and
-    // Codex do); a second one right after still exits, as in pi.
-    if (this.session?.isStreaming || this.session?.isCompacting) return this.onEscape();
-    this.conversation.transient("Press Ctrl+C again to exit", DOUBLE_PRESS_MS);
-  }
 
   private slashCommands() {
     const builtins = BUILTIN_COMMANDS.map((command) => ({ name: command.name, description: command.description, argumentHint: command.argumentHint }));
