@@ -99,6 +99,16 @@ export class ModelRegistry {
     this.rebuild();
   }
 
+  /** The providers models.json declares, as parsed (the sandbox reads which variables their keys name). */
+  get modelsJsonProviders(): Readonly<Record<string, ProviderConfig>> {
+    return this.fileConfigs;
+  }
+
+  /** The auth.json this registry asks for stored credentials. */
+  get authJsonPath(): string {
+    return this.authStore.path;
+  }
+
   /** Builds the registry from the built-in catalog and models.json; throws ConfigError for a bad file. */
   static load(options: ModelRegistryOptions = {}): ModelRegistry {
     const path = options.modelsJsonPath ?? getModelsJsonPath();

@@ -3,9 +3,8 @@
  * registry, the chosen model and thinking level, and a check that a key exists.
  * Shared by every mode so they fail the same way, with the same messages.
  */
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { findEnvKeys } from "../ai/env-api-keys.ts";
-import { getAuthJsonPath } from "../auth/auth-file.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
@@ -16,7 +15,7 @@ import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
 import { setCommandPolicy } from "../sandbox/active-policy.ts";
 import { noteCredentialVariables } from "../sandbox/child-environment.ts";
-import { credentialVariablesInAuthFile, credentialVariablesInFile } from "../sandbox/configured-credentials.ts";
+import { credentialVariablesIn, credentialVariablesInAuthFile } from "../sandbox/configured-credentials.ts";
 import { assertSandboxAvailable } from "../sandbox/launcher.ts";
 import { resolveCommandPolicy, type CommandPolicy } from "../sandbox/policy.ts";
 import { UserError } from "./user-error.ts";
@@ -126,7 +125,7 @@ function settingsWarnings(settings: Settings): string[] {
  * any tool exists. A sandbox that was asked for but cannot run stops the run here, saying
  * what to install, rather than letting commands run without it.
  */
-function applyCommandPolicy(settings: Settings, options: RunSetupOptions): void {
+function applyCommandPolicy(settings: Settings, options: RunSetupOptions, registry: ModelRegistry): void {
   let policy: CommandPolicy;
   try {
     policy = resolveCommandPolicy(settings, options.sandbox, options.cwd);
@@ -135,11 +134,10 @@ function applyCommandPolicy(settings: Settings, options: RunSetupOptions): void 
     throw new UserError((error as Error).message);
   }
   setCommandPolicy(policy);
-  // Variables models.json and auth.json take keys from are credentials too, whatever their names.
-  const modelsJsonPath = options.registry?.modelsJsonPath ?? getModelsJsonPath();
-  noteCredentialVariables(credentialVariablesInFile(modelsJsonPath));
-  // The registry's own rule: auth.json sits next to a models.json it was given.
-  noteCredentialVariables(credentialVariablesInAuthFile(options.registry ? join(dirname(modelsJsonPath), "auth.json") : getAuthJsonPath()));
+  // Variables models.json and auth.json take keys from are credentials too, whatever their names
+  // (models.json as the registry already parsed it, not read again).
+  noteCredentialVariables(credentialVariablesIn({ providers: registry.modelsJsonProviders }));
+  noteCredentialVariables(credentialVariablesInAuthFile(registry.authJsonPath));
 }
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
@@ -149,8 +147,8 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);
   await checkFauxScript();
   applyHttpProxySetting(settings);
-  applyCommandPolicy(settings, options);
   const registry = options.registry ?? ModelRegistry.load();
+  applyCommandPolicy(settings, options, registry);
   const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
   const scopeWarning = options.models !== undefined && (options.model !== undefined || options.previous?.model) ? unmatchedModelsWarning(options.models, registry) : undefined;
 

@@ -33,15 +33,6 @@ export function credentialVariablesIn(modelsJson: unknown, env: NodeJS.ProcessEn
   return [...names];
 }
 
-/** The same, read from the file (missing or broken: none). */
-export function credentialVariablesInFile(path: string): string[] {
-  try {
-    return credentialVariablesIn(readJsonFile(path));
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Variable names the `key` of parsed auth.json entries take from the environment. A stored
  * key names variables only as `$NAME` / `${NAME}` (a bare name is the key itself, `!…` a
