@@ -6,7 +6,7 @@
 import type { SessionHooks } from "./session-hooks.ts";
 import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { credentialHint } from "../ai/env-api-keys.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import { scopeModels } from "../config/model-resolver.ts";
@@ -52,8 +52,8 @@ export class ModelControl {
     const override = model.provider === this.overrideProvider ? this.apiKeyOverride : undefined;
     const key = await this.session.registry.getApiKey(model, override);
     if (key) return key;
-    const envVars = findEnvKeys(model.provider);
-    const how = envVars ? `set ${envVars.join(" or ")}` : `set "apiKey" for provider "${model.provider}" in models.json`;
+    const envVars = credentialHint(model.provider);
+    const how = envVars ? `set ${envVars}` : `set "apiKey" for provider "${model.provider}" in models.json`;
     throw new Error(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
 
