@@ -1,0 +1,148 @@
+/**
+ * Amazon Bedrock through the built binary, against a fake Bedrock runtime that checks
+ * credentials as Bedrock does (test/support/fake-llm/bedrock.ts recomputes every SigV4
+ * signature). pi's variables: access keys with a session token, a named profile from
+ * ~/.aws, a Bedrock API key as a bearer token, the region from AWS_REGION or the
+ * profile; a reply with text and a tool call runs the tool and completes the turn.
+ * models.json points amazon-bedrock's baseUrl at the fake server, as a proxy would.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
+import { startFakeBedrock, type FakeBedrockServer } from "../support/fake-llm/bedrock.ts";
+
+const MODEL_ID = "anthropic.claude-sonnet-4-20250514-v1:0";
+const MODEL = ["--model", `amazon-bedrock/${MODEL_ID}`];
+const KEY_ID = "AKIDXCSHTEST";
+const SECRET = "wJalr/XCSH+test/SECRET";
+const PROFILE_KEY_ID = "AKIDPROFILE";
+const PROFILE_SECRET = "profile/secret+key";
+
+let server: FakeBedrockServer;
+let home: TestHome;
+
+beforeAll(() => {
+  ensureBinary();
+  server = startFakeBedrock({ accessKeys: { [KEY_ID]: SECRET, [PROFILE_KEY_ID]: PROFILE_SECRET }, bearerTokens: ["bedrock-api-key-1"] });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  home = makeTestHome();
+  // A developer's own AWS set-up must not change what these tests see.
+  for (const name of Object.keys(home.env)) if (name.startsWith("AWS_")) delete home.env[name];
+  home.writeModelsJson({ providers: { "amazon-bedrock": { baseUrl: server.url } } });
+  server.clearScript();
+});
+afterEach(() => home.cleanup());
+
+function run(env: Record<string, string>, text = "Say hi."): Promise<RunResult> {
+  return runXcsh(["-p", text, "--no-session", ...MODEL], { env: { ...home.env, ...env }, timeoutMs: 60_000 });
+}
+
+const ACCESS_KEYS = { AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: SECRET };
+
+describe("Amazon Bedrock", () => {
+  test("access keys and a session token: a verified SigV4 signature for AWS_REGION, and a tool call that completes the turn", async () => {
+    writeFileSync(join(home.home, "notes.txt"), "the notes say 42\n");
+    server.enqueue({ content: [{ type: "text", text: "Reading." }, { type: "toolCall", name: "read", arguments: { path: "notes.txt" } }] });
+    server.enqueue({ content: [{ type: "text", text: "They say 42." }] });
+    const before = server.requests.length;
+    const result = await run({ ...ACCESS_KEYS, AWS_SESSION_TOKEN: "session-token-7", AWS_REGION: "eu-west-3" }, "What do the notes say?");
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("They say 42.\n");
+    expect(result.exitCode).toBe(0);
+
+    const [first, second] = server.requests.slice(before);
+    expect(first.path).toBe("/model/anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream");
+    expect(first.auth).toBe("sigv4");
+    expect(first.scope).toEqual({ region: "eu-west-3", service: "bedrock", accessKeyId: KEY_ID });
+    expect(first.headers["x-amz-security-token"]).toBe("session-token-7");
+    expect(first.headers.authorization).toContain("x-amz-security-token");
+    expect(first.body.system[0].text).toContain("xcsh");
+    expect(first.body.messages).toEqual([{ role: "user", content: [{ text: "What do the notes say?" }, { cachePoint: { type: "default" } }] }]);
+    expect(first.body.toolConfig.tools.map((tool: any) => tool.toolSpec.name)).toContain("read");
+    expect(first.body.toolConfig.tools[0].toolSpec.inputSchema.json.type).toBe("object");
+    expect(first.body.inferenceConfig.maxTokens).toBeGreaterThan(0);
+
+    // The second request carries the call and its result, each in its own turn.
+    expect(second.auth).toBe("sigv4");
+    const [, assistant, results] = second.body.messages;
+    expect(assistant.role).toBe("assistant");
+    const toolUse = assistant.content.find((block: any) => block.toolUse).toolUse;
+    expect(toolUse).toMatchObject({ name: "read", input: { path: "notes.txt" } });
+    expect(results.role).toBe("user");
+    const toolResult = results.content.find((block: any) => block.toolResult).toolResult;
+    expect(toolResult.toolUseId).toBe(toolUse.toolUseId);
+    expect(toolResult.status).toBe("success");
+    expect(toolResult.content[0].text).toContain("the notes say 42");
+  });
+
+  test("a signature made with the wrong secret is refused, and the refusal is the turn's error", async () => {
+    const result = await run({ AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: "not-the-secret" });
+    expect(server.requests.at(-1)?.auth).toBe("rejected: signature mismatch");
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain("403");
+    expect(result.stderr).toContain("signature");
+  });
+
+  test("AWS_PROFILE: the profile's keys from ~/.aws/credentials and its region from ~/.aws/config win over keys in the environment", async () => {
+    mkdirSync(join(home.home, ".aws"));
+    writeFileSync(join(home.home, ".aws", "credentials"), `[default]\naws_access_key_id = AKIDOTHER\naws_secret_access_key = other\n\n[work]\naws_access_key_id = ${PROFILE_KEY_ID}\naws_secret_access_key = ${PROFILE_SECRET}\n`);
+    writeFileSync(join(home.home, ".aws", "config"), "[profile work]\nregion = ap-southeast-2\n");
+    server.enqueue({ content: [{ type: "text", text: "hi from the profile" }] });
+    const result = await run({ AWS_PROFILE: "work", ...ACCESS_KEYS });
+    expect(result.stdout).toBe("hi from the profile\n");
+    const request = server.requests.at(-1)!;
+    expect(request.auth).toBe("sigv4");
+    expect(request.scope).toEqual({ region: "ap-southeast-2", service: "bedrock", accessKeyId: PROFILE_KEY_ID });
+    expect(request.headers["x-amz-security-token"]).toBeUndefined();
+  });
+
+  test("AWS_BEARER_TOKEN_BEDROCK: sent as a bearer token, nothing signed", async () => {
+    server.enqueue({ content: [{ type: "text", text: "hi with a key" }] });
+    const result = await run({ AWS_BEARER_TOKEN_BEDROCK: "bedrock-api-key-1", AWS_DEFAULT_REGION: "us-west-2" });
+    expect(result.stdout).toBe("hi with a key\n");
+    const request = server.requests.at(-1)!;
+    expect(request.auth).toBe("bearer");
+    expect(request.headers.authorization).toBe("Bearer bedrock-api-key-1");
+    expect(request.headers["x-amz-date"]).toBeUndefined();
+  });
+
+  test("without credentials, the error names what to set and nothing is sent", async () => {
+    const before = server.requests.length;
+    const result = await run({});
+    expect(result.exitCode).toBe(3);
+    for (const name of ["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_BEARER_TOKEN_BEDROCK"]) expect(result.stderr).toContain(name);
+    expect(server.requests.length).toBe(before);
+  });
+
+  test("a profile that names no keys says how to give it some", async () => {
+    mkdirSync(join(home.home, ".aws"));
+    writeFileSync(join(home.home, ".aws", "config"), "[profile sso]\nsso_session = corp\nregion = us-east-1\n");
+    const result = await run({ AWS_PROFILE: "sso" });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain('AWS profile "sso" uses AWS SSO');
+    expect(result.stderr).toContain("credential_process");
+  });
+
+  test("a profile's credential_process supplies the keys", async () => {
+    mkdirSync(join(home.home, ".aws"));
+    const output = JSON.stringify({ Version: 1, AccessKeyId: PROFILE_KEY_ID, SecretAccessKey: PROFILE_SECRET, SessionToken: "from-process" });
+    writeFileSync(join(home.home, ".aws", "config"), `[profile proc]\nregion = eu-central-1\ncredential_process = echo '${output}'\n`);
+    server.enqueue({ content: [{ type: "text", text: "hi via process" }] });
+    const result = await run({ AWS_PROFILE: "proc" });
+    expect(result.stdout).toBe("hi via process\n");
+    const request = server.requests.at(-1)!;
+    expect(request.auth).toBe("sigv4");
+    expect(request.scope?.region).toBe("eu-central-1");
+    expect(request.headers["x-amz-security-token"]).toBe("from-process");
+  });
+
+  test("--list-models shows Bedrock's models, keyed once credentials are set", async () => {
+    const without = await runXcsh(["--list-models", "amazon-bedrock"], { env: home.env });
+    expect(without.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\sno$/m);
+    const withKeys = await runXcsh(["--list-models", "amazon-bedrock"], { env: { ...home.env, ...ACCESS_KEYS } });
+    expect(withKeys.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\syes$/m);
+  });
+});
