@@ -28,11 +28,26 @@ function customEndpoint(model: Model): { baseUrl?: string; apiVersion: string } 
   return match ? { baseUrl: match[1], apiVersion: match[2] } : { baseUrl, apiVersion: DEFAULT_API_VERSION };
 }
 
+/**
+ * The SDK reads GOOGLE_CLOUD_PROJECT itself and, given a key too, says on console.debug
+ * that the key wins. That choice is ours (pi's), made above; its note would only be
+ * noise on the user's terminal.
+ */
+function quietly<T>(make: () => T): T {
+  const debug = console.debug;
+  console.debug = () => {};
+  try {
+    return make();
+  } finally {
+    console.debug = debug;
+  }
+}
+
 function createVertexClient(model: Model, options: GoogleStreamOptions | undefined): GoogleGenAI {
   const { baseUrl, apiVersion } = customEndpoint(model);
   const httpOptions = { ...(baseUrl ? { baseUrl } : {}), ...sdkHttpOptions(model, options) };
   const apiKey = options?.apiKey && options.apiKey !== AMBIENT_CREDENTIAL ? options.apiKey : undefined;
-  if (apiKey) return new GoogleGenAI({ vertexai: true, apiKey, apiVersion, httpOptions });
+  if (apiKey) return quietly(() => new GoogleGenAI({ vertexai: true, apiKey, apiVersion, httpOptions }));
 
   const project = env("GOOGLE_CLOUD_PROJECT") ?? env("GCLOUD_PROJECT");
   const location = env("GOOGLE_CLOUD_LOCATION");
