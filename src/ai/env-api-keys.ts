@@ -56,7 +56,8 @@ const AMBIENT: Record<string, { present(): boolean; howToSet: string }> = {
           (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) ||
           env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
           env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
-          env("AWS_WEB_IDENTITY_TOKEN_FILE"),
+          env("AWS_WEB_IDENTITY_TOKEN_FILE") ||
+          env("AWS_BEDROCK_SKIP_AUTH") === "1",
       ),
     howToSet: "AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN for temporary keys), or AWS_BEARER_TOKEN_BEDROCK",
   },
