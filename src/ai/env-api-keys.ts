@@ -67,6 +67,30 @@ const AMBIENT: Record<string, { present(): boolean; howToSet: string }> = {
   },
 };
 
+/** The variables the cloud providers' own credentials are found by (tests clear them for a clean slate). */
+export const AMBIENT_CREDENTIAL_VARIABLES: readonly string[] = [
+  "AWS_PROFILE",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+  "AWS_WEB_IDENTITY_TOKEN_FILE",
+  "AWS_BEDROCK_SKIP_AUTH",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_CONFIG_FILE",
+  "GOOGLE_CLOUD_PROJECT",
+  "GCLOUD_PROJECT",
+  "GOOGLE_CLOUD_LOCATION",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "AZURE_OPENAI_BASE_URL",
+  "AZURE_OPENAI_RESOURCE_NAME",
+  "AZURE_OPENAI_API_VERSION",
+  "AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
+];
+
 /** What to set for a provider's credential, as one phrase ("A or B"); undefined for providers the catalog does not know. */
 export function credentialHint(provider: string): string | undefined {
   if (Object.hasOwn(AMBIENT, provider)) return AMBIENT[provider].howToSet;

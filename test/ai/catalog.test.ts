@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
+import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
 import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
 import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
 import type { Model } from "../../src/ai/types.ts";
@@ -129,6 +129,7 @@ describe("the generated models", () => {
 
   test("only the providers with a key set are offered without being named", () => {
     for (const provider of getCatalogProviders()) for (const name of provider.envKeys) setEnv(name, undefined);
+    for (const name of AMBIENT_CREDENTIAL_VARIABLES) setEnv(name, undefined);
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "faux"]);
     setEnv("DEEPSEEK_API_KEY", "sk-ds");
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "deepseek", "faux"]);
