@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
-import { startFakeBedrock, type FakeBedrockServer } from "../support/fake-llm/bedrock.ts";
+import { bedrockException, encodeEventMessage, startFakeBedrock, type FakeBedrockServer } from "../support/fake-llm/bedrock.ts";
 
 const MODEL_ID = "anthropic.claude-sonnet-4-20250514-v1:0";
 const MODEL = ["--model", `amazon-bedrock/${MODEL_ID}`];
@@ -36,8 +36,8 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-function run(env: Record<string, string>, text = "Say hi."): Promise<RunResult> {
-  return runXcsh(["-p", text, "--no-session", ...MODEL], { env: { ...home.env, ...env }, timeoutMs: 60_000 });
+function run(env: Record<string, string>, text = "Say hi.", args: string[] = []): Promise<RunResult> {
+  return runXcsh(["-p", text, "--no-session", ...MODEL, ...args], { env: { ...home.env, ...env }, timeoutMs: 60_000 });
 }
 
 const ACCESS_KEYS = { AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: SECRET };
@@ -137,6 +137,51 @@ describe("Amazon Bedrock", () => {
     expect(request.auth).toBe("sigv4");
     expect(request.scope?.region).toBe("eu-central-1");
     expect(request.headers["x-amz-security-token"]).toBe("from-process");
+  });
+
+  test("Claude's thinking: a budget in the request, the reasoning and its signature sent back on the next step", async () => {
+    writeFileSync(join(home.home, "notes.txt"), "42\n");
+    server.enqueue({
+      content: [
+        { type: "thinking", thinking: "I should read the notes.", signature: "sig-reasoning-1" },
+        { type: "toolCall", name: "read", arguments: { path: "notes.txt" } },
+      ],
+    });
+    server.enqueue({ content: [{ type: "text", text: "42." }] });
+    const before = server.requests.length;
+    const result = await run(ACCESS_KEYS, "Read the notes.", ["--thinking", "high"]);
+    expect(result.stdout).toBe("42.\n");
+    const [first, second] = server.requests.slice(before);
+    expect(first.body.additionalModelRequestFields.thinking).toEqual({ type: "enabled", budget_tokens: expect.any(Number) });
+    expect(first.body.additionalModelRequestFields.thinking.budget_tokens).toBeGreaterThanOrEqual(1024);
+    expect(first.body.inferenceConfig.temperature).toBeUndefined();
+    const assistant = second.body.messages[1];
+    expect(assistant.content[0]).toEqual({ reasoningContent: { reasoningText: { text: "I should read the notes.", signature: "sig-reasoning-1" } } });
+  });
+
+  test("an exception in the middle of the stream fails the attempt with its type and message", async () => {
+    const event = (type: string, payload: unknown) => encodeEventMessage({ ":event-type": type, ":message-type": "event", ":content-type": "application/json" }, payload);
+    server.enqueueFrames([
+      event("messageStart", { role: "assistant" }),
+      event("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Partial" } }),
+      bedrockException("throttlingException", "Too many requests, please wait"),
+    ]);
+    server.enqueue({ content: [{ type: "text", text: "Whole answer." }] });
+    const before = server.requests.length;
+    const result = await run(ACCESS_KEYS);
+    // Throttling is worth another try: the session says so and retries, visibly.
+    expect(result.stderr).toContain("throttlingException: Too many requests, please wait — retrying");
+    expect(result.stdout).toBe("Whole answer.\n");
+    expect(server.requests.length - before).toBe(2);
+  });
+
+  test("a stream that stops without messageStop is an error, not a finished answer", async () => {
+    const event = (type: string, payload: unknown) => encodeEventMessage({ ":event-type": type, ":message-type": "event", ":content-type": "application/json" }, payload);
+    server.enqueueFrames([event("messageStart", { role: "assistant" }), event("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Half an ans" } })]);
+    home.writeSettings({ retry: { enabled: false } });
+    const result = await run(ACCESS_KEYS);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain("connection closed early");
   });
 
   test("--list-models shows Bedrock's models, keyed once credentials are set", async () => {

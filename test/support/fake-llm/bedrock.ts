@@ -30,6 +30,8 @@ export interface FakeBedrockOptions {
 export interface FakeBedrockServer {
   url: string;
   enqueue(...steps: ScriptStep[]): void;
+  /** Answers the next request with these event-stream frames as they are (e.g. an exception mid-stream). */
+  enqueueFrames(frames: Uint8Array[]): void;
   requests: BedrockRecordedRequest[];
   clearScript(): void;
   close(): Promise<void>;
@@ -186,7 +188,7 @@ function checkAuth(req: Request, rawPath: string, body: string, options: FakeBed
 const DEFAULT_REPLY: FakeResponse = { content: [{ type: "text", text: "Hello from fake Bedrock." }] };
 
 export function startFakeBedrock(options: FakeBedrockOptions = {}): FakeBedrockServer {
-  const script: ScriptStep[] = [];
+  const script: (ScriptStep | { frames: Uint8Array[] })[] = [];
   const requests: BedrockRecordedRequest[] = [];
   let sequence = 0;
   const server = Bun.serve({
@@ -222,13 +224,15 @@ export function startFakeBedrock(options: FakeBedrockOptions = {}): FakeBedrockS
           { status: 403, headers: { "x-amzn-ErrorType": "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/" } },
         );
       }
-      const step = script.shift() ?? DEFAULT_REPLY;
-      const response = typeof step === "function" ? step(recorded as unknown as RecordedRequest) : step;
+      const next = script.shift() ?? DEFAULT_REPLY;
+      const raw = "frames" in next ? [...next.frames] : undefined;
+      const step = next as ScriptStep;
+      const response = raw ? DEFAULT_REPLY : typeof step === "function" ? step(recorded as unknown as RecordedRequest) : step;
       if (response.type === "error") {
         const message = response.message ?? `Scripted error ${response.status}`;
         return Response.json(response.body ?? { message }, { status: response.status, headers: response.headers });
       }
-      const frames = encodeConverseReply(normalizeReply(response, recorded as unknown as RecordedRequest, ++sequence));
+      const frames = raw ?? encodeConverseReply(normalizeReply(response, recorded as unknown as RecordedRequest, ++sequence));
       return new Response(
         new ReadableStream({
           pull(controller) {
@@ -244,6 +248,7 @@ export function startFakeBedrock(options: FakeBedrockOptions = {}): FakeBedrockS
   return {
     url: `http://127.0.0.1:${server.port}`,
     enqueue: (...steps) => void script.push(...steps),
+    enqueueFrames: (frames) => void script.push({ frames }),
     requests,
     clearScript: () => void (script.length = 0),
     close: () => server.stop(true),
