@@ -40,6 +40,12 @@ export interface CatalogProviderInfo {
   modelApis?: readonly { idPrefix: string; api: KnownApi; baseUrl?: string }[];
   /** Generation only: a model id must match this to be kept (drops stale ids a source still lists). */
   modelIdPattern?: string;
+  /**
+   * Generation only: models also offered under prefixed ids, each before the plain one
+   * (Bedrock's cross-region inference profiles: `us.anthropic.claude-…`, which newer
+   * models need for on-demand use).
+   */
+  modelIdVariants?: readonly { idPrefix: string; prefixes: readonly string[] }[];
   /** Where the generated models come from instead, when not from models.dev (the hand-written catalog). */
   builtIn?: true;
 }
@@ -280,8 +286,10 @@ export const CATALOG_PROVIDERS = [
     // The region is the account's: AWS_REGION replaces the one in this endpoint.
     baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com",
     api: "bedrock-converse-stream",
-    defaultModel: "anthropic.claude-sonnet-4-20250514-v1:0",
+    defaultModel: "us.anthropic.claude-sonnet-4-20250514-v1:0",
     modelsFrom: "amazon-bedrock",
+    // Claude is served on demand through the geographies' inference profiles.
+    modelIdVariants: [{ idPrefix: "anthropic.claude-", prefixes: ["us.", "eu.", "apac."] }],
   },
   {
     id: "google-vertex",
