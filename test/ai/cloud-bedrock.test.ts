@@ -184,6 +184,13 @@ describe("Amazon Bedrock", () => {
     expect(result.stderr).toContain("connection closed early");
   });
 
+  test("`xcsh auth status` counts a profile as Bedrock's credential, and says what to set without one", async () => {
+    const withProfile = await runXcsh(["auth", "status", "amazon-bedrock"], { env: { ...home.env, AWS_PROFILE: "work" } });
+    expect(withProfile.stdout).toContain("amazon-bedrock: the cloud's own credentials in the environment");
+    const without = await runXcsh(["auth", "status", "amazon-bedrock"], { env: home.env });
+    expect(without.stdout).toContain("AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+  });
+
   test("--list-models shows Bedrock's models, keyed once credentials are set", async () => {
     const without = await runXcsh(["--list-models", "amazon-bedrock"], { env: home.env });
     expect(without.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\sno$/m);
