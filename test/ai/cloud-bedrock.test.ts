@@ -184,6 +184,30 @@ describe("Amazon Bedrock", () => {
     expect(result.stderr).toContain("connection closed early");
   });
 
+  test("ECS task credentials: fetched from AWS_CONTAINER_CREDENTIALS_FULL_URI with the authorization token", async () => {
+    const asked: (string | null)[] = [];
+    const agent = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        asked.push(req.headers.get("authorization"));
+        return Response.json({ AccessKeyId: PROFILE_KEY_ID, SecretAccessKey: PROFILE_SECRET, Token: "task-session", Expiration: "2099-01-01T00:00:00Z" });
+      },
+    });
+    try {
+      server.enqueue({ content: [{ type: "text", text: "hi from the task" }] });
+      const result = await run({ AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://127.0.0.1:${agent.port}/creds`, AWS_CONTAINER_AUTHORIZATION_TOKEN: "ecs-auth-1" });
+      expect(result.stdout).toBe("hi from the task\n");
+      expect(asked).toEqual(["ecs-auth-1"]);
+      const request = server.requests.at(-1)!;
+      expect(request.auth).toBe("sigv4");
+      expect(request.scope?.accessKeyId).toBe(PROFILE_KEY_ID);
+      expect(request.headers["x-amz-security-token"]).toBe("task-session");
+    } finally {
+      await agent.stop(true);
+    }
+  });
+
   test("`xcsh auth status` counts a profile as Bedrock's credential, and says what to set without one", async () => {
     const withProfile = await runXcsh(["auth", "status", "amazon-bedrock"], { env: { ...home.env, AWS_PROFILE: "work" } });
     expect(withProfile.stdout).toContain("amazon-bedrock: the cloud's own credentials in the environment");

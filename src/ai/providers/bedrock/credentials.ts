@@ -10,7 +10,9 @@
  *     its credential_process) — named explicitly, it wins over keys in the environment,
  *     as with the AWS SDK;
  *  4. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN);
- *  5. the `default` profile, if the files have one.
+ *  5. the `default` profile, if the files have one;
+ *  6. ECS task credentials: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (on the ECS agent's
+ *     address) or _FULL_URI, with AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE) when set.
  * Region: an inference-profile ARN's own, AWS_REGION, AWS_DEFAULT_REGION, the profile's
  * `region`, the region of the model's endpoint, us-east-1.
  */
@@ -131,10 +133,40 @@ export async function resolveBedrockAuth(apiKey: string | undefined): Promise<Be
   }
   const fallback = readProfile("default");
   if (fallback) return { kind: "sigv4", credentials: await profileCredentials("default", fallback) };
-  if (env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") || env("AWS_CONTAINER_CREDENTIALS_FULL_URI") || env("AWS_WEB_IDENTITY_TOKEN_FILE")) {
-    throw new Error(`Amazon Bedrock: container and web-identity credentials are not supported yet; ${BEDROCK_CREDENTIAL_HINT}`);
+  const container = containerCredentialsUrl();
+  if (container) return { kind: "sigv4", credentials: await containerCredentials(container) };
+  if (env("AWS_WEB_IDENTITY_TOKEN_FILE")) {
+    throw new Error(`Amazon Bedrock: web-identity credentials (AWS_WEB_IDENTITY_TOKEN_FILE) are not supported yet; ${BEDROCK_CREDENTIAL_HINT}`);
   }
   throw new Error(`Amazon Bedrock has no credentials: ${BEDROCK_CREDENTIAL_HINT}`);
+}
+
+/** Where the ECS agent (or EKS Pod Identity) hands out the task's credentials. */
+function containerCredentialsUrl(): string | undefined {
+  const relative = env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
+  if (relative) return `http://169.254.170.2${relative.startsWith("/") ? "" : "/"}${relative}`;
+  return env("AWS_CONTAINER_CREDENTIALS_FULL_URI");
+}
+
+async function containerCredentials(url: string): Promise<AwsCredentials> {
+  const tokenFile = env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
+  const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : env("AWS_CONTAINER_AUTHORIZATION_TOKEN");
+  let body: { AccessKeyId?: unknown; SecretAccessKey?: unknown; Token?: unknown };
+  try {
+    const response = await fetch(url, { headers: token ? { authorization: token } : {}, signal: AbortSignal.timeout(5_000) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    body = (await response.json()) as typeof body;
+  } catch (error) {
+    throw new Error(`Could not get the container's AWS credentials from ${url}: ${(error as Error).message}`);
+  }
+  if (typeof body.AccessKeyId !== "string" || typeof body.SecretAccessKey !== "string") {
+    throw new Error(`The container credentials endpoint ${url} gave no AccessKeyId and SecretAccessKey`);
+  }
+  return {
+    accessKeyId: body.AccessKeyId,
+    secretAccessKey: body.SecretAccessKey,
+    ...(typeof body.Token === "string" ? { sessionToken: body.Token } : {}),
+  };
 }
 
 const STANDARD_ENDPOINT = /^https:\/\/bedrock-runtime(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/?$/;
