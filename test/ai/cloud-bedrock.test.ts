@@ -208,6 +208,40 @@ describe("Amazon Bedrock", () => {
     }
   });
 
+  test("a web identity (IRSA): the token file traded at STS (AWS_ENDPOINT_URL_STS) for keys that sign the request", async () => {
+    const forms: URLSearchParams[] = [];
+    const sts = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        forms.push(new URLSearchParams(await req.text()));
+        const xml = `<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>${PROFILE_KEY_ID}</AccessKeyId><SecretAccessKey>${PROFILE_SECRET}</SecretAccessKey><SessionToken>irsa-session</SessionToken></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`;
+        return new Response(xml, { headers: { "content-type": "text/xml" } });
+      },
+    });
+    try {
+      const tokenFile = join(home.home, "token");
+      writeFileSync(tokenFile, "eyJ.web-identity\n");
+      server.enqueue({ content: [{ type: "text", text: "hi from the pod" }] });
+      const result = await run({
+        AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
+        AWS_ROLE_ARN: "arn:aws:iam::123456789012:role/bedrock",
+        AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${sts.port}`,
+        AWS_REGION: "us-east-2",
+      });
+      expect(result.stdout).toBe("hi from the pod\n");
+      expect(forms[0].get("Action")).toBe("AssumeRoleWithWebIdentity");
+      expect(forms[0].get("RoleArn")).toBe("arn:aws:iam::123456789012:role/bedrock");
+      expect(forms[0].get("WebIdentityToken")).toBe("eyJ.web-identity");
+      const request = server.requests.at(-1)!;
+      expect(request.auth).toBe("sigv4");
+      expect(request.scope).toEqual({ region: "us-east-2", service: "bedrock", accessKeyId: PROFILE_KEY_ID });
+      expect(request.headers["x-amz-security-token"]).toBe("irsa-session");
+    } finally {
+      await sts.stop(true);
+    }
+  });
+
   test("`xcsh auth status` counts a profile as Bedrock's credential, and says what to set without one", async () => {
     const withProfile = await runXcsh(["auth", "status", "amazon-bedrock"], { env: { ...home.env, AWS_PROFILE: "work" } });
     expect(withProfile.stdout).toContain("amazon-bedrock: the cloud's own credentials in the environment");

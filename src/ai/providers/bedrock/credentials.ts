@@ -12,7 +12,10 @@
  *  4. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN);
  *  5. the `default` profile, if the files have one;
  *  6. ECS task credentials: AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (on the ECS agent's
- *     address) or _FULL_URI, with AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE) when set.
+ *     address) or _FULL_URI, with AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE) when set;
+ *  7. a web identity (EKS's IRSA): AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN, traded
+ *     at STS (AssumeRoleWithWebIdentity, itself unsigned) for temporary keys;
+ *     AWS_ENDPOINT_URL_STS moves STS, as it does for the AWS SDKs.
  * Region: an inference-profile ARN's own, AWS_REGION, AWS_DEFAULT_REGION, the profile's
  * `region`, the region of the model's endpoint, us-east-1.
  */
@@ -135,9 +138,8 @@ export async function resolveBedrockAuth(apiKey: string | undefined): Promise<Be
   if (fallback) return { kind: "sigv4", credentials: await profileCredentials("default", fallback) };
   const container = containerCredentialsUrl();
   if (container) return { kind: "sigv4", credentials: await containerCredentials(container) };
-  if (env("AWS_WEB_IDENTITY_TOKEN_FILE")) {
-    throw new Error(`Amazon Bedrock: web-identity credentials (AWS_WEB_IDENTITY_TOKEN_FILE) are not supported yet; ${BEDROCK_CREDENTIAL_HINT}`);
-  }
+  const tokenFile = env("AWS_WEB_IDENTITY_TOKEN_FILE");
+  if (tokenFile) return { kind: "sigv4", credentials: await webIdentityCredentials(tokenFile) };
   throw new Error(`Amazon Bedrock has no credentials: ${BEDROCK_CREDENTIAL_HINT}`);
 }
 
@@ -167,6 +169,45 @@ async function containerCredentials(url: string): Promise<AwsCredentials> {
     secretAccessKey: body.SecretAccessKey,
     ...(typeof body.Token === "string" ? { sessionToken: body.Token } : {}),
   };
+}
+
+/** The text of one element of STS's XML answer (its values are plain text: keys, tokens). */
+function xmlValue(xml: string, name: string): string | undefined {
+  const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
+  return match?.[1].replaceAll("&amp;", "&").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&apos;", "'");
+}
+
+async function webIdentityCredentials(tokenFile: string): Promise<AwsCredentials> {
+  const roleArn = env("AWS_ROLE_ARN");
+  if (!roleArn) throw new Error("Amazon Bedrock: AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not (the two go together)");
+  let token: string;
+  try {
+    token = readFileSync(tokenFile, "utf8").trim();
+  } catch (error) {
+    throw new Error(`Could not read the web identity token ${tokenFile} (AWS_WEB_IDENTITY_TOKEN_FILE): ${(error as Error).message}`);
+  }
+  const region = env("AWS_REGION") ?? env("AWS_DEFAULT_REGION");
+  const sts = env("AWS_ENDPOINT_URL_STS") ?? (region ? `https://sts.${region}.amazonaws.com` : "https://sts.amazonaws.com");
+  const form = new URLSearchParams({
+    Action: "AssumeRoleWithWebIdentity",
+    Version: "2011-06-15",
+    RoleArn: roleArn,
+    RoleSessionName: env("AWS_ROLE_SESSION_NAME") ?? `xcsh-${Date.now()}`,
+    WebIdentityToken: token,
+  });
+  let xml: string;
+  try {
+    const response = await fetch(sts, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form, signal: AbortSignal.timeout(10_000) });
+    xml = await response.text();
+    if (!response.ok) throw new Error(`HTTP ${response.status}: ${xmlValue(xml, "Message") ?? xml.slice(0, 200)}`);
+  } catch (error) {
+    throw new Error(`Could not assume ${roleArn} with the web identity token at ${sts}: ${(error as Error).message}`);
+  }
+  const accessKeyId = xmlValue(xml, "AccessKeyId");
+  const secretAccessKey = xmlValue(xml, "SecretAccessKey");
+  if (!accessKeyId || !secretAccessKey) throw new Error(`STS's answer for ${roleArn} held no AccessKeyId and SecretAccessKey`);
+  const sessionToken = xmlValue(xml, "SessionToken");
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 }
 
 const STANDARD_ENDPOINT = /^https:\/\/bedrock-runtime(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/?$/;
