@@ -1,0 +1,14 @@
+/** What a Bedrock request is authorized with, shared by the credential sources. */
+
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export type BedrockAuth = { kind: "bearer"; token: string } | { kind: "sigv4"; credentials: AwsCredentials } | { kind: "none" };
+
+/** What to set, for every "no credentials" error. */
+export const BEDROCK_CREDENTIAL_HINT =
+  "set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN for temporary keys), or AWS_BEARER_TOKEN_BEDROCK";
+
