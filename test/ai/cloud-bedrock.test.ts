@@ -122,7 +122,7 @@ describe("Amazon Bedrock", () => {
     writeFileSync(join(home.home, ".aws", "config"), "[profile sso]\nsso_session = corp\nregion = us-east-1\n");
     const result = await run({ AWS_PROFILE: "sso" });
     expect(result.exitCode).not.toBe(0);
-    expect(result.stderr).toContain('AWS profile "sso" uses AWS SSO');
+    expect(result.stderr).toContain('AWS profile "sso" signs in with AWS SSO');
     expect(result.stderr).toContain("credential_process");
   });
 

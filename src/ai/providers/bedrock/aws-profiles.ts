@@ -82,8 +82,13 @@ export async function profileCredentials(name: string, settings: Record<string, 
     };
   }
   if (settings.credential_process) return runCredentialProcess(settings.credential_process, name);
-  const kind = settings.sso_session || settings.sso_start_url ? "AWS SSO" : settings.role_arn ? "an assumed role" : "no keys";
+  const what =
+    settings.sso_session || settings.sso_start_url
+      ? "signs in with AWS SSO, which xcsh does not do itself"
+      : settings.role_arn
+        ? "assumes a role, which xcsh does not do itself"
+        : "has neither aws_access_key_id and aws_secret_access_key nor a credential_process";
   throw new Error(
-    `AWS profile "${name}" uses ${kind}, which xcsh cannot sign in with: add \`credential_process = aws configure export-credentials --profile ${name}\` to a profile, or ${BEDROCK_CREDENTIAL_HINT}`,
+    `AWS profile "${name}" ${what}: give a profile \`credential_process = aws configure export-credentials --profile ${name}\`, or ${BEDROCK_CREDENTIAL_HINT}`,
   );
 }
