@@ -208,21 +208,24 @@ describe("Amazon Bedrock", () => {
     }
   });
 
-  test("a web identity (IRSA): the token file traded at STS (AWS_ENDPOINT_URL_STS) for keys that sign the request", async () => {
+  test("a web identity (IRSA): the token file traded at STS (AWS_ENDPOINT_URL_STS) once, for keys that sign every request while they last", async () => {
     const forms: URLSearchParams[] = [];
     const sts = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
       async fetch(req) {
         forms.push(new URLSearchParams(await req.text()));
-        const xml = `<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>${PROFILE_KEY_ID}</AccessKeyId><SecretAccessKey>${PROFILE_SECRET}</SecretAccessKey><SessionToken>irsa-session</SessionToken></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`;
+        const xml = `<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>${PROFILE_KEY_ID}</AccessKeyId><SecretAccessKey>${PROFILE_SECRET}</SecretAccessKey><SessionToken>irsa-session</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`;
         return new Response(xml, { headers: { "content-type": "text/xml" } });
       },
     });
     try {
       const tokenFile = join(home.home, "token");
       writeFileSync(tokenFile, "eyJ.web-identity\n");
+      writeFileSync(join(home.home, "notes.txt"), "pod notes\n");
+      server.enqueue({ content: [{ type: "toolCall", name: "read", arguments: { path: "notes.txt" } }] });
       server.enqueue({ content: [{ type: "text", text: "hi from the pod" }] });
+      const before = server.requests.length;
       const result = await run({
         AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
         AWS_ROLE_ARN: "arn:aws:iam::123456789012:role/bedrock",
@@ -230,6 +233,9 @@ describe("Amazon Bedrock", () => {
         AWS_REGION: "us-east-2",
       });
       expect(result.stdout).toBe("hi from the pod\n");
+      // Two requests, one trip to STS: the keys are good until 2099.
+      expect(server.requests.length - before).toBe(2);
+      expect(forms.length).toBe(1);
       expect(forms[0].get("Action")).toBe("AssumeRoleWithWebIdentity");
       expect(forms[0].get("RoleArn")).toBe("arn:aws:iam::123456789012:role/bedrock");
       expect(forms[0].get("WebIdentityToken")).toBe("eyJ.web-identity");

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { BEDROCK_CREDENTIAL_HINT, type AwsCredentials } from "./credential-types.ts";
+import { BEDROCK_CREDENTIAL_HINT, expirationOf, type AwsCredentials } from "./credential-types.ts";
 
 type IniSections = Record<string, Record<string, string>>;
 
@@ -57,7 +57,7 @@ async function runCredentialProcess(command: string, profile: string): Promise<A
   const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
   if (exitCode !== 0) throw new Error(`credential_process of AWS profile "${profile}" failed (exit ${exitCode}): ${stderr.trim() || stdout.trim()}`);
-  let parsed: { AccessKeyId?: unknown; SecretAccessKey?: unknown; SessionToken?: unknown };
+  let parsed: { AccessKeyId?: unknown; SecretAccessKey?: unknown; SessionToken?: unknown; Expiration?: unknown };
   try {
     parsed = JSON.parse(stdout);
   } catch {
@@ -70,6 +70,7 @@ async function runCredentialProcess(command: string, profile: string): Promise<A
     accessKeyId: parsed.AccessKeyId,
     secretAccessKey: parsed.SecretAccessKey,
     ...(typeof parsed.SessionToken === "string" ? { sessionToken: parsed.SessionToken } : {}),
+    expiration: expirationOf(parsed.Expiration),
   };
 }
 

@@ -3,7 +3,7 @@
  * endpoint) and a web identity's (EKS IRSA: a token traded at STS).
  */
 import { readFileSync } from "node:fs";
-import type { AwsCredentials } from "./credential-types.ts";
+import { expirationOf, type AwsCredentials } from "./credential-types.ts";
 
 const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
@@ -17,7 +17,7 @@ export function containerCredentialsUrl(): string | undefined {
 export async function containerCredentials(url: string): Promise<AwsCredentials> {
   const tokenFile = env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
   const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : env("AWS_CONTAINER_AUTHORIZATION_TOKEN");
-  let body: { AccessKeyId?: unknown; SecretAccessKey?: unknown; Token?: unknown };
+  let body: { AccessKeyId?: unknown; SecretAccessKey?: unknown; Token?: unknown; Expiration?: unknown };
   try {
     const response = await fetch(url, { headers: token ? { authorization: token } : {}, signal: AbortSignal.timeout(5_000) });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -32,6 +32,7 @@ export async function containerCredentials(url: string): Promise<AwsCredentials>
     accessKeyId: body.AccessKeyId,
     secretAccessKey: body.SecretAccessKey,
     ...(typeof body.Token === "string" ? { sessionToken: body.Token } : {}),
+    expiration: expirationOf(body.Expiration),
   };
 }
 
@@ -71,5 +72,5 @@ export async function webIdentityCredentials(tokenFile: string): Promise<AwsCred
   const secretAccessKey = xmlValue(xml, "SecretAccessKey");
   if (!accessKeyId || !secretAccessKey) throw new Error(`STS's answer for ${roleArn} held no AccessKeyId and SecretAccessKey`);
   const sessionToken = xmlValue(xml, "SessionToken");
-  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}), expiration: expirationOf(xmlValue(xml, "Expiration")) };
 }

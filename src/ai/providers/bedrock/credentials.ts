@@ -21,11 +21,28 @@
  */
 import { containerCredentials, containerCredentialsUrl, webIdentityCredentials } from "./aws-runtime-credentials.ts";
 import { profileCredentials, readProfile } from "./aws-profiles.ts";
-import { BEDROCK_CREDENTIAL_HINT, type BedrockAuth } from "./credential-types.ts";
+import { BEDROCK_CREDENTIAL_HINT, type AwsCredentials, type BedrockAuth } from "./credential-types.ts";
 
 export { BEDROCK_CREDENTIAL_HINT, type AwsCredentials, type BedrockAuth } from "./credential-types.ts";
 
 const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
+
+/** Temporary credentials are used until this close to their end, then fetched again. */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+const fetched = new Map<string, AwsCredentials>();
+
+/**
+ * Credentials that cost a process or a round trip (credential_process, ECS, STS) are
+ * reused while they have a known end well ahead, not fetched again for every turn.
+ * They are AWS's own short-lived keys, held in memory only, never written anywhere.
+ */
+async function reuse(source: string, load: () => Promise<AwsCredentials>): Promise<AwsCredentials> {
+  const held = fetched.get(source);
+  if (held?.expiration !== undefined && held.expiration - REFRESH_MARGIN_MS > Date.now()) return held;
+  const fresh = await load();
+  fetched.set(source, fresh);
+  return fresh;
+}
 
 /** The credentials for a request; `apiKey` is the key xcsh resolved (undefined, or the ambient placeholder, for none). */
 export async function resolveBedrockAuth(apiKey: string | undefined): Promise<BedrockAuth> {
@@ -35,7 +52,7 @@ export async function resolveBedrockAuth(apiKey: string | undefined): Promise<Be
   if (profile) {
     const settings = readProfile(profile);
     if (!settings) throw new Error(`AWS profile "${profile}" (AWS_PROFILE) is in neither ~/.aws/credentials nor ~/.aws/config`);
-    return { kind: "sigv4", credentials: await profileCredentials(profile, settings) };
+    return { kind: "sigv4", credentials: await reuse(`profile ${profile}`, () => profileCredentials(profile, settings)) };
   }
   const accessKeyId = env("AWS_ACCESS_KEY_ID");
   const secretAccessKey = env("AWS_SECRET_ACCESS_KEY");
@@ -47,11 +64,11 @@ export async function resolveBedrockAuth(apiKey: string | undefined): Promise<Be
     throw new Error(`Amazon Bedrock: ${accessKeyId ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"} is not set (the two go together)`);
   }
   const fallback = readProfile("default");
-  if (fallback) return { kind: "sigv4", credentials: await profileCredentials("default", fallback) };
+  if (fallback) return { kind: "sigv4", credentials: await reuse("profile default", () => profileCredentials("default", fallback)) };
   const container = containerCredentialsUrl();
-  if (container) return { kind: "sigv4", credentials: await containerCredentials(container) };
+  if (container) return { kind: "sigv4", credentials: await reuse(`container ${container}`, () => containerCredentials(container)) };
   const tokenFile = env("AWS_WEB_IDENTITY_TOKEN_FILE");
-  if (tokenFile) return { kind: "sigv4", credentials: await webIdentityCredentials(tokenFile) };
+  if (tokenFile) return { kind: "sigv4", credentials: await reuse(`web identity ${tokenFile}`, () => webIdentityCredentials(tokenFile)) };
   throw new Error(`Amazon Bedrock has no credentials: ${BEDROCK_CREDENTIAL_HINT}`);
 }
 
