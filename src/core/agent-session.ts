@@ -16,7 +16,7 @@ import { AutoRetry } from "./auto-retry.ts";
 import type { BashResult } from "./bash-executor.ts";
 import { UserBash } from "./user-bash.ts";
 import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
-import { SessionCompaction, type CompactionOverrides } from "./session-compaction.ts";
+import { SessionCompaction, type CompactionOverrides, type CompactionProgressListener } from "./session-compaction.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, ReportedCompaction } from "./session-events.ts";
 import { lastAssistantText, messageImages, messageText } from "./message-text.ts";
@@ -401,6 +401,11 @@ export class AgentSession {
     const outcome = await this.compaction.run("manual", customInstructions, false, overrides);
     if ("error" in outcome) throw new Error(outcome.error);
     return outcome.result;
+  }
+
+  /** Each request of a compaction summarized in several parts (not a wire event: pi has none). */
+  onCompactionProgress(listener: CompactionProgressListener): () => void {
+    return this.compaction.onProgress(listener);
   }
 
   private async compactAutomatically(reason: "threshold" | "overflow"): Promise<boolean> {
