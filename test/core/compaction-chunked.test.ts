@@ -7,10 +7,11 @@
  * prompt that overflowed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { measureRequest } from "../support/fake-llm/limits.ts";
 import type { FakeResponse, RecordedRequest } from "../support/fake-llm/server.ts";
 import { createRpcFixture, textOf, type RpcFixture, type RpcProcess } from "../support/rpc-harness.ts";
+import { fileContent, writeSession } from "./compaction/big-session.ts";
 
 const CONTEXT_WINDOW = 8000;
 const MAX_TOKENS = 2048;
@@ -40,55 +41,6 @@ function script(...chat: FakeResponse[]): void {
         ? { content: [{ type: "text", text: `SUMMARY-${++summaries}: the user asked about files.` }] }
         : (queue.shift() ?? { content: [{ type: "text", text: "unscripted" }] });
   fixture.server.enqueue(...Array.from({ length: 200 }, () => step));
-}
-
-/**
- * JSON.stringify takes seconds over a 20 MB string on a busy machine: such a
- * string goes into the line as a placeholder, replaced by its escaped text.
- */
-const bigStrings = new Map<string, string>();
-function bigString(value: string): string {
-  if (value.length < 1_000_000 || /[\u0000-\u0009\u000b-\u001f"\\]/.test(value)) return value;
-  const placeholder = `@@big-string-${bigStrings.size}@@`;
-  bigStrings.set(placeholder, value.replaceAll("\n", "\\n"));
-  return placeholder;
-}
-function spliceBigStrings(text: string): string {
-  let out = text;
-  for (const [placeholder, escaped] of bigStrings) out = out.replace(placeholder, () => escaped);
-  bigStrings.clear();
-  return out;
-}
-
-/** A session file of `turns` turns, each reading a file whose content is `toolOutput(i)`. */
-function writeSession(name: string, turns: number, toolOutput: (turn: number) => string): string {
-  const file = `${fixture.cwd}/${name}.jsonl`;
-  const lines: unknown[] = [{ type: "session", version: 3, id: crypto.randomUUID(), timestamp: new Date().toISOString(), cwd: fixture.cwd }];
-  let parentId: string | null = null;
-  let next = 0;
-  const add = (message: Record<string, unknown>) => {
-    const id = (++next).toString(16).padStart(8, "0");
-    lines.push({ type: "message", id, parentId, timestamp: new Date().toISOString(), message: { timestamp: Date.now(), ...message } });
-    parentId = id;
-  };
-  const assistant = (content: unknown[], stopReason: string) => ({
-    role: "assistant",
-    content,
-    api: "openai-completions",
-    provider: "fake",
-    model: "fake-model",
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason,
-  });
-  for (let i = 1; i <= turns; i++) {
-    add({ role: "user", content: `question ${i}: what is in file-${i}.ts?` });
-    add(assistant([{ type: "toolCall", id: `call_${i}`, name: "read", arguments: { path: `file-${i}.ts` } }], "toolUse"));
-    add({ role: "toolResult", toolCallId: `call_${i}`, toolName: "read", content: [{ type: "text", text: toolOutput(i) }], isError: false });
-    add(assistant([{ type: "text", text: `answer ${i}: file-${i}.ts holds ${"details ".repeat(40)}` }], "stop"));
-  }
-  const out = lines.map((line) => JSON.stringify(line, (_key, value) => (typeof value === "string" ? bigString(value) : value))).join("\n");
-  writeFileSync(file, spliceBigStrings(out) + "\n");
-  return file;
 }
 
 /** Every request from `from` on was within the window, none refused. */
@@ -123,11 +75,9 @@ async function askAndExpectAnswer(rpc: RpcProcess, question: string, answer: str
   return fixture.server.requests.slice(requestIndex).findLast((request) => !isSummaryRequest(request))!;
 }
 
-const fileContent = (turn: number) => `// file-${turn}.ts\n${`export const value${turn} = ${turn};\n`.repeat(300)}`;
-
 describe("a session larger than the model's window", () => {
   test("a manual compact summarizes it in several requests that each fit, carrying the summary forward; the session continues", async () => {
-    const file = writeSession("big", 30, fileContent);
+    const file = writeSession(fixture.cwd, "big", 30, fileContent);
     const rpc = fixture.start(["--model", "fake/fake-model", "--session", file]);
     script({ content: [{ type: "text", text: "continuing after compaction" }] });
     const from = fixture.server.requests.length;
@@ -160,7 +110,7 @@ describe("a session larger than the model's window", () => {
   });
 
   test("a prompt that overflows the window is compacted in parts and retried, and the answer arrives", async () => {
-    const file = writeSession("overflowing", 30, fileContent);
+    const file = writeSession(fixture.cwd, "overflowing", 30, fileContent);
     const rpc = fixture.start(["--model", "fake/fake-model", "--session", file]);
     script({ content: [{ type: "text", text: "answered after the overflow" }] });
     const from = fixture.server.requests.length;
@@ -182,7 +132,7 @@ describe("a session larger than the model's window", () => {
 describe("an oversized tool result", () => {
   test("a 20 MB tool result reaches the summary request cut, with a marker saying how much was left out", async () => {
     const huge = `build log start\n${"0123456789abcdef".repeat(1_250_000)}`;
-    const file = writeSession("huge", 4, (turn) => (turn === 1 ? huge : fileContent(turn)));
+    const file = writeSession(fixture.cwd, "huge", 4, (turn) => (turn === 1 ? huge : fileContent(turn)));
     const rpc = fixture.start(["--model", "fake/fake-model", "--session", file]);
     script();
     const from = fixture.server.requests.length;
