@@ -46,7 +46,8 @@ function providerMessage(errorMessage: string): string {
       // Not JSON after all: the whole text is the reason.
     }
   }
-  return errorMessage.trim();
+  // "400 Invalid image." — the status says nothing the note needs.
+  return errorMessage.trim().replace(/^\d{3}\s+/, "");
 }
 
 /** Why the provider refused an image in the request this reply answered, or undefined when it did not. */
@@ -138,8 +139,9 @@ export class ImageRecovery {
     const reason = imageRejectionReason(last, this.host.agent.state.model.contextWindow);
     if (!reason) return false;
     const manager = this.host.sessionManager;
-    const leaf = manager.getLeafEntry();
-    const failedId = leaf?.type === "message" && leaf.message.role === "assistant" && leaf.message.stopReason === "error" ? leaf.id : undefined;
+    // The failed reply is the branch's last assistant message (extensions may have appended entries after it).
+    const lastReply = manager.getBranch().findLast((entry) => entry.type === "message" && entry.message.role === "assistant");
+    const failedId = lastReply?.type === "message" && lastReply.message.role === "assistant" && lastReply.message.stopReason === "error" ? lastReply.id : undefined;
     if (dropRejectedImages(manager, reason, failedId) === 0) return false;
     this.used = true;
     const messages = manager.buildSessionContext().messages;

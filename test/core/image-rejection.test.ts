@@ -7,7 +7,7 @@
  * error instead of looping.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { measureRequest } from "../support/fake-llm/limits.ts";
 import type { FakeApi, FakeResponse, RecordedRequest } from "../support/fake-llm/server.ts";
 import { createRpcFixture, textOf, type RpcFixture, type RpcProcess } from "../support/rpc-harness.ts";
@@ -17,7 +17,7 @@ const IMAGE = { type: "image", data: PNG, mimeType: "image/png" };
 
 const WORDING: Record<string, string> = {
   "openai-completions": "You uploaded an unsupported image.",
-  "anthropic-messages": "image exceeds 5 MB maximum",
+  "anthropic-messages": "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum",
   "google-generative-ai": "Provided image is not valid.",
 };
 
@@ -76,8 +76,7 @@ describe("a refused image", () => {
       expect(carriesImage(requests[1])).toBe(false);
       const retried = JSON.stringify(requests[1].body);
       expect(retried).toContain("what is in this screenshot?");
-      expect(retried).toContain("[image removed: the provider rejected it: ");
-      expect(retried).toContain(WORDING[api].replace(/"/g, '\\"'));
+      expect(retried).toContain(`[image removed: the provider rejected it: ${WORDING[api]}`);
 
       // The client saw the failure announced as retried, one retry, and the answer.
       const firstEnd = rpc.ofType("agent_end", from)[0];
@@ -115,6 +114,26 @@ describe("a refused image", () => {
       expect(await reopened.close()).toBe(0);
     });
   }
+
+  test("an image a tool returned (read of a screenshot) is dropped the same way and the run goes on", async () => {
+    const fixture = fixtureFor("openai-completions");
+    writeFileSync(`${fixture.cwd}/shot.png`, Buffer.from(PNG, "base64"));
+    fixture.server.limits = { rejectImages: true };
+    fixture.server.enqueue({ content: [{ type: "toolCall", name: "read", arguments: { path: "shot.png" } }] }, reply("The screenshot could not be seen."));
+    const rpc = fixture.start();
+    const requestsBefore = fixture.server.requests.length;
+
+    await promptUntilSettled(rpc, "read shot.png and describe it");
+    const requests = fixture.server.requests.slice(requestsBefore);
+    expect(requests.map((request) => [carriesImage(request), request.refused !== undefined])).toEqual([
+      [false, false],
+      [true, true],
+      [false, false],
+    ]);
+    expect(JSON.stringify(requests[2].body)).toContain("[image removed: the provider rejected it: You uploaded an unsupported image.");
+    expect((await rpc.request({ type: "get_last_assistant_text" })).data.text).toBe("The screenshot could not be seen.");
+    expect(await rpc.close()).toBe(0);
+  });
 
   test("a second refusal ends the turn with the provider's error; there is no further retry", async () => {
     const fixture = fixtureFor("openai-completions");
