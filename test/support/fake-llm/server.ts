@@ -54,6 +54,8 @@ export interface FakeLlmOptions {
   script?: ScriptStep[];
   /** Called for each request, after it is recorded (the CLI logs with it). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Serve HTTPS with this certificate (PEM text); the URL then names `localhost`, which the test certificate covers. */
+  tls?: { cert: string; key: string };
 }
 
 function routeOf(method: string, path: string): FakeApi | undefined {
@@ -98,6 +100,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     idleTimeout: 0,
+    ...(options.tls ? { tls: options.tls } : {}),
     async fetch(req) {
       const url = new URL(req.url);
       const api = routeOf(req.method, url.pathname);
@@ -170,7 +173,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     },
   });
 
-  const url = `http://127.0.0.1:${server.port}`;
+  const url = options.tls ? `https://localhost:${server.port}` : `http://127.0.0.1:${server.port}`;
   return {
     url,
     port: server.port!,
