@@ -60,6 +60,8 @@ export interface FakeLlmOptions {
   onRequest?: (request: RecordedRequest) => void;
   /** Requests over a context window, or carrying images, refused as the provider would (limits.ts). */
   limits?: FakeLimits;
+  /** Serve HTTPS with this certificate (PEM text); the URL then names `localhost`, which the test certificate covers. */
+  tls?: { cert: string; key: string };
 }
 
 function routeOf(method: string, path: string): FakeApi | undefined {
@@ -105,6 +107,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     idleTimeout: 0,
+    ...(options.tls ? { tls: options.tls } : {}),
     async fetch(req) {
       const url = new URL(req.url);
       const api = routeOf(req.method, url.pathname);
@@ -181,7 +184,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     },
   });
 
-  const url = `http://127.0.0.1:${server.port}`;
+  const url = options.tls ? `https://localhost:${server.port}` : `http://127.0.0.1:${server.port}`;
   return {
     url,
     port: server.port!,
