@@ -159,6 +159,11 @@ export class ModelRegistry {
     if (this.registered.delete(name)) this.rebuild();
   }
 
+  /** Builds the model list again after auth.json changed (/login, /logout): which providers offer models follows the stored credentials. */
+  refreshCredentials(): void {
+    this.rebuild();
+  }
+
   /**
    * Whether a credential is configured for the model's provider: one stored in auth.json,
    * an `apiKey` (registered or in models.json) or the provider's environment variable.

@@ -21,6 +21,8 @@ export interface FakeOAuth {
   deviceCodeRequests: Array<Record<string, string>>;
   /** Copilot token exchanges seen (their Authorization headers). */
   copilotTokenRequests: string[];
+  /** The Host each device-code and Copilot token request was sent to (GitHub Enterprise: `api.<domain>`). */
+  hostsAsked: Array<{ path: string; host: string }>;
   /** The status the Copilot token endpoint answers with (200: a fresh token). */
   copilotTokenStatus: number;
   /** Delay before the Copilot token endpoint answers (to make refreshes overlap). */
@@ -57,6 +59,7 @@ export function startFakeOAuth(): FakeOAuth {
     enteredCodes: [],
     deviceCodeRequests: [],
     copilotTokenRequests: [],
+    hostsAsked: [],
     copilotTokenStatus: 200,
     copilotTokenDelayMs: 0,
     copilotTokensIssued: [],
@@ -73,6 +76,7 @@ export function startFakeOAuth(): FakeOAuth {
     async fetch(request) {
       const url = new URL(request.url);
       const form = request.method === "POST" ? Object.fromEntries(new URLSearchParams(await request.text())) : {};
+      state.hostsAsked.push({ path: url.pathname, host: request.headers.get("host") ?? "" });
       switch (url.pathname) {
         case "/login/device/code":
           state.deviceCodeRequests.push(form);

@@ -10,12 +10,12 @@
  *
  * Exit codes: 0 done, 1 failed (or `status <provider>` found nothing), 2 bad usage.
  */
-import { CATALOG_PROVIDERS } from "../../ai/catalog/providers.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { loadModelsJson } from "../../config/models-json.ts";
 import { getModelsJsonPath } from "../../config/paths.ts";
 import { getAuthJsonPath } from "../auth-file.ts";
 import { authStoreAt } from "../credentials.ts";
+import { ANTHROPIC_KEY_ONLY, loginTarget } from "../login-targets.ts";
 import { SIGN_IN_PROVIDERS, signInProvider, type LoginIO } from "../signin/providers.ts";
 import { renderStatus } from "./status.ts";
 import { readHiddenLine, stdinLines } from "./terminal-input.ts";
@@ -82,7 +82,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>): P
     process.stderr.write(`Saved to ${store.path}.\n`);
     return 0;
   }
-  if (!knownApiKeyProviders().has(provider)) {
+  if (loginTarget(provider)?.kind !== "api-key") {
     process.stderr.write(
       `xcsh: Unknown provider "${provider}". Sign in to ${SIGN_IN_PROVIDERS.map((p) => p.id).join(" or ")}, ` +
         `or store a key for a provider of \`xcsh --list-models\` or of models.json.\n`,
@@ -90,10 +90,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>): P
     return 1;
   }
   if (provider === "anthropic") {
-    process.stderr.write(
-      "xcsh does not sign in with a Claude subscription: Anthropic's terms do not allow it in third-party tools. " +
-        "Use an API key from console.anthropic.com.\n",
-    );
+    process.stderr.write(`${ANTHROPIC_KEY_ONLY}\n`);
   }
   const key = await readApiKey(provider);
   if (!key) {
@@ -123,17 +120,6 @@ async function logout(provider: string, store: ReturnType<typeof authStoreAt>): 
   const revoke = signInProvider(provider) ? " The sign-in is not revoked at the provider." : "";
   process.stderr.write(`Removed the credential of ${provider} from ${store.path}. Environment variables and models.json are unchanged.${revoke}\n`);
   return 0;
-}
-
-/** Providers a key can be stored for: the catalog's and those models.json defines. */
-function knownApiKeyProviders(): Set<string> {
-  const names = new Set<string>(CATALOG_PROVIDERS.map((provider) => provider.id));
-  try {
-    for (const name of Object.keys(loadModelsJson(getModelsJsonPath()).providers)) names.add(name);
-  } catch {
-    // A broken models.json does not stop storing a key for a catalog provider.
-  }
-  return names;
 }
 
 /** Providers whose models.json entry sets an apiKey (for status; the value is not resolved). */

@@ -4,12 +4,15 @@
  * lives about half an hour. auth.json keeps both as pi does — `refresh` is the GitHub
  * token, `access` the Copilot token, `expires` five minutes before the Copilot token
  * runs out — so "refreshing" is simply exchanging the GitHub token again.
+ *
+ * GitHub Enterprise Server: the same flow at `https://<domain>` and `https://api.<domain>`;
+ * the domain is kept as `enterpriseUrl` (pi's field) so that refreshes go back there.
  */
 import type { OAuthCredential } from "../auth-file.ts";
-import { endpoint } from "../test-endpoints.ts";
+import { endpoint, testOverride } from "../test-endpoints.ts";
 import { parseDeviceGrant, pollDeviceGrant, type PollOutcome } from "./device-code.ts";
 import { describeFailure, getJson, postForm } from "./http.ts";
-import { COPILOT_STATIC_HEADERS, loginCommand, type LoginIO } from "./providers.ts";
+import { COPILOT_STATIC_HEADERS, loginCommand, normalizeEnterpriseDomain, type LoginIO, type LoginOptions } from "./providers.ts";
 
 /** The public OAuth app id of GitHub's Copilot editor integrations. */
 const CLIENT_ID = "Iv1.b507a08c87ecfe98";
@@ -17,8 +20,25 @@ const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
 const EXPIRY_MARGIN_MS = 5 * 60_000;
 const REQUEST_TIMEOUT_MS = 20_000;
 
-export async function login(io: LoginIO): Promise<OAuthCredential> {
-  const github = endpoint("GITHUB_URL");
+/** Where to sign in: github.com (or its test override), or an Enterprise server's domain. */
+interface GitHubHost {
+  web: string;
+  api: string;
+  enterpriseDomain?: string;
+}
+
+function githubHost(enterpriseUrl: unknown): GitHubHost {
+  if (typeof enterpriseUrl !== "string" || enterpriseUrl === "") return { web: endpoint("GITHUB_URL"), api: endpoint("GITHUB_API_URL") };
+  const domain = normalizeEnterpriseDomain(enterpriseUrl);
+  if (!domain) throw new Error(`"${enterpriseUrl}" is not a GitHub Enterprise domain (for example ghe.example.com).`);
+  // Test-only: the fake Enterprise server speaks plain HTTP.
+  const scheme = testOverride("ENTERPRISE_SCHEME") === "http" ? "http" : "https";
+  return { web: `${scheme}://${domain}`, api: `${scheme}://api.${domain}`, enterpriseDomain: domain };
+}
+
+export async function login(io: LoginIO, options: LoginOptions = {}): Promise<OAuthCredential> {
+  const host = githubHost(options.enterpriseDomain);
+  const github = host.web;
   const started = await postForm(`${github}/login/device/code`, { client_id: CLIENT_ID, scope: "read:user" }, withTimeout(io.signal), {
     "User-Agent": COPILOT_STATIC_HEADERS["User-Agent"],
   });
@@ -29,13 +49,13 @@ export async function login(io: LoginIO): Promise<OAuthCredential> {
   io.say("Waiting for you to authorize xcsh…");
 
   const githubToken = await pollDeviceGrant(grant, () => pollAccessToken(github, grant.deviceCode, io.signal), io.signal);
-  const credential = await exchangeForCopilotToken(githubToken, withTimeout(io.signal));
+  const credential = await exchangeForCopilotToken(host, githubToken, withTimeout(io.signal));
   io.say("Signed in to GitHub Copilot.");
-  return credential;
+  return host.enterpriseDomain ? { ...credential, enterpriseUrl: host.enterpriseDomain } : credential;
 }
 
 export async function refresh(credential: OAuthCredential, signal: AbortSignal): Promise<OAuthCredential> {
-  const fresh = await exchangeForCopilotToken(credential.refresh, signal);
+  const fresh = await exchangeForCopilotToken(githubHost(credential.enterpriseUrl), credential.refresh, signal);
   // Fields a pi-written entry carries (enterpriseUrl, availableModelIds) are kept.
   return { ...credential, ...fresh };
 }
@@ -67,8 +87,8 @@ async function pollAccessToken(github: string, deviceCode: string, signal: Abort
 }
 
 /** The Copilot API token for a GitHub token, as a credential to store. */
-async function exchangeForCopilotToken(githubToken: string, signal: AbortSignal): Promise<OAuthCredential> {
-  const reply = await getJson(`${endpoint("GITHUB_API_URL")}/copilot_internal/v2/token`, signal, {
+async function exchangeForCopilotToken(host: GitHubHost, githubToken: string, signal: AbortSignal): Promise<OAuthCredential> {
+  const reply = await getJson(`${host.api}/copilot_internal/v2/token`, signal, {
     Authorization: `Bearer ${githubToken}`,
     ...COPILOT_STATIC_HEADERS,
   });
