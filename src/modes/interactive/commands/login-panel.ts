@@ -53,7 +53,7 @@ export class LoginPanel implements Component, Focusable {
   /** Shows an input line and resolves with what is entered (undefined: cancelled). One question at a time. */
   ask(field: PanelField): Promise<string | undefined> {
     this.answer?.(undefined);
-    const input = new (loadPiTui().Input)({ prompt: field.prompt });
+    const input = new (loadPiTui().Input)({ prompt: field.prompt, placeholder: field.placeholder, placeholderStyle: (text) => this.theme().fg("dim", text) });
     input.focused = this._focused;
     this.input = input;
     this.field = field;
