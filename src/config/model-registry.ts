@@ -17,7 +17,7 @@ import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
 import type { AuthStore } from "../auth/auth-store.ts";
-import { authStoreAt, hasStoredCredential, storedBaseUrl, storedRequestAuth } from "../auth/credentials.ts";
+import { authStoreAt, hasStoredCredential, storedBaseUrl, storedModelIds, storedRequestAuth } from "../auth/credentials.ts";
 import { StoredKeyError } from "../auth/stored-key.ts";
 import { loginCommand, signInProvider, SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
@@ -294,7 +294,7 @@ export class ModelRegistry {
     if (!hasStoredCredential(this.authStore, provider)) return [];
     // Loaded only when someone signed in: nobody else pays for the list.
     const { signInModels } = require("../auth/signin/models.ts") as typeof import("../auth/signin/models.ts");
-    return signInModels(provider, storedBaseUrl(this.authStore, provider));
+    return signInModels(provider, storedBaseUrl(this.authStore, provider), storedModelIds(this.authStore, provider));
   }
 
   /** Recomputes models and credentials from models.json plus the runtime registrations. */

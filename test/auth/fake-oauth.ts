@@ -29,6 +29,10 @@ export interface FakeOAuth {
   copilotTokenDelayMs: number;
   /** The Copilot tokens issued, in order. */
   copilotTokensIssued: string[];
+  /** What the Copilot API's `GET /models` answers (undefined: 404), when XCSH_TEST_OAUTH_COPILOT_API_URL points here. */
+  copilotModels: unknown;
+  /** The Authorization headers of the `/models` requests. */
+  copilotModelsRequests: string[];
   /** OpenAI token endpoint requests (form fields). */
   openaiTokenRequests: Array<Record<string, string>>;
   /** The code_challenge the token endpoint checks a code_verifier against (set by the test). */
@@ -63,6 +67,8 @@ export function startFakeOAuth(): FakeOAuth {
     copilotTokenStatus: 200,
     copilotTokenDelayMs: 0,
     copilotTokensIssued: [],
+    copilotModels: undefined,
+    copilotModelsRequests: [],
     openaiTokenRequests: [],
     expectedChallenge: undefined,
     openaiTokenDelayMs: 0,
@@ -99,6 +105,9 @@ export function startFakeOAuth(): FakeOAuth {
           state.copilotTokensIssued.push(token);
           return json({ token, expires_at: Math.floor(Date.now() / 1000) + 1800, refresh_in: 1500 });
         }
+        case "/models":
+          state.copilotModelsRequests.push(request.headers.get("authorization") ?? "");
+          return state.copilotModels === undefined ? json({ error: "not_found" }, 404) : json(state.copilotModels);
         case "/oauth/token": {
           state.openaiTokenRequests.push(form);
           if (state.openaiTokenDelayMs) await Bun.sleep(state.openaiTokenDelayMs);

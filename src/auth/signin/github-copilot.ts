@@ -7,12 +7,16 @@
  *
  * GitHub Enterprise Server: the same flow at `https://<domain>` and `https://api.<domain>`;
  * the domain is kept as `enterpriseUrl` (pi's field) so that refreshes go back there.
+ *
+ * At sign-in the account's Copilot API is asked which models it may pick (`GET /models`);
+ * their ids are kept as `availableModelIds` (pi's field) and the model list offers only
+ * those. The sign-in never fails for want of that list: without it, every model is offered.
  */
 import type { OAuthCredential } from "../auth-file.ts";
 import { endpoint, testOverride } from "../test-endpoints.ts";
 import { parseDeviceGrant, pollDeviceGrant, type PollOutcome } from "./device-code.ts";
 import { describeFailure, getJson, postForm } from "./http.ts";
-import { COPILOT_STATIC_HEADERS, loginCommand, normalizeEnterpriseDomain, type LoginIO, type LoginOptions } from "./providers.ts";
+import { COPILOT_STATIC_HEADERS, copilotRequestAuth, loginCommand, normalizeEnterpriseDomain, type LoginIO, type LoginOptions } from "./providers.ts";
 
 /** The public OAuth app id of GitHub's Copilot editor integrations. */
 const CLIENT_ID = "Iv1.b507a08c87ecfe98";
@@ -49,9 +53,11 @@ export async function login(io: LoginIO, options: LoginOptions = {}): Promise<OA
   io.say("Waiting for you to authorize xcsh…");
 
   const githubToken = await pollDeviceGrant(grant, () => pollAccessToken(github, grant.deviceCode, io.signal), io.signal);
-  const credential = await exchangeForCopilotToken(host, githubToken, withTimeout(io.signal));
+  const exchanged = await exchangeForCopilotToken(host, githubToken, withTimeout(io.signal));
+  const credential: OAuthCredential = host.enterpriseDomain ? { ...exchanged, enterpriseUrl: host.enterpriseDomain } : exchanged;
+  const modelIds = await accountModelIds(credential, withTimeout(io.signal));
   io.say("Signed in to GitHub Copilot.");
-  return host.enterpriseDomain ? { ...credential, enterpriseUrl: host.enterpriseDomain } : credential;
+  return modelIds ? { ...credential, availableModelIds: modelIds } : credential;
 }
 
 export async function refresh(credential: OAuthCredential, signal: AbortSignal): Promise<OAuthCredential> {
@@ -101,6 +107,29 @@ async function exchangeForCopilotToken(host: GitHubHost, githubToken: string, si
     throw new Error(`GitHub did not issue a Copilot token: ${describeFailure(reply)}.`);
   }
   return { type: "oauth", refresh: githubToken, access: token, expires: expiresAt * 1000 - EXPIRY_MARGIN_MS };
+}
+
+/**
+ * The ids of the models the account may pick, from its Copilot API's `/models`: those its
+ * policy has not disabled and that are meant for a model picker. Undefined when the list
+ * cannot be had (any failure: the sign-in itself succeeded) or names no model.
+ */
+async function accountModelIds(credential: OAuthCredential, signal: AbortSignal): Promise<string[] | undefined> {
+  const auth = copilotRequestAuth(credential);
+  let reply;
+  try {
+    reply = await getJson(`${auth.baseUrl}/models`, signal, { ...auth.headers, Authorization: `Bearer ${auth.apiKey}` });
+  } catch {
+    return undefined;
+  }
+  const data = reply.status === 200 ? reply.json?.data : undefined;
+  if (!Array.isArray(data)) return undefined;
+  const ids = data
+    .filter((entry): entry is Record<string, unknown> => typeof entry === "object" && entry !== null)
+    .filter((entry) => entry.model_picker_enabled !== false && (entry.policy as { state?: unknown } | undefined)?.state !== "disabled")
+    .map((entry) => entry.id)
+    .filter((id): id is string => typeof id === "string" && id !== "");
+  return ids.length > 0 ? [...new Set(ids)] : undefined;
 }
 
 function withTimeout(signal: AbortSignal): AbortSignal {

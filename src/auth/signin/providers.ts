@@ -71,6 +71,17 @@ export function copilotApiFromToken(token: string): string | undefined {
   return `https://${host.replace(/^proxy\./, "api.")}`;
 }
 
+/** What a request to the Copilot API needs from a signed-in account: its token, headers and endpoint. */
+export function copilotRequestAuth(credential: OAuthCredential): RequestAuth {
+  return {
+    apiKey: credential.access,
+    headers: { ...COPILOT_STATIC_HEADERS, "Openai-Intent": "conversation-edits" },
+    // The Anthropic-API models read the token from Authorization, not x-api-key.
+    bearerHeader: true,
+    baseUrl: testOverride("COPILOT_API_URL") ?? copilotApiFromToken(credential.access) ?? copilotEnterpriseApi(credential) ?? COPILOT_DEFAULT_API,
+  };
+}
+
 /**
  * A GitHub Enterprise Server domain as typed (`ghe.example.com`, `https://ghe.example.com/`),
  * reduced to its host (and port); undefined when it is not one.
@@ -99,15 +110,7 @@ const githubCopilot: SignInProvider = {
   id: "github-copilot",
   name: "GitHub Copilot",
   refreshMarginMs: 5 * 60_000,
-  requestAuth(credential) {
-    return {
-      apiKey: credential.access,
-      headers: { ...COPILOT_STATIC_HEADERS, "Openai-Intent": "conversation-edits" },
-      // The Anthropic-API models read the token from Authorization, not x-api-key.
-      bearerHeader: true,
-      baseUrl: testOverride("COPILOT_API_URL") ?? copilotApiFromToken(credential.access) ?? copilotEnterpriseApi(credential) ?? COPILOT_DEFAULT_API,
-    };
-  },
+  requestAuth: (credential) => copilotRequestAuth(credential),
   loadFlow: () => import("./github-copilot.ts"),
 };
 

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fakeOAuthEnv, GITHUB_TOKEN, startFakeOAuth, USER_CODE, type FakeOAuth } from "../../auth/fake-oauth.ts";
+import { CHATGPT_ACCOUNT, fakeOAuthEnv, GITHUB_TOKEN, startFakeOAuth, USER_CODE, type FakeOAuth } from "../../auth/fake-oauth.ts";
 import { withPane, type Fixture } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
@@ -19,8 +19,8 @@ afterEach(async () => {
   await oauth.close();
 });
 
-/** The sign-in flows at the fake, with polling "seconds" of 60 ms. */
-const env = () => fakeOAuthEnv(oauth, { XCSH_TEST_OAUTH_SECOND_MS: "60" });
+/** The sign-in flows (and the Copilot API's model list) at the fake, with polling "seconds" of 60 ms. */
+const env = () => fakeOAuthEnv(oauth, { XCSH_TEST_OAUTH_SECOND_MS: "60", XCSH_TEST_OAUTH_COPILOT_API_URL: oauth.url });
 
 /** A line typed and submitted in one write, as a fast typist or a paste would arrive. */
 function enter(pane: XcshPane, text: string): void {
@@ -41,6 +41,7 @@ async function approveDeviceCode(pane: XcshPane): Promise<void> {
 
 describe("/login", () => {
   test("the picker's GitHub Copilot runs the device flow; the sign-in lands in auth.json (0600) and /model offers Copilot's models", async () => {
+    // Without the account's model list (404), every Copilot model is offered.
     await withPane(
       async (fixture) => {
         const { pane } = fixture;
@@ -98,6 +99,66 @@ describe("/login", () => {
     );
   });
 
+  test("the account's model list from Copilot's /models: /model offers only the models the account may pick", async () => {
+    oauth.copilotModels = {
+      data: [
+        { id: "gpt-5-mini", model_picker_enabled: true, policy: { state: "enabled" } },
+        { id: "claude-sonnet-4.6", model_picker_enabled: true, policy: { state: "disabled" } },
+        { id: "grok-4.5", model_picker_enabled: true },
+        { id: "text-embedding-3-small", model_picker_enabled: false },
+        { id: "some-model-xcsh-does-not-know", model_picker_enabled: true },
+      ],
+    };
+    await withPane(
+      async (fixture) => {
+        const { pane } = fixture;
+        enter(pane, "/login github-copilot");
+        await pane.waitFor("Enterprise");
+        pane.keys("Enter");
+        await approveDeviceCode(pane);
+        await pane.waitFor(/✓ Signed in to GitHub Copilot\s+2 models to choose from/);
+        // Asked with the new Copilot token.
+        expect(oauth.copilotModelsRequests).toEqual([`Bearer ${oauth.copilotTokensIssued[0]}`]);
+        expect(authJson(fixture)["github-copilot"].availableModelIds).toEqual(["gpt-5-mini", "grok-4.5", "some-model-xcsh-does-not-know"]);
+        enter(pane, "/model");
+        const list = await pane.waitFor("github-copilot/gpt-5-mini");
+        expect(list).toContain("github-copilot/grok-4.5");
+        expect(list).not.toContain("claude-sonnet-4.6");
+      },
+      { env: env() },
+    );
+  });
+
+  test("OpenAI Codex with the callback port taken: the address the browser ended on is pasted into the panel", async () => {
+    const busy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("someone else") });
+    try {
+      await withPane(
+        async (fixture) => {
+          const { pane } = fixture;
+          enter(pane, "/login openai-codex");
+          const screen = await pane.waitFor(/Port \d+ is in use/);
+          // The authorization address, whole on this wide screen: its state and PKCE challenge.
+          const authorize = new URL(/(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!);
+          oauth.expectedChallenge = authorize.searchParams.get("code_challenge")!;
+          const state = authorize.searchParams.get("state")!;
+          await pane.waitFor("address:");
+          // A stale tab's address first: refused, and the sign-in goes on waiting.
+          enter(pane, `http://localhost:${busy.port}/auth/callback?code=auth-code-1&state=not-this-one`);
+          await pane.waitFor("belongs to another sign-in");
+          enter(pane, `http://localhost:${busy.port}/auth/callback?code=auth-code-1&state=${state}`);
+          await pane.waitFor("✓ Signed in to OpenAI Codex");
+          expect(authJson(fixture)["openai-codex"]).toMatchObject({ type: "oauth", access: oauth.openaiAccessTokens[0], accountId: CHATGPT_ACCOUNT });
+          expect(fileMode(fixture)).toBe(0o600);
+          enter(pane, "/model");
+          await pane.waitFor("openai-codex/gpt-5.5");
+        },
+        { env: { ...env(), XCSH_TEST_OAUTH_CALLBACK_PORT: String(busy.port) }, width: 480 },
+      );
+    } finally {
+      await busy.stop(true);
+    }
+  });
+
   test("a GitHub Enterprise domain: the device flow and the Copilot token come from that server, and the domain is kept for refreshes", async () => {
     const port = new URL(oauth.url).port;
     await withPane(
@@ -113,7 +174,7 @@ describe("/login", () => {
         expect(authJson(fixture)["github-copilot"]).toMatchObject({ type: "oauth", enterpriseUrl: `localhost:${port}` });
       },
       // No github.com overrides: only the Enterprise domain may lead to the fake (over HTTP, a test-only switch).
-      { env: { XCSH_TEST_OAUTH_SECOND_MS: "60", XCSH_TEST_OAUTH_ENTERPRISE_SCHEME: "http" } },
+      { env: { XCSH_TEST_OAUTH_SECOND_MS: "60", XCSH_TEST_OAUTH_ENTERPRISE_SCHEME: "http", XCSH_TEST_OAUTH_COPILOT_API_URL: oauth.url } },
     );
   });
 
