@@ -22,12 +22,7 @@ export async function runSignIn(app: App, target: LoginTarget): Promise<OAuthCre
   const cancel = new AbortController();
   const panel = new LoginPanel(() => app.surface.theme(), `Signing in to ${target.name}`, () => cancel.abort(), () => app.surface.tui.requestRender());
   const io: LoginIO = {
-    say: (text) => {
-      app.say(text.trim(), "", "accent");
-      // Lines added above the panel while it has the editor's place were left half drawn by
-      // the terminal library's partial redraw (rows of the panel's first frame stayed on screen).
-      app.surface.tui.requestRender(true);
-    },
+    say: (text) => app.say(text.trim(), "", "accent"),
     readLine: async () => {
       panel.setLines([WAITING, "If the browser runs on another machine, paste the address it was sent to here."]);
       const line = await panel.ask({ prompt: "address: " });
