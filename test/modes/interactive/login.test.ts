@@ -165,6 +165,11 @@ describe("/login", () => {
         const { pane } = fixture;
         enter(pane, "/login github-copilot");
         await pane.waitFor("Enterprise");
+        enter(pane, "not a domain");
+        await pane.waitFor('✗ Sign-in to GitHub Copilot failed "not a domain" is not a GitHub Enterprise domain');
+        expect(oauth.hostsAsked).toEqual([]);
+        enter(pane, "/login github-copilot");
+        await pane.waitFor("Enterprise");
         enter(pane, `https://localhost:${port}/`);
         await approveDeviceCode(pane);
         await pane.waitFor("✓ Signed in to GitHub Copilot");
