@@ -234,6 +234,11 @@ describe("/login", () => {
         expect(existsSync(authPath(fixture))).toBe(false);
         enter(pane, "/login nosuchprovider");
         await pane.waitFor('✗ Unknown provider "nosuchprovider"');
+        // A key typed after the name is refused, and not shown back.
+        enter(pane, "/login groq gsk-TYPED-IN-THE-WRONG-PLACE");
+        const refused = await pane.waitFor("/login takes only a provider's name");
+        expect(refused).not.toContain("TYPED-IN-THE-WRONG-PLACE");
+        expect(existsSync(authPath(fixture))).toBe(false);
         enter(pane, "/logout");
         await pane.waitFor("No credential is stored in");
         enter(pane, "/login anthropic");

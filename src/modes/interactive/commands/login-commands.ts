@@ -46,7 +46,9 @@ async function chooseTarget(app: App, targets: LoginTarget[]): Promise<LoginTarg
 }
 
 async function login(app: App, args: string): Promise<void> {
-  const wanted = args.trim();
+  const [wanted = "", ...extra] = args.trim().split(/\s+/);
+  // Never echoed: the extra words may well be the key itself, typed where it does not belong.
+  if (extra.length > 0) return app.say("✗ /login takes only a provider's name", "the API key is asked for afterwards, in a field that does not show it", "error");
   const targets = loginTargets(app.session.registry.modelsJsonPath);
   let target: LoginTarget | undefined;
   if (wanted) {
@@ -96,7 +98,7 @@ async function logout(app: App, args: string): Promise<void> {
   } catch (error) {
     return app.say("✗ auth.json cannot be read", (error as Error).message, "error");
   }
-  let provider = args.trim();
+  let provider = args.trim().split(/\s+/)[0] ?? "";
   if (!provider) {
     if (stored.length === 0) return app.say(`No credential is stored in ${shortenHome(store.path)}`, "", "muted");
     const names = new Map(loginTargets(app.session.registry.modelsJsonPath).map((target) => [target.id, target.name]));
