@@ -87,6 +87,7 @@ describe("/login", () => {
         await pane.waitFor("esc cancel");
         pane.keys("Escape");
         await pane.waitFor("Sign-in cancelled");
+        await Bun.sleep(200); // a poll sent just before the cancel may still be arriving
         const polls = oauth.devicePolls.length;
         await Bun.sleep(400); // several polling intervals: none may follow the cancel
         expect(oauth.devicePolls.length).toBe(polls);
