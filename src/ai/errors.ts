@@ -1,3 +1,4 @@
+import { CA_HINT, certificateFailure, isCertificateErrorText } from "./tls-errors.ts";
 import type { AssistantMessage } from "./types.ts";
 
 /**
@@ -71,12 +72,15 @@ export function isTransientError(input: string | Pick<AssistantMessage, "stopRea
     text = input.errorMessage;
   }
   if (OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return false;
+  if (isCertificateErrorText(text)) return false;
   if (/^4(00|01|03|04|13|22)\b/.test(text)) return false;
   return TRANSIENT_PATTERNS.some((pattern) => pattern.test(text));
 }
 
 /** Human-readable text for anything thrown. */
 export function errorText(error: unknown): string {
+  const certificate = certificateFailure(error);
+  if (certificate) return `Certificate not trusted: ${certificate}. ${CA_HINT}`;
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === "string") return error;
   try {

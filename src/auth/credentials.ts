@@ -88,3 +88,14 @@ export function storedBaseUrl(store: AuthStore, provider: string): string | unde
   const credential = store.get(provider);
   return credential?.type === "oauth" ? signIn.requestAuth(credential).baseUrl : undefined;
 }
+
+/**
+ * The ids of the models a stored sign-in's account may pick, when the provider said at
+ * sign-in (Copilot's `availableModelIds`); undefined when it did not.
+ */
+export function storedModelIds(store: AuthStore, provider: string): string[] | undefined {
+  if (!signInProvider(provider) || !store.has(provider)) return undefined;
+  const credential = store.get(provider);
+  const ids = credential?.type === "oauth" ? credential.availableModelIds : undefined;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : undefined;
+}

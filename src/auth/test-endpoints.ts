@@ -24,7 +24,7 @@ export type EndpointName = keyof typeof REAL_ENDPOINTS;
 const announced = new Set<string>();
 
 /** The override of an endpoint, when a test set one (announced on stderr); else undefined. */
-export function testOverride(name: EndpointName | "CALLBACK_PORT" | "SECOND_MS"): string | undefined {
+export function testOverride(name: EndpointName | "CALLBACK_PORT" | "SECOND_MS" | "ENTERPRISE_SCHEME"): string | undefined {
   const variable = `XCSH_TEST_OAUTH_${name}`;
   const value = process.env[variable];
   if (!value) return undefined;

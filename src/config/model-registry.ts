@@ -17,7 +17,7 @@ import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
 import type { AuthStore } from "../auth/auth-store.ts";
-import { authStoreAt, hasStoredCredential, storedBaseUrl, storedRequestAuth } from "../auth/credentials.ts";
+import { authStoreAt, hasStoredCredential, storedBaseUrl, storedModelIds, storedRequestAuth } from "../auth/credentials.ts";
 import { StoredKeyError } from "../auth/stored-key.ts";
 import { loginCommand, signInProvider, SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
@@ -159,6 +159,11 @@ export class ModelRegistry {
     if (this.registered.delete(name)) this.rebuild();
   }
 
+  /** Builds the model list again after auth.json changed (/login, /logout): which providers offer models follows the stored credentials. */
+  refreshCredentials(): void {
+    this.rebuild();
+  }
+
   /**
    * Whether a credential is configured for the model's provider: one stored in auth.json,
    * an `apiKey` (registered or in models.json) or the provider's environment variable.
@@ -289,7 +294,7 @@ export class ModelRegistry {
     if (!hasStoredCredential(this.authStore, provider)) return [];
     // Loaded only when someone signed in: nobody else pays for the list.
     const { signInModels } = require("../auth/signin/models.ts") as typeof import("../auth/signin/models.ts");
-    return signInModels(provider, storedBaseUrl(this.authStore, provider));
+    return signInModels(provider, storedBaseUrl(this.authStore, provider), storedModelIds(this.authStore, provider));
   }
 
   /** Recomputes models and credentials from models.json plus the runtime registrations. */

@@ -28,6 +28,7 @@ import { DEFAULT_MODEL_IDS } from "../ai/models-catalog.ts";
 import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/models.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
+import { loginCommand } from "../auth/signin/providers.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import { nearestName } from "./nearest-name.ts";
 import type { Settings } from "./settings.ts";
@@ -134,7 +135,7 @@ function nearestModelWord(text: string, models: readonly Model[]): string | unde
 function missingKeyHint(provider: string): string | undefined {
   const envVars = credentialHint(provider);
   if (!envVars || getEnvApiKey(provider) !== undefined) return undefined;
-  return `Provider "${provider}" has no API key: set ${envVars}, or "apiKey" for it in models.json.`;
+  return `Provider "${provider}" has no API key: set ${envVars}, run \`${loginCommand(provider)}\`, or set "apiKey" for it in models.json.`;
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */

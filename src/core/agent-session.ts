@@ -13,10 +13,11 @@ import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
+import { ImageRecovery } from "./image-rejection.ts";
 import type { BashResult } from "./bash-executor.ts";
 import { UserBash } from "./user-bash.ts";
 import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
-import { SessionCompaction, type CompactionOverrides } from "./session-compaction.ts";
+import { SessionCompaction, type CompactionOverrides, type CompactionProgressListener } from "./session-compaction.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, ReportedCompaction } from "./session-events.ts";
 import { lastAssistantText, messageImages, messageText } from "./message-text.ts";
@@ -88,6 +89,8 @@ export class AgentSession {
   private readonly promptStarts = new PromptStarts();
   private readonly compaction = new SessionCompaction(this);
   private readonly userBash = new UserBash(this);
+  /** One retry without the images a provider refused (image-rejection.ts). */
+  private readonly imageRecovery = new ImageRecovery(this);
   /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
   private retrying = 0;
   /** Set while takeQueued empties both queues, which it then reports as one queue_update. */
@@ -326,6 +329,14 @@ export class AgentSession {
 
   /** After a run: retry a transient failure, compact on overflow (then retry once), or compact past the threshold. */
   private async recoverAfterRun(): Promise<void> {
+    try {
+      await this.recoverFromFailures();
+    } finally {
+      this.imageRecovery.reset();
+    }
+  }
+
+  private async recoverFromFailures(): Promise<void> {
     let attempt = 0;
     let overflowHandled = false;
     while (true) {
@@ -361,6 +372,11 @@ export class AgentSession {
         await this.emit({ type: "auto_retry_end", success, attempt, ...(success ? {} : { finalError: last.errorMessage }) });
         attempt = 0;
       }
+      // A refused image is dropped from the context and the turn sent again, once (reported as attempt 1 of 1).
+      if (await this.imageRecovery.retry(last)) {
+        attempt = 1;
+        continue;
+      }
       if (last.stopReason === "error" && isContextOverflow(last, contextWindow) && this.autoCompactionEnabled && !overflowHandled) {
         overflowHandled = true;
         this.dropLastMessage();
@@ -381,7 +397,8 @@ export class AgentSession {
   /** agent_end's willRetry, decided as recoverAfterRun will: a retryable failure with attempts left. */
   private willRetry(runMessages: AgentMessage[]): boolean {
     const last = runMessages.findLast((message): message is AssistantMessage => message.role === "assistant");
-    return last !== undefined && this.autoRetry.isRetryable(last, this.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts;
+    if (last === undefined) return false;
+    return (this.autoRetry.isRetryable(last, this.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts) || this.imageRecovery.willRetry(last);
   }
 
   private lastAssistant(): AssistantMessage | undefined {
@@ -401,6 +418,11 @@ export class AgentSession {
     const outcome = await this.compaction.run("manual", customInstructions, false, overrides);
     if ("error" in outcome) throw new Error(outcome.error);
     return outcome.result;
+  }
+
+  /** Each request of a compaction summarized in several parts (not a wire event: pi has none). */
+  onCompactionProgress(listener: CompactionProgressListener): () => void {
+    return this.compaction.onProgress(listener);
   }
 
   private async compactAutomatically(reason: "threshold" | "overflow"): Promise<boolean> {

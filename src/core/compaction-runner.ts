@@ -18,6 +18,8 @@ export interface CompactionRequest {
   customInstructions?: string;
   thinkingLevel?: ThinkingLevel;
   signal?: AbortSignal;
+  /** A summary made in several requests reports each (compact's onProgress). */
+  onProgress?: (part: number, parts: number) => void;
   /** Extensions' say (session_before_compact): cancel, or a summary of their own instead of the model's. */
   intercept?: (
     preparation: CompactionPreparation,
@@ -63,6 +65,7 @@ export async function runCompaction(request: CompactionRequest): Promise<Compact
           customInstructions: request.customInstructions,
           signal: request.signal,
           thinkingLevel: request.thinkingLevel,
+          onProgress: request.onProgress,
         });
   if (request.signal?.aborted) throw new Error("Compaction was aborted");
   const fromExtension = result !== undefined && custom !== undefined && typeof custom.summary === "string";

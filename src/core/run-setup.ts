@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { credentialHint } from "../ai/env-api-keys.ts";
+import { loginCommand } from "../auth/signin/providers.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
@@ -155,9 +156,10 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   const apiKey = await startupApiKey(registry, model, options);
   if (!apiKey && options.requireApiKey !== false) {
     const envVars = credentialHint(model.provider);
+    const signIn = `run \`${loginCommand(model.provider)}\``;
     const how = envVars
-      ? `set ${envVars}, or pass --api-key`
-      : `set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
+      ? `set ${envVars}, ${signIn}, or pass --api-key`
+      : `${signIn}, set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
     throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`, 3); // exit code 3: missing credentials (docs/headless.md)
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).

@@ -5,6 +5,10 @@
  * with why it ran (manual, threshold, overflow) and whether the failed turn is
  * sent again, and the agent's context rebuilt from the session afterwards.
  * A cancel by an extension is reported like an abort (aborted, no error text).
+ *
+ * A history too big for the model's window is summarized in several requests;
+ * their progress goes to `onProgress` listeners (the terminal shows "part 2 of
+ * 5"), not onto the wire: pi's protocol has no event for it.
  */
 import type { ThinkingLevel } from "../ai/types.ts";
 import type { AgentSession } from "./agent-session.ts";
@@ -17,8 +21,11 @@ export interface CompactionOverrides {
   keepRecentTokens?: number;
 }
 
+export type CompactionProgressListener = (progress: { reason: CompactionReason; part: number; parts: number }) => void;
+
 export class SessionCompaction {
   private controller: AbortController | undefined;
+  private readonly progressListeners = new Set<CompactionProgressListener>();
 
   constructor(private readonly session: AgentSession) {}
 
@@ -28,6 +35,22 @@ export class SessionCompaction {
 
   abort(): void {
     this.controller?.abort();
+  }
+
+  /** Hears each request of a summary made in several; returns the way to stop listening. */
+  onProgress(listener: CompactionProgressListener): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  private reportProgress(reason: CompactionReason, part: number, parts: number): void {
+    for (const listener of this.progressListeners) {
+      try {
+        listener({ reason, part, parts });
+      } catch (error) {
+        process.stderr.write(`xcsh: compaction progress listener failed: ${(error as Error).message}\n`);
+      }
+    }
   }
 
   async run(
@@ -59,6 +82,7 @@ export class SessionCompaction {
         customInstructions,
         thinkingLevel: session.thinkingLevel === "off" ? undefined : (session.thinkingLevel as ThinkingLevel),
         signal: controller.signal,
+        onProgress: (part, parts) => this.reportProgress(reason, part, parts),
         intercept: hooks
           ? async (preparation, branchEntries) => {
               const decision = await hooks.beforeCompact({ preparation, branchEntries, customInstructions, reason, willRetry, signal: controller.signal });

@@ -16,7 +16,7 @@
  * those services; `shellEnv.exclude` or `inherit: "core"` hides them too.
  *
  * settings.json `shellEnv` changes this: `inherit` "all" (default: everything but the
- * credentials), "core" (a short list a shell needs: PATH, HOME, locale, terminal, temp)
+ * credentials), "core" (a short list a shell needs: PATH, HOME, locale, terminal, temp, the network's proxy and CA)
  * or "none"; `passthrough` names (globs) taken from xcsh's environment even when they
  * are credentials; `exclude` names (globs) removed too; `set` fixed values, applied last.
  * xcsh's own markers (AI_AGENT, …) are always kept; the session variables are added by
@@ -74,6 +74,9 @@ const SECRET_SUFFIX = /(?:^|_)(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD)$/;
 const CORE_VARIABLES = [
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "LC_*", "TZ",
   "TMPDIR", "TMP", "TEMP", "PWD", "XDG_*", "DISPLAY", "WAYLAND_DISPLAY", "NO_COLOR", "FORCE_COLOR",
+  // A company network's proxy and CA: without them curl, npm, pip and git cannot reach anything.
+  "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+  "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
 ];
 
 /** Markers xcsh sets on itself so every child knows what runs it (session-environment.ts); never removed. */

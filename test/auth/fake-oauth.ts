@@ -21,12 +21,18 @@ export interface FakeOAuth {
   deviceCodeRequests: Array<Record<string, string>>;
   /** Copilot token exchanges seen (their Authorization headers). */
   copilotTokenRequests: string[];
+  /** The Host each device-code and Copilot token request was sent to (GitHub Enterprise: `api.<domain>`). */
+  hostsAsked: Array<{ path: string; host: string }>;
   /** The status the Copilot token endpoint answers with (200: a fresh token). */
   copilotTokenStatus: number;
   /** Delay before the Copilot token endpoint answers (to make refreshes overlap). */
   copilotTokenDelayMs: number;
   /** The Copilot tokens issued, in order. */
   copilotTokensIssued: string[];
+  /** What the Copilot API's `GET /models` answers (undefined: 404), when XCSH_TEST_OAUTH_COPILOT_API_URL points here. */
+  copilotModels: unknown;
+  /** The Authorization headers of the `/models` requests. */
+  copilotModelsRequests: string[];
   /** OpenAI token endpoint requests (form fields). */
   openaiTokenRequests: Array<Record<string, string>>;
   /** The code_challenge the token endpoint checks a code_verifier against (set by the test). */
@@ -57,9 +63,12 @@ export function startFakeOAuth(): FakeOAuth {
     enteredCodes: [],
     deviceCodeRequests: [],
     copilotTokenRequests: [],
+    hostsAsked: [],
     copilotTokenStatus: 200,
     copilotTokenDelayMs: 0,
     copilotTokensIssued: [],
+    copilotModels: undefined,
+    copilotModelsRequests: [],
     openaiTokenRequests: [],
     expectedChallenge: undefined,
     openaiTokenDelayMs: 0,
@@ -73,6 +82,7 @@ export function startFakeOAuth(): FakeOAuth {
     async fetch(request) {
       const url = new URL(request.url);
       const form = request.method === "POST" ? Object.fromEntries(new URLSearchParams(await request.text())) : {};
+      state.hostsAsked.push({ path: url.pathname, host: request.headers.get("host") ?? "" });
       switch (url.pathname) {
         case "/login/device/code":
           state.deviceCodeRequests.push(form);
@@ -95,6 +105,9 @@ export function startFakeOAuth(): FakeOAuth {
           state.copilotTokensIssued.push(token);
           return json({ token, expires_at: Math.floor(Date.now() / 1000) + 1800, refresh_in: 1500 });
         }
+        case "/models":
+          state.copilotModelsRequests.push(request.headers.get("authorization") ?? "");
+          return state.copilotModels === undefined ? json({ error: "not_found" }, 404) : json(state.copilotModels);
         case "/oauth/token": {
           state.openaiTokenRequests.push(form);
           if (state.openaiTokenDelayMs) await Bun.sleep(state.openaiTokenDelayMs);

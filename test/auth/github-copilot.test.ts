@@ -107,6 +107,49 @@ describe("xcsh auth login github-copilot", () => {
     expect(statSync(authPath()).mode & 0o777).toBe(0o600);
   });
 
+  test("--enterprise <domain>: the sign-in runs at that GitHub Enterprise server, and a refresh goes back there", async () => {
+    const domain = `localhost:${new URL(oauth.url).port}`;
+    const enterpriseEnv = { ...env, XCSH_TEST_OAUTH_ENTERPRISE_SCHEME: "http" };
+    const login = Bun.spawn([ensureBinary(), "auth", "login", "github-copilot", "--enterprise", `https://${domain}/`], { env: enterpriseEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    let stderr = "";
+    const decoder = new TextDecoder();
+    const reader = login.stderr.getReader();
+    while (!stderr.includes("enter the code")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      stderr += decoder.decode(value, { stream: true });
+    }
+    const shown = /open (\S+) and enter the code (\S+)/.exec(stderr);
+    await fetch(shown![1]!, { method: "POST", body: new URLSearchParams({ user_code: shown![2]! }) });
+    reader.releaseLock();
+    expect(await login.exited).toBe(0);
+    const tokenHosts = () => oauth.hostsAsked.filter((asked) => asked.path === "/copilot_internal/v2/token").map((asked) => asked.host);
+    expect(oauth.hostsAsked.find((asked) => asked.path === "/login/device/code")?.host).toBe(domain);
+    expect(tokenHosts()).toEqual([`api.${domain}`]);
+    expect(storedCopilot()).toMatchObject({ type: "oauth", refresh: GITHUB_TOKEN, enterpriseUrl: domain });
+
+    // The token runs out: the refresh asks the Enterprise server, not api.github.com.
+    writeFileSync(authPath(), JSON.stringify({ "github-copilot": { ...storedCopilot(), expires: Date.now() - 1000 } }), { mode: 0o600 });
+    env = enterpriseEnv;
+    const result = await ask("github-copilot/gpt-5.5");
+    expect(result.exitCode).toBe(0);
+    expect(tokenHosts()).toEqual([`api.${domain}`, `api.${domain}`]);
+    expect(result.request.headers.authorization).toBe(`Bearer ${oauth.copilotTokensIssued[1]}`);
+    expect(storedCopilot().enterpriseUrl).toBe(domain);
+  });
+
+  test("--enterprise without a usable domain, or for another provider, is a usage error", async () => {
+    for (const args of [["--enterprise"], ["--enterprise", "not a domain"], ["--enterprise=ghe.example.com", "--enterprise=x.example.com"]]) {
+      const result = await runXcsh(["auth", "login", "github-copilot", ...args], { env });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain("--enterprise");
+    }
+    const other = await runXcsh(["auth", "login", "openai-codex", "--enterprise", "ghe.example.com"], { env });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain("--enterprise applies to github-copilot only.");
+    expect(oauth.deviceCodeRequests).toHaveLength(0);
+  });
+
   test("a denied sign-in fails with the reason and stores nothing", async () => {
     oauth.devicePollAnswers = [{ error: "authorization_pending" }, { error: "access_denied" }, {}];
     const result = await runXcsh(["auth", "login", "github-copilot"], { env });

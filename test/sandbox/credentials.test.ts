@@ -22,12 +22,14 @@ const SECRETS = {
 };
 /** What the user's own tools rely on: kept. */
 const KEPT = { GITHUB_TOKEN: "ghp-kept", AWS_SECRET_ACCESS_KEY: "aws-kept", STRIPE_API_KEY: "stripe-kept", OPENAI_BASE_URL: "http://kept.invalid" };
+/** A company network's settings: every inherit level keeps them, or curl, npm and git stop working. */
+const NETWORK = { HTTPS_PROXY: "http://proxy.corp.invalid:3128", no_proxy: "localhost", NODE_EXTRA_CA_CERTS: "/etc/corp-ca.pem", SSL_CERT_FILE: "/etc/corp-ca.pem" };
 
 let fixture: ExtensionFixture;
 
 beforeAll(() => {
   fixture = createExtensionFixture();
-  Object.assign(fixture.home.env, SECRETS, KEPT);
+  Object.assign(fixture.home.env, SECRETS, KEPT, NETWORK);
   // A provider whose key models.json takes from $CORP_LLM_KEY: that variable is a credential too.
   const modelsPath = join(fixture.home.agentDir, "models.json");
   const models = JSON.parse(require("node:fs").readFileSync(modelsPath, "utf8"));
@@ -110,6 +112,7 @@ describe("the bash tool's commands", () => {
     expect(env.HOME).toBe(fixture.home.home);
     expect(env.GITHUB_TOKEN).toBeUndefined();
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    for (const [name, value] of Object.entries(NETWORK)) expect(env[name]).toBe(value);
     expect(await rpc.close()).toBe(0);
   });
 

@@ -1,22 +1,23 @@
 /**
  * `xcsh auth login|logout|status [provider]`: managing what auth.json holds.
  *
- *   login <provider>   GitHub Copilot (device code) and OpenAI Codex (browser, PKCE) sign
- *                      in; any other provider takes an API key, read from the terminal
- *                      (hidden) or the first line of stdin. Instructions go to stderr.
+ *   login <provider>   GitHub Copilot (device code; `--enterprise <domain>` for a GitHub
+ *                      Enterprise server) and OpenAI Codex (browser, PKCE) sign in; any
+ *                      other provider takes an API key, read from the terminal (hidden)
+ *                      or the first line of stdin. Instructions go to stderr.
  *   logout <provider>  removes the stored credential (not variables, not models.json,
  *                      and it revokes nothing at the provider).
  *   status [provider]  where each credential comes from (stdout); see status.ts.
  *
  * Exit codes: 0 done, 1 failed (or `status <provider>` found nothing), 2 bad usage.
  */
-import { CATALOG_PROVIDERS } from "../../ai/catalog/providers.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { loadModelsJson } from "../../config/models-json.ts";
 import { getModelsJsonPath } from "../../config/paths.ts";
 import { getAuthJsonPath } from "../auth-file.ts";
 import { authStoreAt } from "../credentials.ts";
-import { SIGN_IN_PROVIDERS, signInProvider, type LoginIO } from "../signin/providers.ts";
+import { ANTHROPIC_KEY_ONLY, loginTarget } from "../login-targets.ts";
+import { normalizeEnterpriseDomain, SIGN_IN_PROVIDERS, signInProvider, type LoginIO, type LoginOptions } from "../signin/providers.ts";
 import { renderStatus } from "./status.ts";
 import { readHiddenLine, stdinLines } from "./terminal-input.ts";
 
@@ -24,6 +25,7 @@ export const AUTH_USAGE = `Usage: xcsh auth <command> [provider]
 
 Commands:
   login <provider>    Sign in (${SIGN_IN_PROVIDERS.map((provider) => provider.id).join(", ")}) or store an API key
+                      --enterprise <domain>: GitHub Copilot at a GitHub Enterprise server
   logout <provider>   Remove the stored credential of a provider
   status [provider]   Show where each provider's credential comes from
 
@@ -31,7 +33,9 @@ Credentials are kept in auth.json in the config root (~/.xcsh/agent/), readable 
 `;
 
 export async function runAuthCommand(argv: string[]): Promise<number> {
-  const [command, provider, ...extra] = argv;
+  const split = takeEnterprise(argv);
+  if (typeof split === "string") return usageError(split);
+  const [command, provider, ...extra] = split.rest;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     (command === undefined ? process.stderr : process.stdout).write(AUTH_USAGE);
     return command === undefined ? 2 : 0;
@@ -45,10 +49,19 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
         process.stdout.write(text);
         return found ? 0 : 1;
       }
-      case "login":
+      case "login": {
         if (!provider) return usageError("Name the provider to sign in to.");
-        return await login(provider, store);
+        if (split.enterprise !== undefined && provider !== "github-copilot") return usageError("--enterprise applies to github-copilot only.");
+        const options: LoginOptions = {};
+        if (split.enterprise !== undefined) {
+          const domain = normalizeEnterpriseDomain(split.enterprise);
+          if (!domain) return usageError(`"${split.enterprise}" is not a GitHub Enterprise domain (for example ghe.example.com).`);
+          options.enterpriseDomain = domain;
+        }
+        return await login(provider, store, options);
+      }
       case "logout":
+        if (split.enterprise !== undefined) return usageError("--enterprise applies to login only.");
         if (!provider) return usageError("Name the provider to sign out of.");
         return await logout(provider, store);
       default:
@@ -61,12 +74,30 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
   }
 }
 
+/** `--enterprise <domain>` / `--enterprise=<domain>` taken out of the arguments; a string is a usage error. */
+function takeEnterprise(argv: string[]): { rest: string[]; enterprise?: string } | string {
+  const rest: string[] = [];
+  let enterprise: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg !== "--enterprise" && !arg.startsWith("--enterprise=")) {
+      rest.push(arg);
+      continue;
+    }
+    if (enterprise !== undefined) return "--enterprise is given twice.";
+    const value = arg === "--enterprise" ? argv[++index] : arg.slice("--enterprise=".length);
+    if (value === undefined || value.trim() === "" || value.startsWith("-")) return "--enterprise needs a domain (for example ghe.example.com).";
+    enterprise = value;
+  }
+  return { rest, enterprise };
+}
+
 function usageError(text: string): number {
   process.stderr.write(`xcsh: ${text}\n\n${AUTH_USAGE}`);
   return 2;
 }
 
-async function login(provider: string, store: ReturnType<typeof authStoreAt>): Promise<number> {
+async function login(provider: string, store: ReturnType<typeof authStoreAt>, options: LoginOptions): Promise<number> {
   const signIn = signInProvider(provider);
   if (signIn) {
     const lines = stdinLines();
@@ -74,7 +105,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>): P
     const io: LoginIO = { say: (text) => process.stderr.write(`${text}\n`), readLine: () => lines.readLine(), signal: cancel.signal };
     try {
       const flow = await signIn.loadFlow();
-      const credential = await flow.login(io);
+      const credential = await flow.login(io, options);
       await store.set(provider, credential);
     } finally {
       lines.close();
@@ -82,7 +113,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>): P
     process.stderr.write(`Saved to ${store.path}.\n`);
     return 0;
   }
-  if (!knownApiKeyProviders().has(provider)) {
+  if (loginTarget(provider)?.kind !== "api-key") {
     process.stderr.write(
       `xcsh: Unknown provider "${provider}". Sign in to ${SIGN_IN_PROVIDERS.map((p) => p.id).join(" or ")}, ` +
         `or store a key for a provider of \`xcsh --list-models\` or of models.json.\n`,
@@ -90,10 +121,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>): P
     return 1;
   }
   if (provider === "anthropic") {
-    process.stderr.write(
-      "xcsh does not sign in with a Claude subscription: Anthropic's terms do not allow it in third-party tools. " +
-        "Use an API key from console.anthropic.com.\n",
-    );
+    process.stderr.write(`${ANTHROPIC_KEY_ONLY}\n`);
   }
   const key = await readApiKey(provider);
   if (!key) {
@@ -123,17 +151,6 @@ async function logout(provider: string, store: ReturnType<typeof authStoreAt>): 
   const revoke = signInProvider(provider) ? " The sign-in is not revoked at the provider." : "";
   process.stderr.write(`Removed the credential of ${provider} from ${store.path}. Environment variables and models.json are unchanged.${revoke}\n`);
   return 0;
-}
-
-/** Providers a key can be stored for: the catalog's and those models.json defines. */
-function knownApiKeyProviders(): Set<string> {
-  const names = new Set<string>(CATALOG_PROVIDERS.map((provider) => provider.id));
-  try {
-    for (const name of Object.keys(loadModelsJson(getModelsJsonPath()).providers)) names.add(name);
-  } catch {
-    // A broken models.json does not stop storing a key for a catalog provider.
-  }
-  return names;
 }
 
 /** Providers whose models.json entry sets an apiKey (for status; the value is not resolved). */

@@ -51,11 +51,16 @@ const MODELS: Record<string, { baseUrl: string; entries: readonly Entry[] }> = {
   "openai-codex": { baseUrl: "https://chatgpt.com/backend-api/codex", entries: CODEX_MODELS },
 };
 
-/** The provider's models (copies), at `baseUrl` when given (the signed-in account's endpoint). */
-export function signInModels(provider: string, baseUrl?: string): Model[] {
+/**
+ * The provider's models (copies), at `baseUrl` when given (the signed-in account's
+ * endpoint); only those in `accountModelIds` when the account's list is known and names
+ * any of them (a list of only unknown ids says nothing about the ones known here).
+ */
+export function signInModels(provider: string, baseUrl?: string, accountModelIds?: readonly string[]): Model[] {
   const list = MODELS[provider];
   if (!list) return [];
-  return list.entries.map((entry) => ({
+  const allowed = accountModelIds ? list.entries.filter((entry) => accountModelIds.includes(entry.id)) : [];
+  return (allowed.length > 0 ? allowed : list.entries).map((entry) => ({
     ...structuredClone(entry),
     provider,
     baseUrl: baseUrl ?? list.baseUrl,

@@ -29,9 +29,15 @@ export interface LoginIO {
   signal: AbortSignal;
 }
 
+/** Choices made before a sign-in starts. */
+export interface LoginOptions {
+  /** GitHub Copilot: the GitHub Enterprise Server domain to sign in at (default github.com). */
+  enterpriseDomain?: string;
+}
+
 /** The network part of a sign-in provider, loaded on demand. */
 export interface SignInFlow {
-  login(io: LoginIO): Promise<OAuthCredential>;
+  login(io: LoginIO, options?: LoginOptions): Promise<OAuthCredential>;
   /** A fresh credential from the refresh token; throws when the provider refuses it. */
   refresh(credential: OAuthCredential, signal: AbortSignal): Promise<OAuthCredential>;
 }
@@ -65,19 +71,46 @@ export function copilotApiFromToken(token: string): string | undefined {
   return `https://${host.replace(/^proxy\./, "api.")}`;
 }
 
+/** What a request to the Copilot API needs from a signed-in account: its token, headers and endpoint. */
+export function copilotRequestAuth(credential: OAuthCredential): RequestAuth {
+  return {
+    apiKey: credential.access,
+    headers: { ...COPILOT_STATIC_HEADERS, "Openai-Intent": "conversation-edits" },
+    // The Anthropic-API models read the token from Authorization, not x-api-key.
+    bearerHeader: true,
+    baseUrl: testOverride("COPILOT_API_URL") ?? copilotApiFromToken(credential.access) ?? copilotEnterpriseApi(credential) ?? COPILOT_DEFAULT_API,
+  };
+}
+
+/**
+ * A GitHub Enterprise Server domain as typed (`ghe.example.com`, `https://ghe.example.com/`),
+ * reduced to its host (and port); undefined when it is not one.
+ */
+export function normalizeEnterpriseDomain(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  let host: string;
+  try {
+    host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  const name = host.replace(/:\d+$/, "");
+  // A dotted host name (or localhost, which a test's fake server answers at); never a path or a user.
+  return /^[a-z0-9.-]+(?::\d+)?$/.test(host) && (name.includes(".") || name === "localhost") ? host : undefined;
+}
+
+/** An Enterprise account's Copilot API when its token names no proxy: `copilot-api.<domain>`. */
+function copilotEnterpriseApi(credential: OAuthCredential): string | undefined {
+  const domain = typeof credential.enterpriseUrl === "string" ? normalizeEnterpriseDomain(credential.enterpriseUrl) : undefined;
+  return domain ? `https://copilot-api.${domain}` : undefined;
+}
+
 const githubCopilot: SignInProvider = {
   id: "github-copilot",
   name: "GitHub Copilot",
   refreshMarginMs: 5 * 60_000,
-  requestAuth(credential) {
-    return {
-      apiKey: credential.access,
-      headers: { ...COPILOT_STATIC_HEADERS, "Openai-Intent": "conversation-edits" },
-      // The Anthropic-API models read the token from Authorization, not x-api-key.
-      bearerHeader: true,
-      baseUrl: testOverride("COPILOT_API_URL") ?? copilotApiFromToken(credential.access) ?? COPILOT_DEFAULT_API,
-    };
-  },
+  requestAuth: (credential) => copilotRequestAuth(credential),
   loadFlow: () => import("./github-copilot.ts"),
 };
 

@@ -57,6 +57,27 @@ export interface CompactOptions {
   customInstructions?: string;
   signal?: AbortSignal;
   thinkingLevel?: ModelThinkingLevel;
+  /**
+   * Called when the summary is made in several requests (the history does not
+   * fit the model's window in one): before each, with the request's number and
+   * the total, counting from 1.
+   */
+  onProgress?: (part: number, parts: number) => void;
+}
+
+/**
+ * Progress over the two summaries compact() makes at once (history and the
+ * split turn's prefix): each is one request until it reports its parts.
+ */
+function progressOfBoth(report: ((part: number, parts: number) => void) | undefined, hasHistory: boolean, hasPrefix: boolean) {
+  const started = { history: hasHistory ? 1 : 0, prefix: hasPrefix ? 1 : 0 };
+  const totals = { ...started };
+  const track = (which: "history" | "prefix") => (part: number, parts: number) => {
+    started[which] = part;
+    totals[which] = parts;
+    report?.(started.history + started.prefix, totals.history + totals.prefix);
+  };
+  return { history: track("history"), prefix: track("prefix") };
 }
 
 function findLastCompaction(entries: SessionEntry[]): { entry: CompactionEntry; index: number } | undefined {
@@ -191,7 +212,8 @@ export async function compact(
   const abort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) abort();
   else options.signal?.addEventListener("abort", abort, { once: true });
-  const callOptions = { ...options, signal: controller.signal };
+  const { onProgress: _onProgress, ...passed } = options;
+  const callOptions = { ...passed, signal: controller.signal };
 
   const cancelOnFailure = <T>(promise: Promise<T>) =>
     promise.catch((error: unknown) => {
@@ -199,13 +221,17 @@ export async function compact(
       throw error;
     });
 
+  const hasHistory = messagesToSummarize.length > 0;
+  const hasPrefix = isSplitTurn && turnPrefixMessages.length > 0;
+  const progress = progressOfBoth(options.onProgress, hasHistory, hasPrefix);
+
   try {
     const [history, turnPrefix] = await Promise.all([
-      messagesToSummarize.length > 0
-        ? cancelOnFailure(generateSummary(messagesToSummarize, model, reserveTokens, apiKey, { ...callOptions, previousSummary }))
+      hasHistory
+        ? cancelOnFailure(generateSummary(messagesToSummarize, model, reserveTokens, apiKey, { ...callOptions, previousSummary, onPart: progress.history }))
         : Promise.resolve(previousSummary),
-      isSplitTurn && turnPrefixMessages.length > 0
-        ? cancelOnFailure(generateTurnPrefixSummary(turnPrefixMessages, model, reserveTokens, apiKey, callOptions))
+      hasPrefix
+        ? cancelOnFailure(generateTurnPrefixSummary(turnPrefixMessages, model, reserveTokens, apiKey, { ...callOptions, onPart: progress.prefix }))
         : Promise.resolve(undefined),
     ]);
 

@@ -3,11 +3,16 @@
  * conversation goes to the model as one labelled transcript inside a single
  * user message: sent as real chat turns, the model would carry on the
  * conversation instead of describing it.
+ *
+ * A transcript too big for the model's window is summarized in parts, in
+ * order, each request carrying the note so far to be updated with the next
+ * part (summary-budget.ts decides the sizes), so every request fits.
  */
 import { convertToLlm } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
 import { completeSimple } from "../../ai/stream.ts";
 import type { AssistantMessage, ImageContent, Message, Model, ModelThinkingLevel, TextContent } from "../../ai/types.ts";
+import { cutToFit, describeSize, promptCharBudget, splitIntoParts, transcriptCharBudget } from "./summary-budget.ts";
 
 /** Tool output beyond this many characters is cut from the transcript; it is mostly file contents and logs. */
 export const TOOL_RESULT_CHAR_LIMIT = 2000;
@@ -22,11 +27,13 @@ export interface SummaryOptions {
   /** The summary of the history before these messages, to be updated rather than rewritten. */
   previousSummary?: string;
   thinkingLevel?: ModelThinkingLevel;
+  /** Called before each request of a summary made in several parts (part counts from 1). */
+  onPart?: (part: number, parts: number) => void;
 }
 
-function truncate(text: string, limit: number): string {
+function truncate(text: string, limit: number, what: string): string {
   if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n[... ${text.length - limit} more characters truncated]`;
+  return `${text.slice(0, limit)}\n[… ${describeSize(text.slice(limit))} of ${what} omitted …]`;
 }
 
 function blocksToText(content: string | (TextContent | ImageContent)[]): string {
@@ -36,7 +43,7 @@ function blocksToText(content: string | (TextContent | ImageContent)[]): string 
 
 function formatArguments(args: Record<string, unknown>): string {
   return Object.entries(args ?? {})
-    .map(([key, value]) => `${key}=${truncate(JSON.stringify(value) ?? "undefined", TOOL_ARGUMENT_CHAR_LIMIT)}`)
+    .map(([key, value]) => `${key}=${truncate(JSON.stringify(value) ?? "undefined", TOOL_ARGUMENT_CHAR_LIMIT, "argument")}`)
     .join(", ");
 }
 
@@ -59,20 +66,26 @@ function serializeAssistant(message: AssistantMessage): string[] {
   return lines;
 }
 
-/** LLM messages as a labelled plain-text transcript. */
-export function serializeConversation(messages: Message[]): string {
-  const parts: string[] = [];
+/** Each message as its labelled transcript text (an assistant message's lines together), in order. */
+export function serializeMessages(messages: Message[]): string[] {
+  const blocks: string[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      parts.push(`[User]: ${blocksToText(message.content)}`);
+      blocks.push(`[User]: ${blocksToText(message.content)}`);
     } else if (message.role === "assistant") {
-      parts.push(...serializeAssistant(message));
+      const lines = serializeAssistant(message);
+      if (lines.length > 0) blocks.push(lines.join("\n\n"));
     } else {
-      const output = truncate(blocksToText(message.content), TOOL_RESULT_CHAR_LIMIT);
-      parts.push(`[Tool result]: ${message.isError ? `(error) ${output}` : output}`);
+      const output = truncate(blocksToText(message.content), TOOL_RESULT_CHAR_LIMIT, "tool output");
+      blocks.push(`[Tool result]: ${message.isError ? `(error) ${output}` : output}`);
     }
   }
-  return parts.join("\n\n");
+  return blocks;
+}
+
+/** LLM messages as a labelled plain-text transcript. */
+export function serializeConversation(messages: Message[]): string {
+  return serializeMessages(messages).join("\n\n");
 }
 
 export const SUMMARIZATION_SYSTEM_PROMPT = `You write handover notes for a coding assistant. You are given a transcript of an earlier part of a session between a user and an AI coding assistant. Another assistant, who has not seen the transcript, will continue the work using only your note and the most recent messages.
@@ -131,7 +144,18 @@ Write the handover note for this conversation.
 ${SUMMARY_FORMAT}${focusSection(customInstructions)}`;
 }
 
-function turnPrefixPrompt(transcript: string, customInstructions: string | undefined): string {
+function turnPrefixPrompt(transcript: string, earlierNote: string | undefined, customInstructions: string | undefined): string {
+  if (earlierNote !== undefined) {
+    return `<conversation>
+${transcript}
+</conversation>
+
+<note-so-far>
+${earlierNote}
+</note-so-far>
+
+This continues the beginning of a turn that is still in progress; the note so far covers what came before the conversation above. The rest of the turn is kept verbatim and follows your note. Output the complete note, updated with the conversation above: a few bullet points on what the user asked for in this turn, what the assistant has done so far, and the exact files, commands and findings the rest of the turn builds on.${focusSection(customInstructions)}`;
+  }
   return `<conversation>
 ${transcript}
 </conversation>
@@ -182,6 +206,43 @@ async function requestSummary(
   return text;
 }
 
+/** Builds one request's prompt from its part of the transcript and the note so far. */
+type PromptBuilder = (transcript: string, noteSoFar: string | undefined) => string;
+
+/**
+ * The note for `messages`: one request when the transcript fits the model's
+ * window, otherwise one per part, in order, each updating the note so far
+ * (a summary of the summaries before it). `initialNote` is the note the first
+ * request updates; it is shortened if it alone would crowd out the transcript.
+ */
+async function summarizeTranscript(
+  messages: AgentMessage[],
+  model: Model,
+  maxTokens: number,
+  apiKey: string | undefined,
+  options: SummaryOptions,
+  buildPrompt: PromptBuilder,
+  initialNote: string | undefined,
+): Promise<string> {
+  const blocks = serializeMessages(convertToLlm(messages));
+  const noteLimit = maxTokens * 4;
+  const promptBudget = promptCharBudget(model, maxTokens);
+  if (promptBudget === undefined) return requestSummary(model, buildPrompt(blocks.join("\n\n"), initialNote), maxTokens, apiKey, options);
+
+  // An earlier note longer than any answer could be (an extension's, another model's) would crowd out the transcript.
+  const note0 = initialNote !== undefined && initialNote.length > Math.max(noteLimit, promptBudget / 3) ? cutToFit(initialNote, noteLimit, "the earlier summary") : initialNote;
+  // The note carried between parts is an answer: at most maxTokens long.
+  const noteRoom = Math.max(note0?.length ?? 0, noteLimit);
+  const fixedChars = SUMMARIZATION_SYSTEM_PROMPT.length + buildPrompt("", "x".repeat(noteRoom)).length;
+  const parts = splitIntoParts(blocks, transcriptCharBudget(model, maxTokens, fixedChars)!);
+  let note = note0;
+  for (let index = 0; index < parts.length; index++) {
+    if (parts.length > 1) options.onPart?.(index + 1, parts.length);
+    note = await requestSummary(model, buildPrompt(parts[index], note), maxTokens, apiKey, options);
+  }
+  return note!;
+}
+
 /** Summarizes `messages`, updating `options.previousSummary` when given. */
 export async function generateSummary(
   messages: AgentMessage[],
@@ -190,9 +251,8 @@ export async function generateSummary(
   apiKey: string | undefined,
   options: SummaryOptions = {},
 ): Promise<string> {
-  const transcript = serializeConversation(convertToLlm(messages));
-  const prompt = summaryPrompt(transcript, options.previousSummary, options.customInstructions);
-  return requestSummary(model, prompt, outputBudget(model, reserveTokens, 0.8), apiKey, options);
+  const build: PromptBuilder = (transcript, noteSoFar) => summaryPrompt(transcript, noteSoFar, options.customInstructions);
+  return summarizeTranscript(messages, model, outputBudget(model, reserveTokens, 0.8), apiKey, options, build, options.previousSummary);
 }
 
 /** A short note on the beginning of a turn whose end is kept verbatim. */
@@ -203,7 +263,6 @@ export async function generateTurnPrefixSummary(
   apiKey: string | undefined,
   options: Omit<SummaryOptions, "previousSummary"> = {},
 ): Promise<string> {
-  const transcript = serializeConversation(convertToLlm(messages));
-  const prompt = turnPrefixPrompt(transcript, options.customInstructions);
-  return requestSummary(model, prompt, outputBudget(model, reserveTokens, 0.5), apiKey, options);
+  const build: PromptBuilder = (transcript, noteSoFar) => turnPrefixPrompt(transcript, noteSoFar, options.customInstructions);
+  return summarizeTranscript(messages, model, outputBudget(model, reserveTokens, 0.5), apiKey, options, build, undefined);
 }

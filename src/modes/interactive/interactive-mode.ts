@@ -182,6 +182,7 @@ class InteractiveApp implements App {
     this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
+    session.onCompactionProgress(({ part, parts }) => this.conversation.status(`✻ Summarizing part ${part} of ${parts}…`));
     session.subscribe((event) => {
       this.conversation.handle(event);
       switch (event.type) {

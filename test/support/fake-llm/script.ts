@@ -59,6 +59,8 @@ export interface RecordedRequest {
   body: any;
   /** Model named by the request (body field, or Gemini's path segment). */
   model: string;
+  /** Set when the server's limits refused the request: the error message it answered with. */
+  refused?: string;
 }
 
 /** A scripted step: a fixed response, or one computed from the request. */

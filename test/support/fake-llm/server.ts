@@ -6,6 +6,7 @@
 import { anthropicEncoder } from "./anthropic.ts";
 import { googleEncoder } from "./google.ts";
 import { openaiCompletionsEncoder } from "./openai-completions.ts";
+import { refusalFor, type FakeLimits } from "./limits.ts";
 import { openaiResponsesEncoder } from "./openai-responses.ts";
 import {
   normalizeReply,
@@ -18,6 +19,7 @@ import {
 } from "./script.ts";
 
 export * from "./script.ts";
+export type { FakeLimits } from "./limits.ts";
 
 const ENCODERS: Record<FakeApi, WireEncoder> = {
   "anthropic-messages": anthropicEncoder,
@@ -45,6 +47,8 @@ export interface FakeLlmServer {
   clearScript(): void;
   /** Requests whose streams are still open (e.g. stalled ones). */
   openStreams(): number;
+  /** Refusals made before the script is consulted (limits.ts); change them at any time. */
+  limits: FakeLimits;
   close(): Promise<void>;
 }
 
@@ -54,6 +58,10 @@ export interface FakeLlmOptions {
   script?: ScriptStep[];
   /** Called for each request, after it is recorded (the CLI logs with it). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Requests over a context window, or carrying images, refused as the provider would (limits.ts). */
+  limits?: FakeLimits;
+  /** Serve HTTPS with this certificate (PEM text); the URL then names `localhost`, which the test certificate covers. */
+  tls?: { cert: string; key: string };
 }
 
 function routeOf(method: string, path: string): FakeApi | undefined {
@@ -80,6 +88,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
   const requests: RecordedRequest[] = [];
   let sequence = 0;
   let open = 0;
+  const state = { limits: { ...options.limits } as FakeLimits };
 
   const errorResponse = (encoder: WireEncoder, error: FakeHttpError) => {
     const body =
@@ -98,6 +107,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     port: options.port ?? 0,
     hostname: options.hostname ?? "127.0.0.1",
     idleTimeout: 0,
+    ...(options.tls ? { tls: options.tls } : {}),
     async fetch(req) {
       const url = new URL(req.url);
       const api = routeOf(req.method, url.pathname);
@@ -120,12 +130,16 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
         body,
         model: modelOf(api, url.pathname, body),
       };
+      const encoder = ENCODERS[api];
+      // A refusal comes before the script: a provider refuses without answering.
+      const refusal = refusalFor(api, body, state.limits);
+      if (refusal) recorded.refused = refusal.message;
       requests.push(recorded);
       options.onRequest?.(recorded);
+      if (refusal) return errorResponse(encoder, refusal);
 
       const step = script.shift() ?? DEFAULT_REPLY;
       const response = typeof step === "function" ? step(recorded) : step;
-      const encoder = ENCODERS[api];
       if (response.delayMs) await sleep(response.delayMs);
       if (response.type === "error") return errorResponse(encoder, response);
 
@@ -170,7 +184,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     },
   });
 
-  const url = `http://127.0.0.1:${server.port}`;
+  const url = options.tls ? `https://localhost:${server.port}` : `http://127.0.0.1:${server.port}`;
   return {
     url,
     port: server.port!,
@@ -194,6 +208,12 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
       script.length = 0;
     },
     openStreams: () => open,
+    get limits() {
+      return state.limits;
+    },
+    set limits(limits: FakeLimits) {
+      state.limits = { ...limits };
+    },
     async close() {
       await server.stop(true);
     },

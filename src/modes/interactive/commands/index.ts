@@ -9,6 +9,7 @@ import { modelCommands } from "./model-commands.ts";
 import { sessionCommands } from "./session-commands.ts";
 import { helpCommand } from "./help-command.ts";
 import { hotkeysCommand } from "./hotkeys-command.ts";
+import { loginCommands } from "./login-commands.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { scopedModelsCommand } from "./scoped-models-command.ts";
 import { settingsCommand } from "./settings-command.ts";
@@ -21,6 +22,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   resumeCommand,
   treeCommand,
   settingsCommand,
+  ...loginCommands,
   hotkeysCommand,
   helpCommand(() => BUILTIN_COMMANDS),
 ];

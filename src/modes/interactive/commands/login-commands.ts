@@ -1,0 +1,134 @@
+/**
+ * /login [provider] and /logout [provider]: the interactive side of auth.json.
+ *
+ * /login without a provider offers a list — the accounts xcsh signs in to (GitHub
+ * Copilot, OpenAI Codex) first, then every provider that takes an API key. A sign-in
+ * runs the same flow as `xcsh auth login` (login-signin.ts); an API key is typed or
+ * pasted into a secret field and never drawn. Either way the credential lands in
+ * auth.json (0600) and the model list is built again, so /model offers the new models
+ * at once. /logout lists what auth.json holds and removes one entry.
+ *
+ * Anthropic takes an API key only: its terms keep Claude subscriptions out of
+ * third-party tools, so no Claude sign-in is offered.
+ */
+import type { AuthStore } from "../../../auth/auth-store.ts";
+import { authStoreAt } from "../../../auth/credentials.ts";
+import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../auth/login-targets.ts";
+import type { App, BuiltinCommand } from "../app.ts";
+import { selectDialog } from "../dialogs.ts";
+import { shortenHome } from "../footer.ts";
+import { LoginPanel, withLoginPanel } from "./login-panel.ts";
+import { runSignIn } from "./login-signin.ts";
+
+const storeOf = (app: App): AuthStore => authStoreAt(app.session.registry.authJsonPath);
+
+/** The provider's models now usable (after the registry was rebuilt). */
+function modelCount(app: App, provider: string): number {
+  return app.session.models.availableModels().filter((model) => model.provider === provider).length;
+}
+
+/** After auth.json changed: the model list, the footer and the header follow it. */
+function credentialsChanged(app: App): void {
+  app.session.registry.refreshCredentials();
+  app.footer.refresh();
+  app.refreshHeader();
+}
+
+async function chooseTarget(app: App, targets: LoginTarget[]): Promise<LoginTarget | undefined> {
+  const store = storeOf(app);
+  const items = targets.map((target) => ({
+    value: target.id,
+    label: target.name === target.id ? target.id : `${target.name} (${target.id})`,
+    description: [target.kind === "sign-in" ? "sign in with your account" : "API key", store.has(target.id) ? "✓ stored" : ""].filter(Boolean).join(" · "),
+  }));
+  const picked = await selectDialog(app.surface, "Sign in or store an API key", items, { searchable: true });
+  return picked ? targets.find((target) => target.id === picked.value) : undefined;
+}
+
+async function login(app: App, args: string): Promise<void> {
+  const [wanted = "", ...extra] = args.trim().split(/\s+/);
+  // Never echoed: the extra words may well be the key itself, typed where it does not belong.
+  if (extra.length > 0) return app.say("✗ /login takes only a provider's name", "the API key is asked for afterwards, in a field that does not show it", "error");
+  const targets = loginTargets(app.session.registry.modelsJsonPath);
+  let target: LoginTarget | undefined;
+  if (wanted) {
+    target = targets.find((candidate) => candidate.id === wanted);
+    if (!target) return app.say(`✗ Unknown provider "${wanted}"`, "/login without a name lists the providers you can sign in to or store a key for", "error");
+  } else {
+    target = await chooseTarget(app, targets);
+    if (!target) return;
+  }
+  if (target.kind === "sign-in") return signIn(app, target);
+  return storeApiKey(app, target);
+}
+
+async function signIn(app: App, target: LoginTarget): Promise<void> {
+  const store = storeOf(app);
+  const credential = await runSignIn(app, target);
+  if (!credential) return;
+  await store.set(target.id, credential);
+  credentialsChanged(app);
+  const count = modelCount(app, target.id);
+  app.say(`✓ Signed in to ${target.name}`, `${count} model${count === 1 ? "" : "s"} to choose from with /model · saved to ${shortenHome(store.path)}`, "success");
+}
+
+async function storeApiKey(app: App, target: LoginTarget): Promise<void> {
+  const store = storeOf(app);
+  const cancel = new AbortController();
+  const panel = new LoginPanel(() => app.surface.theme(), `API key for ${target.name}`, () => cancel.abort(), () => app.surface.tui.requestRender());
+  const lines = [`Stored in ${shortenHome(store.path)} (readable by you only).`];
+  if (target.envKeys.length > 0) lines.push(`Or set ${target.envKeys.join(" or ")} instead of storing it.`);
+  if (target.id === "anthropic") lines.unshift(ANTHROPIC_KEY_ONLY);
+  panel.setLines(lines);
+  const key = (await withLoginPanel(app.surface.replaceEditor, panel, () => panel.ask({ prompt: "key: ", secret: true, placeholder: "type or paste the key" })))?.trim();
+  if (cancel.signal.aborted) return app.say("Login cancelled", "", "muted");
+  if (!key) return app.say("No key was entered; nothing was stored", "", "warning");
+  await store.set(target.id, { type: "api_key", key });
+  credentialsChanged(app);
+  const count = modelCount(app, target.id);
+  const models = count > 0 ? `${count} model${count === 1 ? "" : "s"} to choose from with /model` : "no built-in models: add them in models.json";
+  app.say(`✓ Stored the API key of ${target.name}`, `${models} · saved to ${shortenHome(store.path)}`, "success");
+}
+
+async function logout(app: App, args: string): Promise<void> {
+  const store = storeOf(app);
+  let stored: string[];
+  try {
+    stored = [...store.read().entries.keys()];
+  } catch (error) {
+    return app.say("✗ auth.json cannot be read", (error as Error).message, "error");
+  }
+  let provider = args.trim().split(/\s+/)[0] ?? "";
+  if (!provider) {
+    if (stored.length === 0) return app.say(`No credential is stored in ${shortenHome(store.path)}`, "", "muted");
+    const names = new Map(loginTargets(app.session.registry.modelsJsonPath).map((target) => [target.id, target.name]));
+    const picked = await selectDialog(
+      app.surface,
+      "Remove a stored credential",
+      stored.map((id) => ({ value: id, label: names.get(id) && names.get(id) !== id ? `${names.get(id)} (${id})` : id, description: describeStored(store, id) })),
+    );
+    if (!picked) return;
+    provider = picked.value;
+  }
+  if (!(await store.remove(provider))) return app.say(`✗ No credential of ${provider} is stored`, `in ${shortenHome(store.path)}`, "error");
+  credentialsChanged(app);
+  const current = app.session.model;
+  const stillUsable = current.provider !== provider || app.session.registry.hasAuth(current);
+  const notes = ["Environment variables and models.json are unchanged; a sign-in is not revoked at the provider."];
+  if (!stillUsable) notes.push(`The model in use (${current.provider}/${current.id}) has no credential now: /model picks another.`);
+  app.say(`Removed the credential of ${provider}`, notes.join("\n"), stillUsable ? "accent" : "warning");
+}
+
+function describeStored(store: AuthStore, provider: string): string {
+  try {
+    const credential = store.get(provider);
+    return credential?.type === "oauth" ? "signed in" : "API key";
+  } catch {
+    return "malformed entry";
+  }
+}
+
+export const loginCommands: BuiltinCommand[] = [
+  { name: "login", description: "Sign in (GitHub Copilot, OpenAI Codex) or store a provider's API key", argumentHint: "[provider]", run: login },
+  { name: "logout", description: "Remove a credential stored in auth.json", argumentHint: "[provider]", run: logout },
+];
