@@ -127,13 +127,20 @@ function toCatalogModel(model: SourceModel, provider: CatalogProviderInfo): Cata
   return entry;
 }
 
+/** A model under each prefixed id its provider also serves it by (modelIdVariants), then under its own. */
+function withIdVariants(model: CatalogModel, provider: CatalogProviderInfo): CatalogModel[] {
+  const rule = provider.modelIdVariants?.find((candidate) => model.id.startsWith(candidate.idPrefix));
+  const variants = (rule?.prefixes ?? []).map((prefix) => ({ ...model, id: `${prefix}${model.id}`, name: `${model.name} (${prefix.replace(/\.$/, "")})` }));
+  return [...variants, model];
+}
+
 function modelsOf(source: SourceProvider, provider: CatalogProviderInfo): CatalogModel[] {
   const seen = new Set<string>();
   return Object.values(source.models)
     .filter((model) => keeps(model, provider))
     .sort((a, b) => (b.release_date ?? "").localeCompare(a.release_date ?? "") || a.id.localeCompare(b.id))
     .filter((model) => !seen.has(model.id) && seen.add(model.id))
-    .map((model) => toCatalogModel(model, provider));
+    .flatMap((model) => withIdVariants(toCatalogModel(model, provider), provider));
 }
 
 /** A provider's generated model list, under src/ai/catalog/models/. */

@@ -85,6 +85,9 @@ const BUILTIN_LOADERS: Record<string, () => Promise<ProviderModule>> = {
   "openai-completions": () => import("./providers/openai-completions.ts"),
   "openai-responses": () => import("./providers/openai-responses.ts"),
   "google-generative-ai": () => import("./providers/google.ts"),
+  "azure-openai-responses": () => import("./providers/azure-openai-responses.ts"),
+  "google-vertex": () => import("./providers/google-vertex.ts"),
+  "bedrock-converse-stream": () => import("./providers/bedrock/converse-stream.ts"),
   "faux": () => import("./providers/faux.ts"),
 };
 

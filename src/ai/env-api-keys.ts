@@ -2,6 +2,9 @@
  * API keys from the environment: each provider of the catalog's index names its
  * variables (pi's names), so a key set for any of them is found without models.json.
  */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { CATALOG_PROVIDERS } from "./catalog/providers.ts";
 
 /** Environment variables that hold API keys, by provider, as shown to the user (the usual one first). */
@@ -26,6 +29,76 @@ const KEYLESS_PROVIDERS: Record<string, string> = {
   faux: "faux",
 };
 
+/**
+ * The key that stands for a cloud's own credentials (pi's placeholder): the provider
+ * finds them itself (AWS keys or profile, Google's Application Default Credentials).
+ */
+export const AMBIENT_CREDENTIAL = "<authenticated>";
+
+const env = (name: string): string | undefined => process.env[name] || undefined;
+
+/** Google's Application Default Credentials: a key file named by the variable, or gcloud's own. */
+function hasGoogleAdc(): boolean {
+  const file = env("GOOGLE_APPLICATION_CREDENTIALS") ?? join(homedir(), ".config", "gcloud", "application_default_credentials.json");
+  return existsSync(file);
+}
+
+/**
+ * Providers reachable without a key, through their cloud's credentials, and how to say
+ * what is missing. The variables are pi's; none of them is read at start-up beyond
+ * this presence check.
+ */
+const AMBIENT: Record<string, { present(): boolean; howToSet: string }> = {
+  "amazon-bedrock": {
+    present: () =>
+      Boolean(
+        env("AWS_PROFILE") ||
+          (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) ||
+          env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
+          env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
+          env("AWS_WEB_IDENTITY_TOKEN_FILE") ||
+          env("AWS_BEDROCK_SKIP_AUTH") === "1",
+      ),
+    howToSet: "AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN for temporary keys), or AWS_BEARER_TOKEN_BEDROCK",
+  },
+  "google-vertex": {
+    present: () => Boolean((env("GOOGLE_CLOUD_PROJECT") || env("GCLOUD_PROJECT")) && env("GOOGLE_CLOUD_LOCATION") && hasGoogleAdc()),
+    howToSet: "GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with Application Default Credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS)",
+  },
+};
+
+/** The variables the cloud providers' own credentials are found by (tests clear them for a clean slate). */
+export const AMBIENT_CREDENTIAL_VARIABLES: readonly string[] = [
+  "AWS_PROFILE",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+  "AWS_WEB_IDENTITY_TOKEN_FILE",
+  "AWS_BEDROCK_SKIP_AUTH",
+  "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_ROLE_ARN",
+  "AWS_ENDPOINT_URL_STS",
+  "AWS_CONFIG_FILE",
+  "GOOGLE_CLOUD_PROJECT",
+  "GCLOUD_PROJECT",
+  "GOOGLE_CLOUD_LOCATION",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "AZURE_OPENAI_BASE_URL",
+  "AZURE_OPENAI_RESOURCE_NAME",
+  "AZURE_OPENAI_API_VERSION",
+  "AZURE_OPENAI_DEPLOYMENT_NAME_MAP",
+];
+
+/** What to set for a provider's credential, as one phrase ("A or B"); undefined for providers the catalog does not know. */
+export function credentialHint(provider: string): string | undefined {
+  if (Object.hasOwn(AMBIENT, provider)) return AMBIENT[provider].howToSet;
+  return findEnvKeys(provider)?.join(" or ");
+}
+
 export function findEnvKeys(provider: string): string[] | undefined {
   const names = ENV_KEYS.get(provider);
   return names ? [...new Set([...names, ...(EXTRA_ENV_KEYS[provider] ?? [])])] : undefined;
@@ -39,6 +112,7 @@ export function getEnvApiKey(provider: string): string | undefined {
     const value = process.env[name];
     if (value) return value;
   }
+  if (Object.hasOwn(AMBIENT, provider) && AMBIENT[provider].present()) return AMBIENT_CREDENTIAL;
   return undefined;
 }
 

@@ -11,6 +11,10 @@ export type KnownApi =
   | "openai-completions"
   | "openai-responses"
   | "google-generative-ai"
+  /** Cloud providers: Azure OpenAI's Responses API, Gemini on Vertex AI, Bedrock's ConverseStream. */
+  | "azure-openai-responses"
+  | "google-vertex"
+  | "bedrock-converse-stream"
   /** The offline scripted model (src/ai/providers/faux.ts). */
   | "faux";
 /** Extensions may register further APIs, so any string is accepted. */

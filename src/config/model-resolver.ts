@@ -23,7 +23,7 @@
  * (flag or suffix) had to change; levels from settings or the "off" default are
  * clamped silently, since they are not about this model in particular.
  */
-import { findEnvKeys, getEnvApiKey } from "../ai/env-api-keys.ts";
+import { credentialHint, findEnvKeys, getEnvApiKey } from "../ai/env-api-keys.ts";
 import { DEFAULT_MODEL_IDS } from "../ai/models-catalog.ts";
 import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/models.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
@@ -133,9 +133,9 @@ function nearestModelWord(text: string, models: readonly Model[]): string | unde
 
 /** A catalog provider's models are only offered once its key is set: say which variable. */
 function missingKeyHint(provider: string): string | undefined {
-  const envVars = findEnvKeys(provider);
+  const envVars = credentialHint(provider);
   if (!envVars || getEnvApiKey(provider) !== undefined) return undefined;
-  return `Provider "${provider}" has no API key: set ${envVars.join(" or ")}, run \`${loginCommand(provider)}\`, or set "apiKey" for it in models.json.`;
+  return `Provider "${provider}" has no API key: set ${envVars}, run \`${loginCommand(provider)}\`, or set "apiKey" for it in models.json.`;
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */

@@ -16,6 +16,9 @@ export const SUPPORTED_APIS: readonly KnownApi[] = [
   "openai-responses",
   "anthropic-messages",
   "google-generative-ai",
+  "azure-openai-responses",
+  "google-vertex",
+  "bedrock-converse-stream",
 ];
 
 const MODELS_JSON_HINT = "Fix models.json and try again.";

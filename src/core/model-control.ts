@@ -6,7 +6,7 @@
 import type { SessionHooks } from "./session-hooks.ts";
 import { clampThinkingLevel, getSupportedThinkingLevels } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { credentialHint } from "../ai/env-api-keys.ts";
 import { loginCommand } from "../auth/signin/providers.ts";
 import type { Agent } from "../agent/agent.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
@@ -53,9 +53,9 @@ export class ModelControl {
     const override = model.provider === this.overrideProvider ? this.apiKeyOverride : undefined;
     const key = await this.session.registry.getApiKey(model, override);
     if (key) return key;
-    const envVars = findEnvKeys(model.provider);
+    const envVars = credentialHint(model.provider);
     const signIn = `run \`${loginCommand(model.provider)}\``;
-    const how = envVars ? `set ${envVars.join(" or ")}, or ${signIn}` : `${signIn}, or set "apiKey" for provider "${model.provider}" in models.json`;
+    const how = envVars ? `set ${envVars}, or ${signIn}` : `${signIn}, or set "apiKey" for provider "${model.provider}" in models.json`;
     throw new Error(`No API key for ${model.provider}/${model.id}: ${how}.`);
   }
 

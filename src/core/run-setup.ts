@@ -4,7 +4,7 @@
  * Shared by every mode so they fail the same way, with the same messages.
  */
 import { resolve } from "node:path";
-import { findEnvKeys } from "../ai/env-api-keys.ts";
+import { credentialHint } from "../ai/env-api-keys.ts";
 import { loginCommand } from "../auth/signin/providers.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
@@ -155,10 +155,10 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
 
   const apiKey = await startupApiKey(registry, model, options);
   if (!apiKey && options.requireApiKey !== false) {
-    const envVars = findEnvKeys(model.provider);
+    const envVars = credentialHint(model.provider);
     const signIn = `run \`${loginCommand(model.provider)}\``;
     const how = envVars
-      ? `set ${envVars.join(" or ")}, ${signIn}, or pass --api-key`
+      ? `set ${envVars}, ${signIn}, or pass --api-key`
       : `${signIn}, set "apiKey" for provider "${model.provider}" in ${getModelsJsonPath()}, or pass --api-key`;
     throw new UserError(`No API key for ${model.provider}/${model.id}: ${how}.`, 3); // exit code 3: missing credentials (docs/headless.md)
   }

@@ -5,13 +5,13 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
+import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
 import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
 import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
 import type { Model } from "../../src/ai/types.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"];
+const APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "azure-openai-responses", "google-vertex", "bedrock-converse-stream"];
 
 const savedEnv = new Map<string, string | undefined>();
 function setEnv(name: string, value: string | undefined): void {
@@ -62,6 +62,9 @@ describe("the provider index", () => {
       "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
       "xiaomi-token-plan-sgp": "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
       "ant-ling": "ANT_LING_API_KEY",
+      "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK",
+      "google-vertex": "GOOGLE_CLOUD_API_KEY",
+      "azure-openai-responses": "AZURE_OPENAI_API_KEY",
     };
     for (const [provider, variable] of Object.entries(expected)) expect(findEnvKeys(provider)?.[0]).toBe(variable);
     expect(getCatalogProviders().map((provider) => provider.id).sort()).toEqual(Object.keys(expected).sort());
@@ -69,7 +72,8 @@ describe("the provider index", () => {
 
   test("every provider has a URL and an API xcsh speaks", () => {
     for (const provider of getCatalogProviders()) {
-      expect(URL.canParse(provider.baseUrl)).toBe(true);
+      // A cloud provider's endpoint is a template of the account's ({location}, {resource}).
+      expect(URL.canParse(provider.baseUrl.replace(/\{[a-z]+\}/g, "x"))).toBe(true);
       expect(APIS).toContain(provider.api);
       expect(provider.name.length).toBeGreaterThan(0);
     }
@@ -125,6 +129,7 @@ describe("the generated models", () => {
 
   test("only the providers with a key set are offered without being named", () => {
     for (const provider of getCatalogProviders()) for (const name of provider.envKeys) setEnv(name, undefined);
+    for (const name of AMBIENT_CREDENTIAL_VARIABLES) setEnv(name, undefined);
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "faux"]);
     setEnv("DEEPSEEK_API_KEY", "sk-ds");
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "deepseek", "faux"]);

@@ -6,10 +6,10 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CATALOG_PROVIDERS } from "../../src/ai/catalog/providers.ts";
-import { findEnvKeys } from "../../src/ai/env-api-keys.ts";
+import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys } from "../../src/ai/env-api-keys.ts";
 
 /** The config root, and every provider key variable xcsh reads (Anthropic's bearer tokens included). */
-const ISOLATED_ENV = ["XCSH_CODING_AGENT_DIR", ...new Set(CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys))];
+const ISOLATED_ENV = ["XCSH_CODING_AGENT_DIR", ...new Set([...CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys), ...AMBIENT_CREDENTIAL_VARIABLES])];
 
 export interface ConfigSandbox {
   agentDir: string;

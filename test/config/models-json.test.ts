@@ -86,7 +86,7 @@ describe("loadModelsJson", () => {
   test("an unknown api lists the supported ones", () => {
     const error = loadError({ providers: { local: { baseUrl: "http://x", api: "openai-chat", models: [{ id: "m" }] } } });
     expect(error.message).toContain(
-      'providers.local.api: expected one of "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai" (got "openai-chat")',
+      'providers.local.api: expected one of "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai", "azure-openai-responses", "google-vertex", "bedrock-converse-stream" (got "openai-chat")',
     );
   });
 

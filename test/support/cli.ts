@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CATALOG_PROVIDERS } from "../../src/ai/catalog/providers.ts";
-import { findEnvKeys } from "../../src/ai/env-api-keys.ts";
+import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys } from "../../src/ai/env-api-keys.ts";
 
 const root = join(import.meta.dir, "..", "..");
 export const BINARY = join(root, "dist", process.platform === "win32" ? "xcsh.exe" : "xcsh");
@@ -43,8 +43,8 @@ export interface TestHome {
   cleanup(): void;
 }
 
-/** Every provider key variable xcsh reads: a developer's own GROQ_API_KEY must not change what a test sees. */
-const KEY_VARS = [...new Set(CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys))];
+/** Every provider key variable xcsh reads, and the clouds' own: a developer's GROQ_API_KEY or AWS_PROFILE must not change what a test sees. */
+const KEY_VARS = [...new Set([...CATALOG_PROVIDERS.flatMap((provider) => findEnvKeys(provider.id) ?? provider.envKeys), ...AMBIENT_CREDENTIAL_VARIABLES])];
 
 export function makeTestHome(): TestHome {
   const home = mkdtempSync(join(tmpdir(), "xcsh-test-"));

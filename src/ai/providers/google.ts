@@ -42,7 +42,7 @@ export interface GoogleOptions {
   thinking?: GoogleThinkingOptions;
 }
 
-type GoogleStreamOptions = StreamOptions & GoogleOptions;
+export type GoogleStreamOptions = StreamOptions & GoogleOptions;
 
 // --- client -----------------------------------------------------------------
 
@@ -61,25 +61,29 @@ export function splitBaseUrl(baseUrl: string): { baseUrl?: string; apiVersion: s
   return trimmed ? { baseUrl: trimmed, apiVersion: DEFAULT_API_VERSION } : { apiVersion: DEFAULT_API_VERSION };
 }
 
-function createClient(model: Model, options: GoogleStreamOptions | undefined): GoogleGenAI {
+/** The SDK's request settings every client shares: headers, timeout, and retries (none unless asked). */
+export function sdkHttpOptions(model: Model, options: GoogleStreamOptions | undefined) {
   const maxRetries = options?.maxRetries ?? 0;
+  return {
+    headers: { ...model.headers, ...options?.headers },
+    timeout: options?.timeoutMs,
+    // Without retryOptions the SDK sends exactly one request: retrying is the session's job.
+    retryOptions:
+      maxRetries > 0
+        ? {
+            attempts: maxRetries + 1,
+            maxDelay: options?.maxRetryDelayMs !== undefined ? options.maxRetryDelayMs / 1000 : undefined,
+          }
+        : undefined,
+  };
+}
+
+function createClient(model: Model, options: GoogleStreamOptions | undefined): GoogleGenAI {
   return new GoogleGenAI({
     apiKey: resolveProviderApiKey(model, options),
     // Never let GOOGLE_GENAI_USE_VERTEXAI in the environment reroute a Gemini API model.
     vertexai: false,
-    httpOptions: {
-      ...splitBaseUrl(model.baseUrl),
-      headers: { ...model.headers, ...options?.headers },
-      timeout: options?.timeoutMs,
-      // Without retryOptions the SDK sends exactly one request: retrying is the session's job.
-      retryOptions:
-        maxRetries > 0
-          ? {
-              attempts: maxRetries + 1,
-              maxDelay: options?.maxRetryDelayMs !== undefined ? options.maxRetryDelayMs / 1000 : undefined,
-            }
-          : undefined,
-    },
+    httpOptions: { ...splitBaseUrl(model.baseUrl), ...sdkHttpOptions(model, options) },
   });
 }
 
@@ -237,42 +241,50 @@ function describeError(error: unknown, userSignal: AbortSignal | undefined, time
 
 // --- entry points -----------------------------------------------------------
 
-export const stream: ApiStreamFunction = (model, context, rawOptions) => {
-  const options = rawOptions as GoogleStreamOptions | undefined;
-  const userSignal = options?.signal;
-  return runProviderStream(model, userSignal, async (builder) => {
-    const client = createClient(model, options);
-    let payload: GenerateContentParameters = buildParameters(model, context, options);
-    const replaced = await options?.onPayload?.(payload, model);
-    if (replaced !== undefined) payload = replaced as GenerateContentParameters;
+/** Makes the SDK client for a request: the Gemini API's, or Vertex AI's (google-vertex.ts). */
+export type GoogleClientFactory = (model: Model, options: GoogleStreamOptions | undefined) => GoogleGenAI;
 
-    // Our own controller as well as the caller's: whenever reading stops early
-    // (an exception here), the HTTP request is cancelled instead of left open.
-    const stop = new AbortController();
-    const abortSignal = userSignal ? AbortSignal.any([userSignal, stop.signal]) : stop.signal;
-    try {
-      const chunks = await client.models.generateContentStream({
-        ...payload,
-        // The SDK would silently re-request a dropped stream; the session retries visibly instead.
-        config: { ...payload.config, abortSignal, automaticContinuation: false },
-      });
-      const reader = new ChunkReader(builder);
-      let first = true;
-      for await (const chunk of chunks) {
-        if (first) {
-          first = false;
-          await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
+/** A generateContent stream over the clients a factory makes. */
+export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction {
+  return (model, context, rawOptions) => {
+    const options = rawOptions as GoogleStreamOptions | undefined;
+    const userSignal = options?.signal;
+    return runProviderStream(model, userSignal, async (builder) => {
+      const client = makeClient(model, options);
+      let payload: GenerateContentParameters = buildParameters(model, context, options);
+      const replaced = await options?.onPayload?.(payload, model);
+      if (replaced !== undefined) payload = replaced as GenerateContentParameters;
+
+      // Our own controller as well as the caller's: whenever reading stops early
+      // (an exception here), the HTTP request is cancelled instead of left open.
+      const stop = new AbortController();
+      const abortSignal = userSignal ? AbortSignal.any([userSignal, stop.signal]) : stop.signal;
+      try {
+        const chunks = await client.models.generateContentStream({
+          ...payload,
+          // The SDK would silently re-request a dropped stream; the session retries visibly instead.
+          config: { ...payload.config, abortSignal, automaticContinuation: false },
+        });
+        const reader = new ChunkReader(builder);
+        let first = true;
+        for await (const chunk of chunks) {
+          if (first) {
+            first = false;
+            await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
+          }
+          reader.read(chunk);
         }
-        reader.read(chunk);
+        reader.finish();
+      } catch (error) {
+        throw describeError(error, userSignal, options?.timeoutMs);
+      } finally {
+        stop.abort();
       }
-      reader.finish();
-    } catch (error) {
-      throw describeError(error, userSignal, options?.timeoutMs);
-    } finally {
-      stop.abort();
-    }
-  });
-};
+    });
+  };
+}
+
+export const stream: ApiStreamFunction = geminiStream(createClient);
 
 /**
  * The per-model thinking decision. Gemini 3 takes a level and cannot stop
@@ -310,11 +322,16 @@ export function geminiThinking(
   return { enabled: true, budgetTokens: budget };
 }
 
-export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
-  const level = clampThinkingLevel(model, options?.reasoning ?? "off");
-  const maxTokens = options?.maxTokens ?? model.maxTokens;
-  const thinking = geminiThinking(model, level, maxTokens, options?.thinkingBudgets);
-  const { reasoning: _reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
-  const googleOptions: GoogleStreamOptions = { ...rest, thinking };
-  return stream(model, context, googleOptions as ProviderStreamOptions);
-};
+/** The simple form of a Gemini stream: the thinking level becomes Gemini's thinking knobs. */
+export function geminiStreamSimple(streamFunction: ApiStreamFunction): ApiStreamSimpleFunction {
+  return (model, context, options) => {
+    const level = clampThinkingLevel(model, options?.reasoning ?? "off");
+    const maxTokens = options?.maxTokens ?? model.maxTokens;
+    const thinking = geminiThinking(model, level, maxTokens, options?.thinkingBudgets);
+    const { reasoning: _reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
+    const googleOptions: GoogleStreamOptions = { ...rest, thinking };
+    return streamFunction(model, context, googleOptions as ProviderStreamOptions);
+  };
+}
+
+export const streamSimple: ApiStreamSimpleFunction = geminiStreamSimple(stream);

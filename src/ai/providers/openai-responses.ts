@@ -3,7 +3,7 @@
  * (`store: false`): reasoning comes back encrypted and is replayed from the
  * thinking block's signature on the next turn; see openai-responses-convert.ts.
  */
-import { APIError } from "openai";
+import { APIError, type OpenAI } from "openai";
 import type {
   Response as OpenAIResponse,
   ResponseCreateParamsStreaming,
@@ -233,30 +233,42 @@ function describeStreamError(error: unknown): unknown {
   return error;
 }
 
-export const stream: ApiStreamFunction = (model, context, options?: ProviderStreamOptions) => {
-  const opts = options as Options | undefined;
-  return runProviderStream(model, opts?.signal, async (builder) => {
-    const sessionHeader: Record<string, string> =
-      model.compat?.sendSessionIdHeader && opts?.sessionId ? { session_id: opts.sessionId } : {};
-    const client = createOpenAIClient(model, { ...opts, headers: { ...opts?.headers, ...sessionHeader } });
+/**
+ * How a request reaches the service: the SDK client, and the model name the service
+ * knows (Azure's deployment name rather than the model's id).
+ */
+export type ResponsesConnector = (model: Model, options: StreamOptions) => { client: OpenAI; modelName?: string };
 
-    let payload = buildPayload(model, context, opts);
-    const replaced = await opts?.onPayload?.(payload, model);
-    if (replaced !== undefined) payload = replaced as ResponseCreateParamsStreaming;
+/** A Responses stream over the clients a connector makes (OpenAI's own, or Azure's). */
+export function responsesStream(connect: ResponsesConnector): ApiStreamFunction {
+  return (model, context, options?: ProviderStreamOptions) => {
+    const opts = options as Options | undefined;
+    return runProviderStream(model, opts?.signal, async (builder) => {
+      const sessionHeader: Record<string, string> =
+        model.compat?.sendSessionIdHeader && opts?.sessionId ? { session_id: opts.sessionId } : {};
+      const { client, modelName } = connect(model, { ...opts, headers: { ...opts?.headers, ...sessionHeader } });
 
-    const { data: events, response } = await client.responses.create(payload, { signal: opts?.signal }).withResponse();
-    await opts?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
+      let payload = buildPayload(model, context, opts);
+      if (modelName) payload.model = modelName;
+      const replaced = await opts?.onPayload?.(payload, model);
+      if (replaced !== undefined) payload = replaced as ResponseCreateParamsStreaming;
 
-    const reader = new ResponsesEventReader(builder);
-    try {
-      for await (const event of events) reader.handle(event);
-    } catch (error) {
-      throw describeStreamError(error);
-    }
-    // The SDK ends the iteration quietly on abort; runProviderStream reports that.
-    if (!reader.finished && !opts?.signal?.aborted) throw new Error("Connection closed before the response completed");
-  });
-};
+      const { data: events, response } = await client.responses.create(payload, { signal: opts?.signal }).withResponse();
+      await opts?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
+
+      const reader = new ResponsesEventReader(builder);
+      try {
+        for await (const event of events) reader.handle(event);
+      } catch (error) {
+        throw describeStreamError(error);
+      }
+      // The SDK ends the iteration quietly on abort; runProviderStream reports that.
+      if (!reader.finished && !opts?.signal?.aborted) throw new Error("Connection closed before the response completed");
+    });
+  };
+}
+
+export const stream: ApiStreamFunction = responsesStream((model, options) => ({ client: createOpenAIClient(model, options) }));
 
 /** The effort for a level: the model's own mapping when it has one, else the level's name. */
 function reasoningEffort(model: Model, level: ThinkingLevel | undefined): string | undefined {
@@ -271,8 +283,13 @@ function reasoningEffort(model: Model, level: ThinkingLevel | undefined): string
   return mappedThinkingValue(model, clamped, clamped);
 }
 
-export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
-  const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
-  const effort = reasoningEffort(model, reasoning);
-  return stream(model, context, { ...rest, ...(effort ? { reasoningEffort: effort } : {}) });
-};
+/** The simple form of a Responses stream: the thinking level becomes a reasoning effort. */
+export function responsesStreamSimple(streamFunction: ApiStreamFunction): ApiStreamSimpleFunction {
+  return (model, context, options) => {
+    const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
+    const effort = reasoningEffort(model, reasoning);
+    return streamFunction(model, context, { ...rest, ...(effort ? { reasoningEffort: effort } : {}) });
+  };
+}
+
+export const streamSimple: ApiStreamSimpleFunction = responsesStreamSimple(stream);

@@ -5,7 +5,7 @@
  * only where it is and what kind it is. Runs no key command and makes no request.
  */
 import { CATALOG_PROVIDERS } from "../../ai/catalog/providers.ts";
-import { findEnvKeys } from "../../ai/env-api-keys.ts";
+import { AMBIENT_CREDENTIAL, credentialHint, findEnvKeys, getEnvApiKey } from "../../ai/env-api-keys.ts";
 import { authFileMode } from "../auth-file.ts";
 import type { AuthStore } from "../auth-store.ts";
 import { signInProvider, SIGN_IN_PROVIDERS } from "../signin/providers.ts";
@@ -56,6 +56,8 @@ function candidates(stored: string[], modelsJsonKeys: ReadonlySet<string>): stri
   const names = [...stored, ...modelsJsonKeys];
   // findEnvKeys, not the catalog's list alone: Anthropic's ANTHROPIC_AUTH_TOKEN / ANTHROPIC_OAUTH_TOKEN count too.
   for (const provider of CATALOG_PROVIDERS) if ((findEnvKeys(provider.id) ?? provider.envKeys).some((name) => process.env[name])) names.push(provider.id);
+  // Bedrock and Vertex also run on their cloud's own credentials (an AWS profile, Google's ADC).
+  for (const provider of CATALOG_PROVIDERS) if (getEnvApiKey(provider.id) === AMBIENT_CREDENTIAL) names.push(provider.id);
   return [...new Set(names)];
 }
 
@@ -66,6 +68,9 @@ function sourcesOf(store: AuthStore, provider: string, modelsJsonKeys: ReadonlyS
   if (modelsJsonKeys.has(provider)) sources.push({ where: "models.json", text: `"apiKey" in models.json`, usable: true });
   for (const name of findEnvKeys(provider) ?? []) {
     if (process.env[name]) sources.push({ where: "environment", text: `${name} set in the environment`, usable: true });
+  }
+  if (sources.length === 0 && getEnvApiKey(provider) === AMBIENT_CREDENTIAL) {
+    sources.push({ where: "environment", text: "the cloud's own credentials in the environment", usable: true });
   }
   return sources;
 }
@@ -108,8 +113,8 @@ function duration(ms: number): string {
 
 function howToAdd(provider: string): string {
   if (signInProvider(provider)) return `Run \`xcsh auth login ${provider}\`.`;
-  const vars = findEnvKeys(provider);
-  return `Run \`xcsh auth login ${provider}\`${vars ? ` or set ${vars.join(" or ")}` : ""}.`;
+  const vars = credentialHint(provider);
+  return `Run \`xcsh auth login ${provider}\`${vars ? ` or set ${vars}` : ""}.`;
 }
 
 function fileMode(path: string): number | undefined {
