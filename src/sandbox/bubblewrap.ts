@@ -6,7 +6,9 @@
  * covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
  * starts outlives it (the kernel kills the namespace with its first process) and it
  * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
- * Network "deny" is a network namespace of its own: no interface but loopback.
+ * Network "deny" is a network namespace of its own: no interface but loopback; so is a
+ * list of hosts, whose only way out is the filtering proxy's Unix socket (network-proxy.ts),
+ * its folder bound read-only so that no command can put another socket in its place.
  *
  * Pure but for checking which paths exist; finding and probing bwrap is in launcher.ts.
  */
@@ -22,10 +24,13 @@ function real(path: string): string {
   }
 }
 
-/** The bwrap arguments (without the program) that put `argv` under `policy`. */
-export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, argv: readonly string[]): string[] {
+/**
+ * The bwrap arguments (without the program) that put `argv` under `policy`. `proxyFolder`:
+ * the filtering proxy's folder, when the network is a list of hosts.
+ */
+export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, argv: readonly string[], proxyFolder?: string): string[] {
   const args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  if (policy.network === "deny") args.push("--unshare-net");
+  if (policy.network !== "allow") args.push("--unshare-net");
   if (policy.mode === "workspace-write") {
     for (const root of layout.writableRoots) {
       const path = real(root);
@@ -38,6 +43,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   for (const path of layout.hiddenPaths) {
     if (existsSync(path)) args.push("--tmpfs", real(path));
   }
+  // After the writable binds: the folder may lie in the temp folder, which they make writable.
+  if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);
   args.push("--chdir", layout.cwd, "--", ...argv);
   return args;
 }
