@@ -103,7 +103,7 @@ const raw = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo raw-co
 
 describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
   test("a listed host is reached through the proxy, by address, by name and through a tunnel; anything else is refused with a message naming the host and the setting; raw sockets reach nothing", async () => {
-    const allowed = allowedServer.port;
+    const allowed = allowedServer.port!;
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`127.0.0.1:${allowed}`, `localhost:${allowed}`] } });
     const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
     const before = { ...hits };
@@ -136,7 +136,7 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
   }, 60_000);
 
   test("a command cannot take the proxy's socket from the next one; exit statuses pass through; the proxy's folder is gone when xcsh ends", async () => {
-    const allowed = allowedServer.port;
+    const allowed = allowedServer.port!;
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`127.0.0.1:${allowed}`] } });
     const tmp = fixture.home.env.TMPDIR!;
     const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
