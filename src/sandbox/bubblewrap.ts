@@ -25,6 +25,23 @@ function real(path: string): string {
 }
 
 /**
+ * Real paths of the writable roots and hidden folders, resolved once per run: they are
+ * fixed when the session starts, and each realpath costs ~30–40 µs (a lstat per component).
+ * Not the protected paths inside the roots: a command may change what those lead to, so
+ * they are resolved again (and checked to exist) before every command.
+ */
+const settledRealPaths = new Map<string, string>();
+function settledReal(path: string): string {
+  let resolved = settledRealPaths.get(path);
+  if (resolved === undefined) {
+    resolved = real(path);
+    // Only a path that exists is settled; a missing one may appear (and be a symlink) later.
+    if (resolved !== path || existsSync(path)) settledRealPaths.set(path, resolved);
+  }
+  return resolved;
+}
+
+/**
  * The bwrap arguments (without the program) that put `argv` under `policy`. `proxyFolder`:
  * the filtering proxy's folder, when the network is a list of hosts.
  */
@@ -33,15 +50,17 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   if (policy.network !== "allow") args.push("--unshare-net");
   if (policy.mode === "workspace-write") {
     for (const root of layout.writableRoots) {
-      const path = real(root);
+      const path = settledReal(root);
       args.push("--bind-try", path, path);
     }
     for (const path of layout.protectedPaths) {
-      if (existsSync(path)) args.push("--ro-bind", real(path), real(path));
+      if (!existsSync(path)) continue;
+      const target = real(path);
+      args.push("--ro-bind", target, target);
     }
   }
   for (const path of layout.hiddenPaths) {
-    if (existsSync(path)) args.push("--tmpfs", real(path));
+    if (existsSync(path)) args.push("--tmpfs", settledReal(path));
   }
   // After the writable binds: the folder may lie in the temp folder, which they make writable.
   if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);

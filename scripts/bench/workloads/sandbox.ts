@@ -36,12 +36,21 @@ interface CallTimes {
   toolMs: number;
   /** spawn → get_state answer. */
   readyMs: number;
+  /** prompt → tool_execution_start, and tool_execution_end → agent_end: the turns around the call. */
+  beforeToolMs: number;
+  afterToolMs: number;
 }
 
 async function bashCallOnce(context: BenchContext, agent: Agent, mode: Mode): Promise<CallTimes> {
   const run = await runSearchThroughAgent(context, agent.project, agent, "bash", { command: "echo hi" }, { tools: "bash", extraArgs: ["--sandbox", mode] });
   if (!/\bhi\b/.test(run.resultText)) throw new Error(`bash under --sandbox ${mode} did not return "hi": ${run.resultText.slice(0, 200) || "(no tool result)"}`);
-  return { runMs: run.agentEndAt - run.promptAt, toolMs: run.toolEndAt - run.toolStartAt, readyMs: run.readyAt - run.spawnedAt };
+  return {
+    runMs: run.agentEndAt - run.promptAt,
+    toolMs: run.toolEndAt - run.toolStartAt,
+    readyMs: run.readyAt - run.spawnedAt,
+    beforeToolMs: run.toolStartAt - run.promptAt,
+    afterToolMs: run.agentEndAt - run.toolEndAt,
+  };
 }
 
 export const sandboxBash: Workload = {
@@ -79,6 +88,8 @@ export const sandboxBash: Workload = {
       row("off: tool_execution_start → end", pick("off", "toolMs"), samples.failures),
       row("workspace-write: tool_execution_start → end", pick("workspace-write", "toolMs"), samples.failures),
       row("added by the sandbox: tool_execution_start → end", added("toolMs"), samples.failures),
+      row("added by the sandbox: prompt → tool_execution_start", added("beforeToolMs"), samples.failures),
+      row("added by the sandbox: tool_execution_end → agent_end", added("afterToolMs"), samples.failures),
       row("added by the sandbox at start-up: spawn → get_state", added("readyMs"), samples.failures),
     ];
   },
