@@ -124,9 +124,9 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
     try {
       url = new URL(requestTarget);
     } catch {
-      return fail("400 Bad Request", `this is the sandbox's proxy: ask it for an absolute http:// URL or CONNECT host:port, not ${JSON.stringify(requestTarget)}`);
+      return fail("400 Bad Request", `ask for an absolute http:// URL or CONNECT host:port, not ${JSON.stringify(requestTarget)}`);
     }
-    if (url.protocol !== "http:") return fail("400 Bad Request", `only http:// URLs are forwarded (${url.protocol}// goes through CONNECT)`);
+    if (url.protocol !== "http:") return fail("400 Bad Request", `only http:// URLs are forwarded; ${url.protocol}// and https go through CONNECT host:port`);
     const target = { host: normalizeHost(url.hostname), port: url.port ? Number(url.port) : 80 };
     if (!isHostAllowed(hosts, target.host, target.port)) {
       send(client, refusal(target, hosts));

@@ -62,7 +62,12 @@ beforeAll(() => {
     },
   });
 });
+/** The agent a test started: killed after it, so a failed test leaves no proxy for the next to see. */
+let started: RpcProcess | undefined;
+const start = () => (started = fixture.start(["--model", "fake/fake-model", "--no-session"]));
 afterEach(() => {
+  started?.kill();
+  started = undefined;
   fixture.server.clearScript();
   fixture.home.writeSettings({});
 });
@@ -105,7 +110,7 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
   test("a listed host is reached through the proxy, by address, by name and through a tunnel; anything else is refused with a message naming the host and the setting; raw sockets reach nothing", async () => {
     const allowed = allowedServer.port!;
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`127.0.0.1:${allowed}`, `localhost:${allowed}`] } });
-    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const rpc = start();
     const before = { ...hits };
     const [byAddress, byName, tunnelled, otherPort, otherHost, rawSocket, env] = await toolResults(rpc, [
       get(`http://127.0.0.1:${allowed}/by-address`),
@@ -139,17 +144,20 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
     const allowed = allowedServer.port!;
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`127.0.0.1:${allowed}`] } });
     const tmp = fixture.home.env.TMPDIR!;
-    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
-    const [first, removal, after, status] = await toolResults(rpc, [
+    const rpc = start();
+    const [first, removal, after, malformed, status] = await toolResults(rpc, [
       get(`http://127.0.0.1:${allowed}/first`),
       `rm -rf ${tmp}/xcsh-net-*/proxy.sock 2>&1; ls ${tmp}/xcsh-net-*/`,
       get(`http://127.0.0.1:${allowed}/after`),
+      // Speaking to the proxy as to a server, or not in HTTP at all: answered, and it keeps serving.
+      `exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:}; printf 'GET /x HTTP/1.1\r\nHost: a\r\n\r\n' >&3; head -n 1 <&3; exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:}; printf 'garbage\r\n\r\n' >&3; tail -n 1 <&3`,
       "echo failing; exit 3",
     ]);
     expect(first!.text).toBe("allowed server saw /first");
     expect(removal!.text).toContain("Read-only file system");
     expect(removal!.text).toContain("proxy.sock");
     expect(after!.text).toBe("allowed server saw /after");
+    expect(malformed!.text).toMatch(/^HTTP\/1\.1 400 Bad Request\r?\nxcsh sandbox proxy: not an HTTP\/1\.x proxy request$/);
     expect(status!.isError).toBe(true);
     expect(status!.text).toContain("failing");
     expect(status!.text).toContain("exited with code 3");
@@ -160,7 +168,7 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
 
   test('network "deny" still blocks everything and names no proxy', async () => {
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: "deny" } });
-    const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
+    const rpc = start();
     const before = hits.allowed;
     const [fetched, env] = await toolResults(rpc, [`${get(`http://127.0.0.1:${allowedServer.port}/denied`)} || echo fetch-failed`, "env | grep -ci _proxy; true"]);
     expect(fetched!.text).toContain("fetch-failed");
