@@ -14,11 +14,11 @@
  * Host names are matched as the program asked for them and resolved here, by xcsh.
  *
  * Started on the first sandboxed command that needs it; its folder is removed and the
- * server closed when xcsh exits. Why our own rather than @anthropic-ai/sandbox-runtime's:
+ * server closed when xcsh exits (or, after a SIGKILL, by the next xcsh that starts one). Why our own rather than @anthropic-ai/sandbox-runtime's:
  * its proxy is internal to a manager that builds the whole bwrap command line itself and
  * bridges with socat (not installed by default); see docs/security.md.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SocketListener } from "bun";
@@ -137,10 +137,38 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
   };
 }
 
+const FOLDER_PREFIX = "xcsh-net-";
+
+/**
+ * Removes the folders of proxies whose xcsh is gone: one killed with SIGKILL runs no exit
+ * hook. The folder's name carries its xcsh's pid.
+ */
+function removeStaleFolders(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent).filter((name) => name.startsWith(FOLDER_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(FOLDER_PREFIX.length).split("-")[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+      continue; // alive (or another user's: EPERM below keeps it too)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue;
+    }
+    rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
 /** Starts the proxy for `hosts` on a Unix socket in a new private folder. */
 export function startNetworkProxy(hosts: readonly HostPattern[]): RunningProxy {
+  const parent = tmpdir();
+  removeStaleFolders(parent);
   // mkdtemp makes the folder 0700: only this user can reach the socket.
-  const folder = mkdtempSync(join(tmpdir(), "xcsh-net-"));
+  const folder = mkdtempSync(join(parent, `${FOLDER_PREFIX}${process.pid}-`));
   const socketPath = join(folder, "proxy.sock");
   let listener: SocketListener<Endpoint>;
   try {

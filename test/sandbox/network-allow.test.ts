@@ -140,10 +140,14 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
     expect(await rpc.close()).toBe(0);
   }, 60_000);
 
-  test("a command cannot take the proxy's socket from the next one; exit statuses pass through; the proxy's folder is gone when xcsh ends", async () => {
+  test("a command cannot take the proxy's socket from the next one; exit statuses pass through; the proxy's folder is gone when xcsh ends, and a dead xcsh's is removed", async () => {
     const allowed = allowedServer.port!;
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`127.0.0.1:${allowed}`] } });
     const tmp = fixture.home.env.TMPDIR!;
+    // What an xcsh killed with SIGKILL leaves: the folder of a proxy whose process is gone.
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    mkdirSync(join(tmp, `xcsh-net-${gone.pid}-stale`));
     const rpc = start();
     const [first, removal, after, malformed, status] = await toolResults(rpc, [
       get(`http://127.0.0.1:${allowed}/first`),
@@ -161,7 +165,7 @@ describe.skipIf(!canSandbox)("sandbox.network: a list of hosts", () => {
     expect(status!.isError).toBe(true);
     expect(status!.text).toContain("failing");
     expect(status!.text).toContain("exited with code 3");
-    expect(readdirSync(tmp).filter((name) => name.startsWith("xcsh-net-"))).toHaveLength(1);
+    expect(readdirSync(tmp).filter((name) => name.startsWith("xcsh-net-"))).toEqual([expect.stringMatching(new RegExp(`^xcsh-net-${rpc.proc.pid}-`))]);
     expect(await rpc.close()).toBe(0);
     expect(readdirSync(tmp).filter((name) => name.startsWith("xcsh-net-"))).toEqual([]);
   }, 60_000);
