@@ -5,7 +5,9 @@
  * `--sandbox workspace-write` and under `--sandbox off`, back to back in every
  * round in alternating order. Timed from `prompt` to `agent_end` (the call as a
  * host sees it), from `tool_execution_start` to `tool_execution_end` (the
- * command's own run), and spawn → `get_state` (what the sandbox costs at start-up).
+ * command's own run), the turns before and after the call (to tell the command's
+ * share from the rest), and spawn → `get_state` (what the sandbox costs at start-up:
+ * the one bwrap run that checks it can work).
  * The tool result must hold `hi`. Skipped, saying why, when bubblewrap cannot run.
  * xcsh only: the reference agent has no sandbox.
  */
