@@ -14,6 +14,7 @@
  * stderr: clients show a refused CONNECT as "response 403" at best, and the model should
  * read which host was refused and which setting allows it.
  */
+import { writeSync } from "node:fs";
 import { bridgeHandlers, link, newEndpoint, send, endAfterFlush, type Endpoint } from "./socket-bridge.ts";
 
 const DENIED_HEADER = "x-xcsh-sandbox-denied:";
@@ -46,7 +47,8 @@ function refusalReporter(): (bytes: Uint8Array) => void {
     const line = text.slice(start, text.indexOf("\r\n", start)).trim();
     if (reported.has(line)) return;
     reported.add(line);
-    process.stderr.write(`${line}\n`);
+    // Written at once: the program may exit right after the refusal, and the relay with it.
+    writeSync(2, `${line}\n`);
   };
 }
 
@@ -64,7 +66,7 @@ async function statusOf(proc: Bun.Subprocess): Promise<number> {
 export async function runSandboxRelay(argv: readonly string[]): Promise<number> {
   const [socketPath, separator, ...program] = argv;
   if (!socketPath || separator !== "--" || program.length === 0) {
-    process.stderr.write("xcsh --sandbox-relay: usage: --sandbox-relay <socket> -- <program> [args…] (internal)\n");
+    writeSync(2, "xcsh --sandbox-relay: usage: --sandbox-relay <socket> -- <program> [args…] (internal)\n");
     return 2;
   }
   const reportRefusal = refusalReporter();
@@ -91,7 +93,7 @@ export async function runSandboxRelay(argv: readonly string[]): Promise<number> 
       },
     });
   } catch (error) {
-    process.stderr.write(`xcsh sandbox: could not start the network relay: ${(error as Error).message}\n`);
+    writeSync(2, `xcsh sandbox: could not start the network relay: ${(error as Error).message}\n`);
     return 1;
   }
   const env: Record<string, string | undefined> = { ...process.env, ...proxyEnvironment(listener.port) };
@@ -99,7 +101,7 @@ export async function runSandboxRelay(argv: readonly string[]): Promise<number> 
   try {
     proc = Bun.spawn([...program], { env, stdio: ["inherit", "inherit", "inherit"] });
   } catch (error) {
-    process.stderr.write(`xcsh sandbox: ${(error as Error).message}\n`);
+    writeSync(2, `xcsh sandbox: ${(error as Error).message}\n`);
     return 127;
   }
   const status = await statusOf(proc);
