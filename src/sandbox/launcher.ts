@@ -12,7 +12,6 @@ import { basename, dirname, isAbsolute, relative } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
 import { commandPolicy } from "./active-policy.ts";
 import { sandboxLayout, type SandboxLayout } from "./layout.ts";
-import { sessionNetworkProxy } from "./network-proxy.ts";
 import { allowedHosts, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 
@@ -115,6 +114,8 @@ export function sandboxedArgv(argv: readonly string[], cwd: string, policy: Sand
     createMissingProtectedFolders(layout);
     const hosts = allowedHosts(policy.network);
     if (!hosts) return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
+    // Loaded with the first command that needs it: nothing of the proxy at start-up otherwise.
+    const { sessionNetworkProxy } = require("./network-proxy.ts") as typeof import("./network-proxy.ts");
     const proxy = sessionNetworkProxy(hosts);
     const relayed = [...selfCommand(), "--sandbox-relay", proxy.socketPath, "--", ...argv];
     return [bwrap, ...bubblewrapArgs(policy, layout, relayed, proxy.folder)];
