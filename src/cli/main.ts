@@ -32,6 +32,12 @@ async function printToStdout(text: string): Promise<void> {
 const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
 
 async function main(argv: string[]): Promise<number> {
+  // The network relay inside a sandbox whose network is a list of hosts (src/sandbox/proxy-relay.ts): internal.
+  if (argv[0] === "--sandbox-relay") {
+    const { runSandboxRelay } = await import("../sandbox/proxy-relay.ts");
+    // Exits at once with the command's status: nothing of the relay may outlive it.
+    process.exit(await runSandboxRelay(argv.slice(1)));
+  }
   // The process watchdog (src/tools/process-watchdog.ts): not a user-facing option.
   if (argv.length === 1 && argv[0] === "--watchdog") {
     const { runWatchdog } = await import("../tools/process-watchdog.ts");

@@ -6,7 +6,9 @@
  * covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
  * starts outlives it (the kernel kills the namespace with its first process) and it
  * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
- * Network "deny" is a network namespace of its own: no interface but loopback.
+ * Network "deny" is a network namespace of its own: no interface but loopback; so is a
+ * list of hosts, whose only way out is the filtering proxy's Unix socket (network-proxy.ts),
+ * its folder bound read-only so that no command can put another socket in its place.
  *
  * Pure but for checking which paths exist; finding and probing bwrap is in launcher.ts.
  */
@@ -22,22 +24,46 @@ function real(path: string): string {
   }
 }
 
-/** The bwrap arguments (without the program) that put `argv` under `policy`. */
-export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, argv: readonly string[]): string[] {
+/**
+ * Real paths of the writable roots and hidden folders, resolved once per run: they are
+ * fixed when the session starts, and each realpath costs ~30–40 µs (a lstat per component).
+ * Not the protected paths inside the roots: a command may change what those lead to, so
+ * they are resolved again (and checked to exist) before every command.
+ */
+const settledRealPaths = new Map<string, string>();
+function settledReal(path: string): string {
+  let resolved = settledRealPaths.get(path);
+  if (resolved === undefined) {
+    resolved = real(path);
+    // Only a path that exists is settled; a missing one may appear (and be a symlink) later.
+    if (resolved !== path || existsSync(path)) settledRealPaths.set(path, resolved);
+  }
+  return resolved;
+}
+
+/**
+ * The bwrap arguments (without the program) that put `argv` under `policy`. `proxyFolder`:
+ * the filtering proxy's folder, when the network is a list of hosts.
+ */
+export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, argv: readonly string[], proxyFolder?: string): string[] {
   const args = ["--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  if (policy.network === "deny") args.push("--unshare-net");
+  if (policy.network !== "allow") args.push("--unshare-net");
   if (policy.mode === "workspace-write") {
     for (const root of layout.writableRoots) {
-      const path = real(root);
+      const path = settledReal(root);
       args.push("--bind-try", path, path);
     }
     for (const path of layout.protectedPaths) {
-      if (existsSync(path)) args.push("--ro-bind", real(path), real(path));
+      if (!existsSync(path)) continue;
+      const target = real(path);
+      args.push("--ro-bind", target, target);
     }
   }
   for (const path of layout.hiddenPaths) {
-    if (existsSync(path)) args.push("--tmpfs", real(path));
+    if (existsSync(path)) args.push("--tmpfs", settledReal(path));
   }
+  // After the writable binds: the folder may lie in the temp folder, which they make writable.
+  if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);
   args.push("--chdir", layout.cwd, "--", ...argv);
   return args;
 }

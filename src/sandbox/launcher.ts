@@ -4,13 +4,15 @@
  * that cannot create namespaces fails here, saying why, not in every command's output).
  * macOS: sandbox-exec. Anywhere else, or without the program: an error that says what to
  * install — a command never runs unsandboxed because the sandbox could not start.
+ * A network that is a list of hosts adds the relay (proxy-relay.ts) in front of the
+ * command and starts the filtering proxy (network-proxy.ts) the first time; Linux only.
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
 import { commandPolicy } from "./active-policy.ts";
 import { sandboxLayout, type SandboxLayout } from "./layout.ts";
-import type { SandboxPolicy } from "./policy.ts";
+import { allowedHosts, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 
 /** The sandbox cannot run here; the message says what to do. */
@@ -57,6 +59,9 @@ export function assertSandboxAvailable(policy: SandboxPolicy): void {
   if (process.platform === "linux") checkedBwrap(policy);
   else if (process.platform === "darwin") {
     if (!Bun.which("sandbox-exec", { PATH: "/usr/bin" })) throw new SandboxUnavailableError(`The sandbox (${policy.mode}) needs /usr/bin/sandbox-exec, which is missing. Run with --sandbox off.`);
+    if (allowedHosts(policy.network)) {
+      throw new SandboxUnavailableError('settings sandbox.network: a list of hosts is supported on Linux only for now; on macOS use "deny" or "allow".');
+    }
   } else throw new SandboxUnavailableError(`The sandbox (${policy.mode}) is not available on ${process.platform}: xcsh sandboxes with bubblewrap on Linux and sandbox-exec on macOS. Run with --sandbox off.`);
 }
 
@@ -92,6 +97,13 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** How this program is started again: the binary itself, or bun with the entry script when run from source. */
+function selfCommand(): string[] {
+  const script = process.argv[1];
+  const fromSource = script !== undefined && !script.startsWith("/$bunfs") && /\.[cm]?[jt]s$/.test(script);
+  return fromSource ? [process.execPath, script] : [process.execPath];
+}
+
 /** The command line that runs `argv` in `cwd` under the active policy. */
 export function sandboxedArgv(argv: readonly string[], cwd: string, policy: SandboxPolicy = commandPolicy().sandbox): string[] {
   if (policy.mode === "off") return [...argv];
@@ -100,7 +112,13 @@ export function sandboxedArgv(argv: readonly string[], cwd: string, policy: Sand
   if (process.platform === "linux") {
     const bwrap = checkedBwrap(policy);
     createMissingProtectedFolders(layout);
-    return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
+    const hosts = allowedHosts(policy.network);
+    if (!hosts) return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
+    // Loaded with the first command that needs it: nothing of the proxy at start-up otherwise.
+    const { sessionNetworkProxy } = require("./network-proxy.ts") as typeof import("./network-proxy.ts");
+    const proxy = sessionNetworkProxy(hosts);
+    const relayed = [...selfCommand(), "--sandbox-relay", proxy.socketPath, "--", ...argv];
+    return [bwrap, ...bubblewrapArgs(policy, layout, relayed, proxy.folder)];
   }
   return ["/usr/bin/sandbox-exec", ...seatbeltArgs(policy, layout, argv)];
 }

@@ -9,19 +9,28 @@
  *    folder and `writableRoots`; xcsh's own project settings (`.xcsh/`) and git's hooks and
  *    config stay read-only there, since writing them is running code later, unsandboxed.
  * `network` ("deny" by default) applies in both sandboxed modes: "allow", "deny", or a list
- * of hosts — not filtered yet, so a list is refused rather than taken for either.
+ * of hosts that commands reach through xcsh's filtering proxy (network-proxy.ts).
  */
 import { isAbsolute, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
 import { DEFAULT_SHELL_ENV, type ShellEnvPolicy } from "./child-environment.ts";
+import { parseHostPattern, type HostPattern } from "./network-hosts.ts";
 
 export const SANDBOX_MODES = ["off", "read-only", "workspace-write"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
+/**
+ * What commands may reach: everything, nothing (loopback included), or only the listed
+ * hosts, through the filtering proxy, by programs that honour HTTP(S)_PROXY.
+ */
+export type NetworkPolicy = "allow" | "deny" | { allowHosts: readonly HostPattern[] };
+
+/** The allow-list of a network policy, or undefined when it is "allow" or "deny". */
+export const allowedHosts = (network: NetworkPolicy): readonly HostPattern[] | undefined => (typeof network === "object" ? network.allowHosts : undefined);
+
 export interface SandboxPolicy {
   mode: SandboxMode;
-  /** Whether commands may open network connections (loopback included). */
-  network: "allow" | "deny";
+  network: NetworkPolicy;
   /**
    * Absolute folders writable under workspace-write besides the temp folder: the session's
    * working folder first, then settings' `writableRoots`. Not the folder a command happens to
@@ -61,18 +70,22 @@ function resolveSandbox(setting: unknown, cliMode: string | undefined, cwd: stri
   const mode = cliMode ?? configured.mode ?? "off";
   if (!isSandboxMode(mode)) throw new Error(`sandbox mode "${String(mode)}" is not one of ${SANDBOX_MODES.join(", ")}`);
   if (mode === "off") return NO_SANDBOX;
-  const network = configured.network ?? "deny";
-  if (Array.isArray(network)) {
-    throw new Error(
-      `settings sandbox.network: a list of hosts (${network.map(String).join(", ") || "empty"}) is not supported yet — xcsh has no filtering proxy; use "deny" or "allow"`,
-    );
-  }
-  if (network !== "deny" && network !== "allow") throw new Error(`settings sandbox.network must be "deny", "allow" or a list of hosts, not ${JSON.stringify(network)}`);
+  const network = resolveNetwork(configured.network ?? "deny");
   const configuredRoots = strings(configured.writableRoots).map((root) => {
     const expanded = expandHome(root);
     return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
   });
   return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [] };
+}
+
+function resolveNetwork(setting: unknown): NetworkPolicy {
+  if (setting === "deny" || setting === "allow") return setting;
+  if (!Array.isArray(setting)) throw new Error(`settings sandbox.network must be "deny", "allow" or a list of hosts, not ${JSON.stringify(setting)}`);
+  const entries = setting.map((entry) => {
+    if (typeof entry !== "string") throw new Error(`settings sandbox.network: ${JSON.stringify(entry)} is not a host name (a string)`);
+    return parseHostPattern(entry);
+  });
+  return { allowHosts: entries };
 }
 
 function resolveShellEnv(setting: unknown): ShellEnvPolicy {

@@ -39,7 +39,8 @@ export function seatbeltProfile(policy: SandboxPolicy, layout: SandboxLayout): s
   lines.push(`(allow file-write* ${writable.join(" ")})`);
   for (const path of layout.protectedPaths) lines.push(`(deny file-write* (subpath ${quote(real(path))}))`);
   for (const path of layout.hiddenPaths) lines.push(`(deny file-read* file-write* (subpath ${quote(real(path))}))`);
-  if (policy.network === "deny") {
+  // A list of hosts is refused on macOS before a command runs (launcher.ts); deny is the safe reading.
+  if (policy.network !== "allow") {
     lines.push('(deny network-outbound (remote ip "*:*"))', '(deny network-inbound (local ip "*:*"))', '(deny network-bind (local ip "*:*"))');
   }
   return lines.join("\n");

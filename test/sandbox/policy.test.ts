@@ -9,7 +9,8 @@ import { describe, expect, test } from "bun:test";
 import { bubblewrapArgs } from "../../src/sandbox/bubblewrap.ts";
 import { childEnvironment, isProviderCredential } from "../../src/sandbox/child-environment.ts";
 import { credentialVariablesIn } from "../../src/sandbox/configured-credentials.ts";
-import { resolveCommandPolicy } from "../../src/sandbox/policy.ts";
+import { isHostAllowed } from "../../src/sandbox/network-hosts.ts";
+import { allowedHosts, resolveCommandPolicy } from "../../src/sandbox/policy.ts";
 import { seatbeltProfile } from "../../src/sandbox/seatbelt.ts";
 
 describe("what counts as a provider credential", () => {
@@ -58,9 +59,44 @@ describe("settings and --sandbox become a policy", () => {
   });
 
   test("values that cannot be applied are errors naming the setting", () => {
-    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["a.example"] } }, undefined, "/p")).toThrow(/sandbox\.network.*not supported yet/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["https://a.example/x"] } }, undefined, "/p")).toThrow(/sandbox\.network: "https:\/\/a\.example\/x" is not a host/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["a.example:99999"] } }, undefined, "/p")).toThrow(/sandbox\.network: "a\.example:99999" has a port/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["*"] } }, undefined, "/p")).toThrow(/would allow every host.*"allow"/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: ["a.*.example"] } }, undefined, "/p")).toThrow(/sandbox\.network: "a\.\*\.example" has a \*/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: [42] } }, undefined, "/p")).toThrow(/sandbox\.network: 42 is not a host name/);
+    expect(() => resolveCommandPolicy({ sandbox: { mode: "read-only", network: "some" } }, undefined, "/p")).toThrow(/sandbox\.network must be/);
     expect(() => resolveCommandPolicy({ sandbox: { mode: "strict" } }, undefined, "/p")).toThrow(/sandbox mode "strict"/);
     expect(() => resolveCommandPolicy({ shellEnv: { inherit: "most" } }, undefined, "/p")).toThrow(/shellEnv\.inherit/);
+  });
+});
+
+describe("a list of hosts", () => {
+  const hostsOf = (list: string[]) => {
+    const network = resolveCommandPolicy({ sandbox: { mode: "workspace-write", network: list } }, undefined, "/p").sandbox.network;
+    return allowedHosts(network)!;
+  };
+
+  test("names match exactly, *. matches every name below (not the name itself), a port limits the entry to it", () => {
+    const hosts = hostsOf(["Example.com.", "*.npmjs.org", "127.0.0.1:8080", "[::1]:3000", "localhost"]);
+    const allowed = (host: string, port: number) => isHostAllowed(hosts, host, port);
+    expect(allowed("example.com", 443)).toBe(true);
+    expect(allowed("EXAMPLE.COM.", 80)).toBe(true);
+    expect(allowed("www.example.com", 443)).toBe(false);
+    expect(allowed("registry.npmjs.org", 443)).toBe(true);
+    expect(allowed("a.b.npmjs.org", 443)).toBe(true);
+    expect(allowed("npmjs.org", 443)).toBe(false);
+    expect(allowed("evilnpmjs.org", 443)).toBe(false);
+    expect(allowed("127.0.0.1", 8080)).toBe(true);
+    expect(allowed("127.0.0.1", 8081)).toBe(false);
+    expect(allowed("[::1]", 3000)).toBe(true);
+    expect(allowed("::1", 3001)).toBe(false);
+    expect(allowed("localhost", 1234)).toBe(true);
+    // Compared as asked, before resolving: another spelling of an address is another host.
+    expect(allowed("127.1", 8080)).toBe(false);
+  });
+
+  test("an empty list is a network with nothing allowed, not an error", () => {
+    expect(hostsOf([])).toEqual([]);
   });
 });
 
@@ -76,6 +112,15 @@ describe("the launchers", () => {
     const readOnly = bubblewrapArgs({ mode: "read-only", network: "allow", writableRoots: [] }, { ...layout, writableRoots: [] }, ["true"]);
     expect(readOnly).not.toContain("--bind-try");
     expect(readOnly).not.toContain("--unshare-net");
+  });
+
+  test("bubblewrap with a list of hosts: no network of its own, the proxy's folder read-only after the writable roots", () => {
+    const policy = { mode: "workspace-write" as const, network: { allowHosts: [] }, writableRoots: [] };
+    const args = bubblewrapArgs(policy, layout, ["relay"], "/tmp/xcsh-net-1");
+    expect(args).toContain("--unshare-net");
+    const folder = args.lastIndexOf("/tmp/xcsh-net-1");
+    expect(args.slice(folder - 2, folder + 1)).toEqual(["--ro-bind", "/tmp/xcsh-net-1", "/tmp/xcsh-net-1"]);
+    expect(folder).toBeGreaterThan(args.lastIndexOf("--bind-try"));
   });
 
   test("sandbox-exec profile: writes denied but for the roots, exceptions after their rules, IP networking denied", () => {

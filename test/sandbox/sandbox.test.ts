@@ -244,12 +244,11 @@ describe("when the sandbox cannot be had", () => {
     expect(stderr).toContain("apt install bubblewrap");
   });
 
-  test("a list of hosts for sandbox.network is refused, not taken for allow or deny", async () => {
-    fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: ["registry.npmjs.org"] } });
+  test("a sandbox.network entry that is not a host stops xcsh at start, naming the entry, not taken for allow or deny", async () => {
+    fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: ["registry.npmjs.org", "https://example.com/"] } });
     const rpc = fixture.start(["--model", "fake/fake-model", "--no-session"]);
     expect(await rpc.exitWithin(10_000)).toBe(2);
-    expect(rpc.stderr).toContain("sandbox.network");
-    expect(rpc.stderr).toContain("not supported yet");
+    expect(rpc.stderr).toContain('sandbox.network: "https://example.com/" is not a host');
   });
 
   test("an unknown mode is a usage error", async () => {

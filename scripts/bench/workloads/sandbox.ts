@@ -5,19 +5,24 @@
  * `--sandbox workspace-write` and under `--sandbox off`, back to back in every
  * round in alternating order. Timed from `prompt` to `agent_end` (the call as a
  * host sees it), from `tool_execution_start` to `tool_execution_end` (the
- * command's own run), and spawn → `get_state` (what the sandbox costs at start-up).
+ * command's own run), the turns before and after the call (to tell the command's
+ * share from the rest), and spawn → `get_state` (what the sandbox costs at start-up:
+ * the one bwrap run that checks it can work). A third agent, with settings'
+ * `sandbox.network` a list of hosts, times the same call through the relay that
+ * starts before each command (src/sandbox/proxy-relay.ts), against network "deny".
  * The tool result must hold `hi`. Skipped, saying why, when bubblewrap cannot run.
  * xcsh only: the reference agent has no sandbox.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Agent } from "../agents.ts";
+import { withOwnConfig, type Agent } from "../agents.ts";
 import { runSearchThroughAgent } from "./search-run.ts";
 import { medians, runsFor, sampleRounds, type BenchContext, type ResultRow, type Workload } from "../types.ts";
 
 /** The issue's goal: the sandbox adds at most this much to one bash call. */
 export const SANDBOX_BUDGET_MS = 10;
-type Mode = "off" | "workspace-write";
+/** "host-list": workspace-write with sandbox.network a list of hosts (the relay and the proxy). */
+type Mode = "off" | "workspace-write" | "host-list";
 
 /** Why bubblewrap cannot start a sandbox here, or undefined when it can (Linux only: elsewhere xcsh uses other means). */
 function bwrapProblem(): string | undefined {
@@ -36,12 +41,22 @@ interface CallTimes {
   toolMs: number;
   /** spawn → get_state answer. */
   readyMs: number;
+  /** prompt → tool_execution_start, and tool_execution_end → agent_end: the turns around the call. */
+  beforeToolMs: number;
+  afterToolMs: number;
 }
 
 async function bashCallOnce(context: BenchContext, agent: Agent, mode: Mode): Promise<CallTimes> {
-  const run = await runSearchThroughAgent(context, agent.project, agent, "bash", { command: "echo hi" }, { tools: "bash", extraArgs: ["--sandbox", mode] });
+  const sandbox = mode === "host-list" ? "workspace-write" : mode;
+  const run = await runSearchThroughAgent(context, agent.project, agent, "bash", { command: "echo hi" }, { tools: "bash", extraArgs: ["--sandbox", sandbox] });
   if (!/\bhi\b/.test(run.resultText)) throw new Error(`bash under --sandbox ${mode} did not return "hi": ${run.resultText.slice(0, 200) || "(no tool result)"}`);
-  return { runMs: run.agentEndAt - run.promptAt, toolMs: run.toolEndAt - run.toolStartAt, readyMs: run.readyAt - run.spawnedAt };
+  return {
+    runMs: run.agentEndAt - run.promptAt,
+    toolMs: run.toolEndAt - run.toolStartAt,
+    readyMs: run.readyAt - run.spawnedAt,
+    beforeToolMs: run.toolStartAt - run.promptAt,
+    afterToolMs: run.agentEndAt - run.toolEndAt,
+  };
 }
 
 export const sandboxBash: Workload = {
@@ -61,11 +76,13 @@ export const sandboxBash: Workload = {
     const tmp = join(ours.home, "tmp");
     mkdirSync(tmp, { recursive: true });
     const agent: Agent = { ...ours, env: { ...ours.env, TMPDIR: tmp } };
+    const listAgent = withOwnConfig(agent, "host-list-config");
+    writeFileSync(join(listAgent.configDir, "settings.json"), JSON.stringify({ sandbox: { network: ["localhost"] } }));
     let round = 0;
     const samples = await sampleRounds([agent], runsFor(context, this.runs), async () => {
-      const order: Mode[] = round++ % 2 === 0 ? ["off", "workspace-write"] : ["workspace-write", "off"];
+      const order: Mode[] = round++ % 2 === 0 ? ["off", "workspace-write", "host-list"] : ["host-list", "workspace-write", "off"];
       const times = {} as Record<Mode, CallTimes>;
-      for (const mode of order) times[mode] = await bashCallOnce(context, agent, mode);
+      for (const mode of order) times[mode] = await bashCallOnce(context, mode === "host-list" ? listAgent : agent, mode);
       return times;
     });
     const label = ours.label;
@@ -79,7 +96,11 @@ export const sandboxBash: Workload = {
       row("off: tool_execution_start → end", pick("off", "toolMs"), samples.failures),
       row("workspace-write: tool_execution_start → end", pick("workspace-write", "toolMs"), samples.failures),
       row("added by the sandbox: tool_execution_start → end", added("toolMs"), samples.failures),
+      row("added by the sandbox: prompt → tool_execution_start", added("beforeToolMs"), samples.failures),
+      row("added by the sandbox: tool_execution_end → agent_end", added("afterToolMs"), samples.failures),
       row("added by the sandbox at start-up: spawn → get_state", added("readyMs"), samples.failures),
+      row("network a list of hosts: tool_execution_start → end", pick("host-list", "toolMs"), samples.failures),
+      row("added by the relay over network deny: tool_execution_start → end", { [label]: pick("host-list", "toolMs")[label] - pick("workspace-write", "toolMs")[label] }, samples.failures),
     ];
   },
 };
