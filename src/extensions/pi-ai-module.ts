@@ -57,6 +57,8 @@ const anthropic = providerFunctions("anthropic-messages", () => import("../ai/pr
 const openAICompletions = providerFunctions("openai-completions", () => import("../ai/providers/openai-completions.ts"));
 const openAIResponses = providerFunctions("openai-responses", () => import("../ai/providers/openai-responses.ts"));
 const google = providerFunctions("google-generative-ai", () => import("../ai/providers/google.ts"));
+const googleVertex = providerFunctions("google-vertex", () => import("../ai/providers/google-vertex.ts"));
+const azureResponses = providerFunctions("azure-openai-responses", () => import("../ai/providers/azure-openai-responses.ts"));
 
 /** pi-ai's per-provider subpaths (`@…/pi-ai/anthropic`, …), by subpath. */
 function providerSubpaths(moduleName: string): Record<string, Record<string, unknown>> {
@@ -70,9 +72,12 @@ function providerSubpaths(moduleName: string): Record<string, Record<string, unk
     },
     "openai-responses": { streamOpenAIResponses: openAIResponses.stream, streamSimpleOpenAIResponses: openAIResponses.streamSimple },
     google: { streamGoogle: google.stream, streamSimpleGoogle: google.streamSimple },
-    "google-vertex": sub("google-vertex", ["streamGoogleVertex", "streamSimpleGoogleVertex"]),
+    "google-vertex": { streamGoogleVertex: googleVertex.stream, streamSimpleGoogleVertex: googleVertex.streamSimple },
     mistral: sub("mistral", ["streamMistral", "streamSimpleMistral"]),
-    "azure-openai-responses": sub("azure-openai-responses", ["streamAzureOpenAIResponses", "streamSimpleAzureOpenAIResponses"]),
+    "azure-openai-responses": {
+      streamAzureOpenAIResponses: azureResponses.stream,
+      streamSimpleAzureOpenAIResponses: azureResponses.streamSimple,
+    },
     "openai-codex-responses": sub("openai-codex-responses", [
       "streamOpenAICodexResponses",
       "streamSimpleOpenAICodexResponses",

@@ -83,10 +83,10 @@ export const PI_AI_UNSUPPORTED: readonly UnsupportedGroup[] = [
   },
   {
     id: "providers",
-    reason: "providers xcsh does not ship (Bedrock, Vertex, Mistral, Azure, Codex) — root names and their subpaths `/google-vertex`, `/mistral`, `/azure-openai-responses`, `/openai-codex-responses`, `/bedrock-provider`.",
+    reason: "provider modules xcsh does not expose (Mistral's own API, Codex's WebSocket transport, pi's pluggable Bedrock module; Bedrock itself is built in) — root names and their subpaths `/mistral`, `/openai-codex-responses`, `/bedrock-provider`.",
     names: [
-      "setBedrockProviderModule", "streamGoogleVertex", "streamSimpleGoogleVertex", "streamMistral", "streamSimpleMistral",
-      "streamAzureOpenAIResponses", "streamSimpleAzureOpenAIResponses", "streamOpenAICodexResponses", "streamSimpleOpenAICodexResponses",
+      "setBedrockProviderModule", "streamMistral", "streamSimpleMistral",
+      "streamOpenAICodexResponses", "streamSimpleOpenAICodexResponses",
       "closeOpenAICodexWebSocketSessions", "getOpenAICodexWebSocketDebugStats", "resetOpenAICodexWebSocketDebugStats", "bedrockProviderModule",
     ],
   },

@@ -105,6 +105,17 @@ const FIXTURES: Record<string, string> = {
       anthropic: typeof streamSimpleAnthropic,
     };
   `,
+  "cloud-streams.ts": `
+    // pi-ai's Vertex and Azure stream functions are xcsh's own providers, not stand-ins.
+    import { streamSimpleGoogleVertex } from "@earendil-works/pi-ai/google-vertex";
+    import { streamAzureOpenAIResponses } from "@earendil-works/pi-ai";
+    const thrown = (fn: () => unknown) => { try { fn(); return "no error"; } catch (error) { return (error as Error).message; } };
+    const model = (api: string) => ({ id: "m", name: "m", api, provider: api, baseUrl: "http://127.0.0.1:9", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 });
+    export default {
+      vertex: thrown(() => streamSimpleGoogleVertex(model("google-vertex") as any, { messages: [] }, { apiKey: "k" })),
+      azure: thrown(() => streamAzureOpenAIResponses(model("azure-openai-responses") as any, { messages: [] }, { apiKey: "k" })),
+    };
+  `,
   "later-pi.ts": `
     // Names that arrived after pi 0.73: an extension written for a newer pi still loads.
     import { uuidv7, DEFAULT_MAX_AGENT_RETRY_DELAY_MS, contentText, InMemoryModelsStore } from "@earendil-works/pi-ai";
@@ -218,6 +229,10 @@ describe("modules an extension imports, without node_modules", () => {
       runtime: "function",
       parseArgs: 'parseArgs from "@earendil-works/pi-coding-agent" is not supported by xcsh',
     });
+  });
+
+  test("pi-ai's Vertex and Azure stream functions are real providers", () => {
+    expect(report["cloud-streams.ts"]).toEqual({ vertex: "no error", azure: "no error" });
   });
 
   test("what xcsh cannot do imports fine and fails clearly when called", () => {
