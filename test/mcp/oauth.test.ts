@@ -1,0 +1,121 @@
+/**
+ * OAuth for a remote MCP server, through the binary: before signing in, the server is
+ * reported once with the command to run while the model still answers; `xcsh mcp login`
+ * registers a client, prints the authorization address (the test plays the browser and
+ * follows it back to xcsh's callback) and keeps the tokens in auth.json, 0600; a model
+ * run then calls the server's tool with the stored token; once the access token has
+ * expired, the stored refresh token gets a new one without a new sign-in.
+ */
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
+import { bodyText, writeMcpJson } from "./support/mcp-fixture.ts";
+import { startOAuthServers } from "./support/oauth-servers.ts";
+
+ensureBinary();
+const fixture = await makeFakeModelHome([{ id: "m" }]);
+const { home, server } = fixture;
+const oauth = await startOAuthServers();
+afterAll(async () => {
+  await oauth.close();
+  await fixture.cleanup();
+});
+beforeEach(() => server.clearScript());
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+const callbackPort = freePort();
+const env = { ...home.env, XCSH_TEST_OAUTH_CALLBACK_PORT: String(callbackPort) };
+const run = (args: string[]) => runXcsh(["-p", "--model", "fake/m", "--no-session", ...args], { env, cwd: home.home, timeoutMs: 20_000 });
+const authFile = join(home.agentDir, "auth.json");
+const storedSignIn = () => JSON.parse(readFileSync(authFile, "utf8"))[`mcp:${oauth.mcpUrl}`];
+
+/** `xcsh mcp login <name>`, with the test following the printed address as a browser would. */
+async function login(name: string): Promise<{ exitCode: number; stdout: string; stderr: string; browser: string }> {
+  const proc = Bun.spawn([ensureBinary(), "mcp", "login", name], { env, cwd: home.home, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+  const stderr = new Response(proc.stderr).text();
+  let stdout = "";
+  let browser = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of proc.stdout) {
+    stdout += decoder.decode(chunk);
+    const address = /^\s+(http\S+\/authorize\?\S+)$/m.exec(stdout)?.[1];
+    if (address && !browser) browser = await (await fetch(address)).text();
+  }
+  const exitCode = await proc.exited;
+  clearTimeout(timer);
+  return { exitCode, stdout, stderr: await stderr, browser };
+}
+
+describe("OAuth for remote MCP servers", () => {
+  test("a server that wants a sign-in is reported once with `xcsh mcp login`, and the model still answers", async () => {
+    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl } });
+    server.enqueue({ content: [{ type: "text", text: "fine without it" }] });
+    const result = await run(["hi"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("fine without it\n");
+    const reports = result.stderr.split("\n").filter((line) => line.includes('MCP server "srv"'));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toContain("xcsh mcp login srv");
+    // Without a person to sign in, nothing is registered at the authorization server.
+    expect(oauth.registrations).toBe(0);
+  }, 30_000);
+
+  test("`xcsh mcp login` completes the flow and keeps the tokens in auth.json (0600)", async () => {
+    const result = await login("srv");
+    expect(result.stderr).not.toContain("xcsh mcp:");
+    expect(result.exitCode).toBe(0);
+    expect(result.browser).toContain("You can close this tab");
+    expect(result.stdout).toContain('Signed in to MCP server "srv"');
+    expect(oauth.registrations).toBe(1);
+    expect(oauth.codeGrants).toBe(1);
+    expect(statSync(authFile).mode & 0o777).toBe(0o600);
+    const stored = storedSignIn();
+    expect(stored.type).toBe("oauth");
+    expect(stored.access).toStartWith("at-");
+    expect(stored.refresh).toStartWith("rt-");
+  }, 30_000);
+
+  test("a model run then calls the server's tool with the stored token", async () => {
+    server.enqueue({ content: [{ type: "toolCall", id: "c1", name: "mcp__srv__echo", arguments: { text: "signed in" } }] }, { content: [{ type: "text", text: "done" }] });
+    const result = await run(["hi"]);
+    expect(result.stderr).not.toContain('MCP server "srv"');
+    expect(result.exitCode).toBe(0);
+    expect(bodyText(server.requests.at(-1)!)).toContain("locked echo: signed in");
+    expect(oauth.acceptedTokens).toContain(storedSignIn().access);
+  }, 30_000);
+
+  test("an expired access token is refreshed with the stored refresh token, no new sign-in", async () => {
+    const before = storedSignIn();
+    oauth.expireAccessTokens();
+    server.enqueue({ content: [{ type: "toolCall", id: "c1", name: "mcp__srv__echo", arguments: { text: "refreshed" } }] }, { content: [{ type: "text", text: "done" }] });
+    const result = await run(["hi"]);
+    expect(result.stderr).not.toContain('MCP server "srv"');
+    expect(bodyText(server.requests.at(-1)!)).toContain("locked echo: refreshed");
+    expect(oauth.refreshes).toBe(1);
+    expect(oauth.codeGrants).toBe(1);
+    const after = storedSignIn();
+    expect(after.access).not.toBe(before.access);
+    expect(after.refresh).not.toBe(before.refresh);
+    expect(oauth.acceptedTokens.at(-1)).toBe(after.access);
+  }, 30_000);
+
+  test("login names what is wrong: an unknown server, a local one", async () => {
+    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl }, local: { command: "true" } });
+    const unknown = await runXcsh(["mcp", "login", "nope"], { env, cwd: home.home });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain('no MCP server "nope"');
+    const local = await runXcsh(["mcp", "login", "local"], { env, cwd: home.home });
+    expect(local.exitCode).toBe(1);
+    expect(local.stderr).toContain("only remote (http/sse) servers sign in");
+    const usage = await runXcsh(["mcp", "login"], { env, cwd: home.home });
+    expect(usage.exitCode).toBe(2);
+  }, 30_000);
+});
