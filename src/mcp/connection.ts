@@ -267,16 +267,16 @@ export class McpConnection {
 
   private fail(why: string): void {
     this.state = "failed";
-    this.lastError = why;
+    const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
+    const tail = stderr ? `\n${lastLines(stderr, 5)}` : "";
+    this.lastError = `${why}${tail}`;
     this.tools = [];
     this.prompts = [];
     this.resources = [];
     this.events.changed();
     if (this.reportedFailure) return;
     this.reportedFailure = true;
-    const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
-    const tail = stderr ? `\n${lastLines(stderr, 5)}` : "";
-    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${why}${tail}`);
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
   }
 }
 

@@ -6,6 +6,10 @@
  * The rows come from the session's MCP link (src/mcp/start.ts); this only prints them.
  */
 import { renderServerStatus } from "../../../mcp/status.ts";
+import { within } from "../../../mcp/wait.ts";
+
+/** Servers still connecting get this long to finish before the list is shown (a hung one shows as connecting). */
+const SETTLE_MS = 3_000;
 import type { BuiltinCommand } from "../app.ts";
 
 export const mcpCommand: BuiltinCommand = {
@@ -16,7 +20,8 @@ export const mcpCommand: BuiltinCommand = {
     const mcp = app.session?.mcp;
     const [action, name, ...extra] = args.trim().split(/\s+/).filter(Boolean);
     if (action === undefined) {
-      app.conversation.notice("MCP servers", renderServerStatus(mcp?.status() ?? []), "accent");
+      if (mcp) await within(mcp.ready(), SETTLE_MS);
+      app.conversation.notice("MCP servers", `\n${renderServerStatus(mcp?.status() ?? [])}`, "accent");
       return;
     }
     if (action !== "reconnect" || name === undefined || extra.length > 0) {
@@ -30,7 +35,7 @@ export const mcpCommand: BuiltinCommand = {
     app.say(`Reconnecting MCP server "${name}" …`, "", "dim");
     try {
       const status = await mcp.reconnect(name);
-      app.conversation.notice("MCP servers", renderServerStatus([status]), status.state === "connected" ? "accent" : "error");
+      app.conversation.notice("MCP servers", `\n${renderServerStatus([status])}`, status.state === "connected" ? "accent" : "error");
     } catch (error) {
       app.say(`✗ ${(error as Error).message}`, "", "error");
     }
