@@ -257,8 +257,8 @@ export class McpConnection {
   /** A sign-in is wanted: said once, with the command that gives it; the other servers go on. */
   private needsLogin(): void {
     this.state = "needs-auth";
-    // In the terminal, /mcp reconnect picks the sign-in up without a restart.
-    this.lastError = `needs a sign-in: run \`xcsh mcp login ${this.spec.name}\`, then /mcp reconnect ${this.spec.name} (terminal) or start xcsh again`;
+    // In the terminal, /mcp login signs in and reconnects without a restart.
+    this.lastError = `needs a sign-in: run \`xcsh mcp login ${this.spec.name}\` (in the terminal: /mcp login ${this.spec.name})`;
     this.events.changed();
     if (this.reportedFailure) return;
     this.reportedFailure = true;

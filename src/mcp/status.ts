@@ -28,6 +28,6 @@ export function renderServerStatus(servers: readonly McpServerStatus[]): string 
     if (server.state === "connected") lines.push(`  ${plural(server.tools, "tool")}, ${plural(server.prompts, "prompt")}, ${plural(server.resources, "resource")}`);
     if (server.lastError) lines.push(...server.lastError.split("\n").map((line) => `  ${line.trimStart()}`));
   }
-  lines.push("", "/mcp reconnect <name> reads the config again and reconnects that server.");
+  lines.push("", "/mcp reconnect <name> reads the config again and reconnects that server; /mcp login <name> signs in to one that needs it.");
   return lines.join("\n");
 }

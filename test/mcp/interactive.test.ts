@@ -2,12 +2,14 @@
  * MCP in the terminal (tmux): `@server:` offers that server's resources and the chosen
  * one's text goes with the prompt to the model; /mcp shows a failing server with its
  * error beside a working one with its counts, and `/mcp reconnect` connects it once
- * its entry is fixed.
+ * its entry is fixed; a server that wants OAuth says so, and `/mcp login` signs in
+ * (the test plays the browser) and connects it.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { send, withPane } from "../modes/interactive/fixture.ts";
 import { bodyText, stdioServer, writeMcpJson } from "./support/mcp-fixture.ts";
+import { startOAuthServers } from "./support/oauth-servers.ts";
 
 describe("MCP in the terminal", () => {
   test("@server: offers the server's resources; the chosen one's text reaches the model", async () => {
@@ -75,5 +77,38 @@ describe("MCP in the terminal", () => {
         },
       },
     );
+  }, 60_000);
+
+  test("a server that wants a sign-in: /mcp login shows the address, and once the browser returns the server connects", async () => {
+    const oauth = await startOAuthServers();
+    const port = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const callbackPort = String(port.port);
+    port.stop(true);
+    try {
+      await withPane(
+        async ({ fake, pane }) => {
+          await pane.waitFor("(in the terminal: /mcp login srv)");
+          send(pane, "/mcp login srv");
+          const screen = await pane.waitFor(/http\S+\/authorize\?\S+/);
+          const address = /(http\S+\/authorize\?\S+)/.exec(screen)![1]!;
+          expect(await (await fetch(address)).text()).toContain("You can close this tab");
+          await pane.waitFor(/srv\s+connected/);
+          fake.server.enqueue(
+            { content: [{ type: "toolCall", id: "c1", name: "mcp__srv__echo", arguments: { text: "after login" } }] },
+            { content: [{ type: "text", text: "worked" }] },
+          );
+          send(pane, "go");
+          await pane.waitFor("worked");
+          expect(bodyText(fake.server.requests.at(-1)!)).toContain("locked echo: after login");
+        },
+        {
+          width: 600,
+          env: { XCSH_TEST_OAUTH_CALLBACK_PORT: callbackPort },
+          before: (fakeHome) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl } }),
+        },
+      );
+    } finally {
+      await oauth.close();
+    }
   }, 60_000);
 });
