@@ -12,7 +12,7 @@
  * and refresh what is stored: where the SDK would need the person, it stops with
  * McpLoginNeeded, and the connection says "run `xcsh mcp login <name>`".
  */
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthCredential } from "../auth/auth-file.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
@@ -64,6 +64,8 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   /** A client registered during this login, kept until the tokens are saved with it. */
   private pendingClient: OAuthClientInformationMixed | undefined;
   private verifier: string | undefined;
+  /** What discovery found this time: without an authorization server there is nothing to sign in to. */
+  private discovered: OAuthDiscoveryState | undefined;
   /** Set when the server asked for a sign-in this provider could not give (background mode). */
   loginNeeded = false;
 
@@ -104,10 +106,17 @@ export class StoredMcpOAuth implements OAuthClientProvider {
     return entry?.type === "oauth" && entry.tokens && typeof entry.tokens.access_token === "string" ? (entry as StoredMcpSignIn) : undefined;
   }
 
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovered = state;
+  }
+
   clientInformation(): OAuthClientInformationMixed | undefined {
     const client = this.pendingClient ?? this.stored()?.client;
-    if (!client && this.options.mode === "background") return this.needLogin();
-    return client;
+    if (client) return client;
+    // A 401 from a server that publishes no OAuth metadata: it wants a token in "headers", not a sign-in.
+    if (!this.discovered?.authorizationServerMetadata) throw new Error("Unauthorized (401), and the server names no OAuth authorization server");
+    if (this.options.mode === "background") return this.needLogin();
+    return undefined;
   }
 
   saveClientInformation(client: OAuthClientInformationMixed): void {
