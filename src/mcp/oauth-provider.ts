@@ -64,6 +64,8 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   /** A client registered during this login, kept until the tokens are saved with it. */
   private pendingClient: OAuthClientInformationMixed | undefined;
   private verifier: string | undefined;
+  /** The tokens last handed to the SDK: what a refusal is about. */
+  private lastTokens: OAuthTokens | undefined;
   /** What discovery found this time: without an authorization server there is nothing to sign in to. */
   private discovered: OAuthDiscoveryState | undefined;
   /** Set when the server asked for a sign-in this provider could not give (background mode). */
@@ -127,7 +129,8 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   tokens(): OAuthTokens | undefined {
     // A login starts afresh: the stored tokens are what it replaces.
     if (this.options.mode === "login") return undefined;
-    return this.stored()?.tokens;
+    this.lastTokens = this.stored()?.tokens;
+    return this.lastTokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -171,8 +174,12 @@ export class StoredMcpOAuth implements OAuthClientProvider {
     if (scope === "verifier") this.verifier = undefined;
     if (scope === "discovery" || scope === "verifier") return;
     if (scope === "all" || scope === "client") this.pendingClient = undefined;
+    const stored = this.stored();
+    // Another xcsh refreshed meanwhile (its new refresh token made ours stale): the SDK
+    // tries again with what is stored now, so the fresh sign-in must stay.
+    if (!stored || (scope === "tokens" && stored.tokens.refresh_token !== this.lastTokens?.refresh_token)) return;
     // The dead sign-in goes from auth.json; the next login writes a new one.
-    if (this.stored()) await this.store.remove(this.key);
+    await this.store.remove(this.key);
   }
 
   private needLogin(): never {

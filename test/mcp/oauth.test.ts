@@ -107,6 +107,24 @@ describe("OAuth for remote MCP servers", () => {
     expect(oauth.acceptedTokens.at(-1)).toBe(after.access);
   }, 30_000);
 
+  test("two runs refreshing the same expired token at once both work, and the sign-in stays", async () => {
+    oauth.expireAccessTokens();
+    const script = (text: string) => [
+      { content: [{ type: "toolCall" as const, id: "c1", name: "mcp__srv__echo", arguments: { text } }] },
+      { content: [{ type: "text" as const, text: "done" }] },
+    ];
+    server.enqueue(...script("one"), ...script("two"));
+    const from = server.requests.length;
+    // Slow refreshes, so that both runs refresh the same token: the second one's is refused (rotated).
+    oauth.refreshDelayMs = 1500;
+    const results = await Promise.all([run(["first"]), run(["second"])]);
+    oauth.refreshDelayMs = 0;
+    for (const result of results) expect(result.stderr).not.toContain('MCP server "srv"');
+    const toolResults = server.requests.slice(from).flatMap((request: any) => request.body.messages.filter((message: any) => message.role === "tool").map((message: any) => JSON.stringify(message.content)));
+    expect(toolResults.filter((text) => text.includes("locked echo:"))).toHaveLength(2);
+    expect(storedSignIn().access).toStartWith("at-");
+  }, 30_000);
+
   test("login names what is wrong: an unknown server, a local one", async () => {
     writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl }, local: { command: "true" } });
     const unknown = await runXcsh(["mcp", "login", "nope"], { env, cwd: home.home });

@@ -22,6 +22,8 @@ export interface OAuthServers {
   refreshes: number;
   /** Access tokens the MCP server accepted, in order. */
   acceptedTokens: string[];
+  /** How long /token takes to answer a refresh (to make two clients' refreshes overlap). */
+  refreshDelayMs: number;
   /** Every access token issued so far stops working (as if its lifetime had passed). */
   expireAccessTokens(): void;
   close(): Promise<void>;
@@ -105,6 +107,7 @@ export async function startOAuthServers(): Promise<OAuthServers> {
       }
       if (form.get("grant_type") === "refresh_token") {
         const refresh = form.get("refresh_token") ?? "";
+        if (state.refreshDelayMs > 0) await Bun.sleep(state.refreshDelayMs);
         if (!refreshTokens.has(refresh) || !clients.has(form.get("client_id") ?? "")) return json(response, 400, { error: "invalid_grant" });
         refreshTokens.delete(refresh);
         state.refreshes++;
@@ -145,6 +148,7 @@ export async function startOAuthServers(): Promise<OAuthServers> {
     registrations: 0,
     codeGrants: 0,
     refreshes: 0,
+    refreshDelayMs: 0,
     acceptedTokens: [],
     expireAccessTokens() {
       for (const token of accessTokens.values()) token.valid = false;
