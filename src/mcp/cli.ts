@@ -7,6 +7,7 @@
  */
 import { existingFiles, projectMcpConfigPath, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
 import { addServer, removeServer } from "./config-edit.ts";
+import { hasStoredSignIn } from "./oauth-provider.ts";
 import { entryProblem } from "./server-plan.ts";
 
 const USAGE = `Usage:
@@ -124,6 +125,7 @@ function list(args: string[], cwd: string, output: Output): number {
     const notes: string[] = [declaration.scope];
     const entry = declaration.entry as Record<string, unknown> | null;
     if (entry && typeof entry === "object" && entry.disabled === true) notes.push("disabled");
+    if (entry && typeof entry.url === "string" && URL.canParse(entry.url) && hasStoredSignIn(entry.url)) notes.push("signed in");
     if (winner.get(declaration.name) !== declaration) notes.push("overridden");
     const problem = entryProblem(declaration);
     if (problem) notes.push("invalid");

@@ -10,6 +10,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
+import { startRpc } from "../support/rpc-harness.ts";
 import { bodyText, writeMcpJson } from "./support/mcp-fixture.ts";
 import { startOAuthServers } from "./support/oauth-servers.ts";
 
@@ -68,6 +69,23 @@ describe("OAuth for remote MCP servers", () => {
     expect(oauth.registrations).toBe(0);
   }, 30_000);
 
+  test("in RPC mode the server wanting a sign-in is one notice frame, and the prompt still runs", async () => {
+    server.enqueue({ content: [{ type: "text", text: "rpc fine" }] });
+    const rpc = startRpc({ env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    try {
+      const from = rpc.mark();
+      expect((await rpc.request({ type: "prompt", message: "hi" })).success).toBe(true);
+      await rpc.waitForEvent("agent_end", () => true, 20_000, from);
+      const notices = rpc.ofType("notice").filter((frame) => String(frame.message).includes('MCP server "srv"'));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.message).toContain("xcsh mcp login srv");
+      expect(oauth.registrations).toBe(0);
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+  }, 30_000);
+
   test("`xcsh mcp login` completes the flow and keeps the tokens in auth.json (0600)", async () => {
     const result = await login("srv");
     expect(result.stderr).not.toContain("xcsh mcp:");
@@ -81,6 +99,11 @@ describe("OAuth for remote MCP servers", () => {
     expect(stored.type).toBe("oauth");
     expect(stored.access).toStartWith("at-");
     expect(stored.refresh).toStartWith("rt-");
+    const list = await runXcsh(["mcp", "list"], { env, cwd: home.home });
+    expect(list.stdout).toMatch(/^srv: .*\[user, signed in\]/m);
+    // A server's sign-in is not a provider's credential.
+    const status = await runXcsh(["auth", "status"], { env, cwd: home.home });
+    expect(status.stdout).not.toContain("mcp:");
   }, 30_000);
 
   test("a model run then calls the server's tool with the stored token", async () => {
