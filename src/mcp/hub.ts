@@ -209,9 +209,17 @@ export class McpHub {
    */
   async attachResources(text: string): Promise<string> {
     let blocks = "";
-    for (const { server, uri } of resourceMentions(text)) {
+    const attached = new Set<string>();
+    for (const mention of resourceMentions(text)) {
+      const { server } = mention;
       const connection = this.connections.get(server);
       if (connection?.state !== "connected") continue;
+      // A sentence's full stop or a closing bracket after the URI is not part of it.
+      const listed = new Set(connection.resources.map((resource) => resource.uri));
+      const trimmed = mention.uri.replace(/[.,;:!?)\]'"]+$/, "");
+      const uri = !listed.has(mention.uri) && listed.has(trimmed) ? trimmed : mention.uri;
+      if (attached.has(`${server}\u0000${uri}`)) continue;
+      attached.add(`${server}\u0000${uri}`);
       try {
         const result = await connection.readResource(uri);
         blocks += `<resource server="${server}" uri="${uri}">\n${resourceText(result)}\n</resource>\n`;

@@ -62,6 +62,9 @@ export async function loginMcpServer(name: string, cwd: string, output: LoginOut
       await auth(provider, { serverUrl: spec.url, authorizationCode: code.value });
     }
     output.out(`Signed in to MCP server "${name}" (${spec.url}); the sign-in is kept in ${getAuthJsonPath()}.\n`);
+    if (Object.keys(spec.headers).some((header) => header.toLowerCase() === "authorization")) {
+      output.err(`xcsh mcp: note: the entry of "${name}" gives an Authorization header, which sessions send instead of this sign-in; remove it to use the sign-in.\n`);
+    }
     return 0;
   } finally {
     callback.close();
