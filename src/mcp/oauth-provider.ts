@@ -23,6 +23,9 @@ import { testOverride } from "../auth/test-endpoints.ts";
 export const CALLBACK_PATH = "/mcp/oauth/callback";
 const DEFAULT_CALLBACK_PORT = 19_876;
 
+/** How long a refused refresh waits for another xcsh's refresh to land in auth.json. */
+const OTHER_REFRESH_WAIT_MS = 2_000;
+
 export function callbackPort(): number {
   const override = Number(testOverride("CALLBACK_PORT"));
   return Number.isInteger(override) && override > 0 ? override : DEFAULT_CALLBACK_PORT;
@@ -64,6 +67,8 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   /** A client registered during this login, kept until the tokens are saved with it. */
   private pendingClient: OAuthClientInformationMixed | undefined;
   private verifier: string | undefined;
+  /** The stored client was refused (unknown to the server now): a login registers again. */
+  private storedClientRefused = false;
   /** The tokens last handed to the SDK: what a refusal is about. */
   private lastTokens: OAuthTokens | undefined;
   /** What discovery found this time: without an authorization server there is nothing to sign in to. */
@@ -113,7 +118,7 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    const client = this.pendingClient ?? this.stored()?.client;
+    const client = this.pendingClient ?? (this.storedClientRefused ? undefined : this.stored()?.client);
     if (client) return client;
     // A 401 from a server that publishes no OAuth metadata: it wants a token in "headers", not a sign-in.
     if (!this.discovered?.authorizationServerMetadata) throw new Error("Unauthorized (401), and the server names no OAuth authorization server");
@@ -128,7 +133,7 @@ export class StoredMcpOAuth implements OAuthClientProvider {
 
   tokens(): OAuthTokens | undefined {
     // A login starts afresh: the stored tokens are what it replaces.
-    if (this.options.mode === "login") return undefined;
+    if (this.options.mode === "login" || this.loginNeeded) return undefined;
     this.lastTokens = this.stored()?.tokens;
     return this.lastTokens;
   }
@@ -170,16 +175,33 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   }
 
   /** The server said the stored credentials are no good (a refused refresh token, an unknown client). */
+  /**
+   * The server refused what was stored (a refresh token, the registered client). Nothing
+   * is deleted from auth.json: the refusal may only mean that another xcsh refreshed at
+   * the same moment (rotating the refresh token used here) — its new tokens are waited
+   * for briefly, and the SDK's retry uses them. Otherwise the session needs a sign-in,
+   * and the next `xcsh mcp login` replaces the dead entry.
+   */
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "verifier") this.verifier = undefined;
     if (scope === "discovery" || scope === "verifier") return;
-    if (scope === "all" || scope === "client") this.pendingClient = undefined;
-    const stored = this.stored();
-    // Another xcsh refreshed meanwhile (its new refresh token made ours stale): the SDK
-    // tries again with what is stored now, so the fresh sign-in must stay.
-    if (!stored || (scope === "tokens" && stored.tokens.refresh_token !== this.lastTokens?.refresh_token)) return;
-    // The dead sign-in goes from auth.json; the next login writes a new one.
-    await this.store.remove(this.key);
+    if (scope === "all" || scope === "client") {
+      this.pendingClient = undefined;
+      this.storedClientRefused = true;
+    }
+    if (this.options.mode === "login") return;
+    if (scope === "tokens" && (await this.refreshedElsewhere())) return;
+    this.loginNeeded = true;
+  }
+
+  private async refreshedElsewhere(): Promise<boolean> {
+    const until = Date.now() + OTHER_REFRESH_WAIT_MS;
+    for (;;) {
+      const now = this.stored()?.tokens.refresh_token;
+      if (now !== undefined && now !== this.lastTokens?.refresh_token) return true;
+      if (Date.now() >= until) return false;
+      await Bun.sleep(50);
+    }
   }
 
   private needLogin(): never {

@@ -4,7 +4,8 @@
  * registers a client, prints the authorization address (the test plays the browser and
  * follows it back to xcsh's callback) and keeps the tokens in auth.json, 0600; a model
  * run then calls the server's tool with the stored token; once the access token has
- * expired, the stored refresh token gets a new one without a new sign-in.
+ * expired, the stored refresh token gets a new one without a new sign-in (also when two
+ * runs refresh at once); a refused refresh token means a new sign-in is needed.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
@@ -146,6 +147,18 @@ describe("OAuth for remote MCP servers", () => {
     const toolResults = server.requests.slice(from).flatMap((request: any) => request.body.messages.filter((message: any) => message.role === "tool").map((message: any) => JSON.stringify(message.content)));
     expect(toolResults.filter((text) => text.includes("locked echo:"))).toHaveLength(2);
     expect(storedSignIn().access).toStartWith("at-");
+  }, 30_000);
+
+  test("a refresh token the server refuses: the server is reported as needing a sign-in, the others go on", async () => {
+    oauth.expireAccessTokens();
+    oauth.revokeRefreshTokens();
+    server.enqueue({ content: [{ type: "text", text: "without srv" }] });
+    const result = await run(["hi"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("without srv\n");
+    const reports = result.stderr.split("\n").filter((line) => line.includes('MCP server "srv"'));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toContain("xcsh mcp login srv");
   }, 30_000);
 
   test("login names what is wrong: an unknown server, a local one", async () => {

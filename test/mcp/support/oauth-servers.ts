@@ -24,6 +24,8 @@ export interface OAuthServers {
   acceptedTokens: string[];
   /** How long /token takes to answer a refresh (to make two clients' refreshes overlap). */
   refreshDelayMs: number;
+  /** Every refresh token issued so far is refused (revoked at the authorization server). */
+  revokeRefreshTokens(): void;
   /** Every access token issued so far stops working (as if its lifetime had passed). */
   expireAccessTokens(): void;
   close(): Promise<void>;
@@ -150,6 +152,9 @@ export async function startOAuthServers(): Promise<OAuthServers> {
     refreshes: 0,
     refreshDelayMs: 0,
     acceptedTokens: [],
+    revokeRefreshTokens() {
+      refreshTokens.clear();
+    },
     expireAccessTokens() {
       for (const token of accessTokens.values()) token.valid = false;
     },
