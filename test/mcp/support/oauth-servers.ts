@@ -126,8 +126,9 @@ export async function startOAuthServers(): Promise<OAuthServers> {
   const mcp = await startHttpMcpServer("locked", {
     resources: true,
     gate(request, response, path) {
-      if (path.startsWith("/.well-known/oauth-protected-resource")) {
-        json(response, 200, { resource: `${mcpBase}/mcp`, authorization_servers: [authUrl] });
+      const wellKnown = "/.well-known/oauth-protected-resource";
+      if (path.startsWith(wellKnown)) {
+        json(response, 200, { resource: `${mcpBase}${path.slice(wellKnown.length) || "/mcp"}`, authorization_servers: [authUrl] });
         return true;
       }
       const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
@@ -136,7 +137,7 @@ export async function startOAuthServers(): Promise<OAuthServers> {
         return false;
       }
       response
-        .writeHead(401, { "www-authenticate": `Bearer resource_metadata="${mcpBase}/.well-known/oauth-protected-resource/mcp"`, "content-type": "application/json" })
+        .writeHead(401, { "www-authenticate": `Bearer resource_metadata="${mcpBase}${wellKnown}${path}"`, "content-type": "application/json" })
         .end(JSON.stringify({ error: "invalid_token" }));
       return true;
     },
