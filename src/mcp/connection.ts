@@ -112,7 +112,7 @@ export class McpConnection {
     // A configured Authorization header is the server's credential; without one, the
     // server may ask for an OAuth sign-in (401), which the stored tokens answer.
     const givesToken = Object.keys(spec.headers).some((name) => name.toLowerCase() === "authorization");
-    this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background" });
+    this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name });
     const authProvider = this.oauth;
     if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider });
     return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider });
@@ -219,6 +219,8 @@ export class McpConnection {
       return result as CallToolResult;
     } catch (error) {
       if (signal?.aborted) throw new Error(`The call to ${name} on MCP server "${this.spec.name}" was cancelled.`);
+      // The sign-in ran out mid-session (refresh refused): the server's tools go until it is given again.
+      if (error instanceof McpLoginNeeded) this.needsLogin();
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     }
   }

@@ -55,6 +55,8 @@ interface StoredMcpSignIn extends OAuthCredential {
 export interface McpOAuthOptions {
   serverUrl: string;
   mode: "login" | "background";
+  /** The configured name, for the hint a refused request carries. */
+  serverName?: string;
   /** login: the `state` the callback server expects. */
   state?: string;
   /** login: called with the authorization page's address. */
@@ -206,7 +208,8 @@ export class StoredMcpOAuth implements OAuthClientProvider {
 
   private needLogin(): never {
     this.loginNeeded = true;
-    throw new McpLoginNeeded("it needs a sign-in");
+    const name = this.options.serverName;
+    throw new McpLoginNeeded(name ? `it needs a sign-in: run \`xcsh mcp login ${name}\` (in the terminal: /mcp login ${name})` : "it needs a sign-in");
   }
 }
 

@@ -164,6 +164,35 @@ describe("OAuth for remote MCP servers", () => {
     expect(storedSignIn().access).toStartWith("at-");
   }, 30_000);
 
+  test("a sign-in that runs out mid-session: the call is an error saying how to sign in again, reported once", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "c1", name: "mcp__srv__echo", arguments: { text: "first" } }] },
+      { content: [{ type: "text", text: "one" }] },
+      { content: [{ type: "toolCall", id: "c2", name: "mcp__srv__echo", arguments: { text: "second" } }] },
+      { content: [{ type: "text", text: "two" }] },
+    );
+    const rpc = startRpc({ env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    try {
+      let from = rpc.mark();
+      expect((await rpc.request({ type: "prompt", message: "first" })).success).toBe(true);
+      await rpc.waitForEvent("agent_end", () => true, 20_000, from);
+      expect(rpc.ofType("tool_execution_end").at(-1)!.isError).toBe(false);
+      oauth.expireAccessTokens();
+      oauth.revokeRefreshTokens();
+      from = rpc.mark();
+      expect((await rpc.request({ type: "prompt", message: "second" })).success).toBe(true);
+      await rpc.waitForEvent("agent_end", () => true, 20_000, from);
+      const end = rpc.ofType("tool_execution_end").at(-1)!;
+      expect(end.isError).toBe(true);
+      expect(JSON.stringify(end.result)).toContain("xcsh mcp login srv");
+      const notices = rpc.ofType("notice").filter((frame) => String(frame.message).includes('MCP server "srv"'));
+      expect(notices).toHaveLength(1);
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+  }, 40_000);
+
   test("a refresh token the server refuses: the server is reported as needing a sign-in, the others go on", async () => {
     oauth.expireAccessTokens();
     oauth.revokeRefreshTokens();
