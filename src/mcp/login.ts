@@ -5,11 +5,13 @@
  * 127.0.0.1 (src/auth/signin/callback-server.ts); the SDK does discovery, dynamic
  * client registration, PKCE and the code exchange. Sessions then use and refresh the
  * stored tokens by themselves. The server is found in the same files a session reads;
- * signing in only talks to the server's own authorization server, so project servers
- * need no trust for it.
+ * signing in starts no program, so a project's server can sign in before the project is
+ * trusted — but then without `${VAR}` expansion (remoteServer).
  */
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
+import { getAgentDir } from "../config/paths.ts";
+import { readTrustDecision } from "../extensions/trust-store.ts";
 import { authStoreAt } from "../auth/credentials.ts";
 import { startCallbackServer } from "../auth/signin/callback-server.ts";
 import { createState } from "../auth/signin/pkce.ts";
@@ -28,8 +30,12 @@ export interface LoginOutput {
 
 /** The remote server of that name, as a session would connect it; throws a sentence when there is none. */
 function remoteServer(name: string, cwd: string): McpServerSpec & { transport: "http" | "sse" } {
-  const declarations = readDeclarations({ cwd, useConfigFiles: true, cliFiles: [] });
-  const plan = planServers(declarations, cwd, true);
+  const read = readDeclarations({ cwd, useConfigFiles: true, cliFiles: [] });
+  // A project not (yet) trusted does not get your environment: its ${VAR}s stay as written,
+  // so its URL cannot carry a variable's value to a server of its choosing.
+  const trusted = readTrustDecision(getAgentDir(), cwd) === true;
+  const declared = read.declared.map((declaration) => (declaration.scope === "project" && !trusted ? { ...declaration, literal: true } : declaration));
+  const plan = planServers({ ...read, declared }, cwd, true);
   const spec = plan.servers.find((server) => server.name === name);
   if (!spec) {
     const problem = plan.problems.find((line) => line.includes(`"${name}"`));

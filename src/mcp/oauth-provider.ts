@@ -123,7 +123,13 @@ export class StoredMcpOAuth implements OAuthClientProvider {
     const client = this.pendingClient ?? (this.storedClientRefused ? undefined : this.stored()?.client);
     if (client) return client;
     // A 401 from a server that publishes no OAuth metadata: it wants a token in "headers", not a sign-in.
-    if (!this.discovered?.authorizationServerMetadata) throw new Error("Unauthorized (401), and the server names no OAuth authorization server");
+    if (!this.discovered?.authorizationServerMetadata) {
+      throw new Error(
+        this.options.mode === "login"
+          ? `no OAuth authorization server found for ${this.options.serverUrl} (its /.well-known metadata could not be fetched); a server without OAuth takes a token in "headers"`
+          : "Unauthorized (401), and the server names no OAuth authorization server",
+      );
+    }
     if (this.options.mode === "background") return this.needLogin();
     return undefined;
   }

@@ -215,5 +215,14 @@ describe("OAuth for remote MCP servers", () => {
     expect(local.stderr).toContain("only remote (http/sse) servers sign in");
     const usage = await runXcsh(["mcp", "login"], { env, cwd: home.home });
     expect(usage.exitCode).toBe(2);
+    // A server that publishes no OAuth metadata (here: nothing listens) is named with the URL.
+    const project = join(home.home, "proj");
+    writeMcpJson(join(project, ".mcp.json"), { p: { url: "http://127.0.0.1:9/x/${SECRET_FOR_TEST}" } });
+    const untrusted = await runXcsh(["mcp", "login", "p"], { env: { ...env, SECRET_FOR_TEST: "hunter2" }, cwd: project });
+    expect(untrusted.exitCode).toBe(1);
+    expect(untrusted.stderr).toContain("no OAuth authorization server found for http://127.0.0.1:9/x/");
+    // An untrusted project's URL does not get the environment's values.
+    expect(untrusted.stderr).toContain("${SECRET_FOR_TEST}");
+    expect(untrusted.stderr).not.toContain("hunter2");
   }, 30_000);
 });
