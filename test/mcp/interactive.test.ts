@@ -19,10 +19,16 @@ describe("MCP in the terminal", () => {
         send(pane, "/mcp");
         await pane.waitFor("1 prompt, 2 resources");
         fake.server.enqueue({ content: [{ type: "text", text: "noted" }] });
-        pane.type("summarize @docs:");
+        // `@do` offers the server; Tab takes it, and its resources are offered.
+        pane.type("summarize @do");
+        await pane.waitFor("resources of MCP server docs");
+        pane.keys("Tab");
+        await pane.waitFor("summarize @docs:");
+        // The next key lists the resources that match (both URIs hold an "m").
+        pane.type("m");
         const screen = await pane.waitFor("memo://notes/today");
         expect(screen).toContain("file:///docs/guide.md");
-        pane.type("today");
+        pane.type("emo");
         await pane.waitFor((text) => text.includes("memo://notes/today") && !text.includes("file:///docs/guide.md"));
         pane.keys("Tab");
         await pane.waitFor("summarize @docs:memo://notes/today");

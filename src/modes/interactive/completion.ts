@@ -78,7 +78,7 @@ export class ProjectCompletion implements AutocompleteProvider {
       if (resources) return resources.length > 0 ? { items: resources, prefix: `@${query}` } : null;
       const files = await this.projectFiles();
       if (options.signal.aborted) return null;
-      const items = fileItems(files, query);
+      const items = [...this.serverItems(query), ...fileItems(files, query)];
       return items.length > 0 ? { items, prefix: `@${query}` } : null;
     }
     return this.inner.getSuggestions(lines, cursorLine, cursorCol, options);
@@ -93,7 +93,7 @@ export class ProjectCompletion implements AutocompleteProvider {
     const at = AT_TOKEN.exec(before);
     if (at) {
       const query = at[1] ?? "";
-      return { prefix: `@${query}`, items: this.resourceItems(query) ?? (this.walked && fileItems(this.walked, query)) };
+      return { prefix: `@${query}`, items: this.resourceItems(query) ?? (this.walked && [...this.serverItems(query), ...fileItems(this.walked, query)]) };
     }
     if (!before.startsWith("/")) return undefined;
     const space = before.indexOf(" ");
@@ -118,11 +118,20 @@ export class ProjectCompletion implements AutocompleteProvider {
     if (!prefix.startsWith("@")) return this.inner.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
     const line = lines[cursorLine] ?? "";
     const start = cursorCol - prefix.length;
-    // A folder stays open for the next part of the path; a file ends with a space.
-    const inserted = item.value.endsWith("/") ? item.value : `${item.value} `;
+    // A folder stays open for the next part of the path, a server (`@docs:`) for its resource; a file ends with a space.
+    const inserted = item.value.endsWith("/") || isServerItem(item) ? item.value : `${item.value} `;
     const next = [...lines];
     next[cursorLine] = line.slice(0, start) + inserted + line.slice(cursorCol);
     return { lines: next, cursorLine, cursorCol: start + inserted.length };
+  }
+
+  /** `@do` → `@docs:`: the servers with resources whose name starts with the query, before the files. */
+  private serverItems(query: string): AutocompleteItem[] {
+    if (query.includes("/")) return [];
+    const servers = new Set(this.mcpResources().map((resource) => resource.server));
+    return [...servers]
+      .filter((server) => server.startsWith(query))
+      .map((server) => ({ value: `@${server}:`, label: `${server}:`, description: `resources of MCP server ${server}` }));
   }
 
   /** `@server:…` of a server with resources: its resources matching the rest; undefined for anything else. */
@@ -163,4 +172,8 @@ function commandItems(commands: SlashCommand[], query: string): AutocompleteItem
 function bestItem(items: AutocompleteItem[], prefix: string): AutocompleteItem | undefined {
   const typed = prefix.startsWith("/") ? prefix.slice(1) : prefix;
   return items.find((item) => item.value === typed || item.value === prefix) ?? items.find((item) => item.value.startsWith(prefix)) ?? items[0];
+}
+
+function isServerItem(item: AutocompleteItem): boolean {
+  return item.description?.startsWith("resources of MCP server ") === true && item.value.endsWith(":");
 }
