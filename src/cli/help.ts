@@ -17,7 +17,8 @@ Usage:
                                    an API key in auth.json (docs/providers.md)
   xcsh --export <session> [out]    Write a session (file or id) as HTML, or as a
                                    linear JSONL file when out ends in .jsonl
-  xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md)
+  xcsh mcp list|get|add|remove     Show and edit MCP servers (docs/mcp.md);
+                                   mcp login|logout <name>: OAuth sign-in
   xcsh install <source> [-l]       Install a package (npm:<name>, git:<host>/<owner>/<repo>,
                                    a path); -l for this project (docs/packages.md)
   xcsh remove|update|list          Remove a package, update packages, list them

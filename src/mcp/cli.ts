@@ -1,12 +1,13 @@
 /**
  * `xcsh mcp list|get|add|remove`: shows and edits the MCP config files without
- * connecting to anything. The user's file (`~/.xcsh/agent/mcp.json`) is the default;
+ * connecting to anything (`login|logout`, the OAuth sign-in of a remote server, is login.ts). The user's file (`~/.xcsh/agent/mcp.json`) is the default;
  * `-l` / `--local` means the project's `.xcsh/mcp.json`. `list` and `get` show every
  * file that applies (user, `.mcp.json`, `.xcsh/mcp.json`) and which declaration wins.
  * Output on stdout; problems on stderr with exit code 1 (2 for a usage mistake).
  */
 import { existingFiles, projectMcpConfigPath, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
 import { addServer, removeServer } from "./config-edit.ts";
+import { hasStoredSignIn } from "./oauth-provider.ts";
 import { entryProblem } from "./server-plan.ts";
 
 const USAGE = `Usage:
@@ -15,6 +16,8 @@ const USAGE = `Usage:
   xcsh mcp add [-l] [options] <name> <command> [args...]
   xcsh mcp add [-l] [options] <name> <url>    A remote server (http://… or https://…)
   xcsh mcp remove [-l] <name>
+  xcsh mcp login <name>                       Sign in to a remote server that asks for OAuth
+  xcsh mcp logout <name>                      Forget that sign-in (auth.json)
 
 Options of add:
   -l, --local                 Write to .xcsh/mcp.json (the project) instead of ~/.xcsh/agent/mcp.json
@@ -54,6 +57,12 @@ export async function runMcpCommand(argv: string[], cwd = process.cwd(), output:
       case "remove":
       case "rm":
         return remove(rest, cwd, output);
+      case "login":
+      case "logout": {
+        if (rest.length !== 1) throw new UsageError(`${command} takes one server name`);
+        const { loginMcpServer, logoutMcpServer } = await import("./login.ts");
+        return await (command === "login" ? loginMcpServer : logoutMcpServer)(rest[0], cwd, output);
+      }
       case undefined:
       case "help":
       case "-h":
@@ -116,6 +125,7 @@ function list(args: string[], cwd: string, output: Output): number {
     const notes: string[] = [declaration.scope];
     const entry = declaration.entry as Record<string, unknown> | null;
     if (entry && typeof entry === "object" && entry.disabled === true) notes.push("disabled");
+    if (entry && typeof entry.url === "string" && URL.canParse(entry.url) && hasStoredSignIn(entry.url)) notes.push("signed in");
     if (winner.get(declaration.name) !== declaration) notes.push("overridden");
     const problem = entryProblem(declaration);
     if (problem) notes.push("invalid");

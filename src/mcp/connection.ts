@@ -15,23 +15,28 @@ import {
   ErrorCode,
   McpError,
   PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type GetPromptResult,
   type Prompt,
+  type ReadResourceResult,
+  type Resource,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { traceModuleLoad } from "../ai/load-trace.ts";
 import type { McpServerSpec } from "./config-schema.ts";
+import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
 
-export type ConnectionState = "connecting" | "connected" | "failed" | "closed";
+/** "needs-auth": a remote server wants an OAuth sign-in that auth.json does not hold (`xcsh mcp login`). */
+export type ConnectionState = "connecting" | "connected" | "failed" | "needs-auth" | "closed";
 
 export interface ConnectionEvents {
-  /** The tool or prompt list changed (first listing included). */
+  /** The tool, prompt or resource list changed (first listing included), or the state did. */
   changed(): void;
   /** The server could not start, or stopped; said once per connection. */
   failed(message: string): void;
@@ -46,11 +51,15 @@ export class McpConnection {
   state: ConnectionState = "connecting";
   tools: Tool[] = [];
   prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  /** Why the connection failed or stopped (for /mcp). */
+  lastError: string | undefined;
   /** Settles when connecting ends, either way. */
   readonly settled: Promise<void>;
   readonly startedAt = Date.now();
   private readonly client: Client;
   private transport: Transport | undefined;
+  private oauth: StoredMcpOAuth | undefined;
   private reportedFailure = false;
 
   constructor(
@@ -61,6 +70,7 @@ export class McpConnection {
     this.client = new Client(clientInfo, { capabilities: {} });
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.track(this.refreshTools()));
     this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.track(this.refreshPrompts()));
+    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.track(this.refreshResources()));
     this.client.onclose = () => this.onClosed();
     this.settled = this.connect();
   }
@@ -71,17 +81,24 @@ export class McpConnection {
       await this.client.connect(this.transport, { timeout: CONNECT_TIMEOUT_MS });
       if (this.state !== "connecting") return; // closed while connecting
       const capabilities = this.client.getServerCapabilities() ?? {};
-      const [tools, prompts] = await Promise.all([
+      const [tools, prompts, resources] = await Promise.all([
         capabilities.tools ? this.listAllTools() : [],
         capabilities.prompts ? this.listAllPrompts() : [],
+        capabilities.resources ? this.listAllResources() : [],
       ]);
       if (this.state !== "connecting") return;
       this.tools = tools;
       this.prompts = prompts;
+      this.resources = resources;
       this.state = "connected";
       this.events.changed();
     } catch (error) {
       if (this.state !== "connecting") return;
+      if (error instanceof McpLoginNeeded || this.oauth?.loginNeeded) {
+        this.needsLogin();
+        await this.client.close().catch(() => {});
+        return;
+      }
       const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
       this.fail(closed ? `closed the connection while starting${this.exitNote()}` : `could not connect: ${describeError(error, CONNECT_TIMEOUT_MS)}`);
       await this.client.close().catch(() => {});
@@ -92,8 +109,13 @@ export class McpConnection {
     const spec = this.spec;
     if (spec.transport === "stdio") return new StdioProcessTransport(spec);
     const requestInit = { headers: spec.headers };
-    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit });
-    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit });
+    // A configured Authorization header is the server's credential; without one, the
+    // server may ask for an OAuth sign-in (401), which the stored tokens answer.
+    const givesToken = Object.keys(spec.headers).some((name) => name.toLowerCase() === "authorization");
+    this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name });
+    const authProvider = this.oauth;
+    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider });
+    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider });
   }
 
   private async listAllTools(): Promise<Tool[]> {
@@ -113,6 +135,17 @@ export class McpConnection {
     do {
       const page = await this.client.listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
       all.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+  }
+
+  private async listAllResources(): Promise<Resource[]> {
+    const all: Resource[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listResources(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
+      all.push(...page.resources);
       cursor = page.nextCursor;
     } while (cursor);
     return all;
@@ -147,6 +180,27 @@ export class McpConnection {
     }
   }
 
+  private async refreshResources(): Promise<void> {
+    if (this.state !== "connected") return;
+    try {
+      this.resources = await this.listAllResources();
+      this.events.changed();
+    } catch (error) {
+      this.events.failed(`MCP server "${this.spec.name}": could not list its resources after a change: ${describeError(error, LIST_TIMEOUT_MS)}`);
+    }
+  }
+
+  /** A resource's contents (text, or base64 blobs), as the server gives them. */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
+    try {
+      return await this.client.readResource({ uri }, { signal, timeout: this.spec.callTimeoutMs });
+    } catch (error) {
+      if (signal?.aborted) throw new Error(`Reading ${uri} from MCP server "${this.spec.name}" was cancelled.`);
+      throw new Error(`MCP server "${this.spec.name}", resource ${uri}: ${describeError(error, this.spec.callTimeoutMs)}`);
+    }
+  }
+
   /** Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled). */
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void): Promise<CallToolResult> {
     if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
@@ -165,6 +219,8 @@ export class McpConnection {
       return result as CallToolResult;
     } catch (error) {
       if (signal?.aborted) throw new Error(`The call to ${name} on MCP server "${this.spec.name}" was cancelled.`);
+      // The sign-in ran out mid-session (refresh refused): the server's tools go until it is given again.
+      if (error instanceof McpLoginNeeded) this.needsLogin();
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     }
   }
@@ -183,6 +239,7 @@ export class McpConnection {
     this.state = "closed";
     this.tools = [];
     this.prompts = [];
+    this.resources = [];
     await this.client.close().catch(() => {});
     await this.transport?.close().catch(() => {});
   }
@@ -199,17 +256,29 @@ export class McpConnection {
     return ` (exit code ${transport.exitCode ?? "none: killed by a signal"})`;
   }
 
-  private fail(why: string): void {
-    this.state = "failed";
-    const hadTools = this.tools.length > 0 || this.prompts.length > 0;
-    this.tools = [];
-    this.prompts = [];
-    if (hadTools) this.events.changed();
+  /** A sign-in is wanted: said once, with the command that gives it; the other servers go on. */
+  private needsLogin(): void {
+    this.state = "needs-auth";
+    // In the terminal, /mcp login signs in and reconnects without a restart.
+    this.lastError = `needs a sign-in: run \`xcsh mcp login ${this.spec.name}\` (in the terminal: /mcp login ${this.spec.name})`;
+    this.events.changed();
     if (this.reportedFailure) return;
     this.reportedFailure = true;
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
+  }
+
+  private fail(why: string): void {
+    this.state = "failed";
     const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
     const tail = stderr ? `\n${lastLines(stderr, 5)}` : "";
-    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${why}${tail}`);
+    this.lastError = `${why}${tail}`;
+    this.tools = [];
+    this.prompts = [];
+    this.resources = [];
+    this.events.changed();
+    if (this.reportedFailure) return;
+    this.reportedFailure = true;
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
   }
 }
 
@@ -226,6 +295,6 @@ export function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return "the connection closed";
   const message = error instanceof Error ? error.message : String(error);
-  if (/\b401\b|Unauthorized/i.test(message)) return `${message} (the server wants authorization: put a token in "headers", e.g. "Authorization": "Bearer \${TOKEN}"; xcsh does not do OAuth sign-in yet)`;
+  if (/\b401\b|Unauthorized/i.test(message)) return `${message} (the server wants authorization: put a token in "headers", e.g. "Authorization": "Bearer \${TOKEN}", or, if it offers OAuth, run \`xcsh mcp login <name>\`)`;
   return message;
 }

@@ -20,6 +20,8 @@ import { MCP_TOOL_SOURCE, mcpName } from "./names.ts";
 import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
 import { sameServer } from "./server-plan.ts";
 import { mcpAgentTool } from "./tool-adapter.ts";
+import { READ_RESOURCE_TOOL, readResourceAgentTool, readResourceToolSpec, resourceMentions, resourceText, type McpResourceItem } from "./resources.ts";
+import type { McpServerStatus } from "./status.ts";
 import { within } from "./wait.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
@@ -45,6 +47,8 @@ const CLIENT_INFO = { name: "xcsh", version: packageJson.version };
 interface RegisteredTool {
   connection: McpConnection;
   tool: Tool;
+  /** The server's resource reader (resources.ts), not one of its own tools. */
+  readsResources?: boolean;
 }
 
 interface RegisteredPrompt {
@@ -77,14 +81,18 @@ export class McpHub {
     }
     for (const spec of specs) {
       if (this.connections.has(spec.name)) continue;
-      const connection: McpConnection = new McpConnection(
-        spec,
-        { changed: () => this.sync(), failed: (message) => this.report(message) },
-        CLIENT_INFO,
-      );
-      this.connections.set(spec.name, connection);
+      this.connect(spec);
     }
     this.sync();
+  }
+
+  private connect(spec: McpServerSpec): McpConnection {
+    let connection: McpConnection | undefined;
+    // A connection replaced meanwhile (reconnect) no longer speaks for its server.
+    const current = () => connection === undefined || this.connections.get(spec.name) === connection;
+    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO);
+    this.connections.set(spec.name, connection);
+    return connection;
   }
 
   /** Problems found before connecting (a bad entry, an unset variable), reported like failures. */
@@ -149,6 +157,79 @@ export class McpHub {
     }
   }
 
+  /** Every server's state, counts and last error (for /mcp). */
+  status(): McpServerStatus[] {
+    return [...this.connections.values()].map((connection) => ({
+      name: connection.spec.name,
+      state: connection.state,
+      transport: connection.spec.transport,
+      origin: connection.spec.origin,
+      tools: connection.tools.length,
+      prompts: connection.prompts.length,
+      resources: connection.resources.length,
+      ...(connection.lastError ? { lastError: connection.lastError } : {}),
+    }));
+  }
+
+  /**
+   * Connects one server afresh (after its config was fixed, or a sign-in); its tools
+   * return once it is connected. The config is read again by the caller, so a fixed
+   * entry is used; here the spec given replaces the old one. Resolves when connecting ends.
+   */
+  async reconnect(spec: McpServerSpec): Promise<McpServerStatus | undefined> {
+    if (this.closed) return undefined;
+    const old = this.connections.get(spec.name);
+    this.connections.delete(spec.name);
+    if (old) await old.close();
+    // A failure of the new attempt is news, even if the old one's was said already.
+    for (const message of [...this.reported]) if (message.startsWith(`MCP server "${spec.name}"`)) this.reported.delete(message);
+    const connection = this.connect(spec);
+    this.sync();
+    await connection.settled;
+    return this.status().find((server) => server.name === spec.name);
+  }
+
+  /** Resources of the connected servers, for `@server:` completion. */
+  resources(): McpResourceItem[] {
+    return [...this.connections.values()]
+      .filter((connection) => connection.state === "connected")
+      .flatMap((connection) =>
+        connection.resources.map((resource) => ({
+          server: connection.spec.name,
+          uri: resource.uri,
+          name: resource.name,
+          ...(resource.description ? { description: resource.description } : {}),
+        })),
+      );
+  }
+
+  /**
+   * Each `@server:uri` of a connected server in the text, read and put before the
+   * message; a mention that cannot be read is reported and left as it is.
+   */
+  async attachResources(text: string): Promise<string> {
+    let blocks = "";
+    const attached = new Set<string>();
+    for (const mention of resourceMentions(text)) {
+      const { server } = mention;
+      const connection = this.connections.get(server);
+      if (connection?.state !== "connected") continue;
+      // A sentence's full stop or a closing bracket after the URI is not part of it.
+      const listed = new Set(connection.resources.map((resource) => resource.uri));
+      const trimmed = mention.uri.replace(/[.,;:!?)\]'"]+$/, "");
+      const uri = !listed.has(mention.uri) && listed.has(trimmed) ? trimmed : mention.uri;
+      if (attached.has(`${server}\u0000${uri}`)) continue;
+      attached.add(`${server}\u0000${uri}`);
+      try {
+        const result = await connection.readResource(uri);
+        blocks += `<resource server="${server}" uri="${uri}">\n${resourceText(result)}\n</resource>\n`;
+      } catch (error) {
+        this.options.report(`@${server}:${uri} is not attached: ${(error as Error).message}`);
+      }
+    }
+    return blocks + text;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const connections = [...this.connections.values()];
@@ -164,6 +245,11 @@ export class McpHub {
     for (const connection of this.connections.values()) {
       if (connection.state !== "connected") continue;
       for (const tool of connection.tools) this.claim(wantedTools, mcpName(connection.spec.name, tool.name), { connection, tool }, "tool");
+      const readerName = mcpName(connection.spec.name, READ_RESOURCE_TOOL);
+      // The server's own tool of that name, if any, keeps it.
+      if (connection.resources.length > 0 && !wantedTools.has(readerName)) {
+        wantedTools.set(readerName, { connection, tool: readResourceToolSpec(connection.resources), readsResources: true });
+      }
       for (const prompt of connection.prompts) this.claim(wantedPrompts, mcpName(connection.spec.name, prompt.name), { connection, prompt }, "prompt");
     }
     this.options.tools.batch(() => {
@@ -177,7 +263,8 @@ export class McpHub {
         if (known && known.connection === entry.connection && known.tool === entry.tool) continue;
         this.registered.set(name, entry);
         // A changed tool keeps whether it is active; a new one follows the command line's choice.
-        this.options.tools.upsert(mcpAgentTool(entry.connection, entry.tool, name), { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
+        const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name);
+        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
       }
     });
     this.prompts.clear();

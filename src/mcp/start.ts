@@ -11,7 +11,9 @@ import type { ImageContent } from "../ai/types.ts";
 import type { SlashCommand } from "../resources/commands.ts";
 import type { DeclaredServer } from "./config-files.ts";
 import type { McpHub, McpToolSink } from "./hub.ts";
+import type { McpResourceItem } from "./resources.ts";
 import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
+import type { McpServerStatus } from "./status.ts";
 
 /** What the session asks of MCP (src/core/agent-session.ts). */
 export interface McpSessionLink {
@@ -23,6 +25,14 @@ export interface McpSessionLink {
   commands(): SlashCommand[];
   /** Called whenever the tools or prompts change. */
   onChange(listener: () => void): void;
+  /** Each declared server's state, what it offers, its last error (/mcp). */
+  status(): McpServerStatus[];
+  /** Reads the config again and connects that server afresh; resolves with its new state. Throws when it is not declared. */
+  reconnect(name: string): Promise<McpServerStatus>;
+  /** The connected servers' resources (`@server:` completion). */
+  resources(): McpResourceItem[];
+  /** The text with each `@server:uri` it mentions read and put before it. */
+  attachResources(text: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -58,6 +68,7 @@ class LazyMcpSession implements McpSessionLink {
   private loading: Promise<McpHub> | undefined;
   private readonly listeners: (() => void)[] = [];
   private closed = false;
+  private trusted: boolean;
   /** Settles once the latest plan has been handed to the hub. */
   private configured: Promise<void> = Promise.resolve();
   private startNow: () => void = () => {};
@@ -75,9 +86,11 @@ class LazyMcpSession implements McpSessionLink {
     private readonly options: McpStartOptions,
     declared: DeclaredServer[],
   ) {
+    this.trusted = options.projectTrusted;
     this.apply(declared, options.projectTrusted);
     options.onProjectTrusted?.(() => {
       if (this.closed) return;
+      this.trusted = true;
       const again = readDeclarations(this.options);
       for (const problem of again.problems) this.options.report(problem);
       this.apply(again.declared, true);
@@ -125,6 +138,53 @@ class LazyMcpSession implements McpSessionLink {
   onChange(listener: () => void): void {
     this.listeners.push(listener);
     this.hub?.onChange(listener);
+  }
+
+  status(): McpServerStatus[] {
+    const running = this.hub?.status() ?? [];
+    const shown = new Set(running.map((server) => server.name));
+    const declarations = readDeclarations(this.options);
+    const plan = planServers(declarations, this.options.cwd, this.trusted);
+    const others: McpServerStatus[] = [];
+    const idle = (name: string, state: McpServerStatus["state"], lastError?: string) => {
+      if (shown.has(name)) return;
+      shown.add(name);
+      others.push({ name, state, tools: 0, prompts: 0, resources: 0, ...(lastError ? { lastError } : {}) });
+    };
+    for (const spec of plan.servers) idle(spec.name, "connecting");
+    for (const name of plan.waitingForTrust) idle(name, "waiting-for-trust");
+    // The last declaration of a name is the one that counts.
+    for (const declaration of [...declarations.declared].reverse()) {
+      const entry = declaration.entry as { disabled?: unknown } | null;
+      if (entry && typeof entry === "object" && entry.disabled === true) idle(declaration.name, "disabled");
+      else idle(declaration.name, "failed", plan.problems.find((problem) => problem.includes(`"${declaration.name}"`)));
+    }
+    return [...running, ...others];
+  }
+
+  async reconnect(name: string): Promise<McpServerStatus> {
+    const declarations = readDeclarations(this.options);
+    const plan = planServers(declarations, this.options.cwd, this.trusted);
+    const spec = plan.servers.find((server) => server.name === name);
+    if (!spec) {
+      if (plan.waitingForTrust.includes(name)) throw new Error(`MCP server "${name}" is a project server and the project is not trusted`);
+      const problem = plan.problems.find((line) => line.includes(`"${name}"`));
+      throw new Error(problem ?? `no MCP server "${name}" is declared (or it is disabled)`);
+    }
+    this.startNow();
+    const hub = await this.load();
+    const status = await hub.reconnect(spec);
+    if (!status) throw new Error("the session is closing");
+    return status;
+  }
+
+  resources(): McpResourceItem[] {
+    return this.hub?.resources() ?? [];
+  }
+
+  async attachResources(text: string): Promise<string> {
+    if (!this.hub || !/(?:^|\s)@[^\s:@/]+:\S/.test(text)) return text;
+    return this.hub.attachResources(text);
   }
 
   async close(): Promise<void> {

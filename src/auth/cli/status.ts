@@ -53,7 +53,8 @@ export function renderStatus(store: AuthStore, modelsJsonKeys: ReadonlySet<strin
 
 /** Providers with anything configured: stored ones first, then models.json keys, then set variables. */
 function candidates(stored: string[], modelsJsonKeys: ReadonlySet<string>): string[] {
-  const names = [...stored, ...modelsJsonKeys];
+  // MCP servers' sign-ins (`mcp:<url>`, src/mcp/oauth-provider.ts) are no provider's credential.
+  const names = [...stored.filter((key) => !key.startsWith("mcp:")), ...modelsJsonKeys];
   // findEnvKeys, not the catalog's list alone: Anthropic's ANTHROPIC_AUTH_TOKEN / ANTHROPIC_OAUTH_TOKEN count too.
   for (const provider of CATALOG_PROVIDERS) if ((findEnvKeys(provider.id) ?? provider.envKeys).some((name) => process.env[name])) names.push(provider.id);
   // Bedrock and Vertex also run on their cloud's own credentials (an AWS profile, Google's ADC).

@@ -3,6 +3,8 @@
  * from the clipboard (Ctrl+V), and back from queued messages taken into the
  * editor (Alt+Up, Esc). The editor shows each as an `[image #n]` mark; the
  * images go with the next prompt sent, and Ctrl+C on a draft drops them.
+ * `@server:uri` mentions of MCP resources are read when the prompt is sent
+ * (withResources) and their text goes before it, as the command line's @files do.
  */
 import type { ImageContent } from "../../ai/types.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
@@ -31,6 +33,11 @@ export class Attachments {
   /** The images for the prompt being sent; none remain attached. */
   take(): ImageContent[] {
     return this.images.splice(0);
+  }
+
+  /** The text with each MCP resource it mentions (`@server:uri`) read and put before it. */
+  async withResources(text: string): Promise<string> {
+    return (await this.host.session()?.mcp?.attachResources(text)) ?? text;
   }
 
   clear(): void {

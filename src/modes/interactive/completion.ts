@@ -1,7 +1,8 @@
 /**
  * Completion in the editor: `/` offers the built-in commands, extension
  * commands, prompt templates and skills; `@` offers the project's files
- * (walked once, .gitignore honoured, fuzzy-matched); Tab on a path completes it.
+ * (walked once, .gitignore honoured, fuzzy-matched), and `@server:` an MCP
+ * server's resources; Tab on a path completes it.
  * Slash commands and plain paths are pi-tui's CombinedAutocompleteProvider;
  * `@` files are ours, since that provider needs the `fd` program for them.
  *
@@ -14,6 +15,7 @@
 import type { AutocompleteItem, AutocompleteProvider, AutocompleteSuggestions, SlashCommand } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import { walkDirectory, STOP_WALK } from "../../tools/file-walker.ts";
+import type { McpResourceItem } from "../../mcp/resources.ts";
 
 /** A project with more files than this is listed only up to it. */
 const MAX_FILES = 20_000;
@@ -30,6 +32,7 @@ export class ProjectCompletion implements AutocompleteProvider {
   constructor(
     private readonly cwd: string,
     private readonly commands: () => SlashCommand[],
+    private readonly mcpResources: () => McpResourceItem[] = () => [],
   ) {
     const { CombinedAutocompleteProvider } = loadPiTui();
     // Built lazily per request: extension commands can change after /reload.
@@ -71,9 +74,11 @@ export class ProjectCompletion implements AutocompleteProvider {
     const at = AT_TOKEN.exec(before);
     if (at) {
       const query = at[1] ?? "";
+      const resources = this.resourceItems(query);
+      if (resources) return resources.length > 0 ? { items: resources, prefix: `@${query}` } : null;
       const files = await this.projectFiles();
       if (options.signal.aborted) return null;
-      const items = fileItems(files, query);
+      const items = [...this.serverItems(query), ...fileItems(files, query)];
       return items.length > 0 ? { items, prefix: `@${query}` } : null;
     }
     return this.inner.getSuggestions(lines, cursorLine, cursorCol, options);
@@ -88,7 +93,7 @@ export class ProjectCompletion implements AutocompleteProvider {
     const at = AT_TOKEN.exec(before);
     if (at) {
       const query = at[1] ?? "";
-      return { prefix: `@${query}`, items: this.walked && fileItems(this.walked, query) };
+      return { prefix: `@${query}`, items: this.resourceItems(query) ?? (this.walked && [...this.serverItems(query), ...fileItems(this.walked, query)]) };
     }
     if (!before.startsWith("/")) return undefined;
     const space = before.indexOf(" ");
@@ -113,11 +118,35 @@ export class ProjectCompletion implements AutocompleteProvider {
     if (!prefix.startsWith("@")) return this.inner.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
     const line = lines[cursorLine] ?? "";
     const start = cursorCol - prefix.length;
-    // A folder stays open for the next part of the path; a file ends with a space.
-    const inserted = item.value.endsWith("/") ? item.value : `${item.value} `;
+    // A folder stays open for the next part of the path, a server (`@docs:`) for its resource; a file ends with a space.
+    const inserted = item.value.endsWith("/") || isServerItem(item) ? item.value : `${item.value} `;
     const next = [...lines];
     next[cursorLine] = line.slice(0, start) + inserted + line.slice(cursorCol);
     return { lines: next, cursorLine, cursorCol: start + inserted.length };
+  }
+
+  /** `@do` → `@docs:`: the servers with resources whose name starts with the query, before the files. */
+  private serverItems(query: string): AutocompleteItem[] {
+    if (query.includes("/")) return [];
+    const servers = new Set(this.mcpResources().map((resource) => resource.server));
+    return [...servers]
+      .filter((server) => server.startsWith(query))
+      .map((server) => ({ value: `@${server}:`, label: `${server}:`, description: `resources of MCP server ${server}` }));
+  }
+
+  /** `@server:…` of a server with resources: its resources matching the rest; undefined for anything else. */
+  private resourceItems(query: string): AutocompleteItem[] | undefined {
+    const match = /^([^\s:@/]+):(.*)$/.exec(query);
+    if (!match) return undefined;
+    const resources = this.mcpResources().filter((resource) => resource.server === match[1]);
+    if (resources.length === 0) return undefined;
+    const { fuzzyFilter } = loadPiTui();
+    const matches = match[2] ? fuzzyFilter(resources, match[2], (resource) => resource.uri) : resources;
+    return matches.slice(0, MAX_SUGGESTIONS).map((resource) => ({
+      value: `@${resource.server}:${resource.uri}`,
+      label: resource.uri,
+      description: resource.description ? `${resource.name}: ${resource.description}` : resource.name,
+    }));
   }
 
   shouldTriggerFileCompletion(lines: string[], cursorLine: number, cursorCol: number): boolean {
@@ -143,4 +172,8 @@ function commandItems(commands: SlashCommand[], query: string): AutocompleteItem
 function bestItem(items: AutocompleteItem[], prefix: string): AutocompleteItem | undefined {
   const typed = prefix.startsWith("/") ? prefix.slice(1) : prefix;
   return items.find((item) => item.value === typed || item.value === prefix) ?? items.find((item) => item.value.startsWith(prefix)) ?? items[0];
+}
+
+function isServerItem(item: AutocompleteItem): boolean {
+  return item.description?.startsWith("resources of MCP server ") === true && item.value.endsWith(":");
 }

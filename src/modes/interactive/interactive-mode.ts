@@ -116,7 +116,7 @@ class InteractiveApp implements App {
       theme: () => this.theme,
       cwd: this.cwd,
       submit: (text) => void this.submit(text),
-      completion: new ProjectCompletion(this.cwd, () => this.slashCommands()),
+      completion: new ProjectCompletion(this.cwd, () => this.slashCommands(), () => this.session?.mcp?.resources() ?? []),
       report: (what, error) => this.say(`✗ Extension ${what} failed`, (error as Error)?.message ?? String(error), "error"),
       keys: {
         shortcut: (data) => runShortcut(this.extensions, data),
@@ -339,10 +339,11 @@ class InteractiveApp implements App {
       if (text.startsWith("/") && ((await this.runCommandLine(text)) || (await this.refuseUnknownCommand(text)))) return;
       if (text.startsWith("!")) return await this.runBash(text);
       const session = this.session;
+      const message = await this.attachments.withResources(text);
       if (session.isStreaming) {
-        await session.prompt(text, { images, streamingBehavior: behavior, source: "interactive" });
+        await session.prompt(message, { images, streamingBehavior: behavior, source: "interactive" });
       } else {
-        await session.prompt(text, { images, source: "interactive" });
+        await session.prompt(message, { images, source: "interactive" });
       }
     } catch (error) {
       this.say("✗ " + ((error as Error).message || String(error)), "", "error");

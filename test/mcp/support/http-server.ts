@@ -4,7 +4,7 @@
  * per client, as the SDK's examples keep them) and the older SSE transport at /sse
  * (+ /messages). Every request's headers are kept, so a test can see what a client sent.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -24,13 +24,20 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startHttpMcpServer(name = "web"): Promise<HttpMcpServer> {
+export interface HttpMcpOptions {
+  /** Runs before the MCP routes; true when it answered the request itself (an auth check that refused, a metadata document). */
+  gate?(request: IncomingMessage, response: ServerResponse, path: string): boolean;
+  resources?: boolean;
+}
+
+export async function startHttpMcpServer(name = "web", options: HttpMcpOptions = {}): Promise<HttpMcpServer> {
   const streamable = new Map<string, StreamableHTTPServerTransport>();
   const sse = new Map<string, SSEServerTransport>();
   const headers: IncomingMessage["headers"][] = [];
   const server: Server = createServer(async (request, response) => {
     headers.push(request.headers);
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (options.gate?.(request, response, path)) return;
     try {
       if (path === "/mcp") {
         const body = request.method === "POST" ? await readBody(request) : undefined;
@@ -38,7 +45,7 @@ export async function startHttpMcpServer(name = "web"): Promise<HttpMcpServer> {
         let transport = sessionId ? streamable.get(sessionId) : undefined;
         if (!transport && isInitializeRequest(body)) {
           const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void streamable.set(id, created) });
-          await createTestServer(name).connect(created);
+          await createTestServer(name, { resources: options.resources }).connect(created);
           transport = created;
         }
         if (!transport) {

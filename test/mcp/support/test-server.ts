@@ -9,6 +9,7 @@
  * link (a resource link and an embedded resource), fail (an isError result),
  * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
  * Prompt: review {topic}.
+ * Resources (with MCP_RESOURCES=1, or `resources: true`): file:///docs/guide.md and memo://notes/today.
  * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
  */
@@ -25,8 +26,16 @@ function note(line: string): void {
   if (file) appendFileSync(file, `${line}\n`);
 }
 
-export function createTestServer(name = process.env.MCP_NAME ?? "test"): McpServer {
+export function createTestServer(name = process.env.MCP_NAME ?? "test", options: { resources?: boolean } = {}): McpServer {
   const server = new McpServer({ name, version: "1.0.0" });
+  if (options.resources ?? process.env.MCP_RESOURCES === "1") {
+    server.registerResource("guide", "file:///docs/guide.md", { description: "The project guide", mimeType: "text/markdown" }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# Guide from ${name}\nThe secret word is marmalade.` }],
+    }));
+    server.registerResource("today", "memo://notes/today", { description: "Today's notes", mimeType: "text/plain" }, async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/plain", text: "Notes: buy oranges." }],
+    }));
+  }
   server.registerTool("echo", { description: "Echoes the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text: `${name} echo: ${text}` }],
   }));

@@ -14,6 +14,7 @@ import { resumeCommand } from "./resume-command.ts";
 import { scopedModelsCommand } from "./scoped-models-command.ts";
 import { settingsCommand } from "./settings-command.ts";
 import { treeCommand } from "./tree-command.ts";
+import { mcpCommand } from "./mcp-command.ts";
 
 export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   ...modelCommands,
@@ -24,6 +25,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   settingsCommand,
   ...loginCommands,
   hotkeysCommand,
+  mcpCommand,
   helpCommand(() => BUILTIN_COMMANDS),
 ];
 
