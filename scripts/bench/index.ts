@@ -3,7 +3,7 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
@@ -24,6 +24,7 @@ import { interactive } from "./workloads/interactive.ts";
 import { mcpColdStart } from "./workloads/mcp.ts";
 import { sandboxBash } from "./workloads/sandbox.ts";
 import { extensionsColdStart } from "./workloads/extensions.ts";
+import { longSession } from "./workloads/long-session.ts";
 import { searchDirect } from "./workloads/search-direct.ts";
 import { searchTools } from "./workloads/search-tools.ts";
 import { sessionOpen } from "./workloads/session-open.ts";
@@ -32,7 +33,7 @@ import { stream } from "./workloads/stream.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

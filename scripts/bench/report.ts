@@ -130,6 +130,10 @@ export function renderReport(input: ReportInput): string {
     "  the typed line, the server streams the 20 KB answer; wall time to its last three lines above the editor",
     "  with the footer's output tokens (shown once the message is complete), CPU time as utime + stime of the",
     "  pane's process (the agent, `exec`ed) from `/proc/<pid>/stat` over the same span (10 ms ticks).",
+    "- **Long session**: one RPC session of 2 000 turns (× `--runs-scale`, at least 400), each a prompt, a `bash`",
+    "  call printing 7 KB and an answer; the fake server reports input tokens as the request's size ÷ 4, so",
+    "  compaction runs each time the 200 000-token window fills. Each turn waits for `agent_settled`. VmRSS",
+    "  from `/proc` after turn 200 and after the last turn, and VmHWM (the peak) at the end; one run per agent.",
     "",
   ].join("\n");
 }
