@@ -194,8 +194,13 @@ class InteractiveApp implements App {
           this.footer.refresh();
           break;
         case "message_end":
-        case "compaction_end":
           this.footer.refresh();
+          break;
+        case "compaction_end":
+          // As pi does: the transcript becomes what the context now holds (the summary and the
+          // kept messages), so months of history are not held in the view.
+          if (event.result) this.redraw();
+          else this.footer.refresh();
           break;
         case "queue_update":
           this.showPending(event.steering, event.followUp);
