@@ -165,18 +165,30 @@ export function searchBytes(bytes: Buffer, displayPath: string, matcher: LineMat
   return searchText(bytes.toString("utf8"), displayPath, matcher, query);
 }
 
-/** Most source files fit; a larger one is read into a buffer of its own. */
-const SHARED_BUFFER_BYTES = 64 * 1024;
+/** Most source files fit in one read of this size; a larger one is read on into a bigger buffer. */
+const FIRST_READ_BYTES = 64 * 1024;
+/**
+ * The read buffer, reused for every file: it grows to the largest file read
+ * so far. A fresh buffer per large file costs a page fault per 4 KiB touched,
+ * which on real code (minified bundles of several MB) was as much system time
+ * as the reads themselves.
+ */
 let shared: Buffer | undefined;
+
+/** Lets a buffer grown by a large file go, once a search is done; the next read starts small again. */
+export function releaseReadBuffer(): void {
+  if (shared && shared.length > FIRST_READ_BYTES) shared = undefined;
+}
 
 /**
  * A local file's bytes, or undefined when it is too large, vanished or
- * unreadable — or binary and larger than the first read. The returned buffer may be a view of a shared one, valid until
- * the next call. One open and one read for a small file; the size is asked
- * only of a file that fills the first read, so a huge one is never loaded.
+ * unreadable — or binary and larger than the first read. The returned buffer
+ * is a view of a shared one, valid until the next call. One open and one read
+ * for a small file; the size is asked only of a file that fills the first
+ * read, so a huge one is never loaded.
  */
 export function readLocalBytes(absolutePath: string): Buffer | undefined {
-  shared ??= Buffer.allocUnsafe(SHARED_BUFFER_BYTES);
+  shared ??= Buffer.allocUnsafeSlow(FIRST_READ_BYTES);
   let fd: number;
   try {
     fd = openSync(absolutePath, constants.O_RDONLY);
@@ -184,21 +196,25 @@ export function readLocalBytes(absolutePath: string): Buffer | undefined {
     return undefined;
   }
   try {
-    const first = readSync(fd, shared, 0, shared.length, 0);
-    if (first < shared.length) return shared.subarray(0, first);
+    const first = readSync(fd, shared, 0, FIRST_READ_BYTES, 0);
+    if (first < FIRST_READ_BYTES) return shared.subarray(0, first);
     // A large binary (a native executable, an archive) is known by its first block: none of the rest is read.
     if (looksBinary(shared)) return undefined;
     const size = fstatSync(fd).size;
     if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const whole = Buffer.allocUnsafe(Math.max(size, first));
-    shared.copy(whole, 0, 0, first);
+    if (size > shared.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.min(MAX_SEARCHED_FILE_BYTES, Math.max(size, shared.length * 2)));
+      shared.copy(bigger, 0, 0, first);
+      shared = bigger;
+    }
     let length = first;
-    while (length < whole.length) {
-      const read = readSync(fd, whole, length, whole.length - length, length);
+    // Up to the size asked for (a file that grows meanwhile is read as it was).
+    while (length < size) {
+      const read = readSync(fd, shared, length, size - length, length);
       if (read === 0) break;
       length += read;
     }
-    return whole.subarray(0, length);
+    return shared.subarray(0, length);
   } catch {
     return undefined;
   } finally {

@@ -20,6 +20,7 @@ import {
   looksBinary,
   MAX_SEARCHED_FILE_BYTES,
   readLocalBytes,
+  releaseReadBuffer,
   searchBytes,
   searchText,
   type FileMatches,
@@ -277,6 +278,7 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
         const file = searchOneLocalFile(searchPath, matcher, query);
         if (file) output.add(file);
       }
+      releaseReadBuffer();
       throwIfAborted(signal);
       return formatResult(output, limit);
     },
