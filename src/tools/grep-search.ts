@@ -6,9 +6,11 @@
  * Local files are read as bytes into one reused buffer; a file is decoded to
  * text only when it may match — it must hold every literal the pattern
  * requires (grep-literals.ts), found by a byte search, so the files that do
- * not are never decoded. Without context lines, a literal is matched in the
- * bytes and a regex over the whole text (grep-scan.ts). Binary files (a NUL byte in the first
- * block) and files over MAX_SEARCHED_FILE_BYTES are skipped before any search.
+ * not are never decoded. Without context lines, only the lines that hold the
+ * rarest literal are decoded and tested, or, for a pattern with none, the
+ * regex runs over the whole text at once (grep-scan.ts). Binary files (a NUL
+ * byte in the first block) and files over MAX_SEARCHED_FILE_BYTES are skipped
+ * before any search.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { rarestFirst, requiredLiterals } from "./grep-literals.ts";
