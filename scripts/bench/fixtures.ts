@@ -1,9 +1,10 @@
 /**
  * Generated inputs for the heavy workloads, made once and kept in the fixtures
  * folder between runs (each is marked complete only after it is fully written):
- * a 100 MiB session file of 20 000 entries, and a source tree of 100 000 files.
+ * a 100 MiB session file of 20 000 entries, a source tree of 100 000 files, and
+ * a corpus of real installed packages (realCodeFixture).
  */
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const SESSION_ENTRIES = 20_000;
@@ -160,5 +161,63 @@ export function treeFixture(fixtures: string, log: (line: string) => void): stri
     }
     writeFileSync(marker, "");
   }
+  return root;
+}
+
+/**
+ * Well-known packages installed into the real-code corpus at bench time, beside
+ * a copy of this project's own node_modules: typescript's multi-MB bundles,
+ * three's minified builds and source maps, babel's and eslint's thousands of
+ * small modules, webpack's deep trees. Code no one here wrote or shaped.
+ */
+const REAL_CODE_PACKAGES = ["typescript@5", "@babel/core@7", "@babel/preset-env@7", "webpack@5", "eslint@8", "rollup@4", "prettier@3", "lodash@4", "rxjs@7", "three@0.170"];
+
+/** Removes every symlink below `dir`: rg and fd do not follow them, xcsh follows links to files, so links would make the counts differ. */
+function removeSymlinks(dir: string): number {
+  let removed = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isSymbolicLink()) {
+      unlinkSync(path);
+      removed++;
+    } else if (entry.isDirectory()) {
+      removed += removeSymlinks(path);
+    }
+  }
+  return removed;
+}
+
+/**
+ * Real JavaScript/TypeScript code (made on first use, then kept): `xcsh/` is a
+ * copy of this project's node_modules, `npm/` the node_modules of an npm
+ * install of REAL_CODE_PACKAGES — about 45 000 files, 450 MB. Laid out as
+ * installed, with two changes that keep xcsh, rg and fd looking at the same
+ * files: the top folders are not called `node_modules` (xcsh never enters a
+ * folder of that name, so the searches pass rg and fd the same exclusion for
+ * the nested ones), and symlinks (`.bin/`) are removed. Needs npm and the
+ * network the first time.
+ */
+export function realCodeFixture(fixtures: string, log: (line: string) => void, projectRoot: string): string {
+  const root = join(fixtures, "real-code");
+  const marker = `${root}.complete`;
+  if (existsSync(marker)) return root;
+  const install = join(fixtures, "real-code-install");
+  rmSync(root, { recursive: true, force: true });
+  rmSync(install, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  mkdirSync(install, { recursive: true });
+  log(`installing ${REAL_CODE_PACKAGES.length} packages for the real-code corpus under ${install} …`);
+  const npm = Bun.spawnSync(["npm", "install", "--prefix", install, "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", ...REAL_CODE_PACKAGES], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (npm.exitCode !== 0) throw new Error(`npm install for the real-code corpus failed: ${npm.stderr.toString().slice(-600)}`);
+  renameSync(join(install, "node_modules"), join(root, "npm"));
+  rmSync(install, { recursive: true, force: true });
+  const copy = Bun.spawnSync(["cp", "-R", join(projectRoot, "node_modules"), join(root, "xcsh")], { stderr: "pipe" });
+  if (copy.exitCode !== 0) throw new Error(`copying node_modules for the real-code corpus failed: ${copy.stderr.toString()}`);
+  const links = removeSymlinks(root);
+  log(`real-code corpus ready (${links} symlinks removed)`);
+  writeFileSync(marker, "");
   return root;
 }

@@ -4,12 +4,17 @@
  * checked and searched, and the matching lines (with their context) picked out.
  *
  * Local files are read as bytes into one reused buffer; a file is decoded to
- * text only when it may match — for a literal pattern (or a regex with no
- * special characters) that is decided by a byte search, so the files that do
- * not contain it are never decoded. Binary files (a NUL byte in the first
- * block) and files over MAX_SEARCHED_FILE_BYTES are skipped before any search.
+ * text only when it may match — it must hold every literal the pattern
+ * requires (grep-literals.ts), found by a byte search, so the files that do
+ * not are never decoded. Without context lines, only the lines that hold the
+ * rarest literal are decoded and tested, or, for a pattern with none, the
+ * regex runs over the whole text at once (grep-scan.ts). Binary files (a NUL
+ * byte in the first block) and files over MAX_SEARCHED_FILE_BYTES are skipped
+ * before any search.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { rarestFirst, requiredLiterals } from "./grep-literals.ts";
+import { scanNeedleLines, scanText } from "./grep-scan.ts";
 
 /** Files larger than this are skipped: generated or data files, not code worth grepping. */
 export const MAX_SEARCHED_FILE_BYTES = 10 * 1024 * 1024;
@@ -30,6 +35,10 @@ export interface GrepQuery {
 /** A file's matches: the lines at and around them, by 0-based index. Plain data too. */
 export interface FileMatches {
   displayPath: string;
+  /**
+   * Lines in the file; with no context lines asked for, possibly only up to
+   * the last match (counting the rest would be a pass over the file for nothing).
+   */
   lineCount: number;
   /** 0-based indexes of matching lines, at most maxMatches of them. */
   matchIndexes: number[];
@@ -38,8 +47,12 @@ export interface FileMatches {
 }
 
 export interface LineMatcher {
-  /** The pattern's UTF-8 bytes when a file that lacks them cannot match. */
-  needle?: Buffer;
+  /** UTF-8 bytes that every matching line contains, rarest first: a file lacking one cannot match. */
+  needles: Buffer[];
+  /** Whether a line holding needles[0] matches for that alone (a case-sensitive literal): no line test needed. */
+  needleIsMatch: boolean;
+  /** The regex with flags `g` and `m`, when running it over a whole file finds the same lines as testing each (scanText). */
+  scan?: RegExp;
   /** Cheap whole-file test; false means no line can match. */
   mayMatch(text: string): boolean;
   matches(line: string): boolean;
@@ -61,97 +74,6 @@ function byteNeedle(text: string): Buffer | undefined {
   return Buffer.from(text, "utf8");
 }
 
-/** Escapes whose character stands for itself: punctuation. `\d`, `\b`, `\1`, `\n`, … do not. */
-const SELF_ESCAPE = /[^A-Za-z0-9]/;
-
-/** Where a letter or digit escape ends (`\x41`, `\u{1F600}`, `\p{L}`, `\k<name>`, `\12`), given the index of its letter. */
-function escapeEnd(source: string, letter: number): number {
-  const kind = source[letter];
-  const braced = (from: number, open: string, close: string) => (source[from] === open ? Math.max(from, source.indexOf(close, from)) : letter);
-  switch (kind) {
-    case "c":
-      return letter + 1;
-    case "x":
-      return letter + 2;
-    case "u":
-      return source[letter + 1] === "{" ? braced(letter + 1, "{", "}") : letter + 4;
-    case "p":
-    case "P":
-      return braced(letter + 1, "{", "}");
-    case "k":
-      return braced(letter + 1, "<", ">");
-    default: {
-      let end = letter;
-      if (/[0-9]/.test(kind ?? "")) while (/[0-9]/.test(source[end + 1] ?? "")) end++;
-      return end;
-    }
-  }
-}
-
-/**
- * The longest run of plain characters that every match of a regex must contain,
- * or undefined when none can be proved. Conservative: any alternation gives up,
- * groups and classes end a run and are skipped, and a character made optional
- * by `?`, `*` or `{0,…}` is dropped from its run. Used as a byte prefilter, so a
- * file without it is never decoded or run through the regex.
- */
-export function requiredLiteral(source: string): string | undefined {
-  if (source.includes("|")) return undefined;
-  const runs: string[] = [];
-  let run = "";
-  const end = () => {
-    if (run) runs.push(run);
-    run = "";
-  };
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === "\\") {
-      const next = source[i + 1];
-      i++;
-      if (next !== undefined && SELF_ESCAPE.test(next)) {
-        run += next;
-        continue;
-      }
-      end();
-      i = escapeEnd(source, i);
-      continue;
-    }
-    if (char === "[" || char === "(") {
-      end();
-      // Skip to the matching bracket; escapes inside are skipped with it.
-      const close = char === "[" ? "]" : ")";
-      let depth = 0;
-      for (; i < source.length; i++) {
-        if (source[i] === "\\") i++;
-        else if (char === "(" && source[i] === "(") depth++;
-        else if (source[i] === close && (char === "[" || --depth === 0)) break;
-      }
-      continue;
-    }
-    if (char === "?" || char === "*" || (char === "{" && /^\{0*(,|\})/.test(source.slice(i)))) {
-      // The character before may be absent (or the quantifier applies to a skipped group).
-      run = run.slice(0, -1);
-      end();
-      if (char === "{") i = source.indexOf("}", i);
-      continue;
-    }
-    if (char === "+" || char === "{") {
-      // At least once: the run so far stands, but what follows need not be adjacent.
-      end();
-      if (char === "{") i = source.indexOf("}", i);
-      if (i === -1) return undefined;
-      continue;
-    }
-    if (char === "." || char === "^" || char === "$") {
-      end();
-      continue;
-    }
-    run += char;
-  }
-  end();
-  return runs.sort((a, b) => b.length - a.length)[0];
-}
-
 /**
  * The pattern as a line test. Flag `m` makes `^`/`$` mean line boundaries in the
  * whole-file pre-test too, so a line that matches implies the file matches —
@@ -163,7 +85,8 @@ export function createLineMatcher(query: Pick<GrepQuery, "pattern" | "literal" |
   // A pattern without special characters means the same as a regex and as text.
   const literal = query.literal || !REGEX_SPECIAL.test(pattern);
   if (literal && !ignoreCase) {
-    return { needle: byteNeedle(pattern), mayMatch: (text) => text.includes(pattern), matches: (line) => line.includes(pattern) };
+    const needle = byteNeedle(pattern);
+    return { needles: needle ? [needle] : [], needleIsMatch: true, mayMatch: (text) => text.includes(pattern), matches: (line) => line.includes(pattern) };
   }
   const source = literal ? escapeRegex(pattern) : pattern;
   const flags = ignoreCase ? "mi" : "m";
@@ -180,11 +103,13 @@ export function createLineMatcher(query: Pick<GrepQuery, "pattern" | "literal" |
     }
   }
   const hasLookaround = /\(\?<?[=!]/.test(source);
-  // A case-insensitive search can use the literal only when case cannot change it.
-  const required = literal ? undefined : requiredLiteral(source);
-  const usable = required !== undefined && (!ignoreCase || required.toLowerCase() === required.toUpperCase());
+  // A case-insensitive search can use a literal only when case cannot change it.
+  const required = literal ? [] : requiredLiterals(source).filter((run) => !ignoreCase || run.toLowerCase() === run.toUpperCase());
+  const needles = rarestFirst(required).flatMap((run) => byteNeedle(run) ?? []);
   return {
-    needle: usable ? byteNeedle(required) : undefined,
+    needles,
+    needleIsMatch: false,
+    scan: hasLookaround ? undefined : new RegExp(regex.source, `${regex.flags}g`),
     mayMatch: (text) => hasLookaround || regex.test(text),
     matches: (line) => regex.test(line),
   };
@@ -204,6 +129,7 @@ function splitLines(text: string): string[] {
 export function searchText(text: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
   // A BOM is an encoding detail, not text: `^foo` should match a first line that starts with one.
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (query.context === 0 && matcher.scan && !body.includes("\r")) return scanText(body, matcher.scan, matcher.matches, displayPath, query.maxMatches);
   if (!matcher.mayMatch(body)) return undefined;
   const all = splitLines(body);
   const matchIndexes: number[] = [];
@@ -224,25 +150,47 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
 }
 
-/** Searches a file's bytes: skipped when binary, decoded only when the needle (if any) is there. */
+/**
+ * Searches a file's bytes: skipped when binary, decoded only when every
+ * needle is there — and a literal without context is matched in the bytes,
+ * so only its matching lines are decoded.
+ */
 export function searchBytes(bytes: Buffer, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
   if (looksBinary(bytes)) return undefined;
-  if (matcher.needle && bytes.indexOf(matcher.needle) === -1) return undefined;
+  const [rarest, ...others] = matcher.needles;
+  for (const needle of others) if (bytes.indexOf(needle) === -1) return undefined;
+  // A line never holds a line terminator, so a needle with one finds nothing here; the line test says so.
+  if (rarest && query.context === 0 && !rarest.includes(0x0a) && !rarest.includes(0x0d)) {
+    return scanNeedleLines(bytes, rarest, matcher.needleIsMatch ? undefined : matcher.matches, displayPath, query.maxMatches);
+  }
+  if (rarest && bytes.indexOf(rarest) === -1) return undefined;
   return searchText(bytes.toString("utf8"), displayPath, matcher, query);
 }
 
-/** Most source files fit; a larger one is read into a buffer of its own. */
-const SHARED_BUFFER_BYTES = 64 * 1024;
+/** Most source files fit in one read of this size; a larger one is read on into a bigger buffer. */
+const FIRST_READ_BYTES = 64 * 1024;
+/**
+ * The read buffer, reused for every file: it grows to the largest file read
+ * so far. A fresh buffer per large file costs a page fault per 4 KiB touched,
+ * which on real code (minified bundles of several MB) was as much system time
+ * as the reads themselves.
+ */
 let shared: Buffer | undefined;
+
+/** Lets a buffer grown by a large file go, once a search is done; the next read starts small again. */
+export function releaseReadBuffer(): void {
+  if (shared && shared.length > FIRST_READ_BYTES) shared = undefined;
+}
 
 /**
  * A local file's bytes, or undefined when it is too large, vanished or
- * unreadable. The returned buffer may be a view of a shared one, valid until
- * the next call. One open and one read for a small file; the size is asked
- * only of a file that fills the first read, so a huge one is never loaded.
+ * unreadable — or binary and larger than the first read. The returned buffer
+ * is a view of a shared one, valid until the next call. One open and one read
+ * for a small file; the size is asked only of a file that fills the first
+ * read, so a huge one is never loaded.
  */
 export function readLocalBytes(absolutePath: string): Buffer | undefined {
-  shared ??= Buffer.allocUnsafe(SHARED_BUFFER_BYTES);
+  shared ??= Buffer.allocUnsafeSlow(FIRST_READ_BYTES);
   let fd: number;
   try {
     fd = openSync(absolutePath, constants.O_RDONLY);
@@ -250,19 +198,25 @@ export function readLocalBytes(absolutePath: string): Buffer | undefined {
     return undefined;
   }
   try {
-    const first = readSync(fd, shared, 0, shared.length, 0);
-    if (first < shared.length) return shared.subarray(0, first);
+    const first = readSync(fd, shared, 0, FIRST_READ_BYTES, 0);
+    if (first < FIRST_READ_BYTES) return shared.subarray(0, first);
+    // A large binary (a native executable, an archive) is known by its first block: none of the rest is read.
+    if (looksBinary(shared)) return undefined;
     const size = fstatSync(fd).size;
     if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const whole = Buffer.allocUnsafe(Math.max(size, first));
-    shared.copy(whole, 0, 0, first);
+    if (size > shared.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.min(MAX_SEARCHED_FILE_BYTES, Math.max(size, shared.length * 2)));
+      shared.copy(bigger, 0, 0, first);
+      shared = bigger;
+    }
     let length = first;
-    while (length < whole.length) {
-      const read = readSync(fd, whole, length, whole.length - length, length);
+    // Up to the size asked for (a file that grows meanwhile is read as it was).
+    while (length < size) {
+      const read = readSync(fd, shared, length, size - length, length);
       if (read === 0) break;
       length += read;
     }
-    return whole.subarray(0, length);
+    return shared.subarray(0, length);
   } catch {
     return undefined;
   } finally {

@@ -20,6 +20,7 @@ import {
   looksBinary,
   MAX_SEARCHED_FILE_BYTES,
   readLocalBytes,
+  releaseReadBuffer,
   searchBytes,
   searchText,
   type FileMatches,
@@ -118,16 +119,24 @@ function directorySourceOf(ops: GrepOperations & Required<Pick<GrepOperations, "
   };
 }
 
-/** Collects output lines across files, up to the match limit. */
+/**
+ * Collects output lines across files, up to the match limit — or until there
+ * is more output than the result can hold (DEFAULT_MAX_BYTES or
+ * DEFAULT_MAX_LINES), when reading more files would only find lines that are
+ * cut anyway: the search stops there, as it does at the match limit.
+ */
 class GrepOutput {
   readonly lines: string[] = [];
   matchCount = 0;
   limitReached = false;
+  /** The output outgrew what the result holds, so the search stopped before the match limit. */
+  outputFull = false;
   linesTruncated = false;
+  private outputBytes = 0;
 
   constructor(
     private readonly limit: number,
-    private readonly context: number,
+    readonly context: number,
   ) {}
 
   /**
@@ -152,14 +161,18 @@ class GrepOutput {
       for (let line = start; line <= end; line++) this.pushLine(file, line, isMatch.has(line));
       printedUpTo = end;
     }
-    return !this.limitReached;
+    // Past the limits by at least one line, so the truncation notice says what was cut.
+    if (!this.limitReached && (this.outputBytes > DEFAULT_MAX_BYTES || this.lines.length > DEFAULT_MAX_LINES)) this.outputFull = true;
+    return !this.limitReached && !this.outputFull;
   }
 
   private pushLine(file: FileMatches, index: number, isMatch: boolean): void {
     const { text, wasTruncated } = truncateLine(file.lines[index], GREP_MAX_LINE_LENGTH);
     if (wasTruncated) this.linesTruncated = true;
     const separator = isMatch ? ":" : "-";
-    this.lines.push(`${file.displayPath}${separator}${index + 1}${separator} ${text}`);
+    const line = `${file.displayPath}${separator}${index + 1}${separator} ${text}`;
+    this.lines.push(line);
+    this.outputBytes += Buffer.byteLength(line) + 1;
   }
 }
 
@@ -195,8 +208,10 @@ function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepTo
   }
   if (truncation.truncated) {
     details.truncation = truncation;
+    // Stopped early, the search cannot count what it did not read; without context every cut line is a match.
+    const more = !output.outputFull ? "" : output.context > 0 ? " and the search stopped there; there may be more matches" : " and the search stopped there; there are more matches";
     notices.push(
-      `[Output truncated to ${truncation.outputLines} lines (${formatSize(truncation.maxBytes)} / ${truncation.maxLines} line limit). Narrow the search with path or glob, or use less context, to see the rest.]`,
+      `[Output truncated to ${truncation.outputLines} lines (${formatSize(truncation.maxBytes)} / ${truncation.maxLines} line limit)${more}. Narrow the search with path or glob, or use less context, to see the rest.]`,
     );
   }
   if (output.linesTruncated) {
@@ -263,6 +278,7 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
         const file = searchOneLocalFile(searchPath, matcher, query);
         if (file) output.add(file);
       }
+      releaseReadBuffer();
       throwIfAborted(signal);
       return formatResult(output, limit);
     },

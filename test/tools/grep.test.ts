@@ -170,6 +170,29 @@ describe("grep", () => {
     expect(Buffer.byteLength(text)).toBeLessThan(52 * 1024);
   });
 
+  test("once the output outgrows 50KB the search stops reading files, and says there are more matches", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`f${String(i).padStart(3, "0")}.txt`] = `hit ${"z".repeat(800)}\n`;
+    await writeTree(files);
+    let reads = 0;
+    const tool = createGrepTool(root, {
+      operations: {
+        isDirectory: (path) => path === root,
+        readFile: (path) => {
+          reads++;
+          return readFile(path, "utf8");
+        },
+      },
+    });
+    const result = await tool.execute("call-1", { pattern: "hit", limit: 1000 });
+    const text = result.content[0].type === "text" ? result.content[0].text : "";
+    expect(text).toStartWith("f000.txt:1: hit");
+    expect(text).toMatch(/\[Output truncated to \d+ lines \(50\.0KB \/ 2000 line limit\) and the search stopped there; there are more matches\./);
+    expect(result.details?.matchLimitReached).toBeUndefined();
+    // About 100 lines of 500 characters fill 50KB; the reads ahead of the walk add at most a few dozen.
+    expect(reads).toBeLessThan(200);
+  });
+
   test("CRLF files show lines without the carriage return and $ still anchors", async () => {
     await writeTree({ "win.txt": "first end\r\nsecond\r\n" });
     expect((await grep({ pattern: "end$" })).text).toBe("win.txt:1: first end");
