@@ -10,10 +10,11 @@
  * where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/cli.ts";
-import { createExtensionFixture, type ExtensionFixture } from "../support/extensions.ts";
+import type { ExtensionFixture } from "../support/extensions.ts";
+import { createSandboxFixture } from "./sandbox-fixture.ts";
 import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
 
 function bwrapWorks(): boolean {
@@ -33,18 +34,7 @@ let otherServer: ReturnType<typeof Bun.serve>;
 const hits = { allowed: 0, other: 0 };
 
 beforeAll(() => {
-  // Outside /tmp, which sandboxed commands may write: the test home must not be.
-  base = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : process.cwd(), "xcsh-netallow-test-"));
-  const savedTmp = process.env.TMPDIR;
-  process.env.TMPDIR = base;
-  try {
-    fixture = createExtensionFixture();
-  } finally {
-    if (savedTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = savedTmp;
-  }
-  fixture.home.env.TMPDIR = join(fixture.home.home, "tmp");
-  mkdirSync(fixture.home.env.TMPDIR, { recursive: true });
+  ({ base, fixture } = createSandboxFixture("xcsh-netallow-test-"));
   allowedServer = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

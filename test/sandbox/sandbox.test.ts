@@ -8,9 +8,10 @@
  * what to install. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExtensionFixture, type ExtensionFixture } from "../support/extensions.ts";
+import type { ExtensionFixture } from "../support/extensions.ts";
+import { createSandboxFixture } from "./sandbox-fixture.ts";
 import { startRpc, textOf, type RpcProcess } from "../support/rpc-harness.ts";
 
 /** Whether bubblewrap can start a sandbox here (installed, and allowed to create namespaces). */
@@ -30,18 +31,7 @@ let localServer: ReturnType<typeof Bun.serve>;
 let localHits = 0;
 
 beforeAll(() => {
-  base = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : process.cwd(), "xcsh-sandbox-test-"));
-  const savedTmp = process.env.TMPDIR;
-  process.env.TMPDIR = base;
-  try {
-    fixture = createExtensionFixture();
-  } finally {
-    if (savedTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = savedTmp;
-  }
-  // xcsh's own temp folder (writable in the sandbox) inside the home, beside the project.
-  fixture.home.env.TMPDIR = join(fixture.home.home, "tmp");
-  mkdirSync(fixture.home.env.TMPDIR, { recursive: true });
+  ({ base, fixture } = createSandboxFixture("xcsh-sandbox-test-"));
   outside = join(fixture.home.home, "outside");
   mkdirSync(outside, { recursive: true });
   localServer = Bun.serve({
