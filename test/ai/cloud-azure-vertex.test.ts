@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
+import { startRpc } from "../support/rpc-harness.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 
 let server: FakeLlmServer;
@@ -86,6 +87,30 @@ describe("Azure OpenAI", () => {
     expect(toolOutput).toContain("AZURE_OPENAI_BASE_URL=http://127.0.0.1:9/openai/v1");
     expect(toolOutput).not.toContain(server.url);
     expect(toolOutput).not.toContain("deployment-from-auth-json");
+  });
+
+  test("a compaction's summary request goes where auth.json's env says, as the turns do", async () => {
+    const env = { AZURE_OPENAI_BASE_URL: `${server.url}/openai/v1`, AZURE_OPENAI_DEPLOYMENT_NAME_MAP: "gpt-5-mini=deployment-from-auth-json" };
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "azure-openai-responses": { type: "api_key", key: "azure-stored", env } }), { mode: 0o600 });
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "azure-openai-responses/gpt-5-mini", "--no-session"] });
+    try {
+      for (const message of ["one", "two"]) {
+        server.enqueue({ content: [{ type: "text", text: "answer ".repeat(400) }] });
+        const mark = rpc.mark();
+        expect((await rpc.request({ type: "prompt", message })).success).toBe(true);
+        await rpc.waitForEvent("agent_end", undefined, 20_000, mark);
+      }
+      server.enqueue({ content: [{ type: "text", text: "THE SUMMARY" }] });
+      const before = server.requests.length;
+      const response = await rpc.request({ type: "compact", keepRecentTokens: 100 }, 20_000);
+      expect(response.error).toBeUndefined();
+      expect(response.data.summary).toContain("THE SUMMARY");
+      const summaryRequest = server.requests[before];
+      expect(summaryRequest.path).toBe("/openai/v1/responses");
+      expect(summaryRequest.body.model).toBe("deployment-from-auth-json");
+    } finally {
+      await rpc.close();
+    }
   });
 
   test("without an endpoint, the error names the variables to set", async () => {
