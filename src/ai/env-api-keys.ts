@@ -126,6 +126,6 @@ export function getEnvApiKey(provider: string, env?: Readonly<Record<string, str
  * any of them gives a key of its own). The key carries no mark of where it came from, so
  * this compares values: a key equal to the token is the token.
  */
-export function isEnvBearerToken(provider: string, key: string): boolean {
-  return provider === "anthropic" && key !== "" && process.env[ANTHROPIC_AUTH_TOKEN] === key;
+export function isEnvBearerToken(provider: string, key: string, env?: Readonly<Record<string, string>>): boolean {
+  return provider === "anthropic" && key !== "" && (env?.[ANTHROPIC_AUTH_TOKEN] || process.env[ANTHROPIC_AUTH_TOKEN]) === key;
 }
