@@ -34,6 +34,8 @@ export interface AgentLoopConfig extends SimpleStreamOptions, ToolExecutionConfi
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
   /** Request headers per call (values may come from commands, resolved at request time). */
   getHeaders?: (provider: string) => Promise<Record<string, string> | undefined> | Record<string, string> | undefined;
+  /** The provider's own configuration variables per call (auth.json's `env`), over the options' `env`. */
+  getProviderEnv?: (provider: string) => Record<string, string> | undefined;
   /** Steering messages due now (after a turn's tool calls). */
   getSteeringMessages?: () => Promise<AgentMessage[]> | AgentMessage[];
   /** Follow-up messages due now (when the agent would stop). */
@@ -158,11 +160,13 @@ async function streamAssistantMessage(
     const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
     const headers = await requestHeaders(config, signal);
+    const providerEnv = config.getProviderEnv?.(config.model.provider);
+    const env = providerEnv ? { ...config.env, ...providerEnv } : config.env;
     const streamFn = config.streamFn ?? streamSimple;
     const events = await streamFn(
       config.model,
       { systemPrompt: request.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
-      { ...streamOptionsOf(config), apiKey, headers, signal },
+      { ...streamOptionsOf(config), apiKey, headers, ...(env ? { env } : {}), signal },
     );
     for await (const event of events) {
       if (event.type === "start") {

@@ -27,6 +27,7 @@ export interface AgentOptions extends Omit<ToolExecutionConfig, "hasPendingSteer
   transformContext?: AgentLoopConfig["transformContext"];
   getApiKey?: AgentLoopConfig["getApiKey"];
   getHeaders?: AgentLoopConfig["getHeaders"];
+  getProviderEnv?: AgentLoopConfig["getProviderEnv"];
   streamFn?: StreamFn;
   /** Provider options passed on every call (headers, budgets, timeouts). */
   streamOptions?: Omit<SimpleStreamOptions, "reasoning" | "signal">;
@@ -45,6 +46,8 @@ export class Agent {
   getApiKey: AgentLoopConfig["getApiKey"];
   /** Headers for each call, resolved then (a `!command` header runs per request). */
   getHeaders: AgentLoopConfig["getHeaders"];
+  /** The provider's configuration variables for each call (auth.json's `env`), read then. */
+  getProviderEnv: AgentLoopConfig["getProviderEnv"];
   /** Replaceable hooks, read at the start of each run (extensions install theirs after construction). */
   transformContext: AgentLoopConfig["transformContext"];
   transformRequest: AgentLoopConfig["transformRequest"];
@@ -79,6 +82,7 @@ export class Agent {
     this.streamOptions = options.streamOptions ?? {};
     this.getApiKey = options.getApiKey;
     this.getHeaders = options.getHeaders;
+    this.getProviderEnv = options.getProviderEnv;
     this.transformContext = options.transformContext;
     this.beforeToolCall = options.beforeToolCall;
     this.afterToolCall = options.afterToolCall;
@@ -171,6 +175,7 @@ export class Agent {
       finishTurn: this.finishTurn,
       getApiKey: this.getApiKey,
       getHeaders: this.getHeaders,
+      getProviderEnv: this.getProviderEnv,
       streamFn: this.options.streamFn,
       getSteeringMessages: () => this.steeringQueue.drain(),
       getFollowUpMessages: () => this.followUpQueue.drain(),

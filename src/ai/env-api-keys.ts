@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { CATALOG_PROVIDERS } from "./catalog/providers.ts";
+import { processEnv, providerEnvReader, type EnvReader } from "./providers/provider-env.ts";
 
 /** Environment variables that hold API keys, by provider, as shown to the user (the usual one first). */
 const ENV_KEYS: ReadonlyMap<string, readonly string[]> = new Map(CATALOG_PROVIDERS.map((provider) => [provider.id, provider.envKeys]));
@@ -35,10 +36,8 @@ const KEYLESS_PROVIDERS: Record<string, string> = {
  */
 export const AMBIENT_CREDENTIAL = "<authenticated>";
 
-const env = (name: string): string | undefined => process.env[name] || undefined;
-
 /** Google's Application Default Credentials: a key file named by the variable, or gcloud's own. */
-function hasGoogleAdc(): boolean {
+function hasGoogleAdc(env: EnvReader): boolean {
   const file = env("GOOGLE_APPLICATION_CREDENTIALS") ?? join(homedir(), ".config", "gcloud", "application_default_credentials.json");
   return existsSync(file);
 }
@@ -48,9 +47,9 @@ function hasGoogleAdc(): boolean {
  * what is missing. The variables are pi's; none of them is read at start-up beyond
  * this presence check.
  */
-const AMBIENT: Record<string, { present(): boolean; howToSet: string }> = {
+const AMBIENT: Record<string, { present(env: EnvReader): boolean; howToSet: string }> = {
   "amazon-bedrock": {
-    present: () =>
+    present: (env) =>
       Boolean(
         env("AWS_PROFILE") ||
           (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) ||
@@ -62,7 +61,7 @@ const AMBIENT: Record<string, { present(): boolean; howToSet: string }> = {
     howToSet: "AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN for temporary keys), or AWS_BEARER_TOKEN_BEDROCK",
   },
   "google-vertex": {
-    present: () => Boolean((env("GOOGLE_CLOUD_PROJECT") || env("GCLOUD_PROJECT")) && env("GOOGLE_CLOUD_LOCATION") && hasGoogleAdc()),
+    present: (env) => Boolean((env("GOOGLE_CLOUD_PROJECT") || env("GCLOUD_PROJECT")) && env("GOOGLE_CLOUD_LOCATION") && hasGoogleAdc(env)),
     howToSet: "GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with Application Default Credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS)",
   },
 };
@@ -104,15 +103,20 @@ export function findEnvKeys(provider: string): string[] | undefined {
   return names ? [...new Set([...names, ...(EXTRA_ENV_KEYS[provider] ?? [])])] : undefined;
 }
 
-/** The API key for a known provider from its environment variable (a placeholder for keyless ones), if set. */
-export function getEnvApiKey(provider: string): string | undefined {
+/**
+ * The API key for a known provider from its environment variable (a placeholder for keyless
+ * ones), if set. `env` (pi-ai's argument: the `env` of the provider's auth.json entry) is
+ * looked in before the process environment.
+ */
+export function getEnvApiKey(provider: string, env?: Readonly<Record<string, string>>): string | undefined {
   if (Object.hasOwn(KEYLESS_PROVIDERS, provider)) return KEYLESS_PROVIDERS[provider];
   const names = Object.hasOwn(PREFERENCE, provider) ? PREFERENCE[provider] : (ENV_KEYS.get(provider) ?? []);
   for (const name of names) {
-    const value = process.env[name];
+    // Keys as they are written (not trimmed), as before there was an `env`.
+    const value = env?.[name] || process.env[name];
     if (value) return value;
   }
-  if (Object.hasOwn(AMBIENT, provider) && AMBIENT[provider].present()) return AMBIENT_CREDENTIAL;
+  if (Object.hasOwn(AMBIENT, provider) && AMBIENT[provider].present(env ? providerEnvReader(env) : processEnv)) return AMBIENT_CREDENTIAL;
   return undefined;
 }
 
@@ -122,6 +126,6 @@ export function getEnvApiKey(provider: string): string | undefined {
  * any of them gives a key of its own). The key carries no mark of where it came from, so
  * this compares values: a key equal to the token is the token.
  */
-export function isEnvBearerToken(provider: string, key: string): boolean {
-  return provider === "anthropic" && key !== "" && process.env[ANTHROPIC_AUTH_TOKEN] === key;
+export function isEnvBearerToken(provider: string, key: string, env?: Readonly<Record<string, string>>): boolean {
+  return provider === "anthropic" && key !== "" && (env?.[ANTHROPIC_AUTH_TOKEN] || process.env[ANTHROPIC_AUTH_TOKEN]) === key;
 }

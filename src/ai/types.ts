@@ -240,6 +240,12 @@ export interface StreamOptions {
   onPayload?: (payload: unknown, model: Model) => unknown | undefined | Promise<unknown | undefined>;
   onResponse?: (response: ProviderResponse, model: Model) => void | Promise<void>;
   headers?: Record<string, string>;
+  /**
+   * Provider-scoped configuration variables (pi-ai's `env`): the `env` object of the
+   * provider's auth.json entry. Read before process.env by the providers that take
+   * settings from variables (Azure, Vertex, Bedrock); never copied into process.env.
+   */
+  env?: Record<string, string>;
   timeoutMs?: number;
   /** SDK-level retries. Defaults to 0: retrying is the session's job, visibly. */
   maxRetries?: number;

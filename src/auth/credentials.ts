@@ -81,6 +81,22 @@ export async function storedRequestAuth(store: AuthStore, provider: string): Pro
   return signIn.requestAuth(fresh);
 }
 
+/**
+ * The `env` object of the provider's stored API-key entry: configuration variables
+ * (AZURE_OPENAI_BASE_URL, AWS_REGION, …) that win over the process environment for this
+ * provider's requests only. Undefined when there is none; never throws (a broken entry is
+ * reported by `storedRequestAuth`).
+ */
+export function storedProviderEnv(store: AuthStore, provider: string): Record<string, string> | undefined {
+  if (!store.has(provider)) return undefined;
+  try {
+    const credential = store.get(provider);
+    return credential?.type === "api_key" && credential.env && Object.keys(credential.env).length > 0 ? { ...credential.env } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The endpoint a stored sign-in's account is served at, without refreshing (for building models). */
 export function storedBaseUrl(store: AuthStore, provider: string): string | undefined {
   const signIn = signInProvider(provider);

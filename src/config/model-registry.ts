@@ -17,7 +17,7 @@ import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
 import type { AuthStore } from "../auth/auth-store.ts";
-import { authStoreAt, hasStoredCredential, storedBaseUrl, storedModelIds, storedRequestAuth } from "../auth/credentials.ts";
+import { authStoreAt, hasStoredCredential, storedBaseUrl, storedModelIds, storedProviderEnv, storedRequestAuth } from "../auth/credentials.ts";
 import { StoredKeyError } from "../auth/stored-key.ts";
 import { loginCommand, signInProvider, SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
@@ -166,14 +166,23 @@ export class ModelRegistry {
 
   /**
    * Whether a credential is configured for the model's provider: one stored in auth.json,
-   * an `apiKey` (registered or in models.json) or the provider's environment variable.
-   * Never runs a command.
+   * an `apiKey` (registered or in models.json) or the provider's environment variable
+   * (or cloud settings), in the auth.json entry's `env` or the process's. Never runs a command.
    */
   hasAuth(model: Pick<Model, "provider">): boolean {
     if (hasStoredCredential(this.authStore, model.provider)) return true;
     const apiKey = this.auth.get(model.provider)?.apiKey;
     if (apiKey && isValueConfigured(apiKey)) return true;
-    return getEnvApiKey(model.provider) !== undefined;
+    return getEnvApiKey(model.provider, this.getProviderEnv(model)) !== undefined;
+  }
+
+  /**
+   * The `env` object of the provider's auth.json entry (pi's per-provider variables:
+   * AZURE_OPENAI_BASE_URL, AWS_REGION, GOOGLE_CLOUD_PROJECT, …), handed to its requests as
+   * `StreamOptions.env`, where they win over the process environment. Undefined when none.
+   */
+  getProviderEnv(model: Pick<Model, "provider">): Record<string, string> | undefined {
+    return storedProviderEnv(this.authStore, model.provider);
   }
 
   /** Models whose provider has a credential configured. */
@@ -198,7 +207,7 @@ export class ModelRegistry {
       const key = await this.resolve(configured, what);
       if (key !== "") return key;
     }
-    const fromEnv = getEnvApiKey(model.provider);
+    const fromEnv = getEnvApiKey(model.provider, this.getProviderEnv(model));
     // "${NAME}" with NAME unset: say so, rather than "no API key" (or, worse, sending the text).
     if (fromEnv === undefined && configured && !configured.runtime && missingVariables(configured.text).length > 0) {
       throw this.unresolvable(configured, what, new UnsetVariableError(missingVariables(configured.text)));

@@ -111,6 +111,7 @@ export class AgentSession {
     // Keys follow the current model; a missing key surfaces as the provider's clear error.
     this.agent.getApiKey = () => this.models.apiKeyFor(this.model).catch(() => undefined);
     this.agent.getHeaders = () => this.models.headersFor(this.model);
+    this.agent.getProviderEnv = () => this.registry.getProviderEnv(this.model);
 
     this.agent.subscribe(async (event, signal) => {
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);

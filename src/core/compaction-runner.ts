@@ -14,6 +14,8 @@ export interface CompactionRequest {
   model: Model;
   apiKey: string;
   headers?: Record<string, string>;
+  /** The provider's configuration variables (auth.json's `env`). */
+  env?: Record<string, string>;
   settings: CompactionSettings;
   customInstructions?: string;
   thinkingLevel?: ThinkingLevel;
@@ -62,6 +64,7 @@ export async function runCompaction(request: CompactionRequest): Promise<Compact
         }
       : await compact(preparation, request.model, request.apiKey, {
           headers: request.headers,
+          env: request.env,
           customInstructions: request.customInstructions,
           signal: request.signal,
           thinkingLevel: request.thinkingLevel,

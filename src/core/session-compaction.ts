@@ -74,6 +74,7 @@ export class SessionCompaction {
         model: session.model,
         apiKey: await session.models.apiKeyFor(session.model),
         headers: await session.models.headersFor(session.model),
+        env: session.registry.getProviderEnv(session.model),
         settings: {
           ...session.settings.compaction,
           ...(overrides.reserveTokens !== undefined ? { reserveTokens: overrides.reserveTokens } : {}),

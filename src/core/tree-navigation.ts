@@ -47,6 +47,7 @@ export async function navigateTree(
     const text = await generateSummary(messages, session.model, reserve, await session.models.apiKeyFor(session.model), {
       customInstructions: instructions,
       headers: await session.models.headersFor(session.model),
+      env: session.registry.getProviderEnv(session.model),
     });
     summary = { summary: text };
   }

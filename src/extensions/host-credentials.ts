@@ -27,6 +27,11 @@ export async function hostApiKey(provider: string): Promise<string | undefined> 
   }
 }
 
+/** The provider's configuration variables from its auth.json entry (`env`), for the request's `env`. */
+export function hostProviderEnv(provider: string): Record<string, string> | undefined {
+  return source?.getProviderEnv?.({ provider });
+}
+
 /** The configured request headers for `model` (models.json, registered providers, `authHeader`). */
 export async function hostHeaders(model: Pick<Model, "provider" | "id" | "headers">, apiKey?: string): Promise<Record<string, string> | undefined> {
   try {

@@ -68,6 +68,13 @@ describe("ANTHROPIC_AUTH_TOKEN", () => {
     expect(fromStore.headers["x-api-key"]).toBe("sk-ant-stored");
     expect(JSON.stringify(fromStore.headers)).not.toContain("gateway-token");
   });
+
+  test("in the env of auth.json's entry (pi's per-provider variables), is a bearer token too", async () => {
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", env: { ANTHROPIC_AUTH_TOKEN: "stored-gateway-token" } } }), { mode: 0o600 });
+    const request = await prompt({ ANTHROPIC_API_KEY: "sk-ant-key" });
+    expect(request.headers.authorization).toBe("Bearer stored-gateway-token");
+    expect(request.headers["x-api-key"]).toBeUndefined();
+  });
 });
 
 describe("ANTHROPIC_OAUTH_TOKEN", () => {

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
+import { startRpc } from "../support/rpc-harness.ts";
 import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
 
 let server: FakeLlmServer;
@@ -66,6 +67,52 @@ describe("Azure OpenAI", () => {
     expect(server.requests.at(-1)!.headers["api-key"]).toBe("azure-stored");
   });
 
+  test("the env of auth.json's entry gives the endpoint and deployment over the process's, and stays out of the bash tool's environment", async () => {
+    const env = { AZURE_OPENAI_BASE_URL: `${server.url}/openai/v1`, AZURE_OPENAI_DEPLOYMENT_NAME_MAP: "gpt-5-mini=deployment-from-auth-json" };
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "azure-openai-responses": { type: "api_key", key: "azure-stored", env } }), { mode: 0o600 });
+    server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "env" } }] }, { content: [{ type: "text", text: "done" }] });
+    const before = server.requests.length;
+    // The process's own endpoint is a closed port: reaching the fake server proves auth.json's won.
+    const result = await run("azure-openai-responses/gpt-5-mini", { AZURE_OPENAI_BASE_URL: "http://127.0.0.1:9/openai/v1" });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("done\n");
+    const [first, second] = server.requests.slice(before);
+    expect(first.path).toBe("/openai/v1/responses");
+    expect(first.headers["api-key"]).toBe("azure-stored");
+    expect(first.body.model).toBe("deployment-from-auth-json");
+    expect(second.body.model).toBe("deployment-from-auth-json");
+    // What `env` printed through the bash tool: the process's own value, none of auth.json's.
+    const toolOutput = JSON.stringify(second.body.input.filter((item: { type?: string }) => item.type === "function_call_output"));
+    expect(toolOutput).toContain("HOME=");
+    expect(toolOutput).toContain("AZURE_OPENAI_BASE_URL=http://127.0.0.1:9/openai/v1");
+    expect(toolOutput).not.toContain(server.url);
+    expect(toolOutput).not.toContain("deployment-from-auth-json");
+  });
+
+  test("a compaction's summary request goes where auth.json's env says, as the turns do", async () => {
+    const env = { AZURE_OPENAI_BASE_URL: `${server.url}/openai/v1`, AZURE_OPENAI_DEPLOYMENT_NAME_MAP: "gpt-5-mini=deployment-from-auth-json" };
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "azure-openai-responses": { type: "api_key", key: "azure-stored", env } }), { mode: 0o600 });
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "azure-openai-responses/gpt-5-mini", "--no-session"] });
+    try {
+      for (const message of ["one", "two"]) {
+        server.enqueue({ content: [{ type: "text", text: "answer ".repeat(400) }] });
+        const mark = rpc.mark();
+        expect((await rpc.request({ type: "prompt", message })).success).toBe(true);
+        await rpc.waitForEvent("agent_end", undefined, 20_000, mark);
+      }
+      server.enqueue({ content: [{ type: "text", text: "THE SUMMARY" }] });
+      const before = server.requests.length;
+      const response = await rpc.request({ type: "compact", keepRecentTokens: 100 }, 20_000);
+      expect(response.error).toBeUndefined();
+      expect(response.data.summary).toContain("THE SUMMARY");
+      const summaryRequest = server.requests[before];
+      expect(summaryRequest.path).toBe("/openai/v1/responses");
+      expect(summaryRequest.body.model).toBe("deployment-from-auth-json");
+    } finally {
+      await rpc.close();
+    }
+  });
+
   test("without an endpoint, the error names the variables to set", async () => {
     const before = server.requests.length;
     const result = await run("azure-openai-responses/gpt-5-mini", { AZURE_OPENAI_API_KEY: "azure-key-1" });
@@ -96,8 +143,11 @@ describe("Google Vertex AI", () => {
     expect(request.headers["x-goog-api-key"]).toBe("vertex-key-1");
   });
 
-  test("Application Default Credentials: the project and location path, a token from the credential file's token endpoint", async () => {
-    // An external-account credential file names its own token endpoint: a local one here.
+  /**
+   * An external-account credential file names its own token endpoint: a local one here.
+   * `use` gets the file's path; the token requests' bodies are returned.
+   */
+  async function withAdcFile(use: (credentials: string) => Promise<void>): Promise<string[]> {
     const tokens: string[] = [];
     const sts = Bun.serve({
       port: 0,
@@ -121,6 +171,15 @@ describe("Google Vertex AI", () => {
           credential_source: { file: subject },
         }),
       );
+      await use(credentials);
+      return tokens;
+    } finally {
+      await sts.stop(true);
+    }
+  }
+
+  test("Application Default Credentials: the project and location path, a token from the credential file's token endpoint", async () => {
+    const tokens = await withAdcFile(async (credentials) => {
       server.enqueue({ content: [{ type: "text", text: "hi via adc" }] });
       const result = await run("google-vertex/gemini-2.5-flash", {
         GOOGLE_APPLICATION_CREDENTIALS: credentials,
@@ -131,10 +190,26 @@ describe("Google Vertex AI", () => {
       const request = server.requests.at(-1)!;
       expect(request.path).toBe("/v1/projects/proj-7/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent");
       expect(request.headers.authorization).toBe("Bearer ya29.adc-token");
-      expect(tokens.join("")).toContain("subject-token-value");
-    } finally {
-      await sts.stop(true);
-    }
+    });
+    expect(tokens.join("")).toContain("subject-token-value");
+  });
+
+  test("the project, location and credential file in the env of auth.json's entry (no key) reach Vertex through ADC", async () => {
+    const tokens = await withAdcFile(async (credentials) => {
+      const env = { GOOGLE_CLOUD_PROJECT: "proj-from-auth", GOOGLE_CLOUD_LOCATION: "asia-east1", GOOGLE_APPLICATION_CREDENTIALS: credentials };
+      writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "google-vertex": { type: "api_key", env } }), { mode: 0o600 });
+      const listed = await runXcsh(["--list-models", "gemini-2.5-flash"], { env: home.env });
+      expect(listed.stdout).toMatch(/^google-vertex\s+gemini-2\.5-flash\s.*\syes$/m);
+      server.enqueue({ content: [{ type: "text", text: "hi via auth.json" }] });
+      // The process's own project loses to the entry's.
+      const result = await run("google-vertex/gemini-2.5-flash", { GOOGLE_CLOUD_PROJECT: "proj-of-the-process" });
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toBe("hi via auth.json\n");
+      const request = server.requests.at(-1)!;
+      expect(request.path).toBe("/v1/projects/proj-from-auth/locations/asia-east1/publishers/google/models/gemini-2.5-flash:streamGenerateContent");
+      expect(request.headers.authorization).toBe("Bearer ya29.adc-token");
+    });
+    expect(tokens.length).toBeGreaterThan(0);
   });
 
   test("without a key or a project and location, the error names what to set", async () => {

@@ -78,6 +78,37 @@ describe("Amazon Bedrock", () => {
     expect(toolResult.content[0].text).toContain("the notes say 42");
   });
 
+  test("access keys and AWS_REGION in the env of auth.json's entry sign for that region; the process's own AWS settings stay as they are", async () => {
+    const env = { AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: SECRET, AWS_REGION: "eu-west-1" };
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "amazon-bedrock": { type: "api_key", env } }), { mode: 0o600 });
+    server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "env" } }] }, { content: [{ type: "text", text: "done" }] });
+    const before = server.requests.length;
+    // The process has other keys (unknown to the fake: a request signed with them is refused) and another region.
+    const result = await run({ AWS_ACCESS_KEY_ID: "AKIDOFTHEPROCESS", AWS_SECRET_ACCESS_KEY: "process-secret", AWS_REGION: "us-east-2" });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("done\n");
+    const [first, second] = server.requests.slice(before);
+    for (const request of [first, second]) {
+      expect(request.auth).toBe("sigv4");
+      expect(request.scope).toEqual({ region: "eu-west-1", service: "bedrock", accessKeyId: KEY_ID });
+    }
+    // What `env` printed through the bash tool: the process's own AWS settings, none of auth.json's.
+    const results = second.body.messages.at(-1).content.find((block: any) => block.toolResult).toolResult;
+    const printed = JSON.stringify(results.content);
+    expect(printed).toContain("AWS_ACCESS_KEY_ID=AKIDOFTHEPROCESS");
+    expect(printed).toContain("AWS_REGION=us-east-2");
+    expect(printed).not.toContain(KEY_ID);
+    expect(printed).not.toContain("eu-west-1");
+  });
+
+  test("an auth.json entry whose env holds the credentials counts as configured (--list-models, auth status)", async () => {
+    writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "amazon-bedrock": { type: "api_key", env: { AWS_PROFILE: "work" } } }), { mode: 0o600 });
+    const listed = await runXcsh(["--list-models", "amazon-bedrock"], { env: home.env });
+    expect(listed.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\syes$/m);
+    const status = await runXcsh(["auth", "status", "amazon-bedrock"], { env: home.env });
+    expect(status.stdout).toContain("amazon-bedrock: credentials in the env of its auth.json entry");
+  });
+
   test("a signature made with the wrong secret is refused, and the refusal is the turn's error", async () => {
     const result = await run({ AWS_ACCESS_KEY_ID: KEY_ID, AWS_SECRET_ACCESS_KEY: "not-the-secret" });
     expect(server.requests.at(-1)?.auth).toBe("rejected: signature mismatch");

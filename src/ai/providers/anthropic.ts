@@ -307,7 +307,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     const client = new Anthropic({
       // ANTHROPIC_AUTH_TOKEN is a bearer token only: a gateway given it as x-api-key would refuse it.
       // A key goes both ways: this SDK sends it as a Bearer token, Anthropic-compatible proxies read x-api-key.
-      ...(isEnvBearerToken(model.provider, apiKey)
+      ...(isEnvBearerToken(model.provider, apiKey, options.env)
         ? { authToken: apiKey, defaultHeaders: headers }
         : { apiKey, defaultHeaders: { "x-api-key": apiKey, ...headers } }),
       baseURL: model.baseUrl,

@@ -11,16 +11,16 @@
  *  - The model name sent is the deployment: AZURE_OPENAI_DEPLOYMENT_NAME_MAP
  *    ("gpt-5=my-gpt5,gpt-5-mini=small") maps model ids to deployment names; a model
  *    without an entry is sent under its own id (deployments are often named so).
+ * Each variable may also come from the `env` of the provider's auth.json entry, which wins.
  */
 import { AzureOpenAI } from "openai";
 import type { Model, StreamOptions } from "../types.ts";
 import { resolveProviderApiKey } from "./api-key.ts";
+import { providerEnvReader, type EnvReader } from "./provider-env.ts";
 import { responsesStream, responsesStreamSimple } from "./openai-responses.ts";
 
 const DEFAULT_API_VERSION = "v1";
 const AZURE_HOSTS = [".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com"];
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
 /** `model=deployment` pairs, comma-separated; malformed pairs are skipped. */
 export function parseDeploymentMap(text: string | undefined): Map<string, string> {
@@ -52,7 +52,7 @@ export function normalizeAzureBaseUrl(text: string): string {
   return url.toString().replace(/\/+$/, "");
 }
 
-function azureBaseUrl(model: Model): string {
+function azureBaseUrl(model: Model, env: EnvReader): string {
   const resource = env("AZURE_OPENAI_RESOURCE_NAME");
   const configured = env("AZURE_OPENAI_BASE_URL") ?? (resource ? `https://${resource}.openai.azure.com/openai/v1` : undefined);
   // The catalog's baseUrl is a template ("https://{resource}…"): it says nothing until filled in.
@@ -65,10 +65,11 @@ function azureBaseUrl(model: Model): string {
 }
 
 function connect(model: Model, options: StreamOptions) {
+  const env = providerEnvReader(options.env);
   const client = new AzureOpenAI({
     apiKey: resolveProviderApiKey(model, options),
     apiVersion: env("AZURE_OPENAI_API_VERSION") ?? DEFAULT_API_VERSION,
-    baseURL: azureBaseUrl(model),
+    baseURL: azureBaseUrl(model, env),
     defaultHeaders: { ...model.headers, ...options.headers },
     // Retrying is the session's job, where the user can see and abort it.
     maxRetries: options.maxRetries ?? 0,

@@ -10,15 +10,15 @@
  *    locations/<l>/publishers/google/models/<id>:…`, the token from google-auth-library
  *    (the SDK's own dependency, so ADC costs no new package).
  * A models.json baseUrl (a proxy, or a test's fake server) replaces the host; the path stays.
+ * The variables may also come from the `env` of the provider's auth.json entry, which wins.
  */
 import { GoogleGenAI } from "@google/genai";
 import { AMBIENT_CREDENTIAL } from "../env-api-keys.ts";
 import type { Model } from "../types.ts";
+import { providerEnvReader } from "./provider-env.ts";
 import { geminiStream, geminiStreamSimple, sdkHttpOptions, type GoogleStreamOptions } from "./google.ts";
 
 const DEFAULT_API_VERSION = "v1";
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
 /** A baseUrl that is not the catalog's template, split into origin and API version (v1 unless it names one). */
 function customEndpoint(model: Model): { baseUrl?: string; apiVersion: string } {
@@ -49,6 +49,7 @@ function createVertexClient(model: Model, options: GoogleStreamOptions | undefin
   const apiKey = options?.apiKey && options.apiKey !== AMBIENT_CREDENTIAL ? options.apiKey : undefined;
   if (apiKey) return quietly(() => new GoogleGenAI({ vertexai: true, apiKey, apiVersion, httpOptions }));
 
+  const env = providerEnvReader(options?.env);
   const project = env("GOOGLE_CLOUD_PROJECT") ?? env("GCLOUD_PROJECT");
   const location = env("GOOGLE_CLOUD_LOCATION");
   if (!project || !location) {

@@ -86,7 +86,12 @@ function storedSource(store: AuthStore, provider: string): Source | undefined {
   if (!credential) return undefined;
   if (credential.type === "api_key") {
     const key = credential.key?.trim();
-    if (!key) return { where: "auth.json", text: "an auth.json entry without a key", usable: false };
+    if (!key) {
+      // Bedrock and Vertex need no key when the entry's `env` names their cloud's credentials (a profile, keys, a project).
+      const cloud = credential.env && getEnvApiKey(provider, credential.env) !== undefined && getEnvApiKey(provider) === undefined;
+      if (cloud) return { where: "auth.json", text: "credentials in the env of its auth.json entry", usable: true };
+      return { where: "auth.json", text: "an auth.json entry without a key", usable: false };
+    }
     const kind = key.startsWith("!") ? "an API key command" : key.includes("$") ? "an API key from variables" : "an API key";
     return { where: "auth.json", text: `${kind} in auth.json`, usable: true };
   }

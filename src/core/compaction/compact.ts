@@ -54,6 +54,8 @@ export interface CompactionResult<T = CompactionDetails> {
 
 export interface CompactOptions {
   headers?: Record<string, string>;
+  /** The provider's configuration variables (auth.json's `env`), passed on to the request. */
+  env?: Record<string, string>;
   customInstructions?: string;
   signal?: AbortSignal;
   thinkingLevel?: ModelThinkingLevel;

@@ -21,6 +21,8 @@ const TOOL_ARGUMENT_CHAR_LIMIT = 500;
 
 export interface SummaryOptions {
   headers?: Record<string, string>;
+  /** The provider's configuration variables (auth.json's `env`), passed on to the request. */
+  env?: Record<string, string>;
   signal?: AbortSignal;
   /** What the user wants the summary to focus on (`/compact <instructions>`). */
   customInstructions?: string;
@@ -188,6 +190,7 @@ async function requestSummary(
     {
       apiKey,
       headers: options.headers,
+      env: options.env,
       signal: options.signal,
       maxTokens,
       reasoning: level && level !== "off" ? level : undefined,

@@ -16,7 +16,7 @@ import { Agent as CoreAgent } from "../../agent/agent.ts";
 import { convertToLlm as defaultConvertToLlm } from "../../agent/messages.ts";
 import type { AgentEvent, AgentMessage, AgentTool, QueueMode, StreamFn, ToolExecutionMode } from "../../agent/types.ts";
 import type { ImageContent, Message, Model, SimpleStreamOptions } from "../../ai/types.ts";
-import { hostHeaders } from "../host-credentials.ts";
+import { hostHeaders, hostProviderEnv } from "../host-credentials.ts";
 import {
   currentDefaultStreamFn,
   finishTurnAsStop,
@@ -363,6 +363,7 @@ export class Agent {
     core.afterToolCall = this.afterToolCall;
     core.getApiKey = withHostKeys(this.getApiKey);
     core.getHeaders = this.getApiKey ? undefined : () => hostHeaders(core.state.model);
+    core.getProviderEnv = this.getApiKey ? undefined : hostProviderEnv;
     core.shouldStopAfterTurn = finishTurnAsStop(
       this.finishTurn,
       () => ({ systemPrompt: core.state.systemPrompt, messages: core.state.messages, tools: core.state.tools }),

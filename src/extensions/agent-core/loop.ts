@@ -12,7 +12,7 @@ import type { AgentContext, AgentEvent, AgentMessage, AgentTool, StreamFn } from
 import { EventStream } from "../../ai/event-stream.ts";
 import { streamSimple } from "../../ai/stream.ts";
 import type { Message, Model, ModelThinkingLevel, SimpleStreamOptions, ThinkingLevel, ToolResultMessage } from "../../ai/types.ts";
-import { hostApiKey, hostHeaders } from "../host-credentials.ts";
+import { hostApiKey, hostHeaders, hostProviderEnv } from "../host-credentials.ts";
 
 // --- the default stream function ----------------------------------------------------
 
@@ -181,6 +181,7 @@ async function runOnCore(
     getApiKey: withHostKeys(getApiKey, config.apiKey),
     // xcsh's configured headers (models.json, authHeader) go with xcsh's configured key.
     getHeaders: getApiKey ? undefined : () => hostHeaders(model),
+    getProviderEnv: getApiKey ? undefined : hostProviderEnv,
     getSteeringMessages,
     getFollowUpMessages,
     shouldStopAfterTurn: finishTurnAsStop(finishTurn, () => working, () => working.messages.slice(startLength), () => signal),

@@ -7,10 +7,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { BEDROCK_CREDENTIAL_HINT, expirationOf, type AwsCredentials } from "./credential-types.ts";
+import { processEnv, type EnvReader } from "../provider-env.ts";
 
 type IniSections = Record<string, Record<string, string>>;
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
 /** `[section]` headers and `key = value` lines; `#`/`;` comments. Enough for AWS's files. */
 export function parseIni(text: string): IniSections {
@@ -40,7 +39,7 @@ function readIni(path: string): IniSections {
 }
 
 /** A profile's settings: the credentials file's section over the config file's (`[profile name]`, or `[default]`). */
-export function readProfile(name: string): Record<string, string> | undefined {
+export function readProfile(name: string, env: EnvReader = processEnv): Record<string, string> | undefined {
   const credentialsFile = env("AWS_SHARED_CREDENTIALS_FILE") ?? join(homedir(), ".aws", "credentials");
   const configFile = env("AWS_CONFIG_FILE") ?? join(homedir(), ".aws", "config");
   const config = readIni(configFile);

@@ -4,17 +4,16 @@
  */
 import { readFileSync } from "node:fs";
 import { expirationOf, type AwsCredentials } from "./credential-types.ts";
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
+import { processEnv, type EnvReader } from "../provider-env.ts";
 
 /** Where the ECS agent (or EKS Pod Identity) hands out the task's credentials. */
-export function containerCredentialsUrl(): string | undefined {
+export function containerCredentialsUrl(env: EnvReader = processEnv): string | undefined {
   const relative = env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
   if (relative) return `http://169.254.170.2${relative.startsWith("/") ? "" : "/"}${relative}`;
   return env("AWS_CONTAINER_CREDENTIALS_FULL_URI");
 }
 
-export async function containerCredentials(url: string): Promise<AwsCredentials> {
+export async function containerCredentials(url: string, env: EnvReader = processEnv): Promise<AwsCredentials> {
   const tokenFile = env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
   const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : env("AWS_CONTAINER_AUTHORIZATION_TOKEN");
   let body: { AccessKeyId?: unknown; SecretAccessKey?: unknown; Token?: unknown; Expiration?: unknown };
@@ -42,7 +41,7 @@ function xmlValue(xml: string, name: string): string | undefined {
   return match?.[1].replaceAll("&amp;", "&").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&apos;", "'");
 }
 
-export async function webIdentityCredentials(tokenFile: string): Promise<AwsCredentials> {
+export async function webIdentityCredentials(tokenFile: string, env: EnvReader = processEnv): Promise<AwsCredentials> {
   const roleArn = env("AWS_ROLE_ARN");
   if (!roleArn) throw new Error("Amazon Bedrock: AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not (the two go together)");
   let token: string;

@@ -17,6 +17,7 @@ import { AMBIENT_CREDENTIAL } from "../../env-api-keys.ts";
 import { traceModuleLoad } from "../../load-trace.ts";
 import { clampThinkingLevel, thinkingBudget } from "../../thinking.ts";
 import type { Model, ProviderStreamOptions, StreamOptions } from "../../types.ts";
+import { providerEnvReader } from "../provider-env.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "../message-builder.ts";
 import { buildConverseRequest, isClaude, type ConverseRequest } from "./convert.ts";
 import { resolveBedrockAuth, resolveBedrockEndpoint, resolveBedrockRegion, type BedrockAuth } from "./credentials.ts";
@@ -155,8 +156,9 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
   const signal = options?.signal;
   return runProviderStream(model, signal, async (builder) => {
     const apiKey = options?.apiKey && options.apiKey !== AMBIENT_CREDENTIAL ? options.apiKey : undefined;
-    const auth = await resolveBedrockAuth(apiKey);
-    const region = resolveBedrockRegion(model.id, model.baseUrl);
+    const env = providerEnvReader(options?.env);
+    const auth = await resolveBedrockAuth(apiKey, env);
+    const region = resolveBedrockRegion(model.id, model.baseUrl, env);
     const url = `${resolveBedrockEndpoint(model.baseUrl, region)}/model/${encodeURIComponent(model.id)}/converse-stream`;
 
     let request: ConverseRequest = buildConverseRequest(model, context, {

@@ -18,14 +18,15 @@
  *     AWS_ENDPOINT_URL_STS moves STS, as it does for the AWS SDKs.
  * Region: an inference-profile ARN's own, AWS_REGION, AWS_DEFAULT_REGION, the profile's
  * `region`, the region of the model's endpoint, us-east-1.
+ * Every variable is read through an EnvReader (../provider-env.ts): the `env` of the
+ * provider's auth.json entry first, then the process environment.
  */
 import { containerCredentials, containerCredentialsUrl, webIdentityCredentials } from "./aws-runtime-credentials.ts";
 import { profileCredentials, readProfile } from "./aws-profiles.ts";
 import { BEDROCK_CREDENTIAL_HINT, type AwsCredentials, type BedrockAuth } from "./credential-types.ts";
+import { processEnv, type EnvReader } from "../provider-env.ts";
 
 export { BEDROCK_CREDENTIAL_HINT, type AwsCredentials, type BedrockAuth } from "./credential-types.ts";
-
-const env = (name: string): string | undefined => process.env[name]?.trim() || undefined;
 
 /** Temporary credentials are used until this close to their end, then fetched again. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -45,12 +46,12 @@ async function reuse(source: string, load: () => Promise<AwsCredentials>): Promi
 }
 
 /** The credentials for a request; `apiKey` is the key xcsh resolved (undefined, or the ambient placeholder, for none). */
-export async function resolveBedrockAuth(apiKey: string | undefined): Promise<BedrockAuth> {
+export async function resolveBedrockAuth(apiKey: string | undefined, env: EnvReader = processEnv): Promise<BedrockAuth> {
   if (apiKey) return { kind: "bearer", token: apiKey };
   if (env("AWS_BEDROCK_SKIP_AUTH") === "1") return { kind: "none" };
   const profile = env("AWS_PROFILE");
   if (profile) {
-    const settings = readProfile(profile);
+    const settings = readProfile(profile, env);
     if (!settings) throw new Error(`AWS profile "${profile}" (AWS_PROFILE) is in neither ~/.aws/credentials nor ~/.aws/config`);
     return { kind: "sigv4", credentials: await reuse(`profile ${profile}`, () => profileCredentials(profile, settings)) };
   }
@@ -63,26 +64,26 @@ export async function resolveBedrockAuth(apiKey: string | undefined): Promise<Be
   if (accessKeyId || secretAccessKey) {
     throw new Error(`Amazon Bedrock: ${accessKeyId ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID"} is not set (the two go together)`);
   }
-  const fallback = readProfile("default");
+  const fallback = readProfile("default", env);
   if (fallback) return { kind: "sigv4", credentials: await reuse("profile default", () => profileCredentials("default", fallback)) };
-  const container = containerCredentialsUrl();
-  if (container) return { kind: "sigv4", credentials: await reuse(`container ${container}`, () => containerCredentials(container)) };
+  const container = containerCredentialsUrl(env);
+  if (container) return { kind: "sigv4", credentials: await reuse(`container ${container}`, () => containerCredentials(container, env)) };
   const tokenFile = env("AWS_WEB_IDENTITY_TOKEN_FILE");
-  if (tokenFile) return { kind: "sigv4", credentials: await reuse(`web identity ${tokenFile}`, () => webIdentityCredentials(tokenFile)) };
+  if (tokenFile) return { kind: "sigv4", credentials: await reuse(`web identity ${tokenFile}`, () => webIdentityCredentials(tokenFile, env)) };
   throw new Error(`Amazon Bedrock has no credentials: ${BEDROCK_CREDENTIAL_HINT}`);
 }
 
 const STANDARD_ENDPOINT = /^https:\/\/bedrock-runtime(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?\/?$/;
 
 /** The region a request is signed for and sent to. */
-export function resolveBedrockRegion(modelId: string, baseUrl: string): string {
+export function resolveBedrockRegion(modelId: string, baseUrl: string, env: EnvReader = processEnv): string {
   const fromArn = /^arn:aws[a-z-]*:bedrock:([a-z0-9-]+):/.exec(modelId)?.[1];
   const profile = env("AWS_PROFILE");
   return (
     fromArn ??
     env("AWS_REGION") ??
     env("AWS_DEFAULT_REGION") ??
-    readProfile(profile ?? "default")?.region ??
+    readProfile(profile ?? "default", env)?.region ??
     STANDARD_ENDPOINT.exec(baseUrl)?.[2] ??
     "us-east-1"
   );
