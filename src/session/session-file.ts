@@ -30,7 +30,9 @@ export function cutTornTail(file: string, tail: TornTail): string {
 export function loadEntriesFromFile(file: string): FileEntry[] {
   const parsed = readSessionFile(file);
   if (!parsed?.header) return [];
-  return [parsed.header, ...parsed.entries];
+  const lines: FileEntry[] = parsed.entries;
+  lines.unshift(parsed.header);
+  return lines;
 }
 
 /**
@@ -80,6 +82,14 @@ export function createSessionFile(file: string, header: SessionHeader, firstEntr
   }
 }
 
+/** Text gathered before each write when a session file is written whole. */
+const REWRITE_BATCH_CHARS = 1024 * 1024;
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
 /**
  * Replaces a session file as a whole (after a migration, a fork, a branch
  * extraction): written beside it, flushed to disk, then renamed over it, so a
@@ -88,13 +98,18 @@ export function createSessionFile(file: string, header: SessionHeader, firstEntr
 export function writeSessionFileAtomically(file: string, header: SessionHeader, entries: readonly SessionEntry[]): void {
   mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  const parts = new Array<string>(entries.length + 1);
-  parts[0] = serializeEntry(header);
-  for (let index = 0; index < entries.length; index++) parts[index + 1] = serializeEntry(entries[index]);
   try {
     const fd = openSync(temp, "w");
     try {
-      writeSync(fd, parts.join(""));
+      // A megabyte at a time: a forked 100 MB session is never one string.
+      let batch = serializeEntry(header);
+      for (const entry of entries) {
+        batch += serializeEntry(entry);
+        if (batch.length < REWRITE_BATCH_CHARS) continue;
+        writeAll(fd, batch);
+        batch = "";
+      }
+      writeAll(fd, batch);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
