@@ -3,11 +3,12 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
  * XCSH_BENCH_FIXTURES   where generated inputs are kept (default: $TMPDIR/xcsh-bench-fixtures)
+ * XCSH_BENCH_HISTORY_MIB  total size of the `history` workload's sessions (default 5 GiB)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -28,12 +29,13 @@ import { longSession } from "./workloads/long-session.ts";
 import { searchDirect } from "./workloads/search-direct.ts";
 import { searchTools } from "./workloads/search-tools.ts";
 import { sessionOpen } from "./workloads/session-open.ts";
+import { sessionHistory } from "./workloads/session-list.ts";
 import { coldStart, version } from "./workloads/startup.ts";
 import { stream } from "./workloads/stream.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

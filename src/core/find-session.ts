@@ -2,11 +2,12 @@
  * Which session file a command-line argument names: a path to a file, or the
  * start of a session id looked up among the stored sessions (`--session`,
  * `--export`). A missing file, an id that matches none or several sessions is a
- * usage error (exit code 2) that says what to give instead.
+ * usage error (exit code 2) that says what to give instead. Only the first line
+ * (the header, which holds the id) of each stored session is read.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { SessionManager } from "../session/session-manager.ts";
+import { findSessionsByIdPrefix } from "../session/session-list.ts";
 import { getConfiguredSessionDir } from "../session/session-paths.ts";
 import { UserError } from "./user-error.ts";
 
@@ -17,8 +18,8 @@ export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?
   if (/[\\/]|\.jsonl$/i.test(pathOrId)) throw new UserError(`Session file not found: ${asPath}`, 2);
   // settings' sessionDir (or its environment variable) holds the sessions when no --session-dir is given.
   const folder = sessionDir ?? getConfiguredSessionDir(cwd);
-  const sessions = folder ? await SessionManager.list(cwd, folder) : await SessionManager.listAll();
-  const matches = sessions.filter((info) => info.id.startsWith(pathOrId));
+  // Only each file's first line is read: thousands of multi-megabyte sessions are looked through at once.
+  const matches = await findSessionsByIdPrefix(pathOrId, folder ? resolve(folder) : undefined);
   if (matches.length === 1) return matches[0].path;
   if (matches.length > 1) {
     throw new UserError(`Session id "${pathOrId}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`, 2);

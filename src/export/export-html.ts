@@ -10,6 +10,10 @@
  * and textContent. The Content-Security-Policy lets only this page's own style
  * and script (by hash) run, images only from data: URLs, and nothing load from
  * the network.
+ *
+ * The page is made as a sequence of pieces (`sessionHtmlPieces`), the session's
+ * entries one at a time, so that exporting a 100 MB session writes it out in
+ * pieces instead of building the page, and the JSON inside it, as whole strings.
  */
 import { PAGE_TEMPLATE as template } from "./page/template.ts";
 import css from "./page/page.css" with { type: "text" };
@@ -41,7 +45,8 @@ function titleOf(data: SessionPageData): string {
   return `Session ${data.header.id}`;
 }
 
-export function renderSessionHtml(data: SessionPageData): string {
+/** The page's text, piece by piece; joined, the pieces are the whole page. */
+export function* sessionHtmlPieces(data: SessionPageData): Generator<string> {
   const script = `"use strict";\n${markdownJs}\n${viewerJs}`;
   const policy = [
     "default-src 'none'",
@@ -51,13 +56,36 @@ export function renderSessionHtml(data: SessionPageData): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");
-  // Replaced in one pass so text put in cannot itself be taken for a placeholder.
-  const parts: Record<string, string> = {
-    CSP: policy,
-    TITLE: escapeHtml(titleOf(data)),
-    STYLE: css,
-    DATA: scriptSafeJson(data),
-    SCRIPT: script,
+  const parts: Record<string, () => Iterable<string>> = {
+    CSP: () => [policy],
+    TITLE: () => [escapeHtml(titleOf(data))],
+    STYLE: () => [css],
+    DATA: () => scriptSafeJsonPieces(data),
+    SCRIPT: () => [script],
   };
-  return template.replace(/\{\{(CSP|TITLE|STYLE|DATA|SCRIPT)\}\}/g, (_match, key: string) => parts[key]);
+  // Placeholders are found in the template only, so text put in cannot itself be taken for one.
+  let from = 0;
+  for (const match of template.matchAll(/\{\{(CSP|TITLE|STYLE|DATA|SCRIPT)\}\}/g)) {
+    yield template.slice(from, match.index);
+    yield* parts[match[1]]();
+    from = match.index + match[0].length;
+  }
+  yield template.slice(from);
+}
+
+/** scriptSafeJson(data), with the entries written one at a time. */
+function* scriptSafeJsonPieces(data: SessionPageData): Generator<string> {
+  // Random, so that no text of the session can be taken for it.
+  const marker = `\u0000entries:${crypto.randomUUID()}`;
+  const outline = scriptSafeJson({ ...data, entries: marker });
+  const quoted = scriptSafeJson(marker);
+  const at = outline.indexOf(quoted);
+  yield `${outline.slice(0, at)}[`;
+  const entries = data.entries;
+  for (let index = 0; index < entries.length; index++) yield index === 0 ? scriptSafeJson(entries[index]) : `,${scriptSafeJson(entries[index])}`;
+  yield `]${outline.slice(at + quoted.length)}`;
+}
+
+export function renderSessionHtml(data: SessionPageData): string {
+  return [...sessionHtmlPieces(data)].join("");
 }

@@ -6,7 +6,7 @@
  * can fix (no such session, an output that cannot be written) are UserErrors
  * with exit code 2; RPC turns them into a failed response.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { findSessionFile } from "../core/find-session.ts";
 import { UserError } from "../core/user-error.ts";
@@ -14,7 +14,7 @@ import { versionText } from "../cli/version.ts";
 import { loadSessionFile } from "../session/load-session.ts";
 import { SessionFileError } from "../session/session-file.ts";
 import type { SessionManager } from "../session/session-manager.ts";
-import { renderSessionHtml } from "./export-html.ts";
+import { sessionHtmlPieces } from "./export-html.ts";
 import { linearSessionLines } from "./export-jsonl.ts";
 import { buildPageData, type SessionSnapshot } from "./session-tree-view.ts";
 
@@ -23,15 +23,45 @@ export function defaultExportPath(sessionId: string, cwd: string): string {
   return resolve(cwd, `xcsh-session-${sessionId.replace(/[^A-Za-z0-9_-]/g, "_")}.html`);
 }
 
+/** Text gathered before each write: a page of a big session never exists as one string. */
+const WRITE_CHARS = 1024 * 1024;
+const COLLECT_EVERY_WRITES = 8;
+
+function writeInPieces(path: string, pieces: Iterable<string>): void {
+  const fd = openSync(path, "w");
+  try {
+    let pending: string[] = [];
+    let size = 0;
+    const flush = () => {
+      if (size > 0) {
+        const bytes = Buffer.from(pending.join(""), "utf8");
+        for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+      }
+      pending = [];
+      size = 0;
+    };
+    let writes = 0;
+    for (const piece of pieces) {
+      pending.push(piece);
+      size += piece.length;
+      if (size < WRITE_CHARS) continue;
+      flush();
+      // What was written is garbage: collected as we go, its memory serves the next pieces.
+      if (++writes % COLLECT_EVERY_WRITES === 0) Bun.gc(true);
+    }
+    flush();
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Writes the export of `snapshot` to `outputPath` (default: see defaultExportPath). Returns the absolute path. */
 export function exportSnapshot(snapshot: SessionSnapshot, outputPath: string | undefined, cwd: string): string {
   const path = outputPath ? resolve(cwd, outputPath) : defaultExportPath(snapshot.header.id, cwd);
-  const content = path.toLowerCase().endsWith(".jsonl")
-    ? linearSessionLines(snapshot)
-    : renderSessionHtml(buildPageData(snapshot, versionText().split(" (")[0]));
+  const content = path.toLowerCase().endsWith(".jsonl") ? [linearSessionLines(snapshot)] : sessionHtmlPieces(buildPageData(snapshot, versionText().split(" (")[0]));
   try {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, content);
+    writeInPieces(path, content);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reasons: Record<string, string> = {

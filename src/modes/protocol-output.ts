@@ -16,10 +16,28 @@
  * system call each. The batch goes out before the loop turns over, so nothing
  * waits on it; `flushProtocolOutput()` writes it at once before an explicit exit.
  */
-import { serializeFrame } from "./rpc/jsonl.ts";
+import { serializeFrame, serializeFramePieces } from "./rpc/jsonl.ts";
 
 let frameWriter: ((frame: unknown) => void) | undefined;
 let flushBatch: (() => void) | undefined;
+let pieceWriter: ((frame: unknown) => Promise<void>) | undefined;
+
+/** Text handed to stdout at once while a frame is written in pieces; then the writer drains. */
+const STREAM_WRITE_CHARS = 1024 * 1024;
+/** Writes between collections of the text already written. */
+const COLLECT_EVERY_WRITES = 8;
+
+/**
+ * Writes one frame that holds a StreamedArray (jsonl.ts) a megabyte at a time,
+ * waiting for stdout to take each before the next is made, so a 100 MB answer
+ * never exists as one string nor as one buffer. Frames written meanwhile go out
+ * after it, whole and in order. The text is exactly what the frame writer would
+ * have written.
+ */
+export function writeFrameInPieces(frame: unknown): Promise<void> {
+  if (!pieceWriter) throw new Error("writeFrameInPieces before claimStdoutForProtocol");
+  return pieceWriter(frame);
+}
 
 /** Writes the frames still waiting for the end of this event-loop turn; call before process.exit. */
 export function flushProtocolOutput(): void {
@@ -92,15 +110,54 @@ export function claimStdoutForProtocol(options: ClaimOptions = {}): (frame: unkn
   };
   let batch: string[] = [];
   let scheduled = false;
+  /** Set while a frame is being written in pieces: the batch waits for it to end. */
+  let streaming: Promise<void> | undefined;
   flushBatch = () => {
     scheduled = false;
-    if (batch.length === 0) return;
+    if (batch.length === 0 || streaming) return;
     const lines = batch.length === 1 ? batch[0] : batch.join("");
     batch = [];
     protocolWrite(lines);
   };
   // An exit that skips the flush (process.exit from elsewhere) still writes what is queued.
   process.on("exit", flushBatch);
+  const writeAndDrain = async (data: string) => {
+    if (closing || data.length === 0) return;
+    try {
+      sink.write(data);
+      const flushed = sink.flush();
+      if (flushed instanceof Promise) await flushed.catch(stdoutClosed);
+    } catch (error) {
+      stdoutClosed(error);
+    }
+  };
+  pieceWriter = async (frame) => {
+    while (streaming) await streaming;
+    flushBatch!();
+    let finished!: () => void;
+    streaming = new Promise<void>((resolve) => (finished = resolve));
+    try {
+      let pending: string[] = [];
+      let size = 0;
+      let written = 0;
+      for (const piece of serializeFramePieces(frame)) {
+        pending.push(piece);
+        size += piece.length;
+        if (size < STREAM_WRITE_CHARS) continue;
+        await writeAndDrain(pending.join(""));
+        pending = [];
+        size = 0;
+        // The pieces written are garbage now; collected as we go, their memory serves the next
+        // ones instead of piling up until the collector's own pace reaches them.
+        if (++written % COLLECT_EVERY_WRITES === 0) Bun.gc(true);
+      }
+      await writeAndDrain(pending.join(""));
+    } finally {
+      streaming = undefined;
+      finished();
+      flushBatch!();
+    }
+  };
   frameWriter = (frame) => {
     batch.push(typeof frame === "string" ? frame : serializeFrame(frame));
     if (!scheduled) {

@@ -2,10 +2,12 @@
  * Loading a session file for use: read it, migrate it to the current version
  * in memory, and keep only entries that can sit in the tree. Whether the file
  * on disk must be rewritten afterwards is the caller's decision (`migrated`).
+ * The entries array read from the file is the one returned: a 20 000-entry
+ * session is not copied into a second and third array on the way.
  */
 import { problemWithEntry } from "./entry-shapes.ts";
 import { migrateSessionEntries } from "./migrate.ts";
-import { readSessionFile, type TornTail } from "./session-file.ts";
+import { readSessionFile, type TornTail } from "./parse-session.ts";
 import { CURRENT_SESSION_VERSION, type FileEntry, type SessionEntry, type SessionHeader } from "./types.ts";
 
 export type LoadedSessionFile =
@@ -33,14 +35,16 @@ export function loadSessionFile(file: string): LoadedSessionFile {
   const header = parsed.header;
   if (!header) return { kind: "fresh", warnings: parsed.warnings };
 
-  const warnings = [...parsed.warnings];
+  const warnings = parsed.warnings;
   if ((header.version ?? 1) > CURRENT_SESSION_VERSION) {
     warnings.push(`${file}: written by a newer version (v${header.version}); entries of unknown types are kept as they are`);
   }
-  const fileEntries: FileEntry[] = [header, ...parsed.entries];
-  const migrated = migrateSessionEntries(fileEntries);
-  const entries: SessionEntry[] = [];
-  for (const entry of parsed.entries) {
+  const entries = parsed.entries;
+  // Migration takes the lines header first and changes entries in place; only old files need the copy.
+  const migrated = (header.version ?? 1) < CURRENT_SESSION_VERSION && migrateSessionEntries([header, ...entries] as FileEntry[]);
+  // Entries without an id cannot sit in the tree: compacted out in place.
+  let kept = 0;
+  for (const entry of entries) {
     if (typeof entry.id !== "string") {
       warnings.push(`${file}: an entry of type "${entry.type}" has no id and was skipped`);
       continue;
@@ -48,7 +52,8 @@ export function loadSessionFile(file: string): LoadedSessionFile {
     // Kept in the tree (entries below it stay reachable), but without effect.
     const problem = problemWithEntry(entry);
     if (problem) warnings.push(`${file}: the ${entry.type} entry ${entry.id} ${problem}`);
-    entries.push(entry);
+    entries[kept++] = entry;
   }
+  entries.length = kept;
   return { kind: "loaded", header, entries, warnings, needsNewline: parsed.needsNewline, migrated, ...(parsed.tornTail ? { tornTail: parsed.tornTail } : {}) };
 }

@@ -1,132 +1,15 @@
 /**
- * Reading and writing session files (JSONL: a header line, then one entry per
- * line). Reading is one pass — split on "\n", JSON.parse each line — and is
- * strict where a mistake would lose data and lenient where a crash may have
- * left a mark:
- *
- * - a file that is not a session (not JSON, first line not a header, cannot be
- *   read) is an error naming the file, never an empty session;
- * - a last line without its "\n" that does not parse is a write torn by a crash:
- *   skipped, with a warning;
- * - a bad line in the middle is skipped with a warning.
- *
- * Writing appends one complete line per write, so a process killed at any
- * moment leaves every earlier entry intact.
+ * Writing session files (JSONL: a header line, then one entry per line), and the
+ * cheap reads that need no whole file (the header line). Writing appends one
+ * complete line per write, so a process killed at any moment leaves every
+ * earlier entry intact. Reading a whole session is parse-session.ts.
  */
-import { accessSync, appendFileSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
+import { accessSync, appendFileSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { isHeader, isObject, readSessionFile, type TornTail } from "./parse-session.ts";
 import type { FileEntry, SessionEntry, SessionHeader } from "./types.ts";
 
-/** A session file xcsh cannot use; the message names the file and the problem. */
-export class SessionFileError extends Error {
-  override readonly name = "SessionFileError";
-  readonly file: string;
-  readonly problem: string;
-
-  constructor(file: string, problem: string) {
-    super(`Cannot load session file ${file}: ${problem}`);
-    this.file = file;
-    this.problem = problem;
-  }
-}
-
-export interface ParsedSessionFile {
-  /**
-   * undefined when the file holds no session yet: it is empty, or a crash tore
-   * the very first write (header and first entry) before it completed.
-   */
-  header: SessionHeader | undefined;
-  /** Every readable entry after the header, in file order, as written (not migrated). */
-  entries: SessionEntry[];
-  /** Lines that were skipped, and why: shown to the user, never silently dropped. */
-  warnings: string[];
-  /** The file does not end in "\n": the next append must start a fresh line first. */
-  needsNewline: boolean;
-  /**
-   * A last line a crash cut short: it was never acknowledged, so it is cut off
-   * before the next append (see `cutTornTail`) rather than left in the middle.
-   */
-  tornTail?: TornTail;
-}
-
-export interface TornTail {
-  /** Where the torn line starts, in bytes from the start of the file. */
-  startByte: number;
-  text: string;
-}
-
-/** What a first write torn by a crash starts with: our header is serialized with `type` first. */
-const TORN_HEADER_PREFIX = '{"type":"session"';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isHeader(value: unknown): value is SessionHeader {
-  return isObject(value) && value.type === "session";
-}
-
-/** Parses a session file's text. `file` names it in errors and warnings. Throws SessionFileError. */
-export function parseSessionFile(content: string, file: string): ParsedSessionFile {
-  const bom = content.charCodeAt(0) === 0xfeff;
-  if (bom) content = content.slice(1);
-  const lines = content.split("\n");
-  const lastIndex = lines.length - 1;
-  // After a final "\n" the split leaves an empty last element; anything else there was cut short.
-  const tailUnterminated = lines[lastIndex] !== "";
-  const warnings: string[] = [];
-  const entries: SessionEntry[] = [];
-  let header: SessionHeader | undefined;
-  let tornTail: TornTail | undefined;
-
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index];
-    // Entry lines start with "{"; only other lines are checked for being blank (trim copies 5 KB lines).
-    if (line.length === 0 || (line.charCodeAt(0) !== 0x7b && line.trim() === "")) continue;
-    const isTornTail = index === lastIndex && tailUnterminated;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      if (header === undefined) {
-        if (isTornTail && line.startsWith(TORN_HEADER_PREFIX)) {
-          warnings.push(`${file}: the first write was interrupted before it completed; starting the session afresh`);
-          break;
-        }
-        throw new SessionFileError(file, `line ${index + 1} is not JSON, so this is not a session file (JSONL)`);
-      }
-      warnings.push(
-        isTornTail
-          ? `${file}: line ${index + 1} is incomplete (a write was interrupted) and was skipped; it moves to ${file}.torn before the next entry is written`
-          : `${file}: line ${index + 1} is not valid JSON and was skipped`,
-      );
-      if (isTornTail) tornTail = { startByte: byteOffsetOfLine(content, lines, index, bom), text: line };
-      continue;
-    }
-
-    if (header === undefined) {
-      if (!isHeader(value)) {
-        throw new SessionFileError(file, `line ${index + 1} is not a session header (expected {"type":"session",...})`);
-      }
-      if (typeof value.id !== "string") throw new SessionFileError(file, "the session header has no id");
-      header = value;
-      continue;
-    }
-    if (!isObject(value) || typeof value.type !== "string") {
-      warnings.push(`${file}: line ${index + 1} is not a session entry (no "type") and was skipped`);
-      continue;
-    }
-    entries.push(value as unknown as SessionEntry);
-  }
-
-  return { header, entries, warnings, needsNewline: tailUnterminated && !tornTail, ...(tornTail ? { tornTail } : {}) };
-}
-
-/** Byte offset of line `index` (only computed for a torn tail, once per load). */
-function byteOffsetOfLine(content: string, lines: string[], index: number, bom: boolean): number {
-  const before = content.length - lines[index].length;
-  return Buffer.byteLength(content.slice(0, before), "utf8") + (bom ? 3 : 0);
-}
+export { parseSessionFile, readSessionFile, SessionFileError, type ParsedSessionFile, type TornTail } from "./parse-session.ts";
 
 /**
  * Cuts a torn last line off the file, keeping a copy in `<file>.torn` so that
@@ -139,21 +22,6 @@ export function cutTornTail(file: string, tail: TornTail): string {
   return saved;
 }
 
-/** Reads and parses a session file; undefined when it does not exist. Throws SessionFileError. */
-export function readSessionFile(file: string): ParsedSessionFile | undefined {
-  let content: string;
-  try {
-    content = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "EACCES" || code === "EPERM") throw new SessionFileError(file, "permission denied");
-    if (code === "EISDIR") throw new SessionFileError(file, "it is a directory");
-    throw new SessionFileError(file, (error as Error).message);
-  }
-  return parseSessionFile(content, file);
-}
-
 /**
  * The lines of a session file, header first, unmigrated. A missing file, an
  * empty one or one whose first write was torn gives `[]`; a file that is not a
@@ -162,7 +30,9 @@ export function readSessionFile(file: string): ParsedSessionFile | undefined {
 export function loadEntriesFromFile(file: string): FileEntry[] {
   const parsed = readSessionFile(file);
   if (!parsed?.header) return [];
-  return [parsed.header, ...parsed.entries];
+  const lines: FileEntry[] = parsed.entries;
+  lines.unshift(parsed.header);
+  return lines;
 }
 
 /**
@@ -212,6 +82,14 @@ export function createSessionFile(file: string, header: SessionHeader, firstEntr
   }
 }
 
+/** Text gathered before each write when a session file is written whole. */
+const REWRITE_BATCH_CHARS = 1024 * 1024;
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
 /**
  * Replaces a session file as a whole (after a migration, a fork, a branch
  * extraction): written beside it, flushed to disk, then renamed over it, so a
@@ -220,13 +98,18 @@ export function createSessionFile(file: string, header: SessionHeader, firstEntr
 export function writeSessionFileAtomically(file: string, header: SessionHeader, entries: readonly SessionEntry[]): void {
   mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  const parts = new Array<string>(entries.length + 1);
-  parts[0] = serializeEntry(header);
-  for (let index = 0; index < entries.length; index++) parts[index + 1] = serializeEntry(entries[index]);
   try {
     const fd = openSync(temp, "w");
     try {
-      writeSync(fd, parts.join(""));
+      // A megabyte at a time: a forked 100 MB session is never one string.
+      let batch = serializeEntry(header);
+      for (const entry of entries) {
+        batch += serializeEntry(entry);
+        if (batch.length < REWRITE_BATCH_CHARS) continue;
+        writeAll(fd, batch);
+        batch = "";
+      }
+      writeAll(fd, batch);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -253,8 +136,9 @@ export function readSessionHeader(file: string): SessionHeader | undefined {
   try {
     const chunks: Buffer[] = [];
     let size = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(64 * 1024);
+    // A header is a few hundred bytes: the first read is small, later ones (a huge header) larger.
+    for (let chunkBytes = 4 * 1024; ; chunkBytes = 64 * 1024) {
+      const chunk = Buffer.allocUnsafe(chunkBytes);
       const read = readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
       chunks.push(chunk.subarray(0, read));

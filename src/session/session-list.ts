@@ -1,73 +1,24 @@
 /**
- * Finding sessions on disk: the listing behind `/resume` and `pi -r` (every
- * session of a project, or of all projects), and the most recent session for
- * `--continue`. Files are read concurrently with a small pool, and progress is
- * reported per file, so a folder of many large sessions neither stalls nor
- * exhausts file handles. Files that are not readable sessions are left out of
- * a listing (they cannot be resumed; opening one reports why).
+ * Finding sessions on disk: the listing behind `/resume`, `pi -r` and ACP's
+ * session/list (every session of a project, or of all projects), the most
+ * recent session for `--continue`, and sessions by id for `--session <id>`.
+ * None of them reads a whole file: a listing reads each file's head and tail
+ * (session-summary.ts), the others only its first line. Files are summarized
+ * a batch at a time with progress per file, and the event loop gets a turn
+ * between batches, so a picker keeps drawing while thousands load. Files that
+ * are not readable sessions are left out (they cannot be resumed; opening one
+ * reports why).
  */
 import { fsPromises } from "../tools/fs-promises.ts";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getSessionsDir } from "../config/paths.ts";
-import type { AgentMessage } from "../agent/types.ts";
-import { parseSessionFile, readSessionHeader, type ParsedSessionFile } from "./session-file.ts";
-import type { SessionInfo, SessionListProgress } from "./types.ts";
+import { readSessionHeader } from "./session-file.ts";
+import { summarizeSessionFile } from "./session-summary.ts";
+import type { SessionHeader, SessionInfo, SessionListProgress } from "./types.ts";
 
-const READ_CONCURRENCY = 16;
-
-/** The text of a user or assistant message (text blocks only). */
-function messageText(message: AgentMessage): string {
-  if (message.role !== "user" && message.role !== "assistant") return "";
-  const content = message.content;
-  if (typeof content === "string") return content;
-  const parts: string[] = [];
-  for (const block of content) if (block.type === "text") parts.push(block.text);
-  return parts.join(" ");
-}
-
-function summarize(path: string, parsed: ParsedSessionFile, fileModified: Date): SessionInfo | undefined {
-  const header = parsed.header;
-  if (!header) return undefined;
-  let messageCount = 0;
-  let firstMessage = "";
-  const texts: string[] = [];
-  let lastActivity = 0;
-  let name: string | undefined;
-  for (const entry of parsed.entries) {
-    if (entry.type === "session_info") name = entry.name?.trim() || undefined;
-    if (entry.type !== "message" || !entry.message) continue;
-    messageCount++;
-    const message = entry.message;
-    const text = messageText(message);
-    if (text) texts.push(text);
-    if (!firstMessage && message.role === "user" && text) firstMessage = text;
-    const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp);
-    if (Number.isFinite(at) && at > lastActivity) lastActivity = at;
-  }
-  return {
-    path,
-    id: header.id,
-    cwd: header.cwd ?? "",
-    name,
-    parentSessionPath: header.parentSession,
-    created: new Date(header.timestamp),
-    // When the conversation last moved; the file time only when it holds no messages.
-    modified: lastActivity > 0 ? new Date(lastActivity) : fileModified,
-    messageCount,
-    firstMessage: firstMessage || "(no messages)",
-    allMessagesText: texts.join(" "),
-  };
-}
-
-async function readSessionInfo(path: string): Promise<SessionInfo | undefined> {
-  try {
-    const [text, stats] = await Promise.all([Bun.file(path).text(), (await fsPromises()).stat(path)]);
-    return summarize(path, parseSessionFile(text, path), stats.mtime);
-  } catch {
-    return undefined;
-  }
-}
+/** Files summarized between turns of the event loop. */
+const FILES_PER_TURN = 32;
 
 async function sessionFilesIn(dir: string): Promise<string[]> {
   try {
@@ -80,16 +31,12 @@ async function sessionFilesIn(dir: string): Promise<string[]> {
 
 async function listFiles(files: string[], onProgress?: SessionListProgress): Promise<SessionInfo[]> {
   const infos: SessionInfo[] = [];
-  let next = 0;
-  let loaded = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const info = await readSessionInfo(files[next++]);
-      if (info) infos.push(info);
-      onProgress?.(++loaded, files.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
+  for (let index = 0; index < files.length; index++) {
+    const info = summarizeSessionFile(files[index]);
+    if (info) infos.push(info);
+    onProgress?.(index + 1, files.length);
+    if ((index + 1) % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
   return infos.sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }
 
@@ -100,6 +47,10 @@ export async function listSessions(sessionDir: string, onProgress?: SessionListP
 
 /** The sessions of every project under the config root's `sessions/`, most recently active first. */
 export async function listAllSessions(onProgress?: SessionListProgress): Promise<SessionInfo[]> {
+  return listFiles(await allSessionFiles(), onProgress);
+}
+
+async function allSessionFiles(): Promise<string[]> {
   const root = getSessionsDir();
   let folders: string[];
   try {
@@ -108,8 +59,21 @@ export async function listAllSessions(onProgress?: SessionListProgress): Promise
   } catch {
     return [];
   }
-  const files = (await Promise.all(folders.map(sessionFilesIn))).flat();
-  return listFiles(files, onProgress);
+  return (await Promise.all(folders.map(sessionFilesIn))).flat();
+}
+
+/**
+ * The sessions whose id starts with `prefix`, in one folder or (no folder) in
+ * every project's, reading only each file's first line. Header and path of each.
+ */
+export async function findSessionsByIdPrefix(prefix: string, sessionDir?: string): Promise<Array<{ path: string; header: SessionHeader }>> {
+  const files = sessionDir === undefined ? await allSessionFiles() : await sessionFilesIn(sessionDir);
+  const found: Array<{ path: string; header: SessionHeader }> = [];
+  for (const path of files) {
+    const header = readSessionHeader(path);
+    if (header && typeof header.id === "string" && header.id.startsWith(prefix)) found.push({ path, header });
+  }
+  return found;
 }
 
 /**

@@ -191,6 +191,11 @@ export interface SessionInfo {
   created: Date;
   modified: Date;
   messageCount: number;
+  /**
+   * Set when `messageCount` is an estimate: lists read a big file's head and tail
+   * only (session-summary.ts), never all of it.
+   */
+  messageCountEstimated?: boolean;
   firstMessage: string;
   allMessagesText: string;
 }

@@ -17,7 +17,7 @@ function describe(info: SessionInfo, index: number): string {
   const title = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim() || "(no messages)";
   const shortTitle = title.length > 60 ? `${title.slice(0, 59)}…` : title;
   const when = info.modified.toISOString().slice(0, 16).replace("T", " ");
-  return `${String(index + 1).padStart(3)}  ${shortTitle}  (${info.messageCount} messages, ${when})`;
+  return `${String(index + 1).padStart(3)}  ${shortTitle}  (${info.messageCountEstimated ? "~" : ""}${info.messageCount} messages, ${when})`;
 }
 
 /** Lines typed on the terminal, read one at a time. */

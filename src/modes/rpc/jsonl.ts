@@ -69,3 +69,63 @@ export function serializeMessageUpdate(message: unknown, assistantMessageEvent: 
   const deltaJson = JSON.stringify(delta);
   return escapeLineSeparators(`{"type":"message_update","message":${messageJson},"assistantMessageEvent":${deltaJson.slice(0, -1)},"partial":${messageJson}}}`) + "\n";
 }
+
+/**
+ * An array in a frame that is written element by element (`serializeFramePieces`)
+ * instead of as part of one string: `get_messages` on a 100 MB session would
+ * otherwise build the whole answer as one string, then again as the bytes that
+ * go out. Serialized any other way (JSON.stringify), it is the plain array. The
+ * elements are taken at once, so a run appending to the session meanwhile does
+ * not change an answer being written.
+ */
+export class StreamedArray {
+  readonly items: readonly unknown[];
+  constructor(items: readonly unknown[]) {
+    this.items = items.slice();
+  }
+  toJSON(): readonly unknown[] {
+    return this.items;
+  }
+}
+
+/** Whether a response's data holds a StreamedArray among its own fields. */
+export function hasStreamedArray(data: unknown): boolean {
+  if (typeof data !== "object" || data === null) return false;
+  for (const value of Object.values(data)) if (value instanceof StreamedArray) return true;
+  return false;
+}
+
+/**
+ * The frame as consecutive pieces of text whose concatenation is exactly
+ * `serializeFrame(frame)`: the frame around its StreamedArray, then each element
+ * (one JSON.stringify per element gives the same text as inside the whole), then
+ * the rest and the LF. Only one StreamedArray per frame is streamed; another one
+ * is written inline.
+ */
+export function* serializeFramePieces(frame: unknown): Generator<string> {
+  let streamed: StreamedArray | undefined;
+  // Random, so that no text in the frame (an id the host chose) can be taken for it.
+  const marker = `\u0000streamed:${crypto.randomUUID()}`;
+  const outline = JSON.stringify(frame, function (this: Record<string, unknown>, key: string, value: unknown) {
+    const original = this[key];
+    if (original instanceof StreamedArray && streamed === undefined) {
+      streamed = original;
+      return marker;
+    }
+    return value;
+  });
+  const quoted = JSON.stringify(marker);
+  const at = streamed === undefined ? -1 : outline.lastIndexOf(quoted);
+  if (streamed === undefined || at === -1) {
+    yield escapeLineSeparators(outline) + "\n";
+    return;
+  }
+  yield `${escapeLineSeparators(outline.slice(0, at))}[`;
+  const items = streamed.items;
+  for (let index = 0; index < items.length; index++) {
+    // Inside an array, what JSON cannot hold (undefined, a function) is written null.
+    const json = escapeLineSeparators(JSON.stringify(items[index]) ?? "null");
+    yield index === 0 ? json : `,${json}`;
+  }
+  yield `]${escapeLineSeparators(outline.slice(at + quoted.length))}\n`;
+}

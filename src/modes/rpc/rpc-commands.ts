@@ -12,6 +12,7 @@ import type { ImageContent } from "../../ai/types.ts";
 import { getSupportedThinkingLevels } from "../../ai/thinking.ts";
 import type { SessionEntry } from "../../session/types.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
+import { StreamedArray } from "./jsonl.ts";
 
 export interface RpcContext {
   session: AgentSession;
@@ -210,7 +211,7 @@ export const handlers: Handlers = {
   },
   new_session: (command, { session }) => session.navigation.newSession({ parentSession: command.parentSession }),
   get_state: (_command, context) => sessionState(context),
-  get_messages: (_command, { session }) => ({ messages: session.messages }),
+  get_messages: (_command, { session }) => ({ messages: new StreamedArray(session.messages) }),
   set_model: async (command, { session }) => {
     return session.models.setModel(findModel(session, command.provider, command.modelId));
   },
@@ -271,7 +272,7 @@ export const handlers: Handlers = {
   get_fork_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_branch_messages: (_command, { session }) => ({ messages: session.navigation.forkableMessages() }),
   get_entries: (command, { session }) => ({
-    entries: entriesSince(session.sessionManager.getEntries(), command.since),
+    entries: new StreamedArray(entriesSince(session.sessionManager.getEntries(), command.since)),
     leafId: session.sessionManager.getLeafId(),
   }),
   get_tree: (_command, { session }) => ({ tree: session.sessionManager.getTree(), leafId: session.sessionManager.getLeafId() }),

@@ -7,13 +7,13 @@
  */
 import type { RunOptions } from "../../core/run-options.ts";
 import { UserError } from "../../core/user-error.ts";
-import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout } from "../protocol-output.ts";
+import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout, writeFrameInPieces } from "../protocol-output.ts";
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { RpcExtensionUI } from "./extension-ui-bridge.ts";
 import { AcceptedPrompts, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { commandProblem } from "./rpc-schemas.ts";
-import { readJsonlLines } from "./jsonl.ts";
+import { hasStreamedArray, readJsonlLines } from "./jsonl.ts";
 import { createEventWriter } from "../event-writer.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
 
@@ -141,7 +141,10 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
       if (problem !== undefined) throw new Error(problem);
       const result = await (handlers[command.type] as (c: RpcCommand, ctx: RpcContext) => unknown)(command, context);
       const data = result instanceof ThenStart ? result.data : result;
-      write({ ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) });
+      const response = { ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) };
+      // A long list (get_messages of a big session) goes out in pieces, never as one string.
+      if (hasStreamedArray(data)) await writeFrameInPieces(response);
+      else write(response);
       if (result instanceof ThenStart) result.start();
     } catch (error) {
       write({ ...id, type: "response", command: command.type, success: false, error: (error as Error).message || String(error) });

@@ -6,7 +6,8 @@
  * use), Ctrl+S cycles the order (threaded: forks under the session they came
  * from; recent; fuzzy: best match first), Ctrl+N shows named sessions only,
  * Ctrl+P shows file paths. A search matches name, first message and folder
- * fuzzily; `"a phrase"` or `re:<pattern>` search every message's text.
+ * fuzzily; `"a phrase"` or `re:<pattern>` search the messages' text (of a big
+ * session, its first and last messages: lists read only heads and tails).
  * Resuming another project's session keeps tools working in this folder.
  */
 import { unlinkSync } from "node:fs";
@@ -77,7 +78,7 @@ function sessionRows(app: App, state: ResumeState, query: string, current: strin
     return {
       id: info.path,
       text: `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${title}${mark}`,
-      right: [where, `${info.messageCount} msg`, age(info.modified)].filter(Boolean).join(" · "),
+      right: [where, `${info.messageCountEstimated ? "~" : ""}${info.messageCount} msg`, age(info.modified)].filter(Boolean).join(" · "),
     };
   });
 }
