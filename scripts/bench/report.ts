@@ -134,6 +134,8 @@ export function renderReport(input: ReportInput): string {
     "  call printing 7 KB and an answer; the fake server reports input tokens as the request's size ÷ 4, so",
     "  compaction runs each time the 200 000-token window fills. Each turn waits for `agent_settled`. VmRSS",
     "  from `/proc` after turn 200 and after the last turn, and VmHWM (the peak) at the end; one run per agent.",
+    "  Then the same turns typed into the interactive mode in a tmux pane (each waits for its answer on",
+    "  screen; the first waits until the agent idles, as pi drops a prompt sent before its start-up ends).",
     "",
   ].join("\n");
 }
