@@ -4,9 +4,9 @@
  * the reading is spread out, and the walk stops once the sink has enough.
  *
  * Local trees are searched on this thread while small; past
- * PARALLEL_AFTER_FILES files, batches go to search workers (grep-parallel.ts)
- * that read and search while this thread walks — and searches the batches no
- * worker has room for. Trees behind custom operations are read through them,
+ * PARALLEL_AFTER_FILES files, search workers (grep-parallel.ts) are started,
+ * and once one is running batches go to it, to read and search while this
+ * thread walks — and searches the batches no running worker has room for. Trees behind custom operations are read through them,
  * several files ahead.
  */
 import { sep } from "node:path";
@@ -50,8 +50,8 @@ interface QueuedBatch {
 /**
  * Searches a local tree. The first PARALLEL_AFTER_FILES files are searched
  * here as the walk meets them; past that, with more than one core, the rest
- * go out in batches of BATCH_FILES: to a worker when one has room, else
- * searched here between steps of the walk. Results are taken in walk order as
+ * go out in batches of BATCH_FILES: to a started worker when one has room,
+ * else searched here between steps of the walk. Results are taken in walk order as
  * soon as they are in, so the walk stops as soon as the sink has enough. An
  * abort terminates the workers at once.
  */

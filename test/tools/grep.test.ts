@@ -294,6 +294,21 @@ describe("grep", () => {
     expect(limited.details?.matchLimitReached).toBe(30);
   });
 
+  test("a tree that ends while its search worker is still starting is searched in full, in order", async () => {
+    // Past the point where workers are started, but done long before one could take a batch.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`d${i % 7}/f${String(i).padStart(3, "0")}.txt`] = i % 13 === 0 ? `needle ${i}\n` : "nothing\n";
+    await writeTree(files);
+    const expected = Object.entries(files)
+      .filter(([, text]) => text.startsWith("needle"))
+      .map(([path, text]) => `${path}:1: ${text.trimEnd()}`)
+      .sort();
+    expect((await grep({ pattern: "needle \\d+" })).text).toBe(expected.join("\n"));
+    const limited = await grep({ pattern: "needle", literal: true, limit: 5 });
+    expect(limited.text.split("\n").slice(0, 5)).toEqual(expected.slice(0, 5));
+    expect(limited.details?.matchLimitReached).toBe(5);
+  });
+
   test("an abort in the middle of a large search rejects, and the next search still works", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < LARGE_TREE_FILES; i++) files[`d${i % 30}/f${i}.txt`] = "content\n";
