@@ -53,7 +53,7 @@ interface PendingBatch {
 
 interface PoolWorker {
   worker: Worker;
-  /** Its element of `shared`, counting the batches it has finished. */
+  /** Its element of `shared`, counting the batches it has finished; slot + count is set once it has started. */
   slot: number;
   submitted: number;
   alive: boolean;
@@ -62,8 +62,12 @@ interface PoolWorker {
 export class SearchPool {
   private readonly workers: PoolWorker[] = [];
   private readonly pending = new Map<number, PendingBatch>();
-  /** Element 0: the cancel flag; element i + 1: batches worker i has finished. */
+  /**
+   * Element 0: the cancel flag; element i + 1: batches worker i has finished;
+   * element count + i + 1: non-zero once worker i has started.
+   */
   private readonly shared: Int32Array;
+  private readonly count: number;
   private nextId = 0;
   private closed = false;
 
@@ -77,7 +81,8 @@ export class SearchPool {
     rootPrefix: string,
     private readonly searchInProcess: (paths: string[]) => FileMatches[],
   ) {
-    this.shared = new Int32Array(new SharedArrayBuffer(4 * (count + 1)));
+    this.count = count;
+    this.shared = new Int32Array(new SharedArrayBuffer(4 * (2 * count + 1)));
     for (let slot = 1; slot <= count; slot++) {
       let worker: Worker;
       try {
@@ -89,7 +94,7 @@ export class SearchPool {
       worker.onmessage = (event: MessageEvent<BatchReply>) => this.settle(event.data);
       worker.onerror = () => this.fail(member);
       worker.addEventListener("close", () => this.fail(member));
-      const start: StartMessage = { type: "start", query, rootPrefix, shared: this.shared, slot };
+      const start: StartMessage = { type: "start", query, rootPrefix, shared: this.shared, slot, startedSlot: slot + count };
       worker.postMessage(start);
       this.workers.push(member);
     }
@@ -105,8 +110,10 @@ export class SearchPool {
     let target: PoolWorker | undefined;
     let targetQueued = QUEUED_PER_WORKER;
     for (const member of this.workers) {
+      // A worker still starting (a new thread takes tens of milliseconds) gets nothing yet: the caller searches meanwhile.
+      if (!member.alive || Atomics.load(this.shared, member.slot + this.count) === 0) continue;
       const queued = member.submitted - Atomics.load(this.shared, member.slot);
-      if (member.alive && queued < targetQueued) {
+      if (queued < targetQueued) {
         target = member;
         targetQueued = queued;
       }

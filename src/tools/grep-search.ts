@@ -147,7 +147,8 @@ export function searchText(text: string, displayPath: string, matcher: LineMatch
 
 /** Whether bytes look binary: a NUL in the first block. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
+  // Most source files fit in the first block: no view of it to make.
+  return (bytes.length <= BINARY_SNIFF_BYTES ? bytes : bytes.subarray(0, BINARY_SNIFF_BYTES)).indexOf(0) !== -1;
 }
 
 /**
@@ -157,13 +158,15 @@ export function looksBinary(bytes: Uint8Array): boolean {
  */
 export function searchBytes(bytes: Buffer, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
   if (looksBinary(bytes)) return undefined;
-  const [rarest, ...others] = matcher.needles;
-  for (const needle of others) if (bytes.indexOf(needle) === -1) return undefined;
+  const needles = matcher.needles;
+  const rarest = needles[0];
+  // The rarest first: most files lack it, and one pass over them says so; the common needles are looked for only in the rest.
+  if (rarest && bytes.indexOf(rarest) === -1) return undefined;
+  for (let i = 1; i < needles.length; i++) if (bytes.indexOf(needles[i]) === -1) return undefined;
   // A line never holds a line terminator, so a needle with one finds nothing here; the line test says so.
   if (rarest && query.context === 0 && !rarest.includes(0x0a) && !rarest.includes(0x0d)) {
     return scanNeedleLines(bytes, rarest, matcher.needleIsMatch ? undefined : matcher.matches, displayPath, query.maxMatches);
   }
-  if (rarest && bytes.indexOf(rarest) === -1) return undefined;
   return searchText(bytes.toString("utf8"), displayPath, matcher, query);
 }
 

@@ -5,14 +5,15 @@
  * (scripts/build-flags.ts), loaded only when a search is large enough to share
  * out (see grep-parallel.ts), and ended by the search that started it.
  *
- * Messages in:  { type: "start", query, rootPrefix, shared, slot }  once, first;
- *               { type: "batch", id, paths }                        any number.
+ * Messages in:  { type: "start", query, rootPrefix, shared, slot, startedSlot }  once, first;
+ *               { type: "batch", id, paths }                                     any number.
  * Messages out: { id, results } per batch, in the order received, or { id, error }.
  * `shared` is memory the pool reads without waiting for messages: once its
  * element 0 is non-zero the worker stops reading files (the search has enough
  * matches), and the worker counts each batch it finishes in element `slot`,
  * so the pool knows how busy it is even while its own thread is not taking
- * messages.
+ * messages; it sets element `startedSlot` once it has the query, and only then
+ * is it given batches (until then grep's own thread searches them).
  */
 import { sep } from "node:path";
 import { createLineMatcher, searchLocalFile, type FileMatches, type GrepQuery, type LineMatcher } from "./grep-search.ts";
@@ -25,6 +26,8 @@ export interface StartMessage {
   shared: Int32Array;
   /** The element of `shared` that counts this worker's finished batches. */
   slot: number;
+  /** The element of `shared` this worker sets once it has the query, ready for batches. */
+  startedSlot: number;
 }
 
 export interface BatchMessage {
@@ -60,6 +63,7 @@ self.onmessage = (event: MessageEvent<StartMessage | BatchMessage>) => {
   if (message.type === "start") {
     start = message;
     matcher = createLineMatcher(message.query);
+    Atomics.store(message.shared, message.startedSlot, 1);
     return;
   }
   let reply: BatchReply;

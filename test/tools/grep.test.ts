@@ -3,8 +3,10 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createGrepTool, type GrepOperations, type GrepToolInput } from "../../src/tools/grep.ts";
-import { PARALLEL_AFTER_FILES } from "../../src/tools/grep-walk.ts";
 import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
+
+/** Files enough for grep to start its search workers and still be walking once they are ready. */
+const LARGE_TREE_FILES = 6000;
 
 let root: string;
 
@@ -277,7 +279,7 @@ describe("grep", () => {
 
   test("a tree large enough to be shared out to search threads gives the same sorted results and limit", async () => {
     const files: Record<string, string> = {};
-    const total = PARALLEL_AFTER_FILES * 2 + 300;
+    const total = LARGE_TREE_FILES;
     for (let i = 0; i < total; i++) files[`d${String(i % 40).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`] = i % 97 === 0 ? `x\nneedle ${i}\n` : "nothing\n";
     await writeTree(files);
     const expected = Object.entries(files)
@@ -292,9 +294,24 @@ describe("grep", () => {
     expect(limited.details?.matchLimitReached).toBe(30);
   });
 
+  test("a tree that ends while its search worker is still starting is searched in full, in order", async () => {
+    // Past the point where workers are started, but done long before one could take a batch.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) files[`d${i % 7}/f${String(i).padStart(3, "0")}.txt`] = i % 13 === 0 ? `needle ${i}\n` : "nothing\n";
+    await writeTree(files);
+    const expected = Object.entries(files)
+      .filter(([, text]) => text.startsWith("needle"))
+      .map(([path, text]) => `${path}:1: ${text.trimEnd()}`)
+      .sort();
+    expect((await grep({ pattern: "needle \\d+" })).text).toBe(expected.join("\n"));
+    const limited = await grep({ pattern: "needle", literal: true, limit: 5 });
+    expect(limited.text.split("\n").slice(0, 5)).toEqual(expected.slice(0, 5));
+    expect(limited.details?.matchLimitReached).toBe(5);
+  });
+
   test("an abort in the middle of a large search rejects, and the next search still works", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < PARALLEL_AFTER_FILES * 3; i++) files[`d${i % 30}/f${i}.txt`] = "content\n";
+    for (let i = 0; i < LARGE_TREE_FILES; i++) files[`d${i % 30}/f${i}.txt`] = "content\n";
     await writeTree(files);
     const controller = new AbortController();
     const search = grep({ pattern: "absent" }, controller.signal);

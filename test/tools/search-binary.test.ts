@@ -7,7 +7,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PARALLEL_AFTER_FILES } from "../../src/tools/grep-walk.ts";
 import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
 
 ensureBinary();
@@ -20,7 +19,9 @@ afterAll(async () => {
 });
 
 const expected: string[] = [];
-for (let i = 0; i < PARALLEL_AFTER_FILES * 3; i++) {
+/** Files enough for grep to start its search workers and still be walking once they are ready. */
+const LARGE_TREE_FILES = 6000;
+for (let i = 0; i < LARGE_TREE_FILES; i++) {
   const dir = join(tree, `pkg${String(i % 25).padStart(2, "0")}`);
   mkdirSync(dir, { recursive: true });
   const name = `file${String(i).padStart(5, "0")}.ts`;
