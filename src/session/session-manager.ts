@@ -23,7 +23,8 @@ import { isUsage } from "./entry-shapes.ts";
 import { EntryIndex } from "./entry-index.ts";
 import { generateEntryId, generateSessionId } from "./ids.ts";
 import { loadSessionFile } from "./load-session.ts";
-import { appendEntryLine, createSessionFile, cutTornTail, SessionFileError, sessionWriteProblem, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
+import { SessionFileError } from "./session-file.ts";
+import { SessionWriter } from "./session-writer.ts";
 import { findMostRecentSession, listAllSessions, listSessions } from "./session-list.ts";
 import { getDefaultSessionDir, sessionFileName } from "./session-paths.ts";
 import {
@@ -48,16 +49,6 @@ import {
   type UsageEntry,
 } from "./types.ts";
 
-/**
- * How the file on disk relates to memory:
- * - memory: an in-memory session, nothing is written;
- * - unwritten: no file yet, created with the header and first entry;
- * - rewrite: the file is out of date as a whole (migrated, empty, torn first
- *   write) and is replaced on the next append;
- * - append: the file holds every entry, new ones are appended.
- */
-type DiskState = "memory" | "unwritten" | "rewrite" | "append";
-
 /** Roles that have their own entry types and must not be appended as plain messages. */
 const ROLES_WITH_OWN_ENTRIES = new Map([
   ["compactionSummary", "appendCompaction()"],
@@ -75,15 +66,11 @@ export class SessionManager {
   private sessionDir: string;
   private persisted: boolean;
   private header!: SessionHeader;
-  private sessionFile: string | undefined;
   private index = new EntryIndex();
   private leafId: string | null = null;
-  private disk: DiskState = "memory";
-  /** The file ends mid-line (a torn write): the next append starts with "\n". */
-  private needsNewline = false;
+  /** The session's file, and how it relates to the entries in memory. */
+  private writer = SessionWriter.inMemory();
   private loadWarnings: string[] = [];
-  /** A torn last line of the loaded file, cut off before the first append. */
-  private tornTail: TornTail | undefined;
   /** Which entry each message of a live transcript comes from, to apply later context edits to it. */
   private liveEdits = new LiveContextEdits();
 
@@ -172,16 +159,12 @@ export class SessionManager {
     this.index = new EntryIndex();
     this.liveEdits = new LiveContextEdits();
     this.leafId = null;
-    this.needsNewline = false;
     this.loadWarnings = [];
-    this.tornTail = undefined;
     if (!this.persisted) {
-      this.sessionFile = undefined;
-      this.disk = "memory";
+      this.writer = SessionWriter.inMemory();
       return undefined;
     }
-    this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, id));
-    this.disk = "unwritten";
+    this.writer = SessionWriter.newFile(join(this.sessionDir, sessionFileName(timestamp, id)));
     return this.sessionFile;
   }
 
@@ -200,22 +183,18 @@ export class SessionManager {
     }
     if (loaded.kind !== "loaded") {
       this.newSession();
-      this.sessionFile = file;
-      this.disk = loaded.kind === "fresh" ? "rewrite" : "unwritten";
+      this.writer = SessionWriter.newFile(file, loaded.kind === "fresh");
       this.loadWarnings = loaded.kind === "fresh" ? loaded.warnings : [];
       return;
     }
     this.header = loaded.header;
     if (typeof this.header.cwd === "string") this.cwd = this.header.cwd;
-    this.sessionFile = file;
+    this.writer = SessionWriter.loaded(file, loaded.needsNewline, loaded.tornTail);
     this.index = new EntryIndex(loaded.entries);
     this.liveEdits = new LiveContextEdits();
     this.leafId = this.index.lastEntry?.id ?? null;
     this.loadWarnings = loaded.warnings;
-    this.needsNewline = loaded.needsNewline;
-    this.tornTail = loaded.tornTail;
-    this.disk = "append";
-    if (loaded.migrated) this.rewriteAfterMigration();
+    if (loaded.migrated) this.writer.rewriteAfterMigration(this.header, this.index.entries, this.warn);
   }
 
   /**
@@ -426,6 +405,10 @@ export class SessionManager {
     return this.sessionFile;
   }
 
+  private get sessionFile(): string | undefined {
+    return this.writer.file;
+  }
+
   /** Whether this session is kept in a file (false for `inMemory`). */
   isPersisted(): boolean {
     return this.persisted;
@@ -433,7 +416,7 @@ export class SessionManager {
 
   /** Why this session's file could not be written (a read-only home), else undefined; in memory, undefined. */
   writeProblem(): string | undefined {
-    return this.disk === "memory" || this.sessionFile === undefined ? undefined : sessionWriteProblem(this.sessionFile);
+    return this.writer.writeProblem();
   }
 
   /**
@@ -442,8 +425,7 @@ export class SessionManager {
    */
   keepInMemory(warning: string): void {
     this.persisted = false;
-    this.disk = "memory";
-    this.sessionFile = undefined;
+    this.writer = SessionWriter.inMemory();
     this.loadWarnings.push(warning);
   }
 
@@ -468,45 +450,18 @@ export class SessionManager {
   }
 
   private persist(entry: SessionEntry): void {
-    const file = this.sessionFile;
-    if (this.disk === "memory" || file === undefined) return;
-    if (this.tornTail && this.disk !== "unwritten") this.cutTornTail(file, this.tornTail);
-    if (this.disk === "unwritten") createSessionFile(file, this.header, entry);
-    else if (this.disk === "rewrite") writeSessionFileAtomically(file, this.header, [...this.index.entries, entry]);
-    else appendEntryLine(file, entry, this.needsNewline);
-    this.disk = "append";
-    this.needsNewline = false;
+    this.writer.write(this.header, this.index.entries, entry, this.warn);
   }
+
+  private readonly warn = (warning: string): void => {
+    this.loadWarnings.push(warning);
+  };
 
   /** Replaces this session's entries (fork, branch extraction) and writes them out at once. */
   private adoptEntries(entries: SessionEntry[]): void {
     this.index = new EntryIndex(entries);
     this.liveEdits = new LiveContextEdits();
     this.leafId = this.index.lastEntry?.id ?? null;
-    if (this.sessionFile === undefined || entries.length === 0) return;
-    writeSessionFileAtomically(this.sessionFile, this.header, entries);
-    this.disk = "append";
-  }
-
-  /** The torn line was never acknowledged: moved aside, so the next entry follows the last complete one. */
-  private cutTornTail(file: string, tail: TornTail): void {
-    this.tornTail = undefined;
-    const saved = cutTornTail(file, tail);
-    this.loadWarnings.push(`${file}: the incomplete last line was moved to ${saved} before appending`);
-  }
-
-  private rewriteAfterMigration(): void {
-    const file = this.sessionFile;
-    if (file === undefined) return;
-    try {
-      if (this.tornTail) this.cutTornTail(file, this.tornTail);
-      writeSessionFileAtomically(file, this.header, this.index.entries);
-      this.needsNewline = false;
-    } catch (error) {
-      this.disk = "rewrite";
-      this.loadWarnings.push(
-        `${file}: migrated to v${CURRENT_SESSION_VERSION} but could not be rewritten (${(error as Error).message}); retrying with the next append`,
-      );
-    }
+    this.writer.writeAll(this.header, entries);
   }
 }
