@@ -7,16 +7,14 @@
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import { isContextOverflow } from "../ai/errors.ts";
-import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
+import type { ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
-import { ImageRecovery } from "./image-rejection.ts";
+import { lastAssistantOf, RunRecovery } from "./run-recovery.ts";
 import type { BashResult } from "./bash-executor.ts";
 import { UserBash } from "./user-bash.ts";
-import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
 import { SessionCompaction, type CompactionOverrides, type CompactionProgressListener } from "./session-compaction.ts";
 import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, ReportedCompaction } from "./session-events.ts";
@@ -89,10 +87,8 @@ export class AgentSession {
   private readonly promptStarts = new PromptStarts();
   private readonly compaction = new SessionCompaction(this);
   private readonly userBash = new UserBash(this);
-  /** One retry without the images a provider refused (image-rejection.ts). */
-  private readonly imageRecovery = new ImageRecovery(this);
-  /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
-  private retrying = 0;
+  /** Retries, image and overflow recovery, threshold compaction after each run (run-recovery.ts). */
+  private readonly recovery: RunRecovery;
   /** Set while takeQueued empties both queues, which it then reports as one queue_update. */
   private queuesBeingTaken = false;
 
@@ -103,6 +99,7 @@ export class AgentSession {
     this.settings = options.settings;
     this.registry = options.registry;
     this.autoRetry = new AutoRetry(options.settings.retry);
+    this.recovery = new RunRecovery(this, this.autoRetry, (reason) => this.compactAutomatically(reason));
     this.autoCompactionEnabled = options.settings.compaction.enabled;
     this.models = new ModelControl(this, options.apiKeyOverride);
     this.navigation = new SessionNavigator(this);
@@ -116,7 +113,7 @@ export class AgentSession {
     this.agent.subscribe(async (event, signal) => {
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
-      await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.willRetry(event.messages) } : event);
+      await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.recovery.willRetry(event.messages) } : event);
     });
     const reportQueues = () => {
       if (!this.queuesBeingTaken) void this.emit({ type: "queue_update", ...this.queuedTexts() });
@@ -302,7 +299,7 @@ export class AgentSession {
       await this.finishLoop();
       // agent_before_settle may ask for one more request, or queue messages; either runs before settling.
       while (!this.settlement.wasAborted) {
-        const more = await this.settlement.continueBeforeSettling(this.lastAssistant());
+        const more = await this.settlement.continueBeforeSettling(lastAssistantOf(this.messages));
         if (more) await this.agent.continue();
         else if (this.pendingMessageCount === 0) break;
         await this.finishLoop();
@@ -320,95 +317,12 @@ export class AgentSession {
 
   /** After an agent loop: retries and recovery, then messages queued meanwhile, which nobody else will deliver. */
   private async finishLoop(): Promise<void> {
-    await this.recoverAfterRun();
+    await this.recovery.recover();
     while (this.pendingMessageCount > 0 && !this.agent.signal?.aborted) {
       const next = this.agent.steeringQueue.length > 0 ? this.agent.steeringQueue.drain() : this.agent.followUpQueue.drain();
       await this.agent.prompt(next);
-      await this.recoverAfterRun();
+      await this.recovery.recover();
     }
-  }
-
-  /** After a run: retry a transient failure, compact on overflow (then retry once), or compact past the threshold. */
-  private async recoverAfterRun(): Promise<void> {
-    try {
-      await this.recoverFromFailures();
-    } finally {
-      this.imageRecovery.reset();
-    }
-  }
-
-  private async recoverFromFailures(): Promise<void> {
-    let attempt = 0;
-    let overflowHandled = false;
-    while (true) {
-      const last = this.lastAssistant();
-      if (!last || last.stopReason === "aborted") {
-        if (attempt > 0) await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Aborted" });
-        return;
-      }
-      const contextWindow = this.model.contextWindow;
-      if (this.autoRetry.isRetryable(last, contextWindow)) {
-        if (attempt >= this.autoRetry.maxAttempts) {
-          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: last.errorMessage });
-          return;
-        }
-        attempt++;
-        const delayMs = this.autoRetry.delayFor(attempt);
-        await this.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
-        this.dropLastMessage();
-        if (!(await this.autoRetry.wait(delayMs))) {
-          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
-          return;
-        }
-        this.retrying = attempt;
-        try {
-          await this.agent.continue();
-        } finally {
-          this.retrying = 0;
-        }
-        continue;
-      }
-      if (attempt > 0) {
-        const success = last.stopReason !== "error";
-        await this.emit({ type: "auto_retry_end", success, attempt, ...(success ? {} : { finalError: last.errorMessage }) });
-        attempt = 0;
-      }
-      // A refused image is dropped from the context and the turn sent again, once (reported as attempt 1 of 1).
-      if (await this.imageRecovery.retry(last)) {
-        attempt = 1;
-        continue;
-      }
-      if (last.stopReason === "error" && isContextOverflow(last, contextWindow) && this.autoCompactionEnabled && !overflowHandled) {
-        overflowHandled = true;
-        this.dropLastMessage();
-        if (await this.compactAutomatically("overflow")) {
-          await this.agent.continue();
-          continue;
-        }
-        return;
-      }
-      if (last.stopReason !== "error" && this.autoCompactionEnabled) {
-        const compaction = { ...this.settings.compaction, enabled: true };
-        if (shouldCompact(calculateContextTokens(last.usage), contextWindow, compaction)) await this.compactAutomatically("threshold");
-      }
-      return;
-    }
-  }
-
-  /** agent_end's willRetry, decided as recoverAfterRun will: a retryable failure with attempts left. */
-  private willRetry(runMessages: AgentMessage[]): boolean {
-    const last = runMessages.findLast((message): message is AssistantMessage => message.role === "assistant");
-    if (last === undefined) return false;
-    return (this.autoRetry.isRetryable(last, this.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts) || this.imageRecovery.willRetry(last);
-  }
-
-  private lastAssistant(): AssistantMessage | undefined {
-    return this.messages.findLast((message): message is AssistantMessage => message.role === "assistant");
-  }
-
-  /** Takes a failed reply out of the context (it stays in the session file, where replay skips it). */
-  private dropLastMessage(): void {
-    if (this.messages.at(-1)?.role === "assistant") this.messages.pop();
   }
 
   // --- compaction ------------------------------------------------------------

@@ -1,0 +1,113 @@
+/**
+ * What follows a run that did not simply end: a transient failure is retried with backoff
+ * (auto_retry_*), a refused image is dropped and the turn sent again once, an overflowing
+ * context is compacted and the turn retried once, and a context past the threshold is
+ * compacted. agent_end's `willRetry` is decided here too, as the recovery will decide it.
+ */
+import type { AgentMessage } from "../agent/types.ts";
+import { isContextOverflow } from "../ai/errors.ts";
+import type { AssistantMessage } from "../ai/types.ts";
+import type { AgentSession } from "./agent-session.ts";
+import type { AutoRetry } from "./auto-retry.ts";
+import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
+import { ImageRecovery } from "./image-rejection.ts";
+
+/** The last assistant reply among `messages`. */
+export function lastAssistantOf(messages: readonly AgentMessage[]): AssistantMessage | undefined {
+  return messages.findLast((message): message is AssistantMessage => message.role === "assistant");
+}
+
+export class RunRecovery {
+  /** One retry without the images a provider refused (image-rejection.ts). */
+  private readonly imageRecovery: ImageRecovery;
+  /** The automatic retry being run (0: none): agent_end's willRetry counts the attempts left. */
+  private retrying = 0;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly autoRetry: AutoRetry,
+    private readonly compactAutomatically: (reason: "threshold" | "overflow") => Promise<boolean>,
+  ) {
+    this.imageRecovery = new ImageRecovery(session);
+  }
+
+  /** agent_end's willRetry, decided as `recover` will: a retryable failure with attempts left. */
+  willRetry(runMessages: AgentMessage[]): boolean {
+    const last = lastAssistantOf(runMessages);
+    if (last === undefined) return false;
+    return (this.autoRetry.isRetryable(last, this.session.model.contextWindow) && this.retrying < this.autoRetry.maxAttempts) || this.imageRecovery.willRetry(last);
+  }
+
+  /** After a run: retry a transient failure, compact on overflow (then retry once), or compact past the threshold. */
+  async recover(): Promise<void> {
+    try {
+      await this.recoverFromFailures();
+    } finally {
+      this.imageRecovery.reset();
+    }
+  }
+
+  private async recoverFromFailures(): Promise<void> {
+    const session = this.session;
+    let attempt = 0;
+    let overflowHandled = false;
+    while (true) {
+      const last = lastAssistantOf(session.messages);
+      if (!last || last.stopReason === "aborted") {
+        if (attempt > 0) await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Aborted" });
+        return;
+      }
+      const contextWindow = session.model.contextWindow;
+      if (this.autoRetry.isRetryable(last, contextWindow)) {
+        if (attempt >= this.autoRetry.maxAttempts) {
+          await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: last.errorMessage });
+          return;
+        }
+        attempt++;
+        const delayMs = this.autoRetry.delayFor(attempt);
+        await session.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
+        this.dropLastMessage();
+        if (!(await this.autoRetry.wait(delayMs))) {
+          await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
+          return;
+        }
+        this.retrying = attempt;
+        try {
+          await session.agent.continue();
+        } finally {
+          this.retrying = 0;
+        }
+        continue;
+      }
+      if (attempt > 0) {
+        const success = last.stopReason !== "error";
+        await session.emit({ type: "auto_retry_end", success, attempt, ...(success ? {} : { finalError: last.errorMessage }) });
+        attempt = 0;
+      }
+      // A refused image is dropped from the context and the turn sent again, once (reported as attempt 1 of 1).
+      if (await this.imageRecovery.retry(last)) {
+        attempt = 1;
+        continue;
+      }
+      if (last.stopReason === "error" && isContextOverflow(last, contextWindow) && session.autoCompactionEnabled && !overflowHandled) {
+        overflowHandled = true;
+        this.dropLastMessage();
+        if (await this.compactAutomatically("overflow")) {
+          await session.agent.continue();
+          continue;
+        }
+        return;
+      }
+      if (last.stopReason !== "error" && session.autoCompactionEnabled) {
+        const compaction = { ...session.settings.compaction, enabled: true };
+        if (shouldCompact(calculateContextTokens(last.usage), contextWindow, compaction)) await this.compactAutomatically("threshold");
+      }
+      return;
+    }
+  }
+
+  /** Takes a failed reply out of the context (it stays in the session file, where replay skips it). */
+  private dropLastMessage(): void {
+    if (this.session.messages.at(-1)?.role === "assistant") this.session.messages.pop();
+  }
+}
