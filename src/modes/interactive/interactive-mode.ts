@@ -39,6 +39,7 @@ import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { themeForBackground, type UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
+import { runBashLine } from "./bash-line.ts";
 import { InterruptKeys } from "./interrupt-keys.ts";
 
 class InteractiveApp implements App {
@@ -75,7 +76,7 @@ class InteractiveApp implements App {
     restoreQueued: () => this.attachments.restoreQueued(),
     showAborting: () => this.layout.setRunMessage("Aborting…"),
     hint: (text, ms) => this.conversation.transient(text, ms),
-    runCommandLine: (text) => void this.runCommandLine(text),
+    runCommandLine: (text) => void this.runCommand(text),
     exit: (code) => this.exit(code),
   });
   private readonly attachments: Attachments;
@@ -341,8 +342,8 @@ class InteractiveApp implements App {
     images = [...this.attachments.take(), ...images];
     await this.sessionReady;
     try {
-      if (text.startsWith("/") && ((await this.runCommandLine(text)) || (await this.refuseUnknownCommand(text)))) return;
-      if (text.startsWith("!")) return await this.runBash(text);
+      if (text.startsWith("/") && ((await this.runCommand(text)) || (await this.refuseUnknownCommand(text)))) return;
+      if (text.startsWith("!")) return await runBashLine(text, this.session, this);
       const session = this.session;
       const message = await this.attachments.withResources(text);
       if (session.isStreaming) {
@@ -371,12 +372,8 @@ class InteractiveApp implements App {
     return true;
   }
 
-  runCommand(line: string): Promise<boolean> {
-    return this.runCommandLine(line);
-  }
-
   /** Runs a built-in command; false when the line is not one (it goes to the session). */
-  private async runCommandLine(text: string): Promise<boolean> {
+  async runCommand(text: string): Promise<boolean> {
     const matched = matchBuiltin(text);
     if (!matched) return false;
     await this.sessionReady;
@@ -388,20 +385,6 @@ class InteractiveApp implements App {
     this.updateHeader();
     this.tui.requestRender();
     return true;
-  }
-
-  private async runBash(text: string): Promise<void> {
-    const excluded = text.startsWith("!!");
-    const command = text.slice(excluded ? 2 : 1).trim();
-    if (!command) return;
-    this.layout.showWorking(true);
-    try {
-      const result = await this.session.executeBash(command, { excludeFromContext: excluded });
-      const message = { role: "bashExecution" as const, command, output: result.output, exitCode: result.exitCode, cancelled: result.cancelled, truncated: result.truncated, timestamp: Date.now(), excludeFromContext: excluded };
-      this.conversation.handle({ type: "message_start", message });
-    } finally {
-      if (!this.session.isStreaming) this.layout.showWorking(false);
-    }
   }
 
   // --- what extensions may change ------------------------------------------------------
