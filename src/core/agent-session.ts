@@ -29,6 +29,7 @@ import { PromptStarts } from "./prompt-starts.ts";
 import { RunSettlement } from "./run-settlement.ts";
 import type { SessionResources } from "../resources/resource-loader.ts";
 import type { McpSessionLink } from "../mcp/start.ts";
+import { warmBashSandbox } from "../tools/bash-operations.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -113,6 +114,8 @@ export class AgentSession {
     this.agent.subscribe(async (event, signal) => {
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
+      // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).
+      if (event.type === "agent_start" && this.tools.activeNames().includes("bash")) setTimeout(() => warmBashSandbox(this.cwd), 0);
       await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.recovery.willRetry(event.messages) } : event);
     });
     const reportQueues = () => {

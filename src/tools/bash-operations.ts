@@ -8,7 +8,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { childEnvironment } from "../sandbox/child-environment.ts";
 import { commandPolicy } from "../sandbox/active-policy.ts";
-import { killProcessTree, releaseGroupIfEmpty, spawnTracked } from "./tracked-process.ts";
+import { killProcessTree, releaseGroupIfEmpty, spawnTracked, warmCommandSandbox } from "./tracked-process.ts";
 
 export interface BashExecOptions {
   /** Called with stdout and stderr bytes as they arrive. */
@@ -67,6 +67,20 @@ export function detectShell(): string {
 
 export { killProcessTree } from "./tracked-process.ts";
 
+/** The environment a command gets when none is given: xcsh's, without its credentials. */
+function defaultCommandEnvironment(): NodeJS.ProcessEnv {
+  return childEnvironment(process.env, commandPolicy().shellEnv);
+}
+
+/**
+ * Starts the sandbox the next bash command in `cwd` will run in, while the model is still
+ * answering (src/sandbox/warm-sandbox.ts); nothing when commands run unsandboxed.
+ */
+export function warmBashSandbox(cwd: string): void {
+  if (commandPolicy().sandbox.mode === "off") return;
+  warmCommandSandbox(cwd, defaultCommandEnvironment());
+}
+
 /** Reads a stream to its end, or until `stop` resolves. */
 async function pump(
   stream: ReadableStream<Uint8Array>,
@@ -99,7 +113,7 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
       const shell = options.shellPath || detectShell();
       // Said plainly: Bun's own error for a missing executable does not name the setting.
       if (options.shellPath && !existsSync(shell)) throw new Error(`Shell not found: ${shell} (shellPath in settings.json).`);
-      const { proc, tag } = spawnTracked([shell, "-c", command], cwd, env ?? childEnvironment(process.env, commandPolicy().shellEnv));
+      const { proc, tag } = spawnTracked([shell, "-c", command], cwd, env ?? defaultCommandEnvironment());
 
       let killed = false;
       const kill = () => {

@@ -12,15 +12,19 @@
  */
 import type { Subprocess } from "bun";
 import { sandboxedArgv } from "../sandbox/launcher.ts";
+import { commandsRunInBubblewrap, takeWarmSandbox, warmSandbox } from "../sandbox/warm-sandbox.ts";
 import { protectOwnEnvironment } from "../sandbox/own-process.ts";
 import { killAllTagged, newCommandTag, PROCESS_TAG_VARIABLE, runProcessTag, signalTagged } from "../sandbox/process-sweep.ts";
 import { unwatchGroup, watchGroup } from "./process-watchdog.ts";
 
+/** After a sandboxed command ends, how long before the next one's sandbox is started. */
+const REWARM_DELAY_MS = 20;
 /** How long a command gets to exit on SIGTERM before it is SIGKILLed. */
 const KILL_GRACE_MS = 200;
 
 export interface TrackedProcess {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Its stdin is /dev/null (a warm sandbox's pipe is closed once the command is handed over). */
+  proc: Subprocess<"ignore" | "pipe", "pipe", "pipe">;
   /** The tag its processes carry (XCSH_PROCESS_TAG). */
   tag: string;
 }
@@ -54,22 +58,45 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
  */
 export function spawnTracked(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv): TrackedProcess {
   protectOwnEnvironment();
-  const command = sandboxedArgv(argv, cwd);
   const tag = newCommandTag();
-  const proc = Bun.spawn(command, {
-    cwd,
-    env: { ...env, [PROCESS_TAG_VARIABLE]: tag },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    // A new session (setsid): the command and everything it starts share a
-    // process group we can kill as one, and it has no terminal to read from.
-    detached: true,
-  });
-  liveGroups.add(proc.pid);
-  watchGroup(proc.pid);
-  installExitHook();
+  const proc =
+    takeWarmSandbox(argv, cwd, env, tag) ??
+    Bun.spawn(sandboxedArgv(argv, cwd), {
+      cwd,
+      env: { ...env, [PROCESS_TAG_VARIABLE]: tag },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      // A new session (setsid): the command and everything it starts share a
+      // process group we can kill as one, and it has no terminal to read from.
+      detached: true,
+    });
+  const inBubblewrap = commandsRunInBubblewrap();
+  trackCommandGroup(proc.pid, inBubblewrap);
+  // The next command's sandbox starts once this one is done and its result is on its way:
+  // not while it competes for the CPU, nor between its exit and its caller seeing it.
+  if (inBubblewrap) void proc.exited.then(() => setTimeout(() => warmCommandSandbox(cwd, env), REWARM_DELAY_MS).unref());
   return { proc, tag };
+}
+
+/**
+ * Keeps a group to kill at exit. The watchdog (a second xcsh process, for after a SIGKILL
+ * of this one) is not needed under bubblewrap: every command there is in a PID namespace of
+ * its own, killed with bwrap, which `--die-with-parent` kills with xcsh.
+ */
+function trackCommandGroup(pid: number, inBubblewrap: boolean): void {
+  liveGroups.add(pid);
+  if (!inBubblewrap) watchGroup(pid);
+  installExitHook();
+}
+
+/**
+ * Starts the sandbox the next command in `cwd` will run in, so it need not wait for one
+ * (src/sandbox/warm-sandbox.ts); nothing without a bubblewrap sandbox. `env`: what the
+ * command will get, as spawnTracked is given it.
+ */
+export function warmCommandSandbox(cwd: string, env: NodeJS.ProcessEnv): void {
+  warmSandbox(cwd, env, (pid) => trackCommandGroup(pid, true), releaseGroupIfEmpty);
 }
 
 /**
