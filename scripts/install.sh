@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the xcsh executable for this machine from a GitHub release.
 #
-#   curl -fsSL https://github.com/OWNER/xcsh/releases/latest/download/install.sh | sh
+#   sh install.sh            # the copy attached to a release, downloaded from its page
+#   sh scripts/install.sh    # from a clone: installs from the origin remote's releases
 #
 # It detects the OS and CPU, downloads xcsh-<os>-<arch> and SHA256SUMS from the
 # release, refuses to install when the checksum does not match, and puts the
@@ -9,12 +10,15 @@
 #   XCSH_VERSION       a release version such as 0.2.0 (default: the latest release)
 #   XCSH_INSTALL_DIR   where to install (default: ~/.local/bin)
 #   XCSH_RELEASE_URL   the folder holding the release files, instead of GitHub
-#   XCSH_REPO          the GitHub repository, owner/name
+#   XCSH_REPO          the GitHub repository, owner/name (default: the one the release
+#                      stamped below, else the clone's origin remote)
 #   XCSH_TARGET        <os>-<arch> to install, instead of this machine's
 set -eu
 
-# The release workflow writes the real repository here when it attaches this script.
-DEFAULT_REPO="xcsh/xcsh"
+# The release workflow writes its repository here (a sed of this line) when it attaches
+# this script to a release. Left empty in the source: a copy run from a clone asks git,
+# and one that knows neither stops rather than guess an address.
+DEFAULT_REPO=""
 
 say() { printf '%s\n' "$*"; }
 fail() {
@@ -68,13 +72,72 @@ sha256_of() { # file
   fi
 }
 
+# owner/name of a GitHub remote URL: https://github.com/o/r(.git), git@github.com:o/r(.git)
+# or ssh://git@github.com/o/r(.git). Prints nothing for any other address.
+github_repo_of() { # url
+  case "$1" in
+    https://github.com/* | http://github.com/*) path=${1#*://github.com/} ;;
+    https://*@github.com/*) # a user name or token before the host, which holds no "/"
+      case "${1%%@github.com/*}" in https://*/*) return 0 ;; esac
+      path=${1#*@github.com/}
+      ;;
+    git@github.com:*) path=${1#git@github.com:} ;;
+    ssh://git@github.com/*) path=${1#ssh://git@github.com/} ;;
+    *) return 0 ;;
+  esac
+  path=${path%/}
+  path=${path%.git}
+  if is_owner_name "$path"; then printf '%s' "$path"; fi
+}
+
+# GitHub owner and repository names are letters, digits, ".", "-" and "_".
+is_owner_name() { # text
+  case "$1" in
+    */*/* | /* | */ | *[!A-Za-z0-9._/-]*) return 1 ;;
+    ?*/?*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# The clone this script sits in, when it was run from a file ($0 is "sh" when it
+# arrives on stdin, and the folder then is the user's, not the script's).
+script_clone_remote() {
+  [ -f "$0" ] && grep -q '^DEFAULT_REPO=' "$0" 2>/dev/null || return 0
+  command -v git >/dev/null 2>&1 || return 0
+  git -C "$(dirname -- "$0")" remote get-url origin 2>/dev/null || true
+}
+
+# Sets repo (owner/name) and repo_source (why that one), or stops with what to do.
+resolve_repo() {
+  if [ -n "${XCSH_REPO:-}" ]; then
+    is_owner_name "$XCSH_REPO" ||
+      fail "XCSH_REPO must be owner/name, as in the repository's address after github.com/ (got '$XCSH_REPO')"
+    repo=$XCSH_REPO repo_source="set by XCSH_REPO"
+    return
+  fi
+  if [ -n "$DEFAULT_REPO" ]; then
+    repo=$DEFAULT_REPO repo_source="the release this script came from"
+    return
+  fi
+  remote=$(script_clone_remote)
+  repo=$(github_repo_of "$remote")
+  if [ -n "$repo" ]; then
+    repo_source="the clone's origin remote"
+    return
+  fi
+  how="set XCSH_REPO=owner/name (the repository that publishes xcsh releases), or download install.sh from that repository's release page, which knows its repository"
+  if [ -n "$remote" ]; then
+    case "$remote" in *://*@*) remote="${remote%%://*}://${remote#*@}" ;; esac # no password in the message
+    fail "the clone's origin remote ($remote) is not a GitHub repository, so there is no release to install from; $how"
+  fi
+  fail "this copy of install.sh does not know which repository to install from (it was not downloaded from a release, and is not in a clone with a GitHub origin remote); $how"
+}
+
 release_url() {
-  if [ -n "${XCSH_RELEASE_URL:-}" ]; then
-    printf '%s' "${XCSH_RELEASE_URL%/}"
-  elif [ -n "${XCSH_VERSION:-}" ]; then
-    printf 'https://github.com/%s/releases/download/v%s' "${XCSH_REPO:-$DEFAULT_REPO}" "${XCSH_VERSION#v}"
+  if [ -n "${XCSH_VERSION:-}" ]; then
+    printf 'https://github.com/%s/releases/download/v%s' "$repo" "${XCSH_VERSION#v}"
   else
-    printf 'https://github.com/%s/releases/latest/download' "${XCSH_REPO:-$DEFAULT_REPO}"
+    printf 'https://github.com/%s/releases/latest/download' "$repo"
   fi
 }
 
@@ -96,7 +159,13 @@ main() {
   suffix=""
   case "$target" in windows-*) suffix=".exe" ;; esac
   asset="xcsh-$target$suffix"
-  base=$(release_url)
+  if [ -n "${XCSH_RELEASE_URL:-}" ]; then
+    base=${XCSH_RELEASE_URL%/}
+  else
+    resolve_repo
+    say "Using the releases of $repo ($repo_source)"
+    base=$(release_url)
+  fi
   install_dir=${XCSH_INSTALL_DIR:-"$HOME/.local/bin"}
 
   tmp=$(mktemp -d 2>/dev/null || mktemp -d -t xcsh-install)
