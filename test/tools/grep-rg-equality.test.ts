@@ -10,7 +10,7 @@
  * since xcsh reports in path order, the same order once rg's is sorted.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
@@ -44,7 +44,36 @@ const CASES: GrepCase[] = [
   { pattern: "\\p{Lu}{3,}_ERR\\b" },
   { pattern: "createServer", context: 2 },
   { pattern: "function\\s+\\w+Stream\\(", context: 1, glob: "*.d.ts" },
+  // Large files read in pieces (see largeFiles): needles across the pieces' edges.
+  { pattern: "QzNeedleBoundary", literal: true },
+  { pattern: "QzNeedle\\w+ary" },
+  { pattern: "GrüßeQz", literal: true },
 ];
+
+/**
+ * Files past grep's first read (64 KiB), which it scans in 256 KiB pieces for the rarest
+ * needle before reading them whole: a needle across the first read's end, across a piece's
+ * end, at the file's very end, and a two-byte character cut by an edge.
+ */
+function largeFiles(folder: string): void {
+  mkdirSync(folder, { recursive: true });
+  const FIRST = 64 * 1024;
+  const PIECE = 256 * 1024;
+  const filler = (size: number) => Buffer.from("const filler = 'just some ordinary line of code';\n".repeat(Math.ceil(size / 51))).subarray(0, size);
+  const withNeedles = (size: number, needle: string, offsets: number[]) => {
+    const bytes = filler(size);
+    for (const offset of offsets) Buffer.from(needle).copy(bytes, offset);
+    return bytes;
+  };
+  writeFileSync(join(folder, "a-first-read-edge.js"), withNeedles(1_000_000, "QzNeedleBoundary", [FIRST - 8]));
+  writeFileSync(join(folder, "b-piece-edge.js"), withNeedles(1_000_000, "QzNeedleBoundary", [FIRST + PIECE - 8]));
+  writeFileSync(join(folder, "c-very-end.js"), Buffer.concat([filler(900_000), Buffer.from("QzNeedleBoundary")]));
+  writeFileSync(join(folder, "d-second-piece-edge.js"), withNeedles(1_000_000, "QzNeedleBoundary", [FIRST + 2 * PIECE - 3, 900_000]));
+  writeFileSync(join(folder, "e-none.js"), filler(1_000_000));
+  writeFileSync(join(folder, "f-at-first-read-end.js"), withNeedles(70_000, "QzNeedleBoundary", [FIRST]));
+  // "ü" is two bytes: the edge falls between them.
+  writeFileSync(join(folder, "g-cut-character.js"), withNeedles(600_000, "GrüßeQz", [FIRST + PIECE - 3]));
+}
 
 /** One line of output: a match or a context line, by file and 1-based number. */
 interface Line {
@@ -92,6 +121,7 @@ describe.skipIf(!RG)("grep gives ripgrep's results on real code", () => {
   for (const name of PACKAGES) {
     if (existsSync(join(NODE_MODULES, name))) cpSync(join(NODE_MODULES, name), join(root, name), { recursive: true });
   }
+  largeFiles(join(root, "zz-large"));
   const fixture = makeFakeModelHome();
   afterAll(async () => {
     rmSync(root, { recursive: true, force: true });
