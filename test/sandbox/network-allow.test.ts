@@ -14,14 +14,9 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/cli.ts";
 import type { ExtensionFixture } from "../support/extensions.ts";
-import { createSandboxFixture } from "./sandbox-fixture.ts";
+import { bwrapWorks, createSandboxFixture } from "./sandbox-fixture.ts";
 import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
 
-function bwrapWorks(): boolean {
-  const bwrap = Bun.which("bwrap");
-  if (!bwrap || process.platform !== "linux") return false;
-  return Bun.spawnSync([bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]).exitCode === 0;
-}
 const canSandbox = bwrapWorks();
 if (!canSandbox) console.warn("test/sandbox/network-allow.test.ts: bubblewrap cannot run here (install the bubblewrap package); sandbox network tests skipped");
 // XCSH_TEST_WITHOUT_CURL=1 runs the fallbacks of machines without curl.

@@ -22,3 +22,10 @@ export function createSandboxFixture(prefix: string): { base: string; fixture: E
   mkdirSync(fixture.home.env.TMPDIR, { recursive: true });
   return { base, fixture };
 }
+
+/** Whether bubblewrap can start a sandbox here (installed, and allowed to create namespaces). */
+export function bwrapWorks(): boolean {
+  const bwrap = Bun.which("bwrap");
+  if (!bwrap || process.platform !== "linux") return false;
+  return Bun.spawnSync([bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]).exitCode === 0;
+}

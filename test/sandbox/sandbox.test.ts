@@ -11,15 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
-import { createSandboxFixture } from "./sandbox-fixture.ts";
+import { bwrapWorks, createSandboxFixture } from "./sandbox-fixture.ts";
 import { startRpc, textOf, type RpcProcess } from "../support/rpc-harness.ts";
 
-/** Whether bubblewrap can start a sandbox here (installed, and allowed to create namespaces). */
-function bwrapWorks(): boolean {
-  const bwrap = Bun.which("bwrap");
-  if (!bwrap || process.platform !== "linux") return false;
-  return Bun.spawnSync([bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]).exitCode === 0;
-}
 const canSandbox = bwrapWorks();
 if (!canSandbox) console.warn("test/sandbox/sandbox.test.ts: bubblewrap cannot run here (install the bubblewrap package); sandbox tests skipped");
 

@@ -12,13 +12,9 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
 import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
-import { createSandboxFixture } from "./sandbox-fixture.ts";
+import { isAlive } from "../support/process.ts";
+import { bwrapWorks, createSandboxFixture } from "./sandbox-fixture.ts";
 
-function bwrapWorks(): boolean {
-  const bwrap = Bun.which("bwrap");
-  if (!bwrap || process.platform !== "linux") return false;
-  return Bun.spawnSync([bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]).exitCode === 0;
-}
 const canSandbox = bwrapWorks();
 if (!canSandbox) console.warn("test/sandbox/warm-sandbox.test.ts: bubblewrap cannot run here (install the bubblewrap package); tests skipped");
 
@@ -64,16 +60,6 @@ function cmdline(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
   } catch {
     return "";
-  }
-}
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
   }
 }
 
@@ -177,7 +163,7 @@ describe.skipIf(!canSandbox)("a sandbox started ahead of its command", () => {
     expect(waiting.filter((pid) => cmdline(pid).includes("--watchdog"))).toEqual([]);
     rpc.proc.kill("SIGKILL");
     await rpc.proc.exited;
-    expect(await until(() => waiting.filter(alive), (left) => left.length === 0, 5_000)).toEqual([]);
+    expect(await until(() => waiting.filter(isAlive), (left) => left.length === 0, 5_000)).toEqual([]);
   }, 40_000);
 
   test("a command's children that left its session are gone after a SIGKILL of xcsh", async () => {
@@ -192,6 +178,6 @@ describe.skipIf(!canSandbox)("a sandbox started ahead of its command", () => {
     expect(escapees.length).toBeGreaterThanOrEqual(2);
     rpc.proc.kill("SIGKILL");
     await rpc.proc.exited;
-    expect(await until(() => escapees.filter(alive), (left) => left.length === 0, 5_000)).toEqual([]);
+    expect(await until(() => escapees.filter(isAlive), (left) => left.length === 0, 5_000)).toEqual([]);
   }, 40_000);
 });

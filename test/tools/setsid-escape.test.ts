@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeFakeModelHome } from "../support/cli.ts";
+import { isAlive } from "../support/process.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
 
 const linux = process.platform === "linux";
@@ -19,15 +20,7 @@ afterAll(async () => {
   await fixture.cleanup();
 });
 
-/** Alive: /proc has it and it is not a zombie waiting for its parent. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+const alive = isAlive;
 
 async function goneWithin(pids: number[], ms: number): Promise<number[]> {
   const until = Date.now() + ms;
