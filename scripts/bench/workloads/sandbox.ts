@@ -9,7 +9,10 @@
  * share from the rest), and spawn → `get_state` (what the sandbox costs at start-up:
  * the one bwrap run that checks it can work). A third agent, with settings'
  * `sandbox.network` a list of hosts, times the same call through the relay that
- * starts before each command (src/sandbox/proxy-relay.ts), against network "deny".
+ * each sandbox starts (src/sandbox/proxy-relay.ts), against network "deny".
+ * The first command's sandbox is started at agent_start (src/sandbox/warm-sandbox.ts);
+ * the fake server answers at once, so a slow start (the relay's) shows here, where a
+ * real model's seconds would hide it.
  * The tool result must hold `hi`. Skipped, saying why, when bubblewrap cannot run.
  * xcsh only: the reference agent has no sandbox.
  */
