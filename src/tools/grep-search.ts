@@ -15,6 +15,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { rarestFirst, requiredLiterals } from "./grep-literals.ts";
 import { scanNeedleLines, scanText } from "./grep-scan.ts";
+import { allocateHugePageBuffer } from "./huge-pages.ts";
 
 /** Files larger than this are skipped: generated or data files, not code worth grepping. */
 export const MAX_SEARCHED_FILE_BYTES = 10 * 1024 * 1024;
@@ -185,6 +186,8 @@ export function releaseReadBuffer(): void {
   if (shared && shared.length > FIRST_READ_BYTES) shared = undefined;
 }
 
+/** A file larger than this is read into a buffer in huge pages (huge-pages.ts). */
+const HUGE_BUFFER_AFTER_BYTES = 1024 * 1024;
 /** A large file is first read in pieces of this size, looking for the rarest needle. */
 const SCAN_CHUNK_BYTES = 256 * 1024;
 let chunk: Buffer | undefined;
@@ -242,7 +245,8 @@ export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | 
     if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
     if (needle && needle.length > 0 && shared.subarray(0, first).indexOf(needle) === -1 && !fileHolds(fd, needle, first, size)) return undefined;
     if (size > shared.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.min(MAX_SEARCHED_FILE_BYTES, Math.max(size, shared.length * 2)));
+      // Past a few MB, straight to the largest size searched, in huge pages: no growing again, few page faults.
+      const bigger = size > HUGE_BUFFER_AFTER_BYTES ? allocateHugePageBuffer(MAX_SEARCHED_FILE_BYTES) : Buffer.allocUnsafeSlow(Math.max(size, shared.length * 2));
       shared.copy(bigger, 0, 0, first);
       shared = bigger;
     }

@@ -53,7 +53,8 @@ const CASES: GrepCase[] = [
 /**
  * Files past grep's first read (64 KiB), which it scans in 256 KiB pieces for the rarest
  * needle before reading them whole: a needle across the first read's end, across a piece's
- * end, at the file's very end, and a two-byte character cut by an edge.
+ * end, at the file's very end, in a file past 1 MiB (read whole into huge pages), and a
+ * two-byte character cut by an edge.
  */
 function largeFiles(folder: string): void {
   mkdirSync(folder, { recursive: true });
@@ -71,6 +72,8 @@ function largeFiles(folder: string): void {
   writeFileSync(join(folder, "d-second-piece-edge.js"), withNeedles(1_000_000, "QzNeedleBoundary", [FIRST + 2 * PIECE - 3, 900_000]));
   writeFileSync(join(folder, "e-none.js"), filler(1_000_000));
   writeFileSync(join(folder, "f-at-first-read-end.js"), withNeedles(70_000, "QzNeedleBoundary", [FIRST]));
+  // Past 1 MiB the whole read goes into a buffer in huge pages.
+  writeFileSync(join(folder, "h-huge-buffer.js"), withNeedles(3_000_000, "QzNeedleBoundary", [1_500_000, 2_999_000]));
   // "ü" is two bytes: the edge falls between them.
   writeFileSync(join(folder, "g-cut-character.js"), withNeedles(600_000, "GrüßeQz", [FIRST + PIECE - 3]));
 }
