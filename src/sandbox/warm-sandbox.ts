@@ -83,12 +83,18 @@ export function commandsRunInBubblewrap(): boolean {
   return process.platform === "linux" && commandPolicy().sandbox.mode !== "off";
 }
 
+/** The program that waits in a sandbox for its command; undefined without bash. */
+export function shimArgv(): string[] | undefined {
+  const shell = shellForShim();
+  return shell ? [shell, "--posix", "-c", SHIM_SCRIPT, "xcsh-sandbox"] : undefined;
+}
+
 /** What a fresh sandbox for `cwd` would be, as a string; undefined when none can be warmed. */
 function launchKey(cwd: string): { key: string; command: string[] } | undefined {
-  const shell = shellForShim();
-  if (!shell || !commandsRunInBubblewrap()) return undefined;
+  const shim = shimArgv();
+  if (!shim || !commandsRunInBubblewrap()) return undefined;
   try {
-    const command = sandboxedArgv([shell, "--posix", "-c", SHIM_SCRIPT, "xcsh-sandbox"], cwd);
+    const command = sandboxedArgv(shim, cwd);
     return { key: JSON.stringify([command, cwd]), command };
   } catch {
     // The sandbox cannot start: the command's own spawn says why.
@@ -129,7 +135,7 @@ function canPass(env: NodeJS.ProcessEnv): boolean {
  * then run `argv`; undefined when they cannot (a NUL in a field, or a variable to change
  * whose name bash cannot export or unset).
  */
-function commandFields(argv: readonly string[], started: NodeJS.ProcessEnv, wanted: NodeJS.ProcessEnv): string[] | undefined {
+export function commandFields(argv: readonly string[], started: NodeJS.ProcessEnv, wanted: NodeJS.ProcessEnv): string[] | undefined {
   // A program found on PATH (by bash here, by bwrap's execvp there) could be told apart; a shell's full path cannot.
   if (argv.length === 0 || !isAbsolute(argv[0]) || !canPass(wanted)) return undefined;
   const fields: string[] = [];
