@@ -11,7 +11,7 @@
  * xcsh's credentials: the default policy filters them. The sandbox mode is fixed at
  * start: a later call may not loosen it, so nothing running inside can switch it off.
  */
-import { DEFAULT_COMMAND_POLICY, type CommandPolicy } from "./policy.ts";
+import { DEFAULT_COMMAND_POLICY, type CommandPolicy, type SandboxMode, type SandboxPolicy } from "./policy.ts";
 
 let active: CommandPolicy = DEFAULT_COMMAND_POLICY;
 let sandboxFixed = false;
@@ -33,4 +33,22 @@ export function setCommandPolicy(policy: CommandPolicy): void {
   }
   if (sandbox.mode !== "off") sandboxFixed = true;
   active = { sandbox, shellEnv: policy.shellEnv };
+}
+
+/** How much a mode holds back: a sandbox may be made stricter while it runs, never looser. */
+const STRICTNESS: Record<SandboxMode, number> = { off: 0, "workspace-write": 1, "read-only": 2 };
+
+/**
+ * Makes the sandbox `sandbox` from now on (a client's choice while xcsh runs: ACP's
+ * "sandbox" option); refuses, saying why, one that would hold commands back less than
+ * the current one — nothing running inside may switch the walls off.
+ */
+export function tightenSandbox(sandbox: SandboxPolicy): void {
+  const current = active.sandbox.mode;
+  if (STRICTNESS[sandbox.mode] < STRICTNESS[current]) {
+    throw new Error(`the sandbox is "${current}" and can only be made stricter while xcsh runs, not "${sandbox.mode}"; start xcsh with --sandbox ${sandbox.mode} for that`);
+  }
+  if (sandbox.mode === current) return;
+  active = { ...active, sandbox };
+  sandboxFixed = true;
 }

@@ -17,6 +17,7 @@ import { clientBackedTools, clientFileReader } from "./client-tools.ts";
 import { answerOf, decide, isModeId, permissionOptions, SESSION_MODES, type AcpModeId } from "./permissions.ts";
 import { planEntries, todoPhasesFromTool } from "./plan.ts";
 import { promptInput } from "./prompt-input.ts";
+import { SANDBOX_OPTION_ID, sandboxOption, setSandboxOption } from "./sandbox-option.ts";
 import { changedFile, diffContent, toolKind, toolLocations, toolTitle } from "./tool-calls.ts";
 import { replayUpdates, UpdateTranslator } from "./updates.ts";
 
@@ -214,6 +215,7 @@ export class AcpSession {
         currentValue: this.mode,
         options: SESSION_MODES.map((mode) => ({ value: mode.id, name: mode.name, description: mode.description })),
       },
+      sandboxOption(),
     ];
   }
 
@@ -229,7 +231,8 @@ export class AcpSession {
       } catch (error) {
         throw RequestError.authRequired(undefined, (error as Error).message);
       }
-    } else throw RequestError.invalidParams(undefined, `unknown config option "${configId}"; this agent has "model" and "mode"`);
+    } else if (configId === SANDBOX_OPTION_ID) setSandboxOption(value, this.session.settings, this.session.cwd);
+    else throw RequestError.invalidParams(undefined, `unknown config option "${configId}"; this agent has "model", "mode" and "sandbox"`);
     return this.configOptions();
   }
 

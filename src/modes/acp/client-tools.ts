@@ -5,6 +5,10 @@
  * `terminal/*` for bash (the command runs in the editor's terminal, embedded in
  * the tool call). Whatever the client does not offer stays local. Images are read
  * from disk either way: a text-file method cannot carry them.
+ *
+ * Under xcsh's sandbox the editor's help must not open a way around it: writes through
+ * the client are held to the sandbox's writable folders first (the editor writes to this
+ * machine's disk), and bash runs here, sandboxed, not in the editor's terminal.
  */
 import { mkdir } from "node:fs/promises";
 import { extname } from "node:path";
@@ -18,6 +22,8 @@ import { detectImageMimeTypeFromFile } from "../../tools/image-mime.ts";
 import { createReadTool, type ReadOperations } from "../../tools/read.ts";
 import type { CodingTool } from "../../tools/types.ts";
 import { createWriteTool, type WriteOperations } from "../../tools/write.ts";
+import { commandPolicy } from "../../sandbox/active-policy.ts";
+import { assertMayWrite } from "../../sandbox/write-guard.ts";
 
 const IMAGE_EXTENSIONS = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp"]);
 /** The most output a client terminal keeps for a command; the bash tool truncates further for the model. */
@@ -54,7 +60,15 @@ function readOperations(context: ClientToolContext): ReadOperations {
 
 function writeText(context: ClientToolContext): (path: string, content: string) => Promise<void> {
   return async (path, content) => {
+    assertMayWrite(path, context.cwd);
     await context.client.request("fs/write_text_file", { sessionId: context.sessionId, path, content });
+  };
+}
+
+function writeLocally(context: ClientToolContext): (path: string, content: string) => Promise<void> {
+  return async (path, content) => {
+    assertMayWrite(path, context.cwd);
+    await Bun.write(path, content);
   };
 }
 
@@ -62,7 +76,7 @@ function editOperations(context: ClientToolContext, canRead: boolean, canWrite: 
   const readText = clientFileReader(context);
   return {
     readFile: async (path) => (canRead ? Buffer.from(await readText(path), "utf8") : Buffer.from(await Bun.file(path).arrayBuffer())),
-    writeFile: canWrite ? writeText(context) : async (path, content) => void (await Bun.write(path, content)),
+    writeFile: canWrite ? writeText(context) : writeLocally(context),
     access: async () => {},
   };
 }
@@ -71,7 +85,10 @@ function writeOperations(context: ClientToolContext): WriteOperations {
   return {
     writeFile: writeText(context),
     // The editor writes the file; the folder must exist for it on the same machine.
-    mkdir: async (dir) => void (await mkdir(dir, { recursive: true })),
+    mkdir: async (dir) => {
+      assertMayWrite(dir, context.cwd);
+      await mkdir(dir, { recursive: true });
+    },
   };
 }
 
@@ -119,8 +136,12 @@ function terminalBashTool(context: ClientToolContext): CodingTool<any> {
   const template = createBashTool(context.cwd);
   return {
     ...template,
-    execute: (toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> =>
-      createBashTool(context.cwd, { operations: terminalOperations(context, toolCallId) }).execute(toolCallId, params, signal, onUpdate),
+    execute: (toolCallId, params, signal, onUpdate): Promise<AgentToolResult<any>> => {
+      // Asked at each call: the sandbox may have been made stricter since (the "sandbox" config option).
+      const sandboxed = commandPolicy().sandbox.mode !== "off";
+      const tool = sandboxed ? template : createBashTool(context.cwd, { operations: terminalOperations(context, toolCallId) });
+      return tool.execute(toolCallId, params, signal, onUpdate);
+    },
   };
 }
 
