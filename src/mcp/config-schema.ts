@@ -2,7 +2,7 @@
  * The shape of an `mcpServers` entry, as xcsh reads it from `mcp.json` / `.mcp.json`
  * (the format Claude Code, Cursor and others write, so one file serves them all):
  * a stdio server `{command, args, env, cwd}` or a remote one `{url, headers, type}`,
- * plus xcsh's `disabled`, `timeout` and `startupTimeout`. Keys xcsh does not know are
+ * plus xcsh's `disabled`, `timeout`, `startupTimeout` and `sandbox`. Keys xcsh does not know are
  * allowed (other tools add their own); a known key of the wrong type is an error that
  * names it. Only the schema and the types live here: no I/O.
  */
@@ -23,6 +23,8 @@ export const McpServerEntrySchema = Type.Object({
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   /** Seconds the first prompt waits for this server to connect. */
   startupTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+  /** false: a stdio server runs outside xcsh's sandbox (`--sandbox`), with your rights. */
+  sandbox: Type.Optional(Type.Boolean()),
 });
 
 export const McpFileSchema = Type.Object({
@@ -43,6 +45,7 @@ export interface McpServerEntry {
   disabled?: boolean;
   timeout?: number;
   startupTimeout?: number;
+  sandbox?: boolean;
 }
 
 /** One server as a run uses it: variables expanded, the transport decided. */
@@ -65,6 +68,8 @@ export interface McpStdioSpec {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** Run under xcsh's sandbox when one is on (unless the entry says `"sandbox": false`). */
+  sandboxed: boolean;
 }
 
 export interface McpRemoteSpec {

@@ -137,6 +137,8 @@ function toSpec(declaration: DeclaredServer, cwd: string, processEnv: Record<str
       args: (entry.args ?? []).map((arg) => expandVariables(arg)),
       env: expandMap(entry.env),
       cwd: isAbsolute(dir) ? dir : resolve(cwd, dir),
+      // A project's own file cannot take its servers out of the sandbox: that is what the sandbox guards against.
+      sandboxed: entry.sandbox !== false || declaration.scope === "project",
     };
   }
   const url = expandVariables(entry.url!);

@@ -6,7 +6,9 @@
  * SIGKILLed (the SDK's transport spawns a plain child that would outlive a killed xcsh).
  * Its environment is xcsh's without the provider credentials, as commands get it
  * (src/sandbox/child-environment.ts), plus the server's own `env`, which may pass a key
- * on purpose. It is not sandboxed: it is the user's configured program, not the model's.
+ * on purpose. Under xcsh's sandbox it runs sandboxed like a command (the model calls its
+ * tools, so a server that writes files would otherwise be a way around the walls), unless
+ * its entry says `"sandbox": false`.
  * Messages are newline-delimited JSON-RPC, framed by the SDK's own ReadBuffer. The
  * child is unref'd: a running server never keeps xcsh from exiting. Its stderr is
  * not shown (servers log freely there); the last lines are kept for failure reports.
@@ -16,6 +18,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { childEnvironment } from "../sandbox/child-environment.ts";
+import { sandboxedArgv } from "../sandbox/launcher.ts";
 import { protectOwnEnvironment } from "../sandbox/own-process.ts";
 import { newCommandTag, PROCESS_TAG_VARIABLE } from "../sandbox/process-sweep.ts";
 import { killProcessTree, releaseGroupIfEmpty, trackGroup } from "../tools/tracked-process.ts";
@@ -53,7 +56,9 @@ export class StdioProcessTransport implements Transport {
     if (this.proc) throw new Error("MCP stdio transport already started");
     protectOwnEnvironment();
     try {
-      this.proc = Bun.spawn([this.spec.command, ...this.spec.args], {
+      const program = [this.spec.command, ...this.spec.args];
+      // Under the sandbox (docs/security.md) unless its entry says "sandbox": false: the model calls its tools.
+      this.proc = Bun.spawn(this.spec.sandboxed ? sandboxedArgv(program, this.spec.cwd) : program, {
         cwd: this.spec.cwd,
         env: { ...childEnvironment(process.env), ...this.spec.env, [PROCESS_TAG_VARIABLE]: this.tag },
         stdin: "pipe",

@@ -7,13 +7,14 @@
  *
  * Tools: echo {text}, picture (text + a PNG), structured (structuredContent only), big (3000 lines), getenv {name},
  * link (a resource link and an embedded resource), fail (an isError result),
- * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed).
+ * slow (runs until cancelled), grow (adds the tool "extra" at run time: tools/list_changed),
+ * writefile {path, text} (writes a file; an isError result with the reason when it cannot).
  * Prompt: review {topic}.
  * Resources (with MCP_RESOURCES=1, or `resources: true`): file:///docs/guide.md and memo://notes/today.
  * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -58,6 +59,14 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
   server.registerTool("getenv", { description: "A variable of the server's environment", inputSchema: { name: z.string() } }, async ({ name: variable }) => ({
     content: [{ type: "text", text: `${variable}=${process.env[variable] ?? "(unset)"}` }],
   }));
+  server.registerTool("writefile", { description: "Writes a file", inputSchema: { path: z.string(), text: z.string() } }, async ({ path, text }) => {
+    try {
+      writeFileSync(path, text);
+      return { content: [{ type: "text", text: `wrote ${path}` }] };
+    } catch (error) {
+      return { content: [{ type: "text", text: `cannot write ${path}: ${(error as Error).message}` }], isError: true };
+    }
+  });
   server.registerTool("fail", { description: "Always fails" }, async () => ({ content: [{ type: "text", text: "the widget is broken" }], isError: true }));
   server.registerTool("slow", { description: "Runs until cancelled" }, async (extra) => {
     note(`slow started ${process.pid}`);
