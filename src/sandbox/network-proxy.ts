@@ -11,7 +11,8 @@
  *  - anything else, or an unlisted host: `403` whose body (and `X-Xcsh-Sandbox-Denied`
  *    header, which the relay prints to the command's stderr) names the host and the
  *    setting to change.
- * Host names are matched as the program asked for them and resolved here, by xcsh.
+ * Host names are matched as the program asked for them and resolved here, by xcsh — or
+ * by the network's own proxy, when xcsh goes through one (upstream-proxy.ts).
  *
  * Started on the first sandboxed command that needs it; its folder is removed and the
  * server closed when xcsh exits (or, after a SIGKILL, by the next xcsh that starts one). Why our own rather than @anthropic-ai/sandbox-runtime's:
@@ -24,6 +25,7 @@ import { join } from "node:path";
 import type { SocketListener } from "bun";
 import { isHostAllowed, normalizeHost, type HostPattern } from "./network-hosts.ts";
 import { bridgeHandlers, endAfterFlush, link, newEndpoint, send, type Endpoint } from "./socket-bridge.ts";
+import { connectRequest, upstreamProxyFor, type UpstreamProxy } from "./upstream-proxy.ts";
 
 /** The header through which a refusal reaches the relay, which prints it for the model. */
 export const DENIED_HEADER = "X-Xcsh-Sandbox-Denied";
@@ -77,17 +79,33 @@ function originRequest(method: string, url: URL, version: string, headerLines: s
   return [`${method} ${url.pathname}${url.search} ${version}`, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 
-/** Connects `client` to `target`; `opened` is what the client gets first (the 200 of a CONNECT) and `first` what the server gets. */
-function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array): void {
-  const server = newEndpoint({ onOpen: () => opened && send(client, opened) });
+/**
+ * Connects `client` to `target`, or to the network's own proxy when xcsh goes through
+ * one (upstream-proxy.ts); `opened` is what the client gets first (the 200 of a CONNECT)
+ * and `first` what the server gets. Through a proxy the tunnel is the proxy's: its own
+ * answer to the CONNECT (a 200, or a refusal such as 407) is what the client gets.
+ */
+function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array, upstream?: { proxy: UpstreamProxy; head: string }): void {
+  const server = newEndpoint({ onOpen: () => !upstream && opened && send(client, opened) });
   link(client, server);
+  if (upstream) send(server, upstream.head);
   send(server, first);
-  Bun.connect<Endpoint>({ hostname: target.host, port: target.port, data: server, socket: bridgeHandlers }).catch((error: Error) => {
+  const to = upstream ? { hostname: upstream.proxy.host, port: upstream.proxy.port, tls: upstream.proxy.tls } : { hostname: target.host, port: target.port };
+  Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
     server.closed = true;
     const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
-    send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${hostText}:${target.port}: ${error.message}`));
+    const what = upstream ? `the network's proxy ${upstream.proxy.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
+    send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
     endAfterFlush(client);
   });
+}
+
+/** The request head for the network's proxy: absolute-form target, its credentials, `Connection: close`. */
+function proxiedRequest(method: string, url: URL, version: string, headerLines: string[], proxy: UpstreamProxy): string {
+  const headers = headerLines.filter((line) => !HOP_HEADERS.has(line.slice(0, line.indexOf(":")).trim().toLowerCase()));
+  if (!headers.some((line) => /^host\s*:/i.test(line))) headers.unshift(`Host: ${url.host}`);
+  if (proxy.authorization) headers.push(`Proxy-Authorization: ${proxy.authorization}`);
+  return [`${method} ${url.href} ${version}`, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 
 /** Reads one request head from `client`, then refuses it or opens the way to its host. */
@@ -118,7 +136,8 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
         send(client, refusal(target, hosts));
         return endAfterFlush(client);
       }
-      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest);
+      const proxy = upstreamProxyFor(target, true);
+      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest, proxy && { proxy, head: connectRequest(target, proxy) });
     }
     let url: URL;
     try {
@@ -132,8 +151,9 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
       send(client, refusal(target, hosts));
       return endAfterFlush(client);
     }
-    const forwarded = Buffer.concat([Buffer.from(originRequest(method, url, version, headerLines), "latin1"), rest]);
-    tunnel(client, target, undefined, forwarded);
+    const proxy = upstreamProxyFor(target, false);
+    const requestHead = proxy ? proxiedRequest(method, url, version, headerLines, proxy) : originRequest(method, url, version, headerLines);
+    tunnel(client, target, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), rest]), proxy && { proxy, head: "" });
   };
 }
 

@@ -11,11 +11,14 @@ export interface HttpProxy {
   url: string;
   /** Request lines seen, oldest first: "CONNECT localhost:443" or "POST http://127.0.0.1:9/x". */
   seen: string[];
+  /** The Proxy-Authorization header of each request ("" without one), in the same order. */
+  authorizations: string[];
   close(): Promise<void>;
 }
 
 export async function startHttpProxy(): Promise<HttpProxy> {
   const seen: string[] = [];
+  const authorizations: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     sockets.add(client);
@@ -25,6 +28,7 @@ export async function startHttpProxy(): Promise<HttpProxy> {
       const line = first.toString("latin1").split("\r\n", 1)[0] ?? "";
       const [method = "", target = ""] = line.split(" ");
       seen.push(`${method} ${target}`);
+      authorizations.push(/\r\nproxy-authorization:\s*([^\r]*)/i.exec(first.toString("latin1"))?.[1] ?? "");
       const tunnel = method === "CONNECT";
       const { host, port } = tunnel ? splitHostPort(target) : fromUrl(target);
       const upstream = net.connect(port, host, () => {
@@ -43,6 +47,7 @@ export async function startHttpProxy(): Promise<HttpProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    authorizations,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
