@@ -8,26 +8,18 @@
  * core dumps, nothing else. Root and other processes that started with the same
  * environment are not covered (docs/security.md).
  */
+import { openLibc } from "./libc.ts";
+
 const PR_SET_DUMPABLE = 4;
-const LIBC_NAMES = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
 
 let done = false;
 
 export function protectOwnEnvironment(): void {
   if (done || process.platform !== "linux") return;
   done = true;
-  // bun:ffi loads only here, when the first command starts.
-  const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
-  for (const name of LIBC_NAMES) {
-    try {
-      const libc = dlopen(name, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
-      const result = libc.symbols.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-      libc.close();
-      if (result === 0) return;
-      break;
-    } catch {
-      // Not this libc; try the next name.
-    }
-  }
+  const libc = openLibc((type) => ({ prctl: { args: [type.i32, type.u64, type.u64, type.u64, type.u64], returns: type.i32 } }));
+  const result = libc?.symbols.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  libc?.close();
+  if (result === 0) return;
   process.stderr.write("xcsh: could not mark the process non-dumpable; commands may read its environment through /proc.\n");
 }

@@ -7,26 +7,17 @@
  * huge pages cannot be had (another system, THP off, no libc to call) the
  * buffer is an ordinary one.
  */
+import { openLibc } from "../sandbox/libc.ts";
+
 const HUGE_PAGE = 2 * 1024 * 1024;
 const MADV_HUGEPAGE = 14;
-const LIBC_NAMES = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"];
 
 type Madvise = (address: number, length: number, advice: number) => number;
 let madvise: Madvise | null | undefined;
 
 function loadMadvise(): Madvise | null {
-  if (process.platform !== "linux") return null;
-  // bun:ffi loads only here, with the first buffer that is worth it.
-  const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
-  for (const name of LIBC_NAMES) {
-    try {
-      const libc = dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } });
-      return (address, length, advice) => libc.symbols.madvise(address, length, advice);
-    } catch {
-      // Not this libc; try the next name.
-    }
-  }
-  return null;
+  const libc = openLibc((type) => ({ madvise: { args: [type.u64, type.u64, type.i32], returns: type.i32 } }));
+  return libc ? (address, length, advice) => libc.symbols.madvise(address, length, advice) : null;
 }
 
 /**
