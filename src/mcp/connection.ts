@@ -47,6 +47,18 @@ const CONNECT_TIMEOUT_MS = 60_000;
 /** Listing tools or prompts again after a change. */
 const LIST_TIMEOUT_MS = 30_000;
 
+/** Every item of a paginated MCP list, following `nextCursor` to the last page. */
+async function allPages<T>(fetchPage: (params: { cursor: string } | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await fetchPage(cursor ? { cursor } : undefined);
+    all.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
 export class McpConnection {
   state: ConnectionState = "connecting";
   tools: Tool[] = [];
@@ -118,37 +130,16 @@ export class McpConnection {
     return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider });
   }
 
-  private async listAllTools(): Promise<Tool[]> {
-    const all: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
-      all.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
+  private listAllTools(): Promise<Tool[]> {
+    return allPages((params) => this.client.listTools(params, { timeout: LIST_TIMEOUT_MS }).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })));
   }
 
-  private async listAllPrompts(): Promise<Prompt[]> {
-    const all: Prompt[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listPrompts(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
-      all.push(...page.prompts);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
+  private listAllPrompts(): Promise<Prompt[]> {
+    return allPages((params) => this.client.listPrompts(params, { timeout: LIST_TIMEOUT_MS }).then((page) => ({ items: page.prompts, nextCursor: page.nextCursor })));
   }
 
-  private async listAllResources(): Promise<Resource[]> {
-    const all: Resource[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listResources(cursor ? { cursor } : undefined, { timeout: LIST_TIMEOUT_MS });
-      all.push(...page.resources);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return all;
+  private listAllResources(): Promise<Resource[]> {
+    return allPages((params) => this.client.listResources(params, { timeout: LIST_TIMEOUT_MS }).then((page) => ({ items: page.resources, nextCursor: page.nextCursor })));
   }
 
   /** Lists being fetched again after a list_changed notification. */
