@@ -51,6 +51,35 @@ function storeCopilot(access: string, expires: number): void {
   writeFileSync(authPath(), JSON.stringify({ "github-copilot": { type: "oauth", access, refresh: GITHUB_TOKEN, expires } }), { mode: 0o600 });
 }
 
+/**
+ * Starts `xcsh auth login github-copilot …` and reads its stderr up to the device code it
+ * shows; `rest()` reads the remainder once the sign-in goes on, and returns all of it.
+ */
+async function startDeviceLogin(args: string[], loginEnv: Record<string, string>) {
+  const login = Bun.spawn([ensureBinary(), "auth", "login", "github-copilot", ...args], { env: loginEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = login.stderr.getReader();
+  const decoder = new TextDecoder();
+  let stderr = "";
+  const readUntil = async (enough: () => boolean) => {
+    while (!enough()) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      stderr += decoder.decode(value, { stream: true });
+    }
+  };
+  await readUntil(() => stderr.includes("enter the code"));
+  const shown = /open (\S+) and enter the code (\S+)/.exec(stderr);
+  return {
+    login,
+    url: shown?.[1],
+    code: shown?.[2],
+    async rest(): Promise<string> {
+      await readUntil(() => false);
+      return stderr;
+    },
+  };
+}
+
 async function ask(model: string, text = "ok") {
   llm.enqueue({ content: [{ type: "text", text }] });
   const before = llm.requests.length;
@@ -62,26 +91,13 @@ describe("xcsh auth login github-copilot", () => {
   test("the device flow: code on stderr, polling honours interval and slow_down, then a Copilot token in auth.json", async () => {
     // Pending until the code is entered; then one authorization_pending and one slow_down still come first.
     oauth.devicePollAnswers = [{ error: "authorization_pending" }, { error: "slow_down", interval: 6 }, { access_token: GITHUB_TOKEN }];
-    const login = Bun.spawn([ensureBinary(), "auth", "login", "github-copilot"], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const started = Date.now();
-    let stderr = "";
-    const decoder = new TextDecoder();
-    const reader = login.stderr.getReader();
-    while (!stderr.includes("enter the code")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      stderr += decoder.decode(value, { stream: true });
-    }
-    const shown = /open (\S+) and enter the code (\S+)/.exec(stderr);
-    expect(shown?.[1]).toBe(`${oauth.url}/login/device`);
-    expect(shown?.[2]).toBe(USER_CODE);
+    const { login, url, code, rest } = await startDeviceLogin([], env);
+    expect(url).toBe(`${oauth.url}/login/device`);
+    expect(code).toBe(USER_CODE);
     // The person enters the code on the page the URL names.
-    await fetch(shown![1], { method: "POST", body: new URLSearchParams({ user_code: shown![2] }) });
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      stderr += decoder.decode(value);
-    }
+    await fetch(url!, { method: "POST", body: new URLSearchParams({ user_code: code! }) });
+    const stderr = await rest();
     expect(await login.exited).toBe(0);
     expect(await new Response(login.stdout).text()).toBe("");
     expect(stderr).toContain("Signed in to GitHub Copilot.");
@@ -110,18 +126,9 @@ describe("xcsh auth login github-copilot", () => {
   test("--enterprise <domain>: the sign-in runs at that GitHub Enterprise server, and a refresh goes back there", async () => {
     const domain = `localhost:${new URL(oauth.url).port}`;
     const enterpriseEnv = { ...env, XCSH_TEST_OAUTH_ENTERPRISE_SCHEME: "http" };
-    const login = Bun.spawn([ensureBinary(), "auth", "login", "github-copilot", "--enterprise", `https://${domain}/`], { env: enterpriseEnv, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    let stderr = "";
-    const decoder = new TextDecoder();
-    const reader = login.stderr.getReader();
-    while (!stderr.includes("enter the code")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      stderr += decoder.decode(value, { stream: true });
-    }
-    const shown = /open (\S+) and enter the code (\S+)/.exec(stderr);
-    await fetch(shown![1]!, { method: "POST", body: new URLSearchParams({ user_code: shown![2]! }) });
-    reader.releaseLock();
+    const { login, url, code, rest } = await startDeviceLogin(["--enterprise", `https://${domain}/`], enterpriseEnv);
+    await fetch(url!, { method: "POST", body: new URLSearchParams({ user_code: code! }) });
+    await rest();
     expect(await login.exited).toBe(0);
     const tokenHosts = () => oauth.hostsAsked.filter((asked) => asked.path === "/copilot_internal/v2/token").map((asked) => asked.host);
     expect(oauth.hostsAsked.find((asked) => asked.path === "/login/device/code")?.host).toBe(domain);
