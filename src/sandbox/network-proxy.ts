@@ -85,16 +85,17 @@ function originRequest(method: string, url: URL, version: string, headerLines: s
  * and `first` what the server gets. Through a proxy the tunnel is the proxy's: its own
  * answer to the CONNECT (a 200, or a refusal such as 407) is what the client gets.
  */
-function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array, upstream?: { proxy: UpstreamProxy; head: string }): void {
+function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array, upstream?: UpstreamProxy): void {
   const server = newEndpoint({ onOpen: () => !upstream && opened && send(client, opened) });
   link(client, server);
-  if (upstream) send(server, upstream.head);
+  // A tunnel through the network's proxy is asked for first; its answer is the client's 200.
+  if (upstream && opened) send(server, connectRequest(target, upstream));
   send(server, first);
-  const to = upstream ? { hostname: upstream.proxy.host, port: upstream.proxy.port, tls: upstream.proxy.tls } : { hostname: target.host, port: target.port };
+  const to = upstream ? { hostname: upstream.host, port: upstream.port, tls: upstream.tls } : { hostname: target.host, port: target.port };
   Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
     server.closed = true;
     const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
-    const what = upstream ? `the network's proxy ${upstream.proxy.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
+    const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
     send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
     endAfterFlush(client);
   });
@@ -136,8 +137,7 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
         send(client, refusal(target, hosts));
         return endAfterFlush(client);
       }
-      const proxy = upstreamProxyFor(target, true);
-      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest, proxy && { proxy, head: connectRequest(target, proxy) });
+      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest, upstreamProxyFor(target, true));
     }
     let url: URL;
     try {
@@ -153,7 +153,7 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
     }
     const proxy = upstreamProxyFor(target, false);
     const requestHead = proxy ? proxiedRequest(method, url, version, headerLines, proxy) : originRequest(method, url, version, headerLines);
-    tunnel(client, target, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), rest]), proxy && { proxy, head: "" });
+    tunnel(client, target, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), rest]), proxy);
   };
 }
 

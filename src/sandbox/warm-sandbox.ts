@@ -3,17 +3,18 @@
  * new namespaces, a dozen mounts) takes 12–13 ms on a machine where starting bash takes 6:
  * most of a short command's time. So a sandbox is started while the model is still
  * answering (agent_start) and again when a sandboxed command ends, and waits: inside it a
- * small bash script (the shim) reads the command's tag and argv from its stdin, then `exec`s
- * the command with stdin from /dev/null. Each sandbox runs one command and is never reused,
- * so what a command leaves behind dies with it, as with a sandbox started for it.
+ * small bash script (the shim) reads the command's argv and the changes to its environment
+ * (the command's tag among them) from its stdin, then `exec`s the command with stdin from
+ * /dev/null. Each sandbox runs one command and is never reused, so what a command leaves
+ * behind dies with it, as with a sandbox started for it.
  *
  * A waiting sandbox is used only when it is what a fresh one would be now: the same bwrap
  * command line (computed again, so a protected path that has appeared since counts), the
- * same folder and environment, and the same files behind every path it binds or hides
- * (device and inode: a `.git/config` replaced since would otherwise be left writable, bound
- * as the file it replaced). Otherwise it is killed and the command gets a fresh sandbox.
- * Linux (bubblewrap) only; a command too long for the shim's byte-by-byte read of its pipe
- * (MAX_ARGV_BYTES) gets a fresh sandbox too.
+ * same folder, an environment the shim can bring to exactly the command's, and the same
+ * files behind every path it binds or hides (device and inode: a `.git/config` replaced
+ * since would otherwise be left writable, bound as the file it replaced). Otherwise it is
+ * killed and the command gets a fresh sandbox. Linux (bubblewrap) only; a command too long
+ * for the shim's byte-by-byte read of its pipe (MAX_ARGV_BYTES) gets a fresh sandbox too.
  */
 import type { Subprocess } from "bun";
 import { accessSync, constants, statSync } from "node:fs";

@@ -8,6 +8,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { basename } from "node:path";
 import { childEnvironment } from "../sandbox/child-environment.ts";
 import { commandPolicy } from "../sandbox/active-policy.ts";
+import { commandsRunInBubblewrap } from "../sandbox/warm-sandbox.ts";
 import { killProcessTree, releaseGroupIfEmpty, spawnTracked, warmCommandSandbox } from "./tracked-process.ts";
 
 export interface BashExecOptions {
@@ -77,7 +78,8 @@ function defaultCommandEnvironment(): NodeJS.ProcessEnv {
  * answering (src/sandbox/warm-sandbox.ts); nothing when commands run unsandboxed.
  */
 export function warmBashSandbox(cwd: string): void {
-  if (commandPolicy().sandbox.mode === "off") return;
+  // Before the environment is worked out: most runs have no sandbox to warm.
+  if (!commandsRunInBubblewrap()) return;
   warmCommandSandbox(cwd, defaultCommandEnvironment());
 }
 

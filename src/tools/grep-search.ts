@@ -3,7 +3,9 @@
  * workers (search-worker.ts): the pattern as a line matcher, a file's bytes
  * checked and searched, and the matching lines (with their context) picked out.
  *
- * Local files are read as bytes into one reused buffer; a file is decoded to
+ * Local files are read as bytes into one reused buffer (a large one is first
+ * scanned in small pieces for the rarest literal, and read whole only when it
+ * holds it); a file is decoded to
  * text only when it may match — it must hold every literal the pattern
  * requires (grep-literals.ts), found by a byte search, so the files that do
  * not are never decoded. Without context lines, only the lines that hold the
@@ -245,7 +247,7 @@ export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | 
     if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
     if (needle && needle.length > 0 && shared.subarray(0, first).indexOf(needle) === -1 && !fileHolds(fd, needle, first, size)) return undefined;
     if (size > shared.length) {
-      // Past a few MB, straight to the largest size searched, in huge pages: no growing again, few page faults.
+      // Past 1 MiB, straight to the largest size searched, in huge pages: no growing again, few page faults.
       const bigger = size > HUGE_BUFFER_AFTER_BYTES ? allocateHugePageBuffer(MAX_SEARCHED_FILE_BYTES) : Buffer.allocUnsafeSlow(Math.max(size, shared.length * 2));
       shared.copy(bigger, 0, 0, first);
       shared = bigger;
