@@ -11,13 +11,14 @@
  * renamed over the old one) and leaves the file mode 0600 whatever it was before; callers
  * that read-modify-write hold the lock of auth-lock.ts around it.
  */
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import type { Static, TSchema } from "typebox";
 import { Type } from "../schema/type.ts";
 import { ConfigError } from "../config/errors.ts";
 import { assertMatchesSchema, readJsonFile } from "../config/json-file.ts";
 import { getAgentDir } from "../config/paths.ts";
+import { writePrivateFileAtomically } from "../config/private-files.ts";
 
 const ApiKeyCredentialSchema = Type.Object({
   type: Type.Literal("api_key"),
@@ -94,21 +95,9 @@ export function renderAuthFile(entries: ReadonlyMap<string, unknown>): string {
  * then renamed over auth.json. A reader sees the old file or the new one, never half.
  */
 export function writeAuthFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.${randomSuffix()}.tmp`;
-  let fd: number | undefined;
   try {
-    fd = openSync(temp, "wx", 0o600);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    // The umask may have narrowed the mode further; it can never have widened it. Set it exactly.
-    chmodSync(temp, 0o600);
-    renameSync(temp, path);
+    writePrivateFileAtomically(path, text, true);
   } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    rmSync(temp, { force: true });
     throw new Error(`Cannot write ${path}: ${(error as Error).message}`);
   }
 }
@@ -116,8 +105,4 @@ export function writeAuthFile(path: string, text: string): void {
 /** The file's mode bits (0o600 …), or undefined when it does not exist. */
 export function authFileMode(path: string): number | undefined {
   return statSync(path, { throwIfNoEntry: false })?.mode;
-}
-
-function randomSuffix(): string {
-  return crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
 }

@@ -3,27 +3,21 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
 import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { ConfigError } from "./errors.ts";
+import { writePrivateFileAtomically } from "./private-files.ts";
 
 /**
  * Writes `value` as indented JSON beside `file` and renames it over the file (creating
  * its folder): a reader, or a crash mid-write, sees the old file or the new one, never half.
+ * Config files may hold keys: the file is 0600 (private-files.ts).
  */
 export function writeJsonFile(file: string, value: unknown): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  writePrivateFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /**

@@ -6,8 +6,9 @@
  * can fix (no such session, an output that cannot be written) are UserErrors
  * with exit code 2; RPC turns them into a failed response.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { ensurePrivateFolder, openPrivateFile } from "../config/private-files.ts";
 import { findSessionFile } from "../core/find-session.ts";
 import { UserError } from "../core/user-error.ts";
 import { versionText } from "../cli/version.ts";
@@ -28,7 +29,8 @@ const WRITE_CHARS = 1024 * 1024;
 const COLLECT_EVERY_WRITES = 8;
 
 function writeInPieces(path: string, pieces: Iterable<string>): void {
-  const fd = openSync(path, "w");
+  // A whole conversation: 0600 like the session it comes from, even at a path the user chose.
+  const fd = openPrivateFile(path, "w");
   try {
     let pending: string[] = [];
     let size = 0;
@@ -60,7 +62,7 @@ export function exportSnapshot(snapshot: SessionSnapshot, outputPath: string | u
   const path = outputPath ? resolve(cwd, outputPath) : defaultExportPath(snapshot.header.id, cwd);
   const content = path.toLowerCase().endsWith(".jsonl") ? [linearSessionLines(snapshot)] : sessionHtmlPieces(buildPageData(snapshot, versionText().split(" (")[0]));
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    ensurePrivateFolder(dirname(path));
     writeInPieces(path, content);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

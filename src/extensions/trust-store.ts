@@ -12,10 +12,11 @@
  * processes deciding at the same instant can still lose one decision (last write wins);
  * the cost is one repeated question.
  */
-import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Type } from "../schema/type.ts";
 import { fitsSchema } from "../schema/validate.ts";
+import { writePrivateFileAtomically } from "../config/private-files.ts";
 
 export const TRUST_FILE_NAME = "trust.json";
 const TRUST_FILE_VERSION = 1;
@@ -82,9 +83,8 @@ export function rememberTrustDecision(agentDir: string, cwd: string, trusted: bo
   const record: TrustDecisionRecord = { trusted, decidedAt: new Date().toISOString() };
   const content = { version: TRUST_FILE_VERSION, projects: { ...store.projects, [trustKey(cwd)]: record } };
   try {
-    mkdirSync(agentDir, { recursive: true });
     const backup = store.unusable === "corrupt" ? keepCorruptCopy(file) : undefined;
-    writeAtomically(file, `${JSON.stringify(content, null, 2)}\n`);
+    writePrivateFileAtomically(file, `${JSON.stringify(content, null, 2)}\n`);
     if (store.unusable === "corrupt") {
       return backup ? `${store.warning} It was replaced; the old content is in ${backup}.` : `${store.warning} It was replaced.`;
     }
@@ -134,17 +134,5 @@ function keepCorruptCopy(file: string): string | undefined {
     return backup;
   } catch {
     return undefined;
-  }
-}
-
-/** Writes beside the target and renames over it: readers see the old file or the new one. */
-function writeAtomically(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    writeFileSync(temp, text, { mode: 0o600 });
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
   }
 }

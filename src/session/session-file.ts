@@ -4,8 +4,9 @@
  * complete line per write, so a process killed at any moment leaves every
  * earlier entry intact. Reading a whole session is parse-session.ts.
  */
-import { accessSync, appendFileSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
+import { accessSync, closeSync, constants, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { appendPrivateFile, ensurePrivateFolder, openPrivateFile, tightenPrivateFile } from "../config/private-files.ts";
 import { isHeader, isObject, readSessionFile, type TornTail } from "./parse-session.ts";
 import type { FileEntry, SessionEntry, SessionHeader } from "./types.ts";
 
@@ -17,7 +18,7 @@ export { parseSessionFile, readSessionFile, SessionFileError, type ParsedSession
  */
 export function cutTornTail(file: string, tail: TornTail): string {
   const saved = `${file}.torn`;
-  appendFileSync(saved, tail.text + "\n");
+  appendPrivateFile(saved, tail.text + "\n");
   truncateSync(file, tail.startByte);
   return saved;
 }
@@ -65,7 +66,17 @@ export function serializeEntry(entry: FileEntry): string {
  */
 export function appendEntryLine(file: string, entry: SessionEntry, needsNewline: boolean): void {
   const line = serializeEntry(entry);
-  appendFileSync(file, needsNewline ? `\n${line}` : line);
+  appendPrivateFile(file, needsNewline ? `\n${line}` : line);
+}
+
+/** Makes a session file from before (0644, in 0755 folders) private, as new ones are (config/private-files.ts). */
+export function makeSessionFilePrivate(file: string): void {
+  try {
+    ensurePrivateFolder(dirname(file));
+  } catch {
+    // The append that follows reports a folder that cannot be written.
+  }
+  tightenPrivateFile(file);
 }
 
 /**
@@ -73,8 +84,8 @@ export function appendEntryLine(file: string, entry: SessionEntry, needsNewline:
  * `wx`: the name is fresh, so an existing file there is a mistake we must not overwrite.
  */
 export function createSessionFile(file: string, header: SessionHeader, firstEntry: SessionEntry): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const fd = openSync(file, "wx");
+  ensurePrivateFolder(dirname(file));
+  const fd = openPrivateFile(file, "wx");
   try {
     writeSync(fd, serializeEntry(header) + serializeEntry(firstEntry));
   } finally {
@@ -96,10 +107,10 @@ function writeAll(fd: number, text: string): void {
  * crash leaves either the old file or the new one — never half of each.
  */
 export function writeSessionFileAtomically(file: string, header: SessionHeader, entries: readonly SessionEntry[]): void {
-  mkdirSync(dirname(file), { recursive: true });
+  ensurePrivateFolder(dirname(file));
   const temp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
   try {
-    const fd = openSync(temp, "w");
+    const fd = openPrivateFile(temp, "w");
     try {
       // A megabyte at a time: a forked 100 MB session is never one string.
       let batch = serializeEntry(header);

@@ -4,7 +4,7 @@
  * complete line each, and a file that is out of date as a whole (migrated, empty, torn
  * first write) is replaced atomically. SessionManager owns the entries; this owns the file.
  */
-import { appendEntryLine, createSessionFile, cutTornTail, sessionWriteProblem, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
+import { appendEntryLine, createSessionFile, cutTornTail, makeSessionFilePrivate, sessionWriteProblem, writeSessionFileAtomically, type TornTail } from "./session-file.ts";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "./types.ts";
 
 /**
@@ -23,6 +23,8 @@ export class SessionWriter {
     private needsNewline = false,
     /** A torn last line of the loaded file, cut off before the first append. */
     private tornTail?: TornTail,
+    /** A file xcsh did not create in this run may be 0644 (earlier versions): made private before the first append. */
+    private checkedMode = state !== "append",
   ) {}
 
   static inMemory(): SessionWriter {
@@ -51,7 +53,11 @@ export class SessionWriter {
     if (this.tornTail && this.state !== "unwritten") this.cutTornTail(file, warn);
     if (this.state === "unwritten") createSessionFile(file, header, entry);
     else if (this.state === "rewrite") writeSessionFileAtomically(file, header, [...before, entry]);
-    else appendEntryLine(file, entry, this.needsNewline);
+    else {
+      if (!this.checkedMode) makeSessionFilePrivate(file);
+      appendEntryLine(file, entry, this.needsNewline);
+    }
+    this.checkedMode = true;
     this.state = "append";
     this.needsNewline = false;
   }

@@ -4,10 +4,11 @@
  * shortcuts) and the prompt history, which is kept per project in
  * `<agent dir>/history/<project>.jsonl` so ↑ brings back yesterday's prompts.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Editor, EditorTheme, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
 import { getAgentDir } from "../../config/paths.ts";
+import { appendPrivateFile, ensurePrivateFolder } from "../../config/private-files.ts";
 import { encodeCwdForDirName } from "../../session/session-paths.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import { matches } from "./keymap.ts";
@@ -55,8 +56,8 @@ export function readHistory(cwd: string): string[] {
 export function appendHistory(cwd: string, prompt: string): void {
   try {
     const file = historyFile(cwd);
-    mkdirSync(dirname(file), { recursive: true });
-    appendFileSync(file, JSON.stringify({ prompt, timestamp: Date.now() }) + "\n");
+    ensurePrivateFolder(dirname(file));
+    appendPrivateFile(file, JSON.stringify({ prompt, timestamp: Date.now() }) + "\n");
   } catch {
     // History is a convenience: a read-only home must not break the session.
   }
