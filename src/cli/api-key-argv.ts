@@ -10,7 +10,8 @@
  * errors are exactly those of a run that kept it. The key is on the command line only for
  * the few milliseconds before the exec.
  *
- * Runs that have no --api-key pay one scan of argv: bun:ffi loads only on this path. When
+ * Runs that have no --api-key pay one scan of argv in main.ts: this module, and bun:ffi with
+ * it, load only for a run that has the key or the one it re-executes. When
  * the exec fails, xcsh warns once and carries on with the key where it was. Elsewhere
  * (macOS, Windows: no libc binding here) nothing changes.
  */

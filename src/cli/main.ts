@@ -11,7 +11,6 @@ import { versionText } from "./version.ts";
 import { reportFatal } from "./fatal.ts";
 import { markAgentProcess } from "../tools/session-environment.ts";
 import { missingSubcommand } from "./missing-subcommands.ts";
-import { moveApiKeyOutOfCommandLine } from "./api-key-argv.ts";
 
 /**
  * The API extensions import as `xcsh` (and pi's package names). Only the entry point
@@ -33,8 +32,12 @@ async function printToStdout(text: string): Promise<void> {
 const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
 
 async function main(argv: string[]): Promise<number> {
-  // First of all: a key on the command line is readable by every user (ps) until it is gone.
-  argv = moveApiKeyOutOfCommandLine(argv);
+  // First of all: a key on the command line is readable by every user (ps) until it is gone
+  // (src/cli/api-key-argv.ts, loaded only for such a run or the one it re-executes).
+  if (process.env.XCSH_ARGV_API_KEY !== undefined || argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
+    const { moveApiKeyOutOfCommandLine } = await import("./api-key-argv.ts");
+    argv = moveApiKeyOutOfCommandLine(argv);
+  }
   // The network relay inside a sandbox whose network is a list of hosts (src/sandbox/proxy-relay.ts): internal.
   if (argv[0] === "--sandbox-relay") {
     const { runSandboxRelay } = await import("../sandbox/proxy-relay.ts");
