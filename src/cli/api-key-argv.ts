@@ -1,7 +1,7 @@
 /**
  * Takes `--api-key <key>` out of xcsh's command line. A process's arguments are readable
  * by every user of the machine (/proc/<pid>/cmdline, `ps`) for as long as it runs; its
- * environment only by the same user, and by nobody once xcsh marks itself not dumpable.
+ * environment only by the same user (and root), by root only once xcsh is not dumpable.
  * So on Linux, when the key is on the command line, xcsh replaces its own process image
  * (execve: same pid, same open stdin/stdout/stderr) with the same arguments minus the key,
  * and hands the key over in XCSH_ARGV_API_KEY. The new image takes the variable out of its
