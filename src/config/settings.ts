@@ -317,7 +317,7 @@ function splitProjectSettings(content: Record<string, unknown>, global: Record<s
   const omitted: string[] = [];
   for (const [key, value] of Object.entries(content)) {
     if (GLOBAL_ONLY_KEYS.includes(key)) omitted.push(key);
-    else if (projectTrusted || !(key in PROJECT_KEYS_NEEDING_TRUST)) kept[key] = value;
+    else if (projectTrusted || !Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, key)) kept[key] = value;
     else if (key === "sandbox") {
       const part = stricterSandboxPart(value, global.sandbox);
       if (part.kept) kept.sandbox = part.kept;

@@ -2,8 +2,8 @@
  * The built-in project-trust decision (seed 003 `project_trust`). A project that ships
  * code — `.xcsh/extensions`, or project settings that run code, pick the model, move the
  * user's sessions or loosen the sandbox (PROJECT_KEYS_NEEDING_TRUST) — must be trusted
- * before that code loads and those settings apply. Extensions' `project_trust` handlers are asked first,
- * elsewhere; when none decides, this resolves: the --trust-project / --no-trust-project flag,
+ * before that code loads and those settings apply. Extensions' `project_trust` handlers
+ * are asked first, elsewhere; when none decides, this resolves: the --trust-project / --no-trust-project flag,
  * then the decision remembered in trust.json, then `defaultProjectTrust` from the *global*
  * settings (default "ask"; a project file must never choose its own trust).
  *
@@ -54,6 +54,11 @@ export interface SkippedProjectCode {
   mcpFiles?: readonly string[];
 }
 
+/** `sandbox.mode` → `sandbox`. */
+const topKey = (key: string): string => key.split(".")[0]!;
+/** Whether a (possibly dotted) settings key is one that waits for trust; global-only keys are not. */
+const isGated = (key: string): boolean => Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, topKey(key));
+
 /** How the notice says why a key waits, by its reason. */
 const REASON_WORDS: Record<TrustReason, string> = {
   "runs code": "run code",
@@ -64,7 +69,7 @@ const REASON_WORDS: Record<TrustReason, string> = {
 
 /** `settings a, b from <file> (they run code or pick the model)`: the keys and why each kind waits. */
 function describeSettings(keys: readonly string[], configDir: string): string {
-  const reasons = [...new Set(keys.map((key) => PROJECT_KEYS_NEEDING_TRUST[key.split(".")[0]!]).filter((reason) => reason !== undefined))];
+  const reasons = [...new Set(keys.flatMap((key) => (isGated(key) ? [PROJECT_KEYS_NEEDING_TRUST[topKey(key)]!] : [])))];
   const why = reasons.map((reason) => REASON_WORDS[reason]);
   const joined = why.length > 1 ? `${why.slice(0, -1).join(", ")} or ${why.at(-1)}` : (why[0] ?? "");
   return `settings ${keys.join(", ")} from ${configDir}/settings.json${joined ? ` (they ${joined})` : ""}`;
@@ -75,7 +80,7 @@ function skippedParts(cwd: string, skipped?: SkippedProjectCode): string[] {
   const configDir = getProjectConfigDir(cwd);
   const parts: string[] = [];
   if (!skipped || skipped.extensions) parts.push(`extensions in ${configDir}/extensions`);
-  const keys = skipped ? skipped.settingsKeys.filter((key) => key.split(".")[0]! in PROJECT_KEYS_NEEDING_TRUST) : TRUST_GATED_PROJECT_KEYS;
+  const keys = skipped ? skipped.settingsKeys.filter(isGated) : TRUST_GATED_PROJECT_KEYS;
   if (keys.length > 0) parts.push(describeSettings(keys, configDir));
   if (skipped?.mcpFiles && skipped.mcpFiles.length > 0) parts.push(`MCP servers from ${skipped.mcpFiles.join(" and ")}`);
   return parts;
