@@ -106,6 +106,16 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
   return found.sources.length > 0 || found.errors.length > 0;
 }
 
+/**
+ * For commands that look for sessions before any session starts (--resume's list, --export):
+ * notes the trust that needs no question — the flag, the remembered decision, the global
+ * setting — so a trusted project's `sessionDir` is searched, an untrusted one's is not.
+ */
+export async function noteTrustWithoutAsking(trustProject: boolean | undefined, cwd: string): Promise<void> {
+  const { projectTrustedWithoutAsking } = await import("../packages/installed.ts");
+  noteProjectTrust(cwd, trustProject ?? projectTrustedWithoutAsking(cwd, getAgentDir(), []));
+}
+
 export interface LoadedExtensions {
   /** The arguments, parsed again with the flags extensions registered. */
   args: RunOptions;

@@ -170,6 +170,20 @@ describe("a project that moves the session files", () => {
     expect(result.exitCode).toBe(0);
     expect(sessionFiles(join(cwd, "captured"))).toHaveLength(1);
   });
+
+  test("--export looks in the project's folder only when the project is trusted", async () => {
+    const cwd = clonedProject({ sessionDir: "captured" });
+    fixture.server.enqueue({ content: [{ type: "text", text: "It is a project." }] });
+    expect((await summarize(cwd, "--trust-project")).exitCode).toBe(0);
+    const id = sessionFiles(join(cwd, "captured"))[0]!.split("_").at(-1)!.replace(".jsonl", "");
+    const exportRun = (...flags: string[]) => runXcsh([...flags, "--export", id.slice(0, 8), join(cwd, "out.html")], { env: fixture.home.env, cwd });
+    const untrusted = await exportRun();
+    expect(untrusted.exitCode).not.toBe(0);
+    expect(existsSync(join(cwd, "out.html"))).toBe(false);
+    const trusted = await exportRun("--trust-project");
+    expect(trusted.stderr).toBe("");
+    expect(trusted.stdout).toBe(`Exported to ${join(cwd, "out.html")}\n`);
+  });
 });
 
 describe.skipIf(!canSandbox)("a project's sandbox setting", () => {
