@@ -4,9 +4,11 @@
  * found and written from many places (new session, --continue, /resume, /fork, ACP's
  * lists), and a project nobody trusted must not choose where the conversation is kept.
  *
- * A folder nobody decided about is not trusted. The decision is noted once, when the
- * session starts (src/modes/session-from-args.ts); a project trusted later in the run
- * (the interactive question) counts from the next start, as its other settings do.
+ * A folder nobody decided about is not trusted. The decision is noted when the session
+ * starts (src/modes/session-from-args.ts), and before that by commands that look for
+ * sessions first (--export, --resume's list: the trust that needs no question); a project
+ * trusted later in the run (the interactive question) counts from the next start, as its
+ * other settings do.
  */
 import { resolve } from "node:path";
 
