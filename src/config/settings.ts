@@ -286,6 +286,15 @@ export function readProjectSettingsFile(cwd: string): SettingsFile {
 }
 
 /**
+ * The project's settings file as written, not checked against the schema (missing → `{}`):
+ * what trust decisions look at, so that one malformed key cannot hide the others from the
+ * notice. Throws ConfigError only when the file is no JSON object.
+ */
+export function readProjectSettingsObject(cwd: string): Record<string, unknown> {
+  return readProjectObject(getProjectSettingsPath(cwd));
+}
+
+/**
  * Like loadSettings, for a project whose trust is decided: an untrusted project's file is
  * merged without its trust-gated keys (only the stricter part of its `sandbox` stays), and
  * no project file sets the global-only keys. The left-out keys are not validated either,

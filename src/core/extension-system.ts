@@ -9,7 +9,7 @@
 import { getAgentDir } from "../config/paths.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { CustomEntry } from "../session/types.ts";
-import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
+import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
 import { createCommandContext, createExtensionContext, createReplacedSessionContext } from "../extensions/context.ts";
 import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
 import { createEventBus } from "../extensions/event-bus.ts";
@@ -219,7 +219,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** project_trust (user and -e extensions decide first), then --trust-project, trust.json, defaultProjectTrust. */
   private async settleTrust(): Promise<void> {
     const { cwd } = this.options;
-    const projectSettings = safeRead(() => readProjectSettingsFile(cwd));
+    const projectSettings = safeRead(() => readProjectSettingsObject(cwd));
     const globalSettings = safeRead(readGlobalSettingsFile);
     // Project MCP servers start programs too: they wait for the same decision (src/mcp/start.ts).
     const mcpFiles = this.options.projectMcp ? existingFiles(projectMcpConfigPaths(cwd)) : [];

@@ -11,7 +11,7 @@ import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { discoverExtensions } from "../extensions/discovery.ts";
 import { getAgentDir } from "../config/paths.ts";
-import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
+import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
 import { noteProjectTrust } from "../config/run-trust.ts";
 import { promptTextOrFile } from "../resources/system-prompt-files.ts";
 import { allToolNames } from "../tools/index.ts";
@@ -87,7 +87,7 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
       return {}; // a broken file is reported where settings load
     }
   };
-  const project = read(() => readProjectSettingsFile(cwd));
+  const project = read(() => readProjectSettingsObject(cwd));
   const global = read(readGlobalSettingsFile);
   // Project settings that run code, pick the model, move sessions or loosen the sandbox wait for
   // trust, which the extension system settles — --no-extensions or not.

@@ -112,6 +112,16 @@ describe("a project that picks the model and scripts it", () => {
     }
   });
 
+  test("a malformed key beside them hides nothing: the run goes on and the notice names them all", async () => {
+    const cwd = clonedProject({ ...REPLAY_SETTINGS, shellPath: 42 });
+    plantReplay(cwd);
+    fixture.server.enqueue({ content: [{ type: "text", text: "It is a project." }] });
+    const result = await summarize(cwd);
+    expect(result.stdout).toBe("It is a project.\n");
+    expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
+    expect(noticeOf(result.stderr)[0]).toContain("settings defaultProvider, fauxScript, shellPath from");
+  });
+
   test("--no-extensions does not let them through", async () => {
     const cwd = clonedProject(REPLAY_SETTINGS);
     plantReplay(cwd);

@@ -20,7 +20,7 @@
  * question about its own code (text the colour of the background) its way.
  */
 import { readJsonFile } from "../../config/json-file.ts";
-import { readGlobalSettingsFile, readProjectSettingsFile } from "../../config/settings.ts";
+import { readGlobalSettingsFile, readProjectSettingsObject } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";
 import type { RunOptions } from "../../core/run-options.ts";
 import { getAgentDir, getProjectSettingsPath, getSettingsPath } from "../../config/paths.ts";
@@ -68,7 +68,7 @@ function projectThemesCount(cwd: string, projectTrusted: boolean | undefined): b
       return {}; // reported where settings load; the folder's extensions still count below
     }
   };
-  return !projectNeedsTrust(cwd, read(() => readProjectSettingsFile(cwd)), read(readGlobalSettingsFile));
+  return !projectNeedsTrust(cwd, read(() => readProjectSettingsObject(cwd)), read(readGlobalSettingsFile));
 }
 
 /** "light/dark" → the pair; a plain name → that name for both. */
