@@ -113,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.exportSession !== undefined) {
     const { runExport } = await import("../export/export-session.ts");
+    const { noteTrustWithoutAsking } = await import("../modes/session-from-args.ts");
+    await noteTrustWithoutAsking(args.trustProject, process.cwd());
     return runExport(args.exportSession, args.messages[0], args.sessionDir);
   }
   if (args.mode === "rpc") {

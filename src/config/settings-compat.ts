@@ -43,7 +43,6 @@ const never = () => true;
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
-  { path: "externalEditor", reason: "no external-editor key in the interactive mode" },
   { path: "doubleEscapeAction", reason: "double Escape does nothing special", inert: equalTo("none") },
   { path: "treeFilterMode", reason: "/tree has no filters", inert: equalTo("default") },
   { path: "compaction.modelOverrides", reason: "per-model compaction settings are not supported; compaction's own settings apply to every model" },

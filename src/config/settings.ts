@@ -17,6 +17,8 @@ import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
 import { noteUnknownKeys } from "./unknown-keys.ts";
 import { expandHome, getProjectSettingsPath, getSettingsPath } from "./paths.ts";
 import { noteNotAppliedSettings, normalizePiSpellings, SETTINGS_THINKING_LEVELS } from "./settings-compat.ts";
+import { stricterSandboxPart } from "./project-sandbox.ts";
+import { isProjectTrustedThisRun } from "./run-trust.ts";
 
 export interface CompactionSettings {
   enabled: boolean;
@@ -87,14 +89,38 @@ export type ProjectTrustSetting = (typeof PROJECT_TRUST_SETTINGS)[number];
 const PROJECT_TRUST_SPELLINGS = [...PROJECT_TRUST_SETTINGS, "always", "never"];
 
 /**
- * Project settings keys that run code or name code to run: extension paths, packages,
- * the shell and its prefix, the npm command — and those that decide what commands may
- * reach (the sandbox, the credentials in their environment). An untrusted project's file
- * is merged without them (see loadSettingsWithTrust); everything else in it only shapes
+ * Why a project settings key waits for the project to be trusted (docs/security.md lists
+ * every key): it runs code or names a program; it picks the model, and so where prompts and
+ * keys go; it moves the user's data out of their agent dir; or it could loosen the sandbox.
+ */
+export type TrustReason = "runs code" | "picks the model" | "moves your data" | "loosens the sandbox";
+
+/**
+ * Project settings keys that apply only once the project is trusted. An untrusted project's
+ * file is merged without them (see loadSettingsWithTrust) — except that its `sandbox` may
+ * still make the sandbox stricter (project-sandbox.ts); everything else in it only shapes
  * text and still applies.
  * Defined here rather than in extensions/ because config sits below extensions.
  */
-export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand", "sandbox", "shellEnv"] as const;
+export const PROJECT_KEYS_NEEDING_TRUST: Readonly<Record<string, TrustReason>> = Object.freeze({
+  extensions: "runs code",
+  packages: "runs code",
+  shellPath: "runs code",
+  shellCommandPrefix: "runs code",
+  npmCommand: "runs code",
+  shellEnv: "runs code",
+  externalEditor: "runs code",
+  // A scripted model's tool calls run for real; the script is also a model of the project's choosing.
+  fauxScript: "runs code",
+  defaultProvider: "picks the model",
+  defaultModel: "picks the model",
+  enabledModels: "picks the model",
+  sessionDir: "moves your data",
+  sandbox: "loosens the sandbox",
+});
+
+/** The keys of PROJECT_KEYS_NEEDING_TRUST. */
+export const TRUST_GATED_PROJECT_KEYS: readonly string[] = Object.freeze(Object.keys(PROJECT_KEYS_NEEDING_TRUST));
 
 /**
  * Keys a project file never sets, trusted or not: a project must not decide how far
@@ -241,14 +267,12 @@ export function readSettingsFile(file: string): SettingsFile {
 }
 
 /**
- * The effective settings for `cwd`: defaults, then the global file, then the project
- * file without the global-only keys (a cloned repository must not choose the proxy that
- * sees your API keys). Missing files are fine; a broken one throws ConfigError.
+ * The effective settings for `cwd` in a trusted project: defaults, then the global file,
+ * then the project file without the global-only keys (a cloned repository must not choose
+ * the proxy that sees your API keys). Missing files are fine; a broken one throws ConfigError.
  */
 export function loadSettings(cwd: string): Settings {
-  const global = readSettingsFile(getSettingsPath());
-  const { kept: project } = readSettingsFileWithout(getProjectSettingsPath(cwd), GLOBAL_ONLY_KEYS);
-  return mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
+  return loadSettingsWithTrust(cwd, true).settings;
 }
 
 /** The global settings file as written (missing → `{}`); throws ConfigError when broken. */
@@ -262,47 +286,90 @@ export function readProjectSettingsFile(cwd: string): SettingsFile {
 }
 
 /**
+ * The project's settings file as written, not checked against the schema (missing → `{}`):
+ * what trust decisions look at, so that one malformed key cannot hide the others from the
+ * notice. Throws ConfigError only when the file is no JSON object.
+ */
+export function readProjectSettingsObject(cwd: string): Record<string, unknown> {
+  return readProjectObject(getProjectSettingsPath(cwd));
+}
+
+/**
  * Like loadSettings, for a project whose trust is decided: an untrusted project's file is
- * merged without its CODE_RUNNING_PROJECT_KEYS, and no project file sets the global-only
- * `defaultProjectTrust`. The left-out keys are not validated either, so a malformed
- * `shellPath` in a project nobody trusts cannot stop xcsh from starting. Returns which of
- * the file's keys were left out, for the notice that tells the person.
+ * merged without its trust-gated keys (only the stricter part of its `sandbox` stays), and
+ * no project file sets the global-only keys. The left-out keys are not validated either,
+ * so a malformed `shellPath` in a project nobody trusts cannot stop xcsh from starting.
+ * Returns which of the file's keys were left out (dotted for parts of `sandbox`), for the
+ * notice that tells the person.
  */
 export function loadSettingsWithTrust(cwd: string, projectTrusted: boolean): { settings: Settings; ignoredProjectKeys: string[] } {
   const global = readGlobalSettingsFile();
-  const leftOut = projectTrusted ? GLOBAL_ONLY_KEYS : [...CODE_RUNNING_PROJECT_KEYS, ...GLOBAL_ONLY_KEYS];
-  const { kept: project, omitted } = readSettingsFileWithout(getProjectSettingsPath(cwd), leftOut);
+  const file = getProjectSettingsPath(cwd);
+  const { kept, omitted } = splitProjectSettings(readProjectObject(file), global, projectTrusted);
+  const project = validated(kept, file);
   const settings = mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
   return { settings, ignoredProjectKeys: omitted };
 }
 
-/** Reads one settings file, drops `leftOut` keys, then validates what remains. */
-function readSettingsFileWithout(file: string, leftOut: readonly string[]): { kept: SettingsFile; omitted: string[] } {
-  const content = readJsonFile(file, SETTINGS_HINT);
-  if (content === undefined) return { kept: {}, omitted: [] };
-  if (!isPlainObject(content)) {
-    throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
-  }
+/**
+ * The trust-gated keys an untrusted project's settings set, as loadSettingsWithTrust would
+ * leave them out (an empty list or string sets nothing). Pure; `global` is the user's
+ * settings file, against which the project's `sandbox` is judged.
+ */
+export function projectKeysAwaitingTrust(project: Record<string, unknown>, global: Record<string, unknown>): string[] {
+  return splitProjectSettings(project, global, false).omitted.filter((key) => !GLOBAL_ONLY_KEYS.includes(key));
+}
+
+/** The project's settings that apply, and the keys left out: global-only ones always, trust-gated ones untrusted. */
+function splitProjectSettings(content: Record<string, unknown>, global: Record<string, unknown>, projectTrusted: boolean): { kept: Record<string, unknown>; omitted: string[] } {
   const kept: Record<string, unknown> = {};
   const omitted: string[] = [];
   for (const [key, value] of Object.entries(content)) {
-    if (leftOut.includes(key)) omitted.push(key);
-    else kept[key] = value;
+    if (GLOBAL_ONLY_KEYS.includes(key)) omitted.push(key);
+    else if (projectTrusted || !Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, key)) kept[key] = value;
+    else if (key === "sandbox") {
+      const part = stricterSandboxPart(value, global.sandbox);
+      if (part.kept) kept.sandbox = part.kept;
+      omitted.push(...part.ignored);
+    } else if (setsSomething(value)) omitted.push(key); // dropped either way: an empty list still replaces the user's
   }
+  return { kept, omitted };
+}
+
+/** The project file as written, unvalidated (missing → `{}`); throws ConfigError when it is no JSON object. */
+function readProjectObject(file: string): Record<string, unknown> {
+  const content = readJsonFile(file, SETTINGS_HINT);
+  if (content === undefined) return {};
+  if (!isPlainObject(content)) {
+    throw new ConfigError(file, `expected a JSON object at the top level, found ${describeKind(content)}`, SETTINGS_HINT);
+  }
+  return content;
+}
+
+/** Validates what is kept of one file, notes its warnings, and turns pi's spellings into xcsh's. */
+function validated(kept: Record<string, unknown>, file: string): SettingsFile {
   assertMatchesSchema<SettingsFile>(settingsFileSchema(), kept, file, SETTINGS_HINT);
   noteUnknownKeys(settingsFileSchema(), kept, file);
   noteNotAppliedSettings(kept, file);
-  return { kept: normalizePiSpellings(kept), omitted };
+  return normalizePiSpellings(kept);
+}
+
+/** An empty list or string sets nothing worth naming in a notice. */
+function setsSomething(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value) || typeof value === "string") return value.length > 0;
+  return true;
 }
 
 /**
- * `sessionDir` for `cwd`: the project file's, else the global file's, taken from `cwd` when
- * relative (a leading `~` expanded). Read before project trust is settled, as pi does: it
- * only says where session files go. Only this key is checked here; a broken file is
- * reported when the settings load.
+ * `sessionDir` for `cwd`: the project file's when this run trusted the project
+ * (run-trust.ts: a project must not move the conversation to a folder of its choosing),
+ * else the global file's; taken from `cwd` when relative (a leading `~` expanded). Only
+ * this key is checked here; a broken file is reported when the settings load.
  */
 export function readSessionDirSetting(cwd: string): string | undefined {
-  for (const file of [getProjectSettingsPath(cwd), getSettingsPath()]) {
+  const files = isProjectTrustedThisRun(cwd) ? [getProjectSettingsPath(cwd), getSettingsPath()] : [getSettingsPath()];
+  for (const file of files) {
     let content: unknown;
     try {
       content = readJsonFile(file, SETTINGS_HINT);

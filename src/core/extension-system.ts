@@ -9,7 +9,7 @@
 import { getAgentDir } from "../config/paths.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { CustomEntry } from "../session/types.ts";
-import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
+import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
 import { createCommandContext, createExtensionContext, createReplacedSessionContext } from "../extensions/context.ts";
 import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
 import { createEventBus } from "../extensions/event-bus.ts";
@@ -17,7 +17,7 @@ import type { ExtensionRuntime } from "../extensions/extension-api.ts";
 import { useHostCredentials } from "../extensions/host-credentials.ts";
 import { registerHostModules } from "../extensions/host-modules.ts";
 import { loadExtensions, type LoadFailure } from "../extensions/loader.ts";
-import { codeRunningKeysIn, projectNeedsTrust, resolveBuiltinTrust, untrustedProjectNotice } from "../extensions/project-trust.ts";
+import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProjectNotice, type SkippedProjectCode } from "../extensions/project-trust.ts";
 import { hasProjectExtensions } from "../extensions/discovery.ts";
 import { existingFiles, projectMcpConfigPaths } from "../mcp/config-files.ts";
 import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
@@ -63,6 +63,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
   private sources: ExtensionSource[] = [];
   private trusted = false;
   private askTrustLater = false;
+  /** What the project holds that waits for trust, found when trust is settled. */
+  private skipped: SkippedProjectCode = { extensions: false, settingsKeys: [] };
   private session: AgentSession | undefined;
   private bindings: ExtensionBindings | undefined;
   private readonly events;
@@ -217,10 +219,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** project_trust (user and -e extensions decide first), then --trust-project, trust.json, defaultProjectTrust. */
   private async settleTrust(): Promise<void> {
     const { cwd } = this.options;
-    const projectSettings = safeRead(() => readProjectSettingsFile(cwd));
+    const projectSettings = safeRead(() => readProjectSettingsObject(cwd));
+    const globalSettings = safeRead(readGlobalSettingsFile);
     // Project MCP servers start programs too: they wait for the same decision (src/mcp/start.ts).
     const mcpFiles = this.options.projectMcp ? existingFiles(projectMcpConfigPaths(cwd)) : [];
-    const needsTrust = projectNeedsTrust(cwd, projectSettings) || mcpFiles.length > 0;
+    const needsTrust = projectNeedsTrust(cwd, projectSettings, globalSettings) || mcpFiles.length > 0;
+    this.skipped = { extensions: hasProjectExtensions(cwd), settingsKeys: projectKeysAwaitingTrust(projectSettings, globalSettings), mcpFiles };
     if (needsTrust && this.runner.hasHandlers("project_trust")) {
       const ui = this.options.ui;
       const trustContext = {
@@ -239,13 +243,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
     const outcome = resolveBuiltinTrust({
       cliTrust: this.options.cliTrust,
       remembered: readTrustDecision(getAgentDir(), cwd),
-      setting: safeRead(readGlobalSettingsFile).defaultProjectTrust as "ask" | "trust" | "deny" | undefined,
+      setting: globalSettings.defaultProjectTrust as "ask" | "trust" | "deny" | undefined,
     });
     this.trusted = outcome === "trusted";
     if (outcome !== "ask" || !needsTrust) return;
     if (this.options.mode === "rpc" || this.options.mode === "tui") this.askTrustLater = true;
-    else if (mcpFiles.length === 0) this.options.notice(untrustedProjectNotice(cwd));
-    else this.options.notice(untrustedProjectNotice(cwd, { extensions: hasProjectExtensions(cwd), settingsKeys: codeRunningKeysIn(projectSettings), mcpFiles }));
+    else this.options.notice(untrustedProjectNotice(cwd, this.skipped));
   }
 
   private remember(trusted: boolean): void {
@@ -255,10 +258,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   /** The RPC host is asked in the background: startup and commands never wait for the answer. */
   private async askTrust(): Promise<void> {
-    const trusted = await this.options.ui.confirm(
-      "Trust this project?",
-      `${this.options.cwd} has project extensions, settings or MCP servers that run code. Load them?`,
-    );
+    const trusted = await this.options.ui.confirm("Trust this project?", trustQuestion(this.options.cwd, this.skipped));
     this.remember(trusted);
     if (!trusted) return;
     this.trusted = true;

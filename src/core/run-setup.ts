@@ -11,7 +11,7 @@ import type { Model, ModelThinkingLevel } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { resolveModel, scopeModels } from "../config/model-resolver.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
-import { applyHttpProxySetting, loadSettings, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
+import { applyHttpProxySetting, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
 import { setCommandPolicy } from "../sandbox/active-policy.ts";
@@ -31,7 +31,7 @@ export interface RunSetupOptions {
   requireApiKey?: boolean;
   /** A registry prepared earlier (extensions registered providers into it); loaded from models.json otherwise. */
   registry?: ModelRegistry;
-  /** Whether the project's code-running settings apply; undefined: as before trust existed (they do). */
+  /** Whether the project's trust-gated settings apply (PROJECT_KEYS_NEEDING_TRUST); undefined: they do not. */
   projectTrusted?: boolean;
   /** --sandbox: off, read-only or workspace-write; wins over settings' `sandbox.mode`. */
   sandbox?: string;
@@ -142,7 +142,7 @@ function applyCommandPolicy(settings: Settings, options: RunSetupOptions, regist
 }
 
 export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
-  const settings = options.projectTrusted === undefined ? loadSettings(options.cwd) : loadSettingsWithTrust(options.cwd, options.projectTrusted).settings;
+  const { settings } = loadSettingsWithTrust(options.cwd, options.projectTrusted ?? false);
   if (options.models !== undefined) settings.enabledModels = [...options.models];
   // The faux provider reads its script from the environment; --faux-script (set in main.ts) wins.
   if (settings.fauxScript && !process.env.XCSH_FAUX_SCRIPT) process.env.XCSH_FAUX_SCRIPT = resolve(options.cwd, settings.fauxScript);

@@ -1,8 +1,9 @@
 /**
  * The built-in project-trust decision (seed 003 `project_trust`). A project that ships
- * code — `.xcsh/extensions`, or project settings that name code or a shell to run — must
- * be trusted before that code loads. Extensions' `project_trust` handlers are asked first,
- * elsewhere; when none decides, this resolves: the --trust-project / --no-trust-project flag,
+ * code — `.xcsh/extensions`, or project settings that run code, pick the model, move the
+ * user's sessions or loosen the sandbox (PROJECT_KEYS_NEEDING_TRUST) — must be trusted
+ * before that code loads and those settings apply. Extensions' `project_trust` handlers
+ * are asked first, elsewhere; when none decides, this resolves: the --trust-project / --no-trust-project flag,
  * then the decision remembered in trust.json, then `defaultProjectTrust` from the *global*
  * settings (default "ask"; a project file must never choose its own trust).
  *
@@ -11,23 +12,19 @@
  * Everything here is a pure decision except projectNeedsTrust, which looks at the folder.
  */
 import { getProjectConfigDir, getSettingsPath } from "../config/paths.ts";
-import { CODE_RUNNING_PROJECT_KEYS as CODE_RUNNING_KEYS, type ProjectTrustSetting } from "../config/settings.ts";
+import { PROJECT_KEYS_NEEDING_TRUST, projectKeysAwaitingTrust, TRUST_GATED_PROJECT_KEYS, type ProjectTrustSetting, type TrustReason } from "../config/settings.ts";
 import { hasProjectExtensions } from "./discovery.ts";
 
 export type TrustSetting = ProjectTrustSetting;
 export type BuiltinTrustOutcome = "trusted" | "denied" | "ask";
 
-/** Project settings keys that run code or name code; left out of an untrusted project's settings. */
-export const CODE_RUNNING_PROJECT_KEYS: readonly string[] = CODE_RUNNING_KEYS;
-
-/** The code-running keys a project settings file actually sets (an empty list or string sets nothing). */
-export function codeRunningKeysIn(projectSettings: Record<string, unknown>): string[] {
-  return CODE_RUNNING_PROJECT_KEYS.filter((key) => setsSomething(projectSettings[key]));
-}
-
-/** Whether the project has anything that would run code, and so needs a trust decision. */
-export function projectNeedsTrust(cwd: string, projectSettings: Record<string, unknown>): boolean {
-  return codeRunningKeysIn(projectSettings).length > 0 || hasProjectExtensions(cwd);
+/**
+ * Whether the project has anything that would run code or take the user's say, and so
+ * needs a trust decision. `globalSettings` is the user's file, against which the project's
+ * `sandbox` is judged (a sandbox the project only tightens needs no trust).
+ */
+export function projectNeedsTrust(cwd: string, projectSettings: Record<string, unknown>, globalSettings: Record<string, unknown> = {}): boolean {
+  return projectKeysAwaitingTrust(projectSettings, globalSettings).length > 0 || hasProjectExtensions(cwd);
 }
 
 export interface BuiltinTrustInput {
@@ -57,27 +54,55 @@ export interface SkippedProjectCode {
   mcpFiles?: readonly string[];
 }
 
-/**
- * The one stderr line print and json modes show for an untrusted project: what was not
- * loaded and the two ways to trust it. Pass what was skipped to name it exactly.
- */
-export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode): string {
+/** `sandbox.mode` → `sandbox`. */
+const topKey = (key: string): string => key.split(".")[0]!;
+/** Whether a (possibly dotted) settings key is one that waits for trust; global-only keys are not. */
+const isGated = (key: string): boolean => Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, topKey(key));
+
+/** How the notice says why a key waits, by its reason. */
+const REASON_WORDS: Record<TrustReason, string> = {
+  "runs code": "run code",
+  "picks the model": "pick the model",
+  "moves your data": "move your sessions",
+  "loosens the sandbox": "loosen the sandbox",
+};
+
+/** `settings a, b from <file> (they run code or pick the model)`: the keys and why each kind waits. */
+function describeSettings(keys: readonly string[], configDir: string): string {
+  const reasons = [...new Set(keys.flatMap((key) => (isGated(key) ? [PROJECT_KEYS_NEEDING_TRUST[topKey(key)]!] : [])))];
+  const why = reasons.map((reason) => REASON_WORDS[reason]);
+  const joined = why.length > 1 ? `${why.slice(0, -1).join(", ")} or ${why.at(-1)}` : (why[0] ?? "");
+  return `settings ${keys.join(", ")} from ${configDir}/settings.json${joined ? ` (they ${joined})` : ""}`;
+}
+
+/** What an untrusted project holds, named: the parts of the notice and of the trust question. */
+function skippedParts(cwd: string, skipped?: SkippedProjectCode): string[] {
   const configDir = getProjectConfigDir(cwd);
   const parts: string[] = [];
   if (!skipped || skipped.extensions) parts.push(`extensions in ${configDir}/extensions`);
-  const keys = skipped ? skipped.settingsKeys.filter((key) => CODE_RUNNING_PROJECT_KEYS.includes(key)) : [];
-  if (keys.length > 0) parts.push(`settings ${keys.join(", ")} from ${configDir}/settings.json`);
-  else if (!skipped) parts.push(`code-running settings (${CODE_RUNNING_PROJECT_KEYS.join(", ")}) from ${configDir}/settings.json`);
+  const keys = skipped ? skipped.settingsKeys.filter(isGated) : TRUST_GATED_PROJECT_KEYS;
+  if (keys.length > 0) parts.push(describeSettings(keys, configDir));
   if (skipped?.mcpFiles && skipped.mcpFiles.length > 0) parts.push(`MCP servers from ${skipped.mcpFiles.join(" and ")}`);
-  const what = parts.length > 0 ? parts.join(" and ") : `code from ${configDir}`;
+  return parts;
+}
+
+/**
+ * The one stderr line print and json modes show for an untrusted project: what was not
+ * loaded or applied, and the two ways to trust it. Pass what was skipped to name it exactly.
+ */
+export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode): string {
+  const parts = skippedParts(cwd, skipped);
+  const what = parts.length > 0 ? parts.join(" and ") : `code from ${getProjectConfigDir(cwd)}`;
   return (
     `xcsh: not loading project ${what}: the project is not trusted. ` +
     `Run with --trust-project to trust it for this run, or set "defaultProjectTrust": "trust" in ${getSettingsPath()} to trust every project.`
   );
 }
 
-function setsSomething(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (Array.isArray(value) || typeof value === "string") return value.length > 0;
-  return true;
+/** The body of the question interactive and RPC hosts are asked: what trusting the project would load and apply. */
+export function trustQuestion(cwd: string, skipped: SkippedProjectCode): string {
+  const parts = skippedParts(cwd, skipped);
+  const what = parts.length > 0 ? parts.join("; ") : `code in ${getProjectConfigDir(cwd)}`;
+  const later = skipped.settingsKeys.length > 0 ? " Settings apply from the next start." : "";
+  return `${cwd} has ${what}. Trust this project and load them?${later}`;
 }

@@ -10,9 +10,9 @@ import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-
 import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { discoverExtensions } from "../extensions/discovery.ts";
-import { codeRunningKeysIn } from "../extensions/project-trust.ts";
 import { getAgentDir } from "../config/paths.ts";
-import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
+import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
+import { noteProjectTrust } from "../config/run-trust.ts";
 import { promptTextOrFile } from "../resources/system-prompt-files.ts";
 import { allToolNames } from "../tools/index.ts";
 import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
@@ -80,7 +80,6 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
   if (args.extensionPaths.length > 0) return true;
   // The project's MCP servers wait for the trust decision the extension system settles.
   if (!args.noMcp && hasProjectMcpConfig(cwd)) return true;
-  if (args.noExtensions) return false;
   const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
     try {
       return file();
@@ -88,19 +87,33 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
       return {}; // a broken file is reported where settings load
     }
   };
+  const project = read(() => readProjectSettingsObject(cwd));
+  const global = read(readGlobalSettingsFile);
+  // Project settings that run code, pick the model, move sessions or loosen the sandbox wait for
+  // trust, which the extension system settles — --no-extensions or not.
+  if (projectKeysAwaitingTrust(project, global).length > 0) return true;
+  if (args.noExtensions) return false;
   const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
-  const project = read(() => readProjectSettingsFile(cwd));
   const found = discoverExtensions({
     cwd,
     agentDir: getAgentDir(),
     cliPaths: [],
-    userSettingsPaths: list(read(readGlobalSettingsFile).extensions),
+    userSettingsPaths: list(global.extensions),
     projectSettingsPaths: list(project.extensions),
     includeProject: true,
     noExtensions: false,
   });
-  // Project settings that run code (shellPath, …) also wait for trust, which the extension system settles.
-  return found.sources.length > 0 || found.errors.length > 0 || codeRunningKeysIn(project).length > 0;
+  return found.sources.length > 0 || found.errors.length > 0;
+}
+
+/**
+ * For commands that look for sessions before any session starts (--resume's list, --export):
+ * notes the trust that needs no question — the flag, the remembered decision, the global
+ * setting — so a trusted project's `sessionDir` is searched, an untrusted one's is not.
+ */
+export async function noteTrustWithoutAsking(trustProject: boolean | undefined, cwd: string): Promise<void> {
+  const { projectTrustedWithoutAsking } = await import("../packages/installed.ts");
+  noteProjectTrust(cwd, trustProject ?? projectTrustedWithoutAsking(cwd, getAgentDir(), []));
 }
 
 export interface LoadedExtensions {
@@ -151,6 +164,9 @@ export interface SessionFromArgsOptions {
 export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
   const cwd = options.cwd ?? process.cwd();
   const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
+  // Without an extension system the project holds nothing that waits for trust: untrusted loses nothing.
+  const projectTrusted = system?.isProjectTrusted() ?? false;
+  noteProjectTrust(cwd, projectTrusted);
   const tools = toolSelection(args);
   // Without extensions the built-ins are all there is: a wrong name fails before any setup.
   if (!system) checkToolNames(tools, undefined);
@@ -164,7 +180,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
     sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
     registry,
-    ...(system ? { projectTrusted: system.isProjectTrusted() } : {}),
+    projectTrusted,
     tools,
     systemPrompt: args.systemPrompt === undefined ? undefined : promptText("--system-prompt", args.systemPrompt, cwd),
     appendSystemPrompt: appended.length > 0 ? appended.join("\n\n") : undefined,

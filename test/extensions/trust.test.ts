@@ -1,12 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CODE_RUNNING_PROJECT_KEYS,
-  projectNeedsTrust,
-  resolveBuiltinTrust,
-  untrustedProjectNotice,
-} from "../../src/extensions/project-trust.ts";
+import { PROJECT_KEYS_NEEDING_TRUST, TRUST_GATED_PROJECT_KEYS } from "../../src/config/settings.ts";
+import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProjectNotice } from "../../src/extensions/project-trust.ts";
 import {
   getTrustFilePath,
   inspectTrustDecision,
@@ -144,9 +140,9 @@ describe("resolveBuiltinTrust", () => {
 });
 
 describe("projectNeedsTrust", () => {
-  test("a project without .xcsh code or code-running settings needs no trust", () => {
+  test("a project without .xcsh code or trust-gated settings needs no trust", () => {
     expect(projectNeedsTrust(cwd, {})).toBe(false);
-    expect(projectNeedsTrust(cwd, { defaultModel: "x", compaction: { enabled: false }, skills: ["s"] })).toBe(false);
+    expect(projectNeedsTrust(cwd, { defaultThinkingLevel: "low", compaction: { enabled: false }, skills: ["s"] })).toBe(false);
   });
 
   test("an extension in .xcsh/extensions needs trust", () => {
@@ -159,21 +155,47 @@ describe("projectNeedsTrust", () => {
     expect(projectNeedsTrust(cwd, {})).toBe(false);
   });
 
-  test("each code-running settings key needs trust; empty values do not", () => {
-    expect([...CODE_RUNNING_PROJECT_KEYS].sort()).toEqual(["extensions", "npmCommand", "packages", "sandbox", "shellCommandPrefix", "shellEnv", "shellPath"]);
+  test("each trust-gated settings key needs trust; empty values do not", () => {
+    expect(PROJECT_KEYS_NEEDING_TRUST).toEqual({
+      extensions: "runs code",
+      packages: "runs code",
+      shellPath: "runs code",
+      shellCommandPrefix: "runs code",
+      npmCommand: "runs code",
+      shellEnv: "runs code",
+      externalEditor: "runs code",
+      fauxScript: "runs code",
+      defaultProvider: "picks the model",
+      defaultModel: "picks the model",
+      enabledModels: "picks the model",
+      sessionDir: "moves your data",
+      sandbox: "loosens the sandbox",
+    });
     const samples: Record<string, unknown> = {
       extensions: ["./x.ts"],
       packages: ["npm:foo"],
       shellPath: "/bin/zsh",
       shellCommandPrefix: "set -x",
       npmCommand: ["pnpm"],
-      sandbox: { mode: "off" },
       shellEnv: { passthrough: ["OPENAI_API_KEY"] },
+      externalEditor: "./edit.sh",
+      fauxScript: "./replay.json",
+      defaultProvider: "faux",
+      defaultModel: "faux-1",
+      enabledModels: ["faux/*"],
+      sessionDir: "./captured",
+      sandbox: { writableRoots: ["~"] },
     };
-    for (const key of CODE_RUNNING_PROJECT_KEYS) {
-      expect(projectNeedsTrust(cwd, { [key]: samples[key] })).toBe(true);
+    for (const key of TRUST_GATED_PROJECT_KEYS) {
+      expect({ key, needs: projectNeedsTrust(cwd, { [key]: samples[key] }) }).toEqual({ key, needs: true });
     }
-    expect(projectNeedsTrust(cwd, { extensions: [], shellPath: "" })).toBe(false);
+    expect(projectNeedsTrust(cwd, { extensions: [], shellPath: "", theme: "light", defaultThinkingLevel: "high" })).toBe(false);
+  });
+
+  test("a sandbox the project only tightens needs no trust; one it loosens does", () => {
+    expect(projectNeedsTrust(cwd, { sandbox: { mode: "read-only" } }, { sandbox: { mode: "workspace-write" } })).toBe(false);
+    expect(projectNeedsTrust(cwd, { sandbox: { mode: "workspace-write" } }, { sandbox: { mode: "read-only" } })).toBe(true);
+    expect(projectNeedsTrust(cwd, { sandbox: { mode: "workspace-write", network: "allow" } }, {})).toBe(true);
   });
 });
 
@@ -195,9 +217,25 @@ describe("untrustedProjectNotice", () => {
     expect(notice).toContain("shellPath");
   });
 
-  test("without details it names extensions and the code-running settings", () => {
+  test("it says why the settings wait", () => {
+    const notice = untrustedProjectNotice(cwd, { extensions: false, settingsKeys: ["defaultProvider", "fauxScript", "sessionDir"] });
+    expect(notice).toContain(`settings defaultProvider, fauxScript, sessionDir from ${cwd}/.xcsh/settings.json (they pick the model, run code or move your sessions)`);
+  });
+
+  test("without details it names extensions and every trust-gated setting", () => {
     const notice = untrustedProjectNotice(cwd);
     expect(notice).toContain(`${cwd}/.xcsh/extensions`);
-    expect(notice).toContain("shellPath");
+    for (const key of ["shellPath", "defaultProvider", "fauxScript", "sessionDir", "sandbox"]) expect(notice).toContain(key);
+  });
+});
+
+describe("trustQuestion", () => {
+  test("names what trusting would load and apply, and when settings take effect", () => {
+    const question = trustQuestion(cwd, { extensions: true, settingsKeys: ["defaultModel"], mcpFiles: [`${cwd}/.mcp.json`] });
+    expect(question).toContain(`${cwd}/.xcsh/extensions`);
+    expect(question).toContain("settings defaultModel");
+    expect(question).toContain(`MCP servers from ${cwd}/.mcp.json`);
+    expect(question).toContain("Settings apply from the next start.");
+    expect(trustQuestion(cwd, { extensions: true, settingsKeys: [] })).not.toContain("next start");
   });
 });

@@ -8,7 +8,7 @@
  */
 import type { RunOptions } from "../../core/run-options.ts";
 import { headlessExtensionOptions } from "../headless-extensions.ts";
-import { createSessionFromArgs } from "../session-from-args.ts";
+import { createSessionFromArgs, noteTrustWithoutAsking } from "../session-from-args.ts";
 import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
 import type { ImageContent } from "../../ai/types.ts";
 import { pickSessionOnTerminal, terminalLines } from "../print/pick-session.ts";
@@ -24,6 +24,7 @@ export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Reco
   const out = (text: string) => process.stdout.write(text);
   // -r: picked from a numbered list (there is no picker UI here); cancelled, a new session starts.
   const input = terminalLines();
+  if (args.resume) await noteTrustWithoutAsking(args.trustProject, process.cwd());
   const picked = args.resume ? await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir), input) : undefined;
   if (picked?.kind === "cancelled") out(`--resume: ${picked.reason}; starting a new session.\n`);
   const sessions = picked?.kind === "picked" ? { sessions: { session: picked.path, sessionDir: args.sessionDir, name: args.name } } : {};

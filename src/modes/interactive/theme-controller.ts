@@ -20,7 +20,7 @@
  * question about its own code (text the colour of the background) its way.
  */
 import { readJsonFile } from "../../config/json-file.ts";
-import { readProjectSettingsFile } from "../../config/settings.ts";
+import { readGlobalSettingsFile, readProjectSettingsObject } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";
 import type { RunOptions } from "../../core/run-options.ts";
 import { getAgentDir, getProjectSettingsPath, getSettingsPath } from "../../config/paths.ts";
@@ -61,13 +61,14 @@ function themeSettingsIn(file: string): { theme?: string; themes: string[] } {
 /** Whether a project's themes count: unless it ships code that is not trusted (see the header). */
 function projectThemesCount(cwd: string, projectTrusted: boolean | undefined): boolean {
   if (projectTrusted) return true;
-  let projectSettings: Record<string, unknown> = {};
-  try {
-    projectSettings = readProjectSettingsFile(cwd);
-  } catch {
-    // reported where settings load; the folder's extensions still count below
-  }
-  return !projectNeedsTrust(cwd, projectSettings);
+  const read = (file: () => Record<string, unknown>): Record<string, unknown> => {
+    try {
+      return file();
+    } catch {
+      return {}; // reported where settings load; the folder's extensions still count below
+    }
+  };
+  return !projectNeedsTrust(cwd, read(() => readProjectSettingsObject(cwd)), read(readGlobalSettingsFile));
 }
 
 /** "light/dark" → the pair; a plain name → that name for both. */

@@ -15,7 +15,7 @@ import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
 import { createEventWriter, type WireForm } from "../event-writer.ts";
-import { createSessionFromArgs } from "../session-from-args.ts";
+import { createSessionFromArgs, noteTrustWithoutAsking } from "../session-from-args.ts";
 import { readPipedStdin } from "./read-stdin.ts";
 import { pickSessionOnTerminal } from "./pick-session.ts";
 import type { SessionChoice } from "../../core/create-session.ts";
@@ -124,6 +124,7 @@ async function runPrompt(
   // -r: the session comes from the person at the terminal; with no one to ask, nothing runs (as in pi).
   let sessions: SessionChoice | undefined;
   if (args.resume) {
+    await noteTrustWithoutAsking(args.trustProject, process.cwd());
     const picked = await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir));
     if (picked.kind === "cancelled") {
       process.stderr.write(`xcsh: --resume: ${picked.reason}, so nothing was run. Name the session with --session <file|id>, or use --continue for the latest.\n`);
