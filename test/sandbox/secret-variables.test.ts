@@ -81,7 +81,7 @@ function expectHidden(env: Record<string, string>, text: string): void {
 
 const sandboxed = (...more: string[]) => fixture.start(["--model", "fake/fake-model", "--sandbox", "workspace-write", "--no-session", ...more]);
 
-describe.skipIf(!canSandbox)("under --sandbox workspace-write", () => {
+describe.skipIf(!canSandbox)("under a sandbox (workspace-write unless the test says)", () => {
   test("a bash tool command sees no secret-named variable, but the harmless names, PATH, HOME, the markers and the session", async () => {
     const rpc = sandboxed();
     const { env, text } = await envSeenByModel(rpc);
@@ -92,6 +92,14 @@ describe.skipIf(!canSandbox)("under --sandbox workspace-write", () => {
     expect(env.AI_AGENT).toBe("xcsh");
     expect(env.PI_SESSION_ID).toEqual(expect.any(String));
     expect(env.XCSH_PROCESS_TAG).toEqual(expect.any(String));
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+
+  test("--sandbox read-only hides them too", async () => {
+    const rpc = fixture.start(["--model", "fake/fake-model", "--sandbox", "read-only", "--no-session"]);
+    const { env, text } = await envSeenByModel(rpc);
+    expectHidden(env, text);
+    expect(env.KEYBOARD_LAYOUT).toBe("dvorak");
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 
