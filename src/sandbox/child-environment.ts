@@ -1,6 +1,6 @@
 /**
  * The environment of the programs xcsh starts for the model and the user (the bash
- * tool, `!cmd` / RPC `bash`, extensions' `exec`): xcsh's own, without the credentials
+ * tool, `!cmd` / RPC `bash`, extensions' `exec`, local MCP servers): xcsh's own, without the credentials
  * xcsh itself uses to reach model providers. `echo $ANTHROPIC_API_KEY` through the bash
  * tool must not print the key: a prompt-injected command would send it anywhere.
  *
