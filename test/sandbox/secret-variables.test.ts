@@ -175,7 +175,7 @@ describe.skipIf(!canSandbox)("under a sandbox (workspace-write unless the test s
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 
-  test("a sandboxed MCP server gets its own env entries but no other secret; one let out of the sandbox keeps them all", async () => {
+  test("a sandboxed MCP server gets its own env entries and the passthrough, but no other secret; one let out of the sandbox keeps them all", async () => {
     writeMcpJson(join(fixture.home.agentDir, "mcp.json"), {
       held: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "held", GIVEN_TOKEN: "given-on-purpose" } },
       free: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "free" }, sandbox: false },
@@ -192,6 +192,13 @@ describe.skipIf(!canSandbox)("under a sandbox (workspace-write unless the test s
       );
       expect(await toolResults(rpc)).toEqual(["DATABASE_PASSWORD=(unset)", "GIVEN_TOKEN=given-on-purpose", "KEYBOARD_LAYOUT=dvorak", `DATABASE_PASSWORD=${SECRETS.DATABASE_PASSWORD}`]);
       expect(await rpc.close()).toBe(0);
+
+      // shellEnv.passthrough reaches a sandboxed server as it reaches commands.
+      fixture.home.writeSettings({ shellEnv: { passthrough: ["DATABASE_PASSWORD"] } });
+      const passing = sandboxed();
+      fixture.server.enqueue({ content: [getenv("held", "DATABASE_PASSWORD")] }, { content: [getenv("held", "NPM_TOKEN")] }, { content: [{ type: "text", text: "done" }] });
+      expect(await toolResults(passing)).toEqual([`DATABASE_PASSWORD=${SECRETS.DATABASE_PASSWORD}`, "NPM_TOKEN=(unset)"]);
+      expect(await passing.close()).toBe(0);
     } finally {
       rmSync(join(fixture.home.agentDir, "mcp.json"), { force: true });
     }
