@@ -5,15 +5,14 @@
  * process group, tracked so that a timeout, an abort or xcsh's exit ends it and
  * everything it started (src/tools/tracked-process.ts); its stdout never reaches ours.
  */
-import { commandPolicy } from "../sandbox/active-policy.ts";
-import { childEnvironment } from "../sandbox/child-environment.ts";
+import { commandEnvironment } from "../sandbox/active-policy.ts";
 import { killProcessTree, releaseGroupIfEmpty, spawnTracked, type TrackedProcess } from "../tools/tracked-process.ts";
 import type { ExecOptions, ExecResult } from "./types.ts";
 
 export async function execCommand(cwd: string, command: string, args: string[] = [], options: ExecOptions = {}): Promise<ExecResult> {
   let child: TrackedProcess;
   try {
-    child = spawnTracked([command, ...args.map(String)], options.cwd ?? cwd, childEnvironment(process.env, commandPolicy().shellEnv));
+    child = spawnTracked([command, ...args.map(String)], options.cwd ?? cwd, commandEnvironment());
   } catch (error) {
     // Not found, not executable, or no sandbox to run it in: an answer the extension can read, not a crash.
     return { stdout: "", stderr: (error as Error).message, code: 127, killed: false };

@@ -4,9 +4,9 @@
  * xcsh tracks like the bash tool's commands (src/tools/tracked-process.ts), so it is
  * killed with everything it started when xcsh exits, and by the watchdog when xcsh is
  * SIGKILLed (the SDK's transport spawns a plain child that would outlive a killed xcsh).
- * Its environment is xcsh's without the provider credentials, as commands get it
- * (src/sandbox/child-environment.ts), plus the server's own `env`, which may pass a key
- * on purpose. Under xcsh's sandbox it runs sandboxed like a command (the model calls its
+ * Its environment is the one commands get (commandEnvironment: no provider credentials,
+ * settings' shellEnv, and under the sandbox no secret-named variables unless the entry let
+ * it out), plus the server's own `env`, which may pass a key on purpose. Under xcsh's sandbox it runs sandboxed like a command (the model calls its
  * tools, so a server that writes files would otherwise be a way around the walls), unless
  * its entry says `"sandbox": false`.
  * Messages are newline-delimited JSON-RPC, framed by the SDK's own ReadBuffer. The
@@ -17,7 +17,7 @@ import type { Subprocess } from "bun";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { childEnvironment } from "../sandbox/child-environment.ts";
+import { commandEnvironment } from "../sandbox/active-policy.ts";
 import { sandboxedArgv } from "../sandbox/launcher.ts";
 import { protectOwnEnvironment } from "../sandbox/own-process.ts";
 import { newCommandTag, PROCESS_TAG_VARIABLE } from "../sandbox/process-sweep.ts";
@@ -60,7 +60,7 @@ export class StdioProcessTransport implements Transport {
       // Under the sandbox (docs/security.md) unless its entry says "sandbox": false: the model calls its tools.
       this.proc = Bun.spawn(this.spec.sandboxed ? sandboxedArgv(program, this.spec.cwd) : program, {
         cwd: this.spec.cwd,
-        env: { ...childEnvironment(process.env), ...this.spec.env, [PROCESS_TAG_VARIABLE]: this.tag },
+        env: { ...commandEnvironment(this.spec.sandboxed), ...this.spec.env, [PROCESS_TAG_VARIABLE]: this.tag },
         stdin: "pipe",
         stdout: "pipe",
         stderr: "pipe",

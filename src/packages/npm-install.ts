@@ -5,6 +5,12 @@
  * npm's way. The registry is the person's: Bun reads NPM_CONFIG_REGISTRY and .npmrc.
  * A failed step puts the project's package.json and lockfile back as they were, and
  * removes a package folder it had just created, so nothing half-installed is left.
+ *
+ * No lifecycle script runs (`--ignore-scripts`, to Bun and to `npmCommand` alike): not an
+ * npm package's, not a git checkout's own (its package.json is the project installed in),
+ * not a dependency's, whatever `trustedDependencies` the package lists. Installing is
+ * fetching code; running it is what loading the package does, once trusted. Bun alone
+ * would run a git checkout's scripts and those of dependencies on its own trusted list.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -85,14 +91,14 @@ export async function installDependencies(folder: string, npmCommand: string[] |
 
 /**
  * Peers are left out: pi packages name the host's modules (pi-coding-agent, pi-tui, …)
- * as peers, and xcsh serves those itself.
+ * as peers, and xcsh serves those itself. Scripts are left out: see the header.
  */
 async function runPackageManager(npmCommand: string[] | undefined, bunArgs: string[], npmArgs: string[], cwd: string) {
   if (npmCommand && npmCommand.length > 0) {
-    return runCommand([...npmCommand, ...npmArgs, "--omit=peer", "--prefix", cwd], { cwd });
+    return runCommand([...npmCommand, ...npmArgs, "--omit=peer", "--ignore-scripts", "--prefix", cwd], { cwd });
   }
   const bun = ownBunCommand();
-  return runCommand([...bun.argv, ...bunArgs, "--omit=peer", "--cwd", cwd], { cwd, env: bun.env });
+  return runCommand([...bun.argv, ...bunArgs, "--omit=peer", "--ignore-scripts", "--cwd", cwd], { cwd, env: bun.env });
 }
 
 function npmFailure(source: NpmSource, output: string, missing: boolean, npmCommand: string[] | undefined): string {

@@ -11,6 +11,7 @@
  * xcsh's credentials: the default policy filters them. The sandbox mode is fixed at
  * start: a later call may not loosen it, so nothing running inside can switch it off.
  */
+import { childEnvironment } from "./child-environment.ts";
 import { DEFAULT_COMMAND_POLICY, type CommandPolicy, type SandboxMode, type SandboxPolicy } from "./policy.ts";
 
 let active: CommandPolicy = DEFAULT_COMMAND_POLICY;
@@ -18,6 +19,18 @@ let sandboxFixed = false;
 
 export function commandPolicy(): CommandPolicy {
   return active;
+}
+
+/**
+ * The environment of a program started for the model or the user (the bash tool, `!cmd` /
+ * RPC `bash`, `pi.exec`, a local MCP server): xcsh's, through settings' shellEnv, and with
+ * secret-named variables hidden too while a sandbox is on (child-environment.ts).
+ * `sandboxed` false: the program runs outside the sandbox (an MCP server let out of it).
+ * One function for all of them, and for the sandbox started ahead of its command
+ * (warm-sandbox.ts), so a warm and a fresh sandbox hold the same variables.
+ */
+export function commandEnvironment(sandboxed = true): NodeJS.ProcessEnv {
+  return childEnvironment(process.env, active.shellEnv, { hideSecretNames: sandboxed && active.sandbox.mode !== "off" });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The environment of the programs xcsh starts for the model and the user (the bash
- * tool, `!cmd` / RPC `bash`, extensions' `exec`): xcsh's own, without the credentials
+ * tool, `!cmd` / RPC `bash`, extensions' `exec`, local MCP servers): xcsh's own, without the credentials
  * xcsh itself uses to reach model providers. `echo $ANTHROPIC_API_KEY` through the bash
  * tool must not print the key: a prompt-injected command would send it anywhere.
  *
@@ -10,10 +10,14 @@
  *    (AWS_BEARER_TOKEN_BEDROCK, COPILOT_GITHUB_TOKEN, …), and any
  *    `<PROVIDER>_…KEY/TOKEN/SECRET` of an LLM provider;
  *  - variables a models.json `apiKey` or header names (`"$CORP_LLM_KEY"`), once known.
- * Not removed: the user's general-purpose credentials that the commands they ask for
- * rely on — GITHUB_TOKEN / GH_TOKEN (git, gh), AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
- * AWS_SESSION_TOKEN (aws, terraform), SSH_AUTH_SOCK. xcsh talks to none of
- * those services; `shellEnv.exclude` or `inherit: "core"` hides them too.
+ * With the sandbox off, the user's general-purpose credentials that the commands they ask
+ * for rely on stay — GITHUB_TOKEN / GH_TOKEN (git, gh), AWS_ACCESS_KEY_ID /
+ * AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (aws, terraform), SSH_AUTH_SOCK. xcsh talks to
+ * none of those services; `shellEnv.exclude` or `inherit: "core"` hides them too.
+ * Under a sandbox (read-only, workspace-write) the user asked for walls, so every variable
+ * whose name has a word KEY, SECRET, TOKEN or PASSWORD (hasSecretName) goes too — the
+ * database password, the payment key, the registry token a command could send anywhere —
+ * unless `passthrough` names it. active-policy.ts's commandEnvironment decides by the mode.
  *
  * settings.json `shellEnv` changes this: `inherit` "all" (default: everything but the
  * credentials), "core" (a short list a shell needs: PATH, HOME, locale, terminal, temp, the network's proxy and CA)
@@ -111,8 +115,30 @@ function matchesGlob(name: string, pattern: string): boolean {
 
 const matchesAny = (name: string, patterns: readonly string[]) => patterns.some((pattern) => matchesGlob(name, pattern));
 
+/** The words that make a name a secret's; a plural counts too (`SSH_KEYS`). */
+const SECRET_WORDS = new Set(["KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWORDS"]);
+
+/**
+ * Whether a variable's name says it holds a secret: split at every character that is not a
+ * letter or digit (`_` mostly), case ignored, one of its words is KEY, SECRET, TOKEN or
+ * PASSWORD (or their plural), or a word ends in PASSWORD (postgres' PGPASSWORD).
+ * Whole words, so that KEYBOARD_LAYOUT, MONKEY and TOKENIZERS_PARALLELISM are not secrets.
+ */
+export function hasSecretName(name: string): boolean {
+  for (const word of name.toUpperCase().split(/[^A-Z0-9]+/)) {
+    if (SECRET_WORDS.has(word) || word.endsWith("PASSWORD")) return true;
+  }
+  return false;
+}
+
+export interface ChildEnvironmentOptions {
+  /** Also hide every variable with a secret's name (hasSecretName): a sandbox is on. */
+  hideSecretNames?: boolean;
+}
+
 /** The environment for a child process, from `base` (xcsh's own) and the policy. Never changes `base`. */
-export function childEnvironment(base: NodeJS.ProcessEnv, policy: ShellEnvPolicy = DEFAULT_SHELL_ENV): NodeJS.ProcessEnv {
+export function childEnvironment(base: NodeJS.ProcessEnv, policy: ShellEnvPolicy = DEFAULT_SHELL_ENV, options: ChildEnvironmentOptions = {}): NodeJS.ProcessEnv {
+  const hidden = (name: string) => isProviderCredential(name) || (options.hideSecretNames === true && hasSecretName(name));
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
@@ -120,8 +146,8 @@ export function childEnvironment(base: NodeJS.ProcessEnv, policy: ShellEnvPolicy
     const inherited =
       AGENT_MARKERS.includes(name) ||
       passed ||
-      (policy.inherit === "all" && !isProviderCredential(name)) ||
-      (policy.inherit === "core" && matchesAny(name, CORE_VARIABLES) && !isProviderCredential(name));
+      (policy.inherit === "all" && !hidden(name)) ||
+      (policy.inherit === "core" && matchesAny(name, CORE_VARIABLES) && !hidden(name));
     if (!inherited) continue;
     if (!passed && matchesAny(name, policy.exclude)) continue;
     env[name] = value;

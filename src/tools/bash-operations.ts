@@ -6,8 +6,7 @@
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { basename } from "node:path";
-import { childEnvironment } from "../sandbox/child-environment.ts";
-import { commandPolicy } from "../sandbox/active-policy.ts";
+import { commandEnvironment } from "../sandbox/active-policy.ts";
 import { commandsRunInBubblewrap } from "../sandbox/warm-sandbox.ts";
 import { killProcessTree, releaseGroupIfEmpty, spawnTracked, warmCommandSandbox } from "./tracked-process.ts";
 
@@ -70,7 +69,7 @@ export { killProcessTree } from "./tracked-process.ts";
 
 /** The environment a command gets when none is given: xcsh's, without its credentials. */
 function defaultCommandEnvironment(): NodeJS.ProcessEnv {
-  return childEnvironment(process.env, commandPolicy().shellEnv);
+  return commandEnvironment();
 }
 
 /**

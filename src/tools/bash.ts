@@ -8,8 +8,7 @@ import { statSync } from "node:fs";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
-import { commandPolicy } from "../sandbox/active-policy.ts";
-import { childEnvironment } from "../sandbox/child-environment.ts";
+import { commandEnvironment } from "../sandbox/active-policy.ts";
 import { createLocalBashOperations, type BashOperations } from "./bash-operations.ts";
 import { OutputCollector, type OutputSnapshot } from "./output-collector.ts";
 import { withSessionEnvironment, type ShellSessionContext } from "./session-environment.ts";
@@ -159,7 +158,7 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Codi
       const prefixed = options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command;
       const session = exposeSession ? (options.sessionContext?.() ?? hostContext) : undefined;
       // xcsh's environment without its credentials (settings' shellEnv), then the session's variables.
-      const base = childEnvironment(process.env, commandPolicy().shellEnv);
+      const base = commandEnvironment();
       let spawn: BashSpawnContext = { command: prefixed, cwd, env: withSessionEnvironment(base, session) };
       if (options.spawnHook) spawn = options.spawnHook(spawn);
       if (usesLocalShell) checkWorkingDirectory(spawn.cwd);

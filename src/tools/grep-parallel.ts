@@ -10,7 +10,7 @@
  * calling thread instead.
  */
 import { dirname, join } from "node:path";
-import type { FileMatches, GrepQuery } from "./grep-search.ts";
+import type { FileOutcome, GrepQuery } from "./grep-search.ts";
 import type { BatchMessage, BatchReply, StartMessage } from "./search-worker.ts";
 
 /** At most this many workers, however many cores there are: past it the disk is the limit. */
@@ -47,7 +47,7 @@ function workerScript(): string {
 interface PendingBatch {
   paths: string[];
   worker: PoolWorker;
-  resolve(results: FileMatches[]): void;
+  resolve(results: FileOutcome[]): void;
   reject(error: Error): void;
 }
 
@@ -79,7 +79,7 @@ export class SearchPool {
     count: number,
     query: GrepQuery,
     rootPrefix: string,
-    private readonly searchInProcess: (paths: string[]) => FileMatches[],
+    private readonly searchInProcess: (paths: string[]) => FileOutcome[],
   ) {
     this.count = count;
     this.shared = new Int32Array(new SharedArrayBuffer(4 * (2 * count + 1)));
@@ -105,7 +105,7 @@ export class SearchPool {
    * worker; undefined when every worker has enough queued, so the caller had
    * better search this batch itself.
    */
-  trySubmit(paths: string[]): Promise<FileMatches[]> | undefined {
+  trySubmit(paths: string[]): Promise<FileOutcome[]> | undefined {
     if (this.closed) return Promise.reject(new Error("search pool closed"));
     let target: PoolWorker | undefined;
     let targetQueued = QUEUED_PER_WORKER;
@@ -123,7 +123,7 @@ export class SearchPool {
     const worker = target;
     worker.submitted++;
     const message: BatchMessage = { type: "batch", id, paths: paths.join("\0") };
-    const result = new Promise<FileMatches[]>((resolve, reject) => this.pending.set(id, { paths, worker, resolve, reject }));
+    const result = new Promise<FileOutcome[]>((resolve, reject) => this.pending.set(id, { paths, worker, resolve, reject }));
     worker.worker.postMessage(message);
     return result;
   }

@@ -12,7 +12,8 @@
  * rarest literal are decoded and tested, or, for a pattern with none, the
  * regex runs over the whole text at once (grep-scan.ts). Binary files (a NUL
  * byte in the first block) and files over MAX_SEARCHED_FILE_BYTES are skipped
- * before any search.
+ * before any search; the large ones are reported (SkippedFile), so that "No
+ * matches found" is never said of a file that was not read.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { rarestFirst, requiredLiterals } from "./grep-literals.ts";
@@ -48,6 +49,23 @@ export interface FileMatches {
   /** The text of each matching line and of its context lines, by index. */
   lines: Record<number, string>;
 }
+
+/**
+ * A file left unsearched for its size (over MAX_SEARCHED_FILE_BYTES): the tool names it,
+ * since a log or a dump is just where a needle may be. Plain data, like FileMatches.
+ */
+export interface SkippedFile {
+  displayPath: string;
+  tooLarge: true;
+}
+
+/** What searching one file gives: its matches, or word that it was too large to search. */
+export type FileOutcome = FileMatches | SkippedFile;
+
+export const isSkippedFile = (outcome: FileOutcome): outcome is SkippedFile => "tooLarge" in outcome;
+
+/** What a read gives for a file over MAX_SEARCHED_FILE_BYTES, instead of its bytes or text. */
+export const TOO_LARGE: unique symbol = Symbol("too large");
 
 export interface LineMatcher {
   /** UTF-8 bytes that every matching line contains, rarest first: a file lacking one cannot match. */
@@ -223,14 +241,15 @@ function fileHolds(fd: number, needle: Buffer, from: number, size: number): bool
 }
 
 /**
- * A local file's bytes, or undefined when it is too large, vanished or
- * unreadable — or binary and larger than the first read, or larger than the
- * first read and without `needle` (bytes every match contains). The returned
+ * A local file's bytes; TOO_LARGE for one over MAX_SEARCHED_FILE_BYTES (unless its first
+ * block shows it binary); undefined when it vanished or is unreadable — or binary and
+ * larger than the first read, or larger than the first read and without `needle` (bytes
+ * every match contains). The returned
  * buffer is a view of a shared one, valid until the next call. One open and
  * one read for a small file; the size is asked only of a file that fills the
  * first read, so a huge one is never loaded.
  */
-export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | undefined {
+export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | typeof TOO_LARGE | undefined {
   shared ??= Buffer.allocUnsafeSlow(FIRST_READ_BYTES);
   let fd: number;
   try {
@@ -244,7 +263,7 @@ export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | 
     // A large binary (a native executable, an archive) is known by its first block: none of the rest is read.
     if (looksBinary(shared)) return undefined;
     const size = fstatSync(fd).size;
-    if (size > MAX_SEARCHED_FILE_BYTES) return undefined;
+    if (size > MAX_SEARCHED_FILE_BYTES) return TOO_LARGE;
     if (needle && needle.length > 0 && shared.subarray(0, first).indexOf(needle) === -1 && !fileHolds(fd, needle, first, size)) return undefined;
     if (size > shared.length) {
       // Past 1 MiB, straight to the largest size searched, in huge pages: no growing again, few page faults.
@@ -268,7 +287,8 @@ export function readLocalBytes(absolutePath: string, needle?: Buffer): Buffer | 
 }
 
 /** Reads and searches one local file. */
-export function searchLocalFile(absolutePath: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileMatches | undefined {
+export function searchLocalFile(absolutePath: string, displayPath: string, matcher: LineMatcher, query: GrepQuery): FileOutcome | undefined {
   const bytes = readLocalBytes(absolutePath, matcher.needles[0]);
+  if (bytes === TOO_LARGE) return { displayPath, tooLarge: true };
   return bytes === undefined ? undefined : searchBytes(bytes, displayPath, matcher, query);
 }

@@ -12,11 +12,11 @@
 import { sep } from "node:path";
 import { STOP_WALK, walkDirectory, type DirectorySource, type WalkEntry } from "./file-walker.ts";
 import { SearchPool, searchWorkerCount } from "./grep-parallel.ts";
-import { searchLocalFile, type FileMatches, type GrepQuery, type LineMatcher } from "./grep-search.ts";
+import { searchLocalFile, type FileOutcome, type GrepQuery, type LineMatcher } from "./grep-search.ts";
 
-/** Takes each file's matches in order; false once it wants no more. */
+/** Takes each file's matches (or word that it was too large to search) in order; false once it wants no more. */
 export interface MatchSink {
-  add(file: FileMatches): boolean;
+  add(file: FileOutcome): boolean;
 }
 
 /** Files searched ahead of the one being reported through custom operations, so slow (remote) reads overlap. */
@@ -43,7 +43,7 @@ function abortError(): Error {
 
 /** A batch's results, in walk order among the others; `files` is set once it is searched. */
 interface QueuedBatch {
-  files?: FileMatches[];
+  files?: FileOutcome[];
   settled: Promise<void>;
 }
 
@@ -65,8 +65,8 @@ export async function searchLocalTree(
 ): Promise<void> {
   const rootPrefix = root.endsWith(sep) ? root : root + sep;
   const workerCount = searchWorkerCount();
-  const searchHere = (paths: string[]): FileMatches[] => {
-    const found: FileMatches[] = [];
+  const searchHere = (paths: string[]): FileOutcome[] => {
+    const found: FileOutcome[] = [];
     for (const path of paths) {
       const file = searchLocalFile(rootPrefix + (sep === "/" ? path : path.replaceAll("/", sep)), path, matcher, query);
       if (file) found.push(file);
@@ -79,7 +79,7 @@ export async function searchLocalTree(
   let done = false;
   let batch: string[] = [];
   const queue: QueuedBatch[] = [];
-  const addAll = (files: FileMatches[]): void => {
+  const addAll = (files: FileOutcome[]): void => {
     for (const file of files) {
       if (sink.add(file)) continue;
       done = true;
@@ -159,12 +159,12 @@ export async function searchLocalTree(
 export async function searchTreeThrough(
   root: string,
   sink: MatchSink,
-  search: (entry: WalkEntry) => Promise<FileMatches | undefined>,
+  search: (entry: WalkEntry) => Promise<FileOutcome | undefined>,
   includeFile: (entry: WalkEntry) => boolean,
   source: DirectorySource | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const pending: Promise<FileMatches | undefined>[] = [];
+  const pending: Promise<FileOutcome | undefined>[] = [];
   let done = false;
   const reportOldest = async (): Promise<void> => {
     const file = await pending.shift();

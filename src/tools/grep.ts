@@ -7,6 +7,8 @@
  * `path-LINE- text` and `--` between separate groups. Paths are relative to the
  * searched directory (or the file's name when a single file is searched), and
  * results come in path order, so the same search always gives the same text.
+ * Files too large to search are named after the results (or after "No matches
+ * found"): an answer of nothing must not hide a log that was never read.
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
@@ -17,13 +19,16 @@ import { createGlobFilter, type DirectoryEntry, type DirectorySource, type WalkE
 import {
   BINARY_SNIFF_BYTES,
   createLineMatcher,
+  isSkippedFile,
   looksBinary,
   MAX_SEARCHED_FILE_BYTES,
   readLocalBytes,
   releaseReadBuffer,
   searchBytes,
   searchText,
+  TOO_LARGE,
   type FileMatches,
+  type FileOutcome,
   type GrepQuery,
 } from "./grep-search.ts";
 import { searchLocalTree, searchTreeThrough } from "./grep-walk.ts";
@@ -40,6 +45,8 @@ import {
 import type { CodingTool } from "./types.ts";
 
 const DEFAULT_LIMIT = 100;
+/** Skipped files named in the result; the rest are counted. */
+const NAMED_SKIPPED_FILES = 5;
 
 const grepSchema = Type.Object({
   pattern: Type.String({ description: "Regular expression (JavaScript syntax) to search for, or plain text with literal: true" }),
@@ -59,6 +66,8 @@ export interface GrepToolDetails {
   matchLimitReached?: number;
   /** Some lines were cut at GREP_MAX_LINE_LENGTH characters. */
   linesTruncated?: boolean;
+  /** Files not searched for being over the size limit: how many, and the first few paths. */
+  largeFilesSkipped?: { count: number; paths: string[] };
 }
 
 /**
@@ -82,16 +91,17 @@ export interface GrepToolOptions {
   operations?: GrepOperations;
 }
 
-const DESCRIPTION = `Search file contents for a pattern. The pattern is a JavaScript regular expression, or plain text with literal: true. Searches every file under path (default: the working directory), or just path when it is a file, skipping what .gitignore ignores, .git, node_modules, binary files and files over ${formatSize(MAX_SEARCHED_FILE_BYTES)}. Each matching line is shown as "path:LINE: text" (paths relative to the searched directory); with context, surrounding lines are shown as "path-LINE- text" and separate groups are divided by "--". Patterns match within one line. Returns at most limit matches (default ${DEFAULT_LIMIT}) and ${formatSize(DEFAULT_MAX_BYTES)} of output; lines longer than ${GREP_MAX_LINE_LENGTH} characters are cut. Narrow large searches with path or glob (e.g. glob: "*.ts").`;
+const DESCRIPTION = `Search file contents for a pattern. The pattern is a JavaScript regular expression, or plain text with literal: true. Searches every file under path (default: the working directory), or just path when it is a file, skipping what .gitignore ignores, .git, node_modules, binary files and files over ${formatSize(MAX_SEARCHED_FILE_BYTES)} (these are named in the result). Each matching line is shown as "path:LINE: text" (paths relative to the searched directory); with context, surrounding lines are shown as "path-LINE- text" and separate groups are divided by "--". Patterns match within one line. Returns at most limit matches (default ${DEFAULT_LIMIT}) and ${formatSize(DEFAULT_MAX_BYTES)} of output; lines longer than ${GREP_MAX_LINE_LENGTH} characters are cut. Narrow large searches with path or glob (e.g. glob: "*.ts").`;
 
-type LoadText = (absolutePath: string) => Promise<string | undefined> | string | undefined;
+type LoadText = (absolutePath: string) => Promise<string | typeof TOO_LARGE | undefined>;
 
 /** The size and binary checks of local files, for text that came through custom operations. */
 function loadThroughOperations(ops: GrepOperations): LoadText {
   return async (absolutePath) => {
     try {
       const text = await ops.readFile(absolutePath);
-      if (text.length > MAX_SEARCHED_FILE_BYTES || text.slice(0, BINARY_SNIFF_BYTES).includes("\u0000")) return undefined;
+      if (text.slice(0, BINARY_SNIFF_BYTES).includes("\u0000")) return undefined;
+      if (text.length > MAX_SEARCHED_FILE_BYTES) return TOO_LARGE;
       return text;
     } catch {
       return undefined;
@@ -132,6 +142,9 @@ class GrepOutput {
   /** The output outgrew what the result holds, so the search stopped before the match limit. */
   outputFull = false;
   linesTruncated = false;
+  /** Files too large to search, in walk order: the first NAMED_SKIPPED_FILES paths, and how many in all. */
+  readonly skippedPaths: string[] = [];
+  skippedCount = 0;
   private outputBytes = 0;
 
   constructor(
@@ -143,7 +156,12 @@ class GrepOutput {
    * Adds a file's matches; returns false once a match beyond the limit has
    * been seen, which is when the notice can truthfully say there are more.
    */
-  add(file: FileMatches): boolean {
+  add(outcome: FileOutcome): boolean {
+    if (isSkippedFile(outcome)) {
+      if (this.skippedCount++ < NAMED_SKIPPED_FILES) this.skippedPaths.push(outcome.displayPath);
+      return true;
+    }
+    const file = outcome;
     const remaining = this.limit - this.matchCount;
     if (file.matchIndexes.length > remaining) this.limitReached = true;
     const taken = file.matchIndexes.slice(0, remaining);
@@ -194,8 +212,23 @@ async function isDirectoryOrThrow(isDirectory: GrepOperations["isDirectory"], ab
   }
 }
 
+/** The notice naming the files too large to search; undefined when there were none. */
+function skippedNotice(output: GrepOutput): string | undefined {
+  if (output.skippedCount === 0) return undefined;
+  const files = output.skippedCount === 1 ? "1 file" : `${output.skippedCount} files`;
+  const more = output.skippedCount - output.skippedPaths.length;
+  const names = output.skippedPaths.join(", ") + (more > 0 ? ` and ${more} more` : "");
+  return `[Skipped ${files} over ${formatSize(MAX_SEARCHED_FILE_BYTES)} without searching: ${names}. Search them with rg or grep through bash if they matter.]`;
+}
+
 function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepToolDetails | undefined> {
-  if (output.matchCount === 0) return { content: [{ type: "text", text: "No matches found" }], details: undefined };
+  const skipped = skippedNotice(output);
+  const largeFilesSkipped = skipped ? { count: output.skippedCount, paths: output.skippedPaths } : undefined;
+  if (output.matchCount === 0) {
+    return skipped
+      ? { content: [{ type: "text", text: `No matches found\n\n${skipped}` }], details: { largeFilesSkipped } }
+      : { content: [{ type: "text", text: "No matches found" }], details: undefined };
+  }
 
   const truncation = truncateHead(output.lines.join("\n"), { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
   const details: GrepToolDetails = {};
@@ -218,6 +251,10 @@ function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepTo
     details.linesTruncated = true;
     notices.push(`[Some lines were longer than ${GREP_MAX_LINE_LENGTH} characters and were cut. Use the read tool to see them in full.]`);
   }
+  if (skipped) {
+    details.largeFilesSkipped = largeFilesSkipped;
+    notices.push(skipped);
+  }
   const text = notices.length > 0 ? `${truncation.content}\n\n${notices.join("\n")}` : truncation.content;
   return { content: [{ type: "text", text }], details: Object.keys(details).length > 0 ? details : undefined };
 }
@@ -226,12 +263,17 @@ function formatResult(output: GrepOutput, limit: number): AgentToolResult<GrepTo
 function searchOneLocalFile(absolutePath: string, matcher: ReturnType<typeof createLineMatcher>, query: GrepQuery): FileMatches | undefined {
   // A FIFO or device would block the read or never end; only regular files are searched.
   const bytes = statSync(absolutePath).isFile() ? readLocalBytes(absolutePath) : undefined;
+  if (bytes === TOO_LARGE) throw tooLargeToSearch(absolutePath);
   if (bytes === undefined || looksBinary(bytes)) throw notSearchable(absolutePath);
   return searchBytes(bytes, basename(absolutePath), matcher, query);
 }
 
 function notSearchable(absolutePath: string): Error {
-  return new Error(`${absolutePath} is binary, too large (over ${formatSize(MAX_SEARCHED_FILE_BYTES)}) or unreadable, so it was not searched.`);
+  return new Error(`${absolutePath} is binary or unreadable, so it was not searched.`);
+}
+
+function tooLargeToSearch(absolutePath: string): Error {
+  return new Error(`${absolutePath} is too large (over ${formatSize(MAX_SEARCHED_FILE_BYTES)}), so it was not searched. Search it with rg or grep through bash.`);
 }
 
 export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTool<typeof grepSchema, GrepToolDetails | undefined> {
@@ -261,8 +303,9 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
       if (await isDirectoryOrThrow(isDirectory, searchPath)) {
         const includeFile = params.glob ? createGlobFilter(params.glob) : () => true;
         if (loadText) {
-          const search = async (entry: WalkEntry) => {
+          const search = async (entry: WalkEntry): Promise<FileOutcome | undefined> => {
             const text = await loadText(entry.absolutePath);
+            if (text === TOO_LARGE) return { displayPath: entry.path, tooLarge: true };
             return text === undefined ? undefined : searchText(text, entry.path, matcher, query);
           };
           await searchTreeThrough(searchPath, output, search, includeFile, source, signal);
@@ -271,6 +314,7 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
         }
       } else if (loadText) {
         const text = await loadText(searchPath);
+        if (text === TOO_LARGE) throw tooLargeToSearch(searchPath);
         if (text === undefined) throw notSearchable(searchPath);
         const file = searchText(text, basename(searchPath), matcher, query);
         if (file) output.add(file);

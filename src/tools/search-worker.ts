@@ -1,7 +1,7 @@
 /**
  * A grep search worker: a thread of its own that reads and searches the local
  * files grep hands it in batches (paths relative to the search root), and
- * posts back each batch's matches. It is a build entry point of its own
+ * posts back each batch's matches (and the files too large to search). It is a build entry point of its own
  * (scripts/build-flags.ts), loaded only when a search is large enough to share
  * out (see grep-parallel.ts), and ended by the search that started it.
  *
@@ -16,7 +16,7 @@
  * is it given batches (until then grep's own thread searches them).
  */
 import { sep } from "node:path";
-import { createLineMatcher, searchLocalFile, type FileMatches, type GrepQuery, type LineMatcher } from "./grep-search.ts";
+import { createLineMatcher, searchLocalFile, type FileOutcome, type GrepQuery, type LineMatcher } from "./grep-search.ts";
 
 export interface StartMessage {
   type: "start";
@@ -40,15 +40,15 @@ export interface BatchMessage {
   paths: string;
 }
 
-export type BatchReply = { id: number; results: FileMatches[] } | { id: number; error: string };
+export type BatchReply = { id: number; results: FileOutcome[] } | { id: number; error: string };
 
 declare const self: Worker;
 
 let start: StartMessage | undefined;
 let matcher: LineMatcher | undefined;
 
-function searchBatch(batch: BatchMessage, begun: StartMessage, lineMatcher: LineMatcher): FileMatches[] {
-  const results: FileMatches[] = [];
+function searchBatch(batch: BatchMessage, begun: StartMessage, lineMatcher: LineMatcher): FileOutcome[] {
+  const results: FileOutcome[] = [];
   for (const path of batch.paths.split("\0")) {
     if (Atomics.load(begun.shared, 0) !== 0) break;
     const absolutePath = begun.rootPrefix + (sep === "/" ? path : path.replaceAll("/", sep));

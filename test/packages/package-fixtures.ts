@@ -38,14 +38,19 @@ export interface FakeRegistry {
   url: string;
   /** Paths requested, in order. */
   requests: string[];
-  /** `dependencies` go into the version's metadata, as the registry states them. */
-  publish(name: string, version: string, tarball: Uint8Array, dependencies?: Record<string, string>): void;
+  /**
+   * `dependencies` go into the version's metadata, as the registry states them; so do the
+   * fields of `metadata` (`scripts`, `hasInstallScript`: npm decides from them whether to run a
+   * dependency's install scripts).
+   */
+  publish(name: string, version: string, tarball: Uint8Array, dependencies?: Record<string, string>, metadata?: Record<string, unknown>): void;
   stop(): void;
 }
 
 export function startFakeRegistry(): FakeRegistry {
   const packages = new Map<string, Map<string, Uint8Array>>();
   const dependenciesOf = new Map<string, Record<string, string>>();
+  const metadataOf = new Map<string, Record<string, unknown>>();
   const requests: string[] = [];
   const server = Bun.serve({
     port: 0,
@@ -69,6 +74,7 @@ export function startFakeRegistry(): FakeRegistry {
             name,
             version,
             ...(dependenciesOf.has(`${name}@${version}`) ? { dependencies: dependenciesOf.get(`${name}@${version}`) } : {}),
+            ...metadataOf.get(`${name}@${version}`),
             dist: {
               tarball: `${base}/${name}/-/${name.split("/").pop()}-${version}.tgz`,
               integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
@@ -84,10 +90,11 @@ export function startFakeRegistry(): FakeRegistry {
   return {
     url: `http://127.0.0.1:${server.port}/`,
     requests,
-    publish(name, version, tarball, dependencies) {
+    publish(name, version, tarball, dependencies, metadata) {
       if (!packages.has(name)) packages.set(name, new Map());
       packages.get(name)!.set(version, tarball);
       if (dependencies) dependenciesOf.set(`${name}@${version}`, dependencies);
+      if (metadata) metadataOf.set(`${name}@${version}`, metadata);
     },
     stop: () => server.stop(true),
   };

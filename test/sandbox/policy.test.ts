@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { bubblewrapArgs } from "../../src/sandbox/bubblewrap.ts";
-import { childEnvironment, isProviderCredential } from "../../src/sandbox/child-environment.ts";
+import { childEnvironment, hasSecretName, isProviderCredential } from "../../src/sandbox/child-environment.ts";
 import { credentialVariablesIn } from "../../src/sandbox/configured-credentials.ts";
 import { isHostAllowed } from "../../src/sandbox/network-hosts.ts";
 import { allowedHosts, resolveCommandPolicy } from "../../src/sandbox/policy.ts";
@@ -46,6 +46,22 @@ describe("what counts as a provider credential", () => {
       { inherit: "all", passthrough: ["OPENAI_*", "AWS_REGION"], exclude: ["AWS_*"], set: { EXTRA: "1" } },
     );
     expect(env).toEqual({ OPENAI_API_KEY: "o", AWS_REGION: "r", AI_AGENT: "xcsh", EXTRA: "1" });
+  });
+});
+
+describe("what a sandbox also hides: a secret's name", () => {
+  test("a whole word KEY, SECRET, TOKEN or PASSWORD (or a plural, or a word ending in PASSWORD), case ignored, at any separator", () => {
+    const secret = ["DATABASE_PASSWORD", "STRIPE_SECRET_KEY", "NPM_TOKEN", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "PGPASSWORD", "api_key", "Deploy-Token", "SSH_KEYS", "APP_SECRETS", "KEY", "my.secret"];
+    const harmless = ["KEYBOARD_LAYOUT", "MONKEY", "TOKENIZERS_PARALLELISM", "SSH_AUTH_SOCK", "PATH", "HOME", "LESSKEY", "SECRETARY", "PASSWD_FILE"];
+    expect(secret.filter((name) => !hasSecretName(name))).toEqual([]);
+    expect(harmless.filter(hasSecretName)).toEqual([]);
+  });
+
+  test("only when asked (a sandbox on); passthrough keeps one, and the markers and fixed values stay", () => {
+    const base = { GITHUB_TOKEN: "g", DATABASE_PASSWORD: "d", MONKEY: "m", AI_AGENT: "xcsh" };
+    const policy = { inherit: "all" as const, passthrough: ["GITHUB_*"], exclude: [], set: { DEPLOY_TOKEN: "fixed" } };
+    expect(childEnvironment(base)).toEqual(base);
+    expect(childEnvironment(base, policy, { hideSecretNames: true })).toEqual({ GITHUB_TOKEN: "g", MONKEY: "m", AI_AGENT: "xcsh", DEPLOY_TOKEN: "fixed" });
   });
 });
 

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createGrepTool, type GrepOperations, type GrepToolInput } from "../../src/tools/grep.ts";
+import { MAX_SEARCHED_FILE_BYTES } from "../../src/tools/grep-search.ts";
 import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
 
 /** Files enough for grep to start its search workers and still be walking once they are ready. */
@@ -23,6 +24,17 @@ async function writeTree(files: Record<string, string | Buffer>): Promise<void> 
     await writeFile(join(root, path), content);
   }
 }
+
+/**
+ * A text file one byte over the size grep searches, `text` at its start, then empty lines
+ * past the block that tells binary files (a NUL there would make it one), the rest a hole on disk.
+ */
+async function writeJustTooLarge(path: string, text: string): Promise<void> {
+  await writeTree({ [path]: text + "\n".repeat(16 * 1024) });
+  await truncate(join(root, path), MAX_SEARCHED_FILE_BYTES + 1);
+}
+
+const SKIP_ADVICE = "Search them with rg or grep through bash if they matter.]";
 
 async function grep(params: GrepToolInput, signal?: AbortSignal) {
   const result = await createGrepTool(root).execute("call-1", params, signal);
@@ -320,10 +332,52 @@ describe("grep", () => {
     expect((await grep({ pattern: "content", limit: 1 })).details?.matchLimitReached).toBe(1);
   });
 
-  test("a 50 MB single-line file is skipped in a tree and refused by name; the rest is searched", async () => {
+  test("a 50 MB single-line file is skipped in a tree and named, and refused by name alone; the rest is searched", async () => {
     await writeTree({ "huge.txt": Buffer.alloc(50 * 1024 * 1024, "a"), "small.txt": "aaa\n" });
-    expect((await grep({ pattern: "aaa" })).text).toBe("small.txt:1: aaa");
-    await expect(grep({ pattern: "aaa", path: "huge.txt" })).rejects.toThrow(/too large/);
+    expect((await grep({ pattern: "aaa" })).text).toBe(`small.txt:1: aaa\n\n[Skipped 1 file over 10.0MB without searching: huge.txt. ${SKIP_ADVICE}`);
+    await expect(grep({ pattern: "aaa", path: "huge.txt" })).rejects.toThrow(/huge\.txt is too large \(over 10\.0MB\), so it was not searched/);
+  });
+
+  test("a file just over the size limit holding the needle is named, not passed off as \"No matches found\"", async () => {
+    await writeJustTooLarge("logs/big.log", "the needle is here\n");
+    await writeTree({ "a.txt": "nothing\n" });
+    const { text, details } = await grep({ pattern: "needle" });
+    expect(text).toBe(`No matches found\n\n[Skipped 1 file over 10.0MB without searching: logs/big.log. ${SKIP_ADVICE}`);
+    expect(details).toEqual({ largeFilesSkipped: { count: 1, paths: ["logs/big.log"] } });
+    // One byte less is searched.
+    await truncate(join(root, "logs/big.log"), MAX_SEARCHED_FILE_BYTES);
+    expect((await grep({ pattern: "needle" })).text).toBe("logs/big.log:1: the needle is here");
+  });
+
+  test("skipped files are named after the matches; past five, the rest are counted; large binaries are not named", async () => {
+    for (const name of ["a", "b", "c", "d", "e", "f", "g"]) await writeJustTooLarge(`${name}.log`, "log line\n");
+    await writeTree({ "bin.dat": Buffer.concat([Buffer.from([0, 1, 2]), Buffer.alloc(MAX_SEARCHED_FILE_BYTES, "x")]), "src/hit.ts": "const needle = 1;\n" });
+    const { text, details } = await grep({ pattern: "needle" });
+    expect(text).toBe(`src/hit.ts:1: const needle = 1;\n\n[Skipped 7 files over 10.0MB without searching: a.log, b.log, c.log, d.log, e.log and 2 more. ${SKIP_ADVICE}`);
+    expect(details?.largeFilesSkipped).toEqual({ count: 7, paths: ["a.log", "b.log", "c.log", "d.log", "e.log"] });
+  });
+
+  test("a large file in a tree shared out to search threads is named too", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < LARGE_TREE_FILES; i++) files[`d${String(i % 40).padStart(2, "0")}/f${String(i).padStart(5, "0")}.txt`] = "nothing\n";
+    await writeTree(files);
+    // One at the end of each folder: nearly every batch holds one, and most batches go to a worker thread.
+    for (let folder = 0; folder < 40; folder++) await writeJustTooLarge(`d${String(folder).padStart(2, "0")}/zz-dump.sql`, "INSERT needle\n");
+    const { text, details } = await grep({ pattern: "needle" });
+    expect(text).toBe(`No matches found\n\n[Skipped 40 files over 10.0MB without searching: d00/zz-dump.sql, d01/zz-dump.sql, d02/zz-dump.sql, d03/zz-dump.sql, d04/zz-dump.sql and 35 more. ${SKIP_ADVICE}`);
+    expect(details?.largeFilesSkipped?.count).toBe(40);
+  });
+
+  test("custom operations name a file whose text is over the size limit", async () => {
+    const tool = createGrepTool("/remote", {
+      operations: {
+        isDirectory: (path) => path === "/remote",
+        readdir: () => ["big.txt", "small.txt"],
+        readFile: (path) => (path.endsWith("big.txt") ? "needle ".repeat(MAX_SEARCHED_FILE_BYTES / 7 + 1) : "no\n"),
+      },
+    });
+    const result = await tool.execute("call-1", { pattern: "needle" });
+    expect(result.content).toEqual([{ type: "text", text: `No matches found\n\n[Skipped 1 file over 10.0MB without searching: big.txt. ${SKIP_ADVICE}` }]);
   });
 
   test("symlink loops, broken links and unreadable directories are passed over", async () => {
