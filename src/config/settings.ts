@@ -88,13 +88,13 @@ const PROJECT_TRUST_SPELLINGS = [...PROJECT_TRUST_SETTINGS, "always", "never"];
 
 /**
  * Project settings keys that run code or name code to run: extension paths, packages,
- * the shell and its prefix, the npm command — and those that decide what commands may
+ * the shell and its prefix, the npm command, the external editor — and those that decide what commands may
  * reach (the sandbox, the credentials in their environment). An untrusted project's file
  * is merged without them (see loadSettingsWithTrust); everything else in it only shapes
  * text and still applies.
  * Defined here rather than in extensions/ because config sits below extensions.
  */
-export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand", "sandbox", "shellEnv"] as const;
+export const CODE_RUNNING_PROJECT_KEYS = ["extensions", "packages", "shellPath", "shellCommandPrefix", "npmCommand", "externalEditor", "sandbox", "shellEnv"] as const;
 
 /**
  * Keys a project file never sets, trusted or not: a project must not decide how far
