@@ -103,9 +103,14 @@ export const OWN_GIT_OPTIONS: readonly string[] = [
 /** Variables that point git at another repository or index than the one named: set when xcsh runs from a git hook. */
 const GIT_LOCATION_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX"];
 
-/** A git command for a package checkout: `git <OWN_GIT_OPTIONS> <args>`, with no prompt on the terminal. */
-export function ownGit(args: readonly string[], cwd: string): { cmd: string[]; env: Environment; cwd: string } {
+/**
+ * A git command for a package checkout: `git <OWN_GIT_OPTIONS> <args>` in `cwd`, with no
+ * prompt on the terminal. The location variables are there as undefined, so the command
+ * stays free of them when its environment is laid over another (Bun leaves undefined out).
+ */
+export function ownGit(args: readonly string[], cwd: string): { cmd: string[]; env: Record<string, string | undefined>; cwd: string } {
   const command = ownProgram(["git", ...OWN_GIT_OPTIONS, ...args], { cwd, env: { GIT_TERMINAL_PROMPT: "0" } });
-  for (const name of GIT_LOCATION_VARIABLES) delete command.env[name];
-  return command;
+  const env: Record<string, string | undefined> = command.env;
+  for (const name of GIT_LOCATION_VARIABLES) env[name] = undefined;
+  return { ...command, env };
 }

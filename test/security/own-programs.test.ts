@@ -16,6 +16,7 @@ import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts"
 import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
 import { bwrapWorks } from "../sandbox/sandbox-fixture.ts";
 import { withPane } from "../modes/interactive/fixture.ts";
+import { makeGitRepository, writeGitConfig } from "../packages/package-fixtures.ts";
 
 const KEY = "sk-ant-fake-OWNPROGRAMS-7f3a9c";
 const MODEL = ["--model", "fake/fake-model"];
@@ -241,6 +242,32 @@ describe("the files a bash command changed, without git", () => {
     const mode = MODES[1]!;
     const result = await runWithBash(mode, "echo new > new.txt");
     expect(JSON.parse(result.stdout.trim()).filesChanged).toEqual([]);
+  });
+});
+
+describe("git for git packages", () => {
+  test("xcsh update runs none of the programs a package checkout's own config and hooks name, and still updates it", async () => {
+    const repos = join(home.home, "repos");
+    const upstream = makeGitRepository(repos, "acme/tools", { "package.json": JSON.stringify({ name: "tools", version: "1.0.0" }) }, "v1");
+    const gitConfig = join(home.home, "gitconfig");
+    writeGitConfig(gitConfig, "git.example.com", repos);
+    const env = { ...home.env, GIT_CONFIG_GLOBAL: gitConfig, GIT_CONFIG_NOSYSTEM: "1" };
+    const install = await runXcsh(["install", "git:git.example.com/acme/tools"], { env, cwd: project, timeoutMs: 60_000 });
+    expect(install.exitCode).toBe(0);
+    const checkout = join(home.agentDir, "git", "git.example.com", "acme", "tools");
+    // The checkout's config and hooks name programs; upstream has a new commit to fetch and merge.
+    const hooks = ["post-merge", "post-checkout", "reference-transaction", "post-index-change"].map((hook) => `cp '${evil}' .git/hooks/${hook}`);
+    sh([`cd '${checkout}'`, `git config core.fsmonitor '${evil}'`, `git config core.pager '${evil}'`, ...hooks].join(" && "));
+    writeFileSync(join(upstream, "added.txt"), "new upstream\n");
+    sh(`cd '${upstream}' && git add -A && git commit -qm second`);
+    const update = await runXcsh(["update"], { env, cwd: project, timeoutMs: 60_000 });
+    expect(update.stderr).not.toContain(KEY);
+    expect(update.exitCode).toBe(0);
+    expect(existsSync(join(checkout, "added.txt"))).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    // The same checkout, updated by git run by hand, runs them.
+    sh(`cd '${checkout}' && git status`, { ANTHROPIC_API_KEY: KEY });
+    expect(readFileSync(marker, "utf8")).toContain(`key=${KEY}`);
   });
 });
 
