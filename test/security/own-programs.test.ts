@@ -271,6 +271,42 @@ describe("git for git packages", () => {
   });
 });
 
+describe("credential commands and bwrap", () => {
+  /** A program the project ships in a folder that a relative PATH entry names. */
+  function plantOnRelativePath(name: string): Record<string, string> {
+    mkdirSync(join(project, "bin"));
+    writeFileSync(join(project, "bin", name), `#!/bin/sh\necho "ran $0 key=$ANTHROPIC_API_KEY" >> '${marker}'\nexec /bin/false\n`);
+    chmodSync(join(project, "bin", name), 0o755);
+    return { ...home.env, PATH: `bin:${home.env.PATH}` };
+  }
+
+  test("a models.json key command runs in the home folder, without the provider keys, and not from a relative PATH entry", async () => {
+    const seen = join(outside, "seen");
+    const env = plantOnRelativePath("keytool");
+    // The command records where it ran and whether it saw the key, tries `keytool`, then prints the real key.
+    const command = `!pwd > '${seen}'; echo "key=[$ANTHROPIC_API_KEY]" >> '${seen}'; keytool; echo ${KEY}`;
+    home.writeModelsJson({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: command, models: [{ id: "fake-model" }] } } });
+    server.enqueue({ content: [{ type: "text", text: "Done." }] });
+    const result = await runXcsh(["-p", "go", ...MODEL], { env, cwd: project });
+    expect(result.stdout).toBe("Done.\n");
+    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(readFileSync(seen, "utf8")).toBe(`${home.home}\nkey=[]\n`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test.skipIf(!bwrapWorks())("a bwrap the project puts on a relative PATH entry is not the sandbox", async () => {
+    const env = plantOnRelativePath("bwrap");
+    server.enqueue(
+      { content: [{ type: "toolCall", name: "bash", arguments: { command: "echo inside > made.txt" } }] },
+      { content: [{ type: "text", text: "Done." }] },
+    );
+    const result = await runXcsh(["-p", "go", ...MODEL, "--sandbox", "workspace-write"], { env, cwd: project });
+    expect(result.stdout).toBe("Done.\n");
+    expect(readFileSync(join(project, "made.txt"), "utf8")).toBe("inside\n");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe("the external editor", () => {
   test("an untrusted project's settings.json cannot name the program Ctrl+G runs", async () => {
     const stand_in = join(outside, "editor.sh");
