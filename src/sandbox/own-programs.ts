@@ -25,7 +25,7 @@
  */
 import { statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { delimiter, isAbsolute } from "node:path";
+import { delimiter, isAbsolute, sep } from "node:path";
 import { installOwnProgramLauncher } from "../ai/own-program-seam.ts";
 import { childEnvironment } from "./child-environment.ts";
 
@@ -53,9 +53,10 @@ export function ownProgramFolder(): string {
   return "/";
 }
 
-/** A program's full path on the own programs' PATH, or undefined when it is not installed there. */
+/** A program's full path on the own programs' PATH, or undefined when it is not installed there (or named by a relative path). */
 export function whichOwnProgram(name: string, env: Environment = ownProgramEnvironment()): string | undefined {
   if (isAbsolute(name)) return name;
+  if (name.includes("/") || name.includes(sep)) return undefined;
   return Bun.which(name, { PATH: env.PATH ?? env.Path ?? "" }) ?? undefined;
 }
 

@@ -237,6 +237,16 @@ describe("the files a bash command changed, without git", () => {
     expect(JSON.parse(result.stdout.trim()).filesChanged).toEqual(["new.txt"]);
   });
 
+  test("a work tree of more than 100 000 files lists none, and the run goes on", async () => {
+    committedRepository();
+    // 100 001 empty files in 101 folders, made by xargs and touch (a few seconds).
+    sh("mkdir many && cd many && for d in $(seq 0 100); do mkdir $d; done && seq 0 100000 | awk '{ print ($1 % 101) \"/\" $1 }' | xargs touch");
+    const result = await runWithBash(MODES[1]!, "echo new > new.txt");
+    expect(result.exitCode).toBe(0);
+    expect(readFileSync(join(project, "new.txt"), "utf8")).toBe("new\n");
+    expect(JSON.parse(result.stdout.trim()).filesChanged).toEqual([]);
+  }, 60_000);
+
   test("outside a git work tree nothing a bash command changed is listed", async () => {
     writeFileSync(join(project, "notes.txt"), "one\n");
     const mode = MODES[1]!;
