@@ -160,13 +160,14 @@ describe("projectNeedsTrust", () => {
   });
 
   test("each code-running settings key needs trust; empty values do not", () => {
-    expect([...CODE_RUNNING_PROJECT_KEYS].sort()).toEqual(["extensions", "npmCommand", "packages", "sandbox", "shellCommandPrefix", "shellEnv", "shellPath"]);
+    expect([...CODE_RUNNING_PROJECT_KEYS].sort()).toEqual(["extensions", "externalEditor", "npmCommand", "packages", "sandbox", "shellCommandPrefix", "shellEnv", "shellPath"]);
     const samples: Record<string, unknown> = {
       extensions: ["./x.ts"],
       packages: ["npm:foo"],
       shellPath: "/bin/zsh",
       shellCommandPrefix: "set -x",
       npmCommand: ["pnpm"],
+      externalEditor: "code --wait",
       sandbox: { mode: "off" },
       shellEnv: { passthrough: ["OPENAI_API_KEY"] },
     };
