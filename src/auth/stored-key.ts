@@ -11,6 +11,8 @@
  * come from the entry's own `env` first — hence a resolver of its own.
  */
 
+import { ownProgramLaunch } from "../ai/own-program-seam.ts";
+
 const COMMAND_TIMEOUT_MS = 10_000;
 
 /** A stored key that cannot be had; the message names the provider and file, never the key. */
@@ -60,8 +62,8 @@ const INTERPOLATION = /\$(?:(\$)|(!)|\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Z
 
 async function runKeyCommand(command: string): Promise<string> {
   const argv = process.platform === "win32" ? ["cmd.exe", "/d", "/s", "/c", command] : ["/bin/sh", "-c", command];
-  // env passed explicitly: Bun would hand the child the environment as it was at start-up.
-  const proc = Bun.spawn(argv, { env: process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // A program of xcsh's own: from the home folder, without the provider keys (sandbox/own-programs.ts).
+  const proc = Bun.spawn({ ...ownProgramLaunch(argv), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), COMMAND_TIMEOUT_MS);
   try {
     const [stdout, stderr, exitCode] = await Promise.all([

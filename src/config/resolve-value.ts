@@ -11,6 +11,8 @@
  *   anything else     → the literal string ("sk-…", "ollama")
  */
 
+import { ownProgram } from "../sandbox/own-programs.ts";
+
 /** A `$NAME` or `${NAME}` in a value names a variable that is unset or empty. Carries names only, never values. */
 export class UnsetVariableError extends Error {
   constructor(readonly variables: readonly string[]) {
@@ -109,8 +111,8 @@ async function runValueCommand(command: string): Promise<string> {
   if (command === "") throw new Error('Config value "!" has no command after the "!".');
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    // Pass env explicitly: Bun would otherwise hand the child the environment as it was at startup.
-    proc = Bun.spawn(shellArgv(command), { env: process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    // A program of xcsh's own: from the home folder, without the provider keys (sandbox/own-programs.ts).
+    proc = Bun.spawn({ ...ownProgram(shellArgv(command)), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
     throw new Error(`Command "${command}" could not be started: ${(error as Error).message}`);
   }

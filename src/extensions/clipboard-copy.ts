@@ -3,8 +3,11 @@
  * clipboard program — pbcopy on macOS, clip on Windows, clip.exe under WSL,
  * wl-copy on Wayland, xclip or xsel under X11, termux-clipboard-set on Android —
  * trying each that is installed until one succeeds. With none, the error says
- * which programs were looked for and what to install.
+ * which programs were looked for and what to install. Each is a program of xcsh's own
+ * (src/sandbox/own-programs.ts): looked up on an absolute-only PATH, started from the
+ * home folder, without the provider keys.
  */
+import { ownProgram, whichOwnProgram } from "../sandbox/own-programs.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -24,9 +27,8 @@ export async function copyToClipboard(text: string): Promise<void> {
   const writers = clipboardWriters();
   const failures: string[] = [];
   for (const [program, ...args] of writers) {
-    const path = Bun.which(program!);
-    if (!path) continue;
-    const proc = Bun.spawn([path, ...args], { stdin: new Blob([text]), stdout: "ignore", stderr: "pipe" });
+    if (!whichOwnProgram(program!)) continue;
+    const proc = Bun.spawn({ ...ownProgram([program!, ...args]), stdin: new Blob([text]), stdout: "ignore", stderr: "pipe" });
     const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     if (code === 0) return;
     failures.push(`${program} exited with ${code}${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`);

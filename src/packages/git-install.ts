@@ -3,12 +3,19 @@
  * made in a sibling temp folder and renamed into place only once it (and its npm
  * dependencies) succeeded, so a failed install leaves no checkout behind. A pinned ref
  * is checked out and never moved by `update`; an unpinned checkout fast-forwards.
+ *
+ * git runs as a program of xcsh's own (src/sandbox/own-programs.ts): with no fsmonitor,
+ * hooks, pager or `ext::` transport whatever a checkout's config says, in the checkout's
+ * folder (the clone in its parent, never the project), without the provider keys. The
+ * person's own git configuration stays, so their credential helper or ssh reaches a
+ * private repository.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { installDependencies } from "./npm-install.ts";
 import { installedRoot, type ScopePlaces } from "./locations.ts";
-import { lastLines, progress, runCommand } from "./run-command.ts";
+import { lastLines, progress, runCommand, type CommandResult } from "./run-command.ts";
+import { ownGit, whichOwnProgram } from "../sandbox/own-programs.ts";
 import type { PackageSource } from "./source.ts";
 
 type GitSource = Extract<PackageSource, { type: "git" }>;
@@ -22,7 +29,7 @@ export async function installGit(source: GitSource, places: ScopePlaces, npmComm
   rmSync(temp, { recursive: true, force: true });
   try {
     progress(`Cloning ${source.repo}${source.ref ? ` at ${source.ref}` : ""}…`);
-    const clone = await runCommand(["git", "clone", "--quiet", source.repo, temp], { env: { GIT_TERMINAL_PROMPT: "0" } });
+    const clone = await git(["clone", "--quiet", source.repo, temp], dirname(dest));
     if (!clone.ok) throw new Error(cloneFailure(source, clone.output));
     if (source.ref) await checkout(source, temp);
     await installGitDependencies(source, temp, npmCommand);
@@ -37,19 +44,25 @@ export async function updateGit(source: GitSource, places: ScopePlaces, npmComma
   if (!existsSync(dest)) return installGit(source, places, npmCommand);
   await requireGit(source);
   progress(`Updating ${source.typed} in ${dest}…`);
-  const fetch = await runCommand(["git", "-C", dest, "fetch", "--quiet", "--tags", "origin"], { env: { GIT_TERMINAL_PROMPT: "0" } });
+  const fetch = await git(["fetch", "--quiet", "--tags", "origin"], dest);
   if (!fetch.ok) throw new Error(`Cannot update ${source.typed}: git fetch failed (no network, or the repository moved?).\n${lastLines(fetch.output)}`);
   if (source.ref) await checkout(source, dest);
   else {
-    const pull = await runCommand(["git", "-C", dest, "merge", "--ff-only", "--quiet", "@{upstream}"]);
+    const pull = await git(["merge", "--ff-only", "--quiet", "@{upstream}"], dest);
     if (!pull.ok) throw new Error(`Cannot update ${source.typed}: the checkout in ${dest} has local changes or diverged; remove and install it again.\n${lastLines(pull.output)}`);
   }
   await installGitDependencies(source, dest, npmCommand);
 }
 
 async function checkout(source: GitSource, folder: string): Promise<void> {
-  const result = await runCommand(["git", "-C", folder, "checkout", "--quiet", source.ref!]);
+  const result = await git(["checkout", "--quiet", source.ref!], folder);
   if (!result.ok) throw new Error(`Cannot install ${source.typed}: the repository has no branch, tag or commit "${source.ref}".\n${lastLines(result.output, 3)}`);
+}
+
+/** git with the own programs' options and environment (requireGit has seen it installed). */
+function git(args: string[], folder: string): Promise<CommandResult> {
+  const { cmd, env, cwd } = ownGit(args, folder);
+  return runCommand(cmd, { cwd, env });
 }
 
 async function installGitDependencies(source: GitSource, folder: string, npmCommand: string[] | undefined): Promise<void> {
@@ -69,7 +82,7 @@ function hasDependencies(folder: string): boolean {
 }
 
 async function requireGit(source: GitSource): Promise<void> {
-  if (Bun.which("git")) return;
+  if (whichOwnProgram("git")) return;
   throw new Error(`Cannot install ${source.typed}: git is not installed (git sources are cloned with the system git). Install git, or use an npm: source or a local path.`);
 }
 

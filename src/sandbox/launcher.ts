@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
+import { ownProgram, whichOwnProgram } from "./own-programs.ts";
 import { commandPolicy } from "./active-policy.ts";
 import { sandboxLayout, type SandboxLayout } from "./layout.ts";
 import { allowedHosts, type SandboxPolicy } from "./policy.ts";
@@ -31,10 +32,13 @@ let bwrapChecked: { path: string } | { error: string } | undefined;
 /** bwrap's path once it has been seen to start a sandbox; the reason otherwise. */
 function checkedBwrap(policy: SandboxPolicy): string {
   if (!bwrapChecked) {
-    const path = Bun.which("bwrap");
+    // Not a PATH entry relative to the project: a bwrap the repository put there would be the sandbox.
+    const path = whichOwnProgram("bwrap");
     if (!path) bwrapChecked = { error: `The sandbox (${policy.mode}) needs bubblewrap, and bwrap is not on PATH. ${BWRAP_INSTALL}, or run with --sandbox off.` };
     else {
-      const probe = Bun.spawnSync([path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"], {
+      // A program of xcsh's own (own-programs.ts): `true` is looked up on an absolute-only PATH, from the home folder.
+      const probe = Bun.spawnSync({
+        ...ownProgram([path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]),
         stdin: "ignore",
         stdout: "ignore",
         stderr: "pipe",

@@ -17,7 +17,7 @@
  * ones (74 vs 121 ms for 1000 directories of 100 files); the walk still yields
  * to the event loop every few milliseconds so an abort is noticed promptly.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { GitignoreChain, GitignoreRules } from "./gitignore.ts";
 
@@ -110,13 +110,24 @@ export const localDirectorySource: DirectorySource = {
     return entries;
   },
   readText(absolutePath) {
+    // Opened without blocking and read only when it is a regular file: a repository's
+    // `.git/info/exclude` may be a FIFO, which a plain read would wait on forever.
+    let fd: number | undefined;
     try {
-      return readFileSync(absolutePath, "utf8");
+      fd = openSync(absolutePath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+      const stats = fstatSync(fd);
+      if (!stats.isFile() || stats.size > MAX_IGNORE_FILE_BYTES) return undefined;
+      return readFileSync(fd, "utf8");
     } catch {
       return undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   },
 };
+
+/** An ignore file larger than this is not one (a planted log, a device): it is not read. */
+const MAX_IGNORE_FILE_BYTES = 4 * 1024 * 1024;
 
 class DirectoryWalker {
   private readonly skip: ReadonlySet<string>;

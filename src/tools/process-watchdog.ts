@@ -10,7 +10,7 @@
  *
  * Lines on the pipe: `+<pgid>` watch a group, `-<pgid>` forget it, `#<tag>` the run's tag.
  */
-import { childEnvironment } from "../sandbox/child-environment.ts";
+import { ownProgram } from "../sandbox/own-programs.ts";
 import { killAllTagged, runProcessTag } from "../sandbox/process-sweep.ts";
 
 let watchdog: { write(line: string): void } | undefined;
@@ -26,8 +26,8 @@ function selfCommand(): string[] {
 function ensureWatchdog(): typeof watchdog {
   if (watchdog || unavailable || process.platform === "win32") return watchdog;
   try {
-    const child = Bun.spawn([...selfCommand(), "--watchdog"], {
-      env: childEnvironment(process.env),
+    const child = Bun.spawn({
+      ...ownProgram([...selfCommand(), "--watchdog"]),
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",

@@ -2,9 +2,11 @@
  * Reading an image from the system clipboard, for Ctrl+V in the editor (Alt+V on
  * Windows, where the terminal keeps Ctrl+V for pasting text). Terminals pass only
  * text through, so the image is asked of the desktop's own tool: `wl-paste` on
- * Wayland, `xclip` on X11, `osascript` on macOS, PowerShell on Windows. Whatever
- * goes wrong becomes a sentence the person can act on, never an exception.
+ * Wayland, `xclip` on X11, `osascript` on macOS, PowerShell on Windows — each a
+ * program of xcsh's own (src/sandbox/own-programs.ts). Whatever goes wrong becomes a
+ * sentence the person can act on, never an exception.
  */
+import { ownProgram } from "../../sandbox/own-programs.ts";
 import type { ImageContent } from "../../ai/types.ts";
 import { detectImageMimeTypeFromBytes } from "../../tools/image-mime.ts";
 
@@ -27,7 +29,7 @@ interface Run {
 async function run(command: string[], env: Record<string, string | undefined>): Promise<Run> {
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    proc = Bun.spawn(command, { env, stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: TIMEOUT_MS });
+    proc = Bun.spawn({ ...ownProgram(command, { from: env }), stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: TIMEOUT_MS });
   } catch {
     return { stdout: new Uint8Array() }; // not installed
   }

@@ -6,10 +6,16 @@
  * and what the editor saved comes back into the prompt editor. The command is
  * run by the shell, so `code --wait` or `emacs -nw` work as written. A failed
  * editor (not found, non-zero exit) leaves the draft as it was and says why.
+ *
+ * The editor is a program of xcsh's own (src/sandbox/own-programs.ts): it starts in the
+ * draft's folder, not the project (an editor that reads settings from where it starts,
+ * vim's `exrc`, must not read the repository's), without the provider keys. A project's
+ * settings.json names it only when the project is trusted (config/settings.ts).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ownProgram } from "../../sandbox/own-programs.ts";
 
 /** The command to run, or undefined when there is none to be found. */
 export function editorCommand(setting: unknown, env: Record<string, string | undefined> = process.env): string | undefined {
@@ -35,7 +41,7 @@ export async function editInExternalEditor(command: string, text: string, releas
     const argv = process.platform === "win32" ? ["cmd.exe", "/d", "/s", "/c", `${command} "${file}"`] : ["/bin/sh", "-c", `${command} "$1"`, "xcsh-editor", file];
     const code = await release(async () => {
       try {
-        const child = Bun.spawn(argv, { stdin: "inherit", stdout: "inherit", stderr: "inherit" });
+        const child = Bun.spawn({ ...ownProgram(argv, { cwd: dir }), stdin: "inherit", stdout: "inherit", stderr: "inherit" });
         return await child.exited;
       } catch {
         return 127;

@@ -1,25 +1,24 @@
 /**
  * The files a headless run changed, for the result envelope: the paths of edit
  * and write tool calls that succeeded, and — in a git work tree — the files a
- * bash command changed, seen by comparing `git status` before the run's first
- * bash command with the state at the end.
+ * bash command changed, seen by comparing the work tree's files before the run's
+ * first bash command with the files at the end (work-tree-changes.ts; git is not run).
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { AgentSession } from "../../core/agent-session.ts";
-import { GitChanges } from "./git-changes.ts";
+import { WorkTreeChanges } from "./work-tree-changes.ts";
 
 const CHANGING_TOOLS = new Set(["edit", "write"]);
 
-export function trackFilesChanged(session: AgentSession): () => string[] {
+export function trackFilesChanged(session: AgentSession): () => Promise<string[]> {
   const pending = new Map<string, string>();
   const changed = new Set<string>();
-  let git: GitChanges | undefined;
-  let gitChecked = false;
-  session.subscribe((event) => {
-    if (event.type === "tool_execution_start" && event.toolName === "bash" && !gitChecked) {
+  let workTree: Promise<WorkTreeChanges | undefined> | undefined;
+  session.subscribe(async (event) => {
+    if (event.type === "tool_execution_start" && event.toolName === "bash" && !workTree) {
       // Before the command runs: the listener is awaited before the tool starts.
-      gitChecked = true;
-      git = GitChanges.snapshot(session.cwd);
+      workTree = WorkTreeChanges.snapshot(session.cwd);
+      await workTree;
     }
     if (event.type === "tool_execution_start" && CHANGING_TOOLS.has(event.toolName)) {
       const path = (event.args as { path?: unknown } | undefined)?.path;
@@ -33,8 +32,9 @@ export function trackFilesChanged(session: AgentSession): () => string[] {
       changed.add(inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : absolute);
     }
   });
-  return () => {
-    for (const path of git?.changedSince() ?? []) changed.add(path);
+  return async () => {
+    const tree = await workTree;
+    for (const path of (await tree?.changedSince()) ?? []) changed.add(path);
     return [...changed];
   };
 }

@@ -153,7 +153,8 @@ async function runPrompt(
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
   } else attachTextOutput(session, () => streamLive && onLastPrompt, answerOut);
-  const filesChanged = trackFilesChanged(session);
+  // Only the envelope lists them: a text run walks no work tree.
+  const filesChanged = writeResult ? trackFilesChanged(session) : async () => [];
   const limits = limitsFrom(created.args);
   const meter = new RunMeter(session, limits);
 
@@ -223,7 +224,7 @@ async function runPrompt(
     durationMs: Date.now() - startedAt,
     sessionId: session.sessionManager.getSessionId(),
     sessionFile: session.sessionManager.getSessionFile() ?? null,
-    filesChanged: filesChanged(),
+    filesChanged: await filesChanged(),
     ...(error ? { error } : {}),
   } satisfies ResultEnvelope);
   return exitCodeFor(status, error);

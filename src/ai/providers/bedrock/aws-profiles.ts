@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { BEDROCK_CREDENTIAL_HINT, expirationOf, type AwsCredentials } from "./credential-types.ts";
 import { processEnv, type EnvReader } from "../provider-env.ts";
+import { ownProgramLaunch } from "../../own-program-seam.ts";
 
 type IniSections = Record<string, Record<string, string>>;
 
@@ -51,7 +52,8 @@ export function readProfile(name: string, env: EnvReader = processEnv): Record<s
 
 /** A credential_process's JSON output (AWS's documented shape, Version 1). */
 async function runCredentialProcess(command: string, profile: string): Promise<AwsCredentials> {
-  const child = Bun.spawn(["/bin/sh", "-c", command], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // A program of xcsh's own: from the home folder, without the provider keys (sandbox/own-programs.ts).
+  const child = Bun.spawn({ ...ownProgramLaunch(["/bin/sh", "-c", command]), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => child.kill(), 60_000);
   const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
