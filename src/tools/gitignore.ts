@@ -19,7 +19,8 @@ export interface GitignoreRule {
   directoryOnly: boolean;
   /** No `/` in the pattern: matched against the last path component only. */
   matchesName: boolean;
-  regex: RegExp;
+  /** A RegExp, or a linear-time matcher for patterns with many wildcards. */
+  matcher: PathMatcher;
 }
 
 /** The parsed lines of one ignore file. Patterns are matched relative to the file's directory. */
@@ -45,7 +46,7 @@ export class GitignoreRules {
     for (let i = this.rules.length - 1; i >= 0; i--) {
       const rule = this.rules[i];
       if (rule.directoryOnly && !isDirectory) continue;
-      if (rule.regex.test(rule.matchesName ? name : relativePath)) return !rule.negated;
+      if (rule.matcher.test(rule.matchesName ? name : relativePath)) return !rule.negated;
     }
     return undefined;
   }
@@ -109,14 +110,14 @@ export function parseGitignoreLine(line: string): GitignoreRule | undefined {
   const matchesName = !pattern.includes("/");
   // A leading slash only anchors; the path being matched has none.
   if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  let regex: RegExp;
+  let matcher: PathMatcher;
   try {
-    regex = new RegExp(`^${translatePattern(pattern)}$`);
+    matcher = compilePattern(pattern);
   } catch {
     // A class like `[z-a]` matches nothing in git; skipping the line has the same effect.
     return undefined;
   }
-  return { source: line, negated, directoryOnly, matchesName, regex };
+  return { source: line, negated, directoryOnly, matchesName, matcher };
 }
 
 /** Trailing spaces are dropped unless the last one is escaped with a backslash. */
@@ -131,22 +132,144 @@ function trimUnescapedTrailingSpaces(line: string): string {
   return line.slice(0, end);
 }
 
-/** A slash-separated pattern as a regex source. `**` segments span any number of directories. */
-function translatePattern(pattern: string): string {
+/**
+ * One piece of a compiled pattern: a character (the `/` between segments included), one
+ * character of a class or `?`, `*` (a run within a name), `**` between slashes (any number
+ * of whole directories) and a trailing `**` (everything below).
+ */
+type Token =
+  | { kind: "literal"; char: string }
+  | { kind: "one"; source: string }
+  | { kind: "star" }
+  | { kind: "directories" }
+  | { kind: "everything" };
+
+/** A slash-separated pattern as tokens. `**` segments span any number of directories. */
+function tokenizePattern(pattern: string): Token[] {
   const segments = pattern.split("/");
-  let source = "";
+  const tokens: Token[] = [];
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i];
     const last = i === segments.length - 1;
     if (segment === "**") {
       // `a/**` is everything inside a; `**/b` and `a/**/b` allow zero or more directories between.
-      source += last ? ".*" : "(?:[^/]*/)*";
+      tokens.push(last ? { kind: "everything" } : { kind: "directories" });
       continue;
     }
-    source += translateSegment(segment);
-    if (!last) source += "/";
+    tokens.push(...tokenizeSegment(segment));
+    if (!last) tokens.push({ kind: "literal", char: "/" });
   }
-  return source;
+  return tokens;
+}
+
+function regexSource(tokens: readonly Token[]): string {
+  return tokens
+    .map((token) => {
+      if (token.kind === "literal") return escapeForRegex(token.char);
+      if (token.kind === "one") return token.source;
+      if (token.kind === "star") return "[^/]*";
+      return token.kind === "directories" ? "(?:[^/]*/)*" : ".*";
+    })
+    .join("");
+}
+
+/**
+ * The most wildcards a pattern may hold and still be matched by a RegExp. A backtracking
+ * engine tries every way of splitting a name between the wildcards: with k of them that is
+ * about n^k steps, so a planted line like `*a*a*a*a*a*a*a*a*a*a*b` would hang every walk of
+ * the repository (grep, find, the files-changed list). Up to two stay a RegExp (fast, and
+ * at most n² on a name); more are matched by wildcardMatcher, in n × pattern-length steps.
+ */
+const MAX_REGEX_WILDCARDS = 2;
+
+export interface PathMatcher {
+  test(text: string): boolean;
+}
+
+/** Both forms of one pattern, which must agree: for the tests that hold them equal. */
+export function patternMatchers(pattern: string): { regex: RegExp; wildcard: PathMatcher } {
+  const tokens = tokenizePattern(pattern);
+  return { regex: new RegExp(`^${regexSource(tokens)}$`), wildcard: wildcardMatcher(tokens) };
+}
+
+function compilePattern(pattern: string): PathMatcher {
+  const tokens = tokenizePattern(pattern);
+  const wildcards = tokens.filter((token) => token.kind === "star" || token.kind === "directories" || token.kind === "everything").length;
+  if (wildcards <= MAX_REGEX_WILDCARDS) return new RegExp(`^${regexSource(tokens)}$`);
+  return wildcardMatcher(tokens);
+}
+
+/**
+ * A matcher that cannot blow up: the set of pattern positions a prefix of the text can
+ * reach is carried forward one character at a time (a Thompson simulation). `**` between
+ * slashes takes two positions: at a directory's start (it may also match nothing) and inside
+ * a directory's name.
+ */
+function wildcardMatcher(tokens: readonly Token[]): PathMatcher {
+  // States: one per token, a second one for each `directories` (inside a name), then accept.
+  const kinds: Token[] = [];
+  const insideName: boolean[] = [];
+  for (const token of tokens) {
+    kinds.push(token);
+    insideName.push(false);
+    if (token.kind === "directories") {
+      kinds.push(token);
+      insideName.push(true);
+    }
+  }
+  const classes = kinds.map((token) => (token.kind === "one" ? new RegExp(`^${token.source}$`) : undefined));
+  const accept = kinds.length;
+  // Where a state goes without reading: past a wildcard that may match nothing.
+  const skip = (state: number): number | undefined => {
+    if (state >= accept || insideName[state]) return undefined;
+    const kind = kinds[state].kind;
+    if (kind === "star" || kind === "everything") return state + 1;
+    if (kind === "directories") return state + 2;
+    return undefined;
+  };
+  const close = (states: Uint8Array): void => {
+    // Skips only go forward, so one pass in order reaches every state.
+    for (let state = 0; state < accept; state++) {
+      if (!states[state]) continue;
+      const next = skip(state);
+      if (next !== undefined) states[next] = 1;
+    }
+  };
+  return {
+    test(text: string): boolean {
+      let current = new Uint8Array(accept + 1);
+      current[0] = 1;
+      close(current);
+      // By UTF-16 unit, as the RegExp form (no `u` flag) reads the text.
+      for (let index = 0; index < text.length; index++) {
+        const char = text[index];
+        const next = new Uint8Array(accept + 1);
+        let any = false;
+        for (let state = 0; state < accept; state++) {
+          if (!current[state]) continue;
+          const token = kinds[state];
+          let to: number | undefined;
+          if (token.kind === "literal") to = token.char === char ? state + 1 : undefined;
+          else if (token.kind === "one") to = classes[state]!.test(char) ? state + 1 : undefined;
+          else if (token.kind === "star") to = char === "/" ? undefined : state;
+          else if (token.kind === "everything") to = state;
+          else {
+            // `directories`: a name's characters lead inside it, its `/` back to a directory's start.
+            const start = insideName[state] ? state - 1 : state;
+            to = char === "/" ? start : start + 1;
+          }
+          if (to !== undefined) {
+            next[to] = 1;
+            any = true;
+          }
+        }
+        if (!any) return false;
+        close(next);
+        current = next;
+      }
+      return current[accept] === 1;
+    },
+  };
 }
 
 const REGEX_SPECIAL = /[.*+?^${}()|[\]\\/]/;
@@ -161,31 +284,31 @@ function escapeForClass(char: string): string {
 }
 
 /** One path component's wildcards: `*`, `?`, `[...]` and `\x`. */
-function translateSegment(segment: string): string {
-  let source = "";
+function tokenizeSegment(segment: string): Token[] {
+  const tokens: Token[] = [];
   for (let i = 0; i < segment.length; i++) {
     const char = segment[i];
     if (char === "\\") {
       i++;
-      if (i < segment.length) source += escapeForRegex(segment[i]);
+      if (i < segment.length) tokens.push({ kind: "literal", char: segment[i] });
     } else if (char === "*") {
       while (segment[i + 1] === "*") i++;
-      source += "[^/]*";
+      tokens.push({ kind: "star" });
     } else if (char === "?") {
-      source += "[^/]";
+      tokens.push({ kind: "one", source: "[^/]" });
     } else if (char === "[") {
       const parsed = parseBracket(segment, i);
       if (parsed) {
-        source += parsed.source;
+        tokens.push({ kind: "one", source: parsed.source });
         i = parsed.end;
       } else {
-        source += "\\[";
+        tokens.push({ kind: "literal", char: "[" });
       }
     } else {
-      source += escapeForRegex(char);
+      tokens.push({ kind: "literal", char });
     }
   }
-  return source;
+  return tokens;
 }
 
 const POSIX_CLASSES: Record<string, string> = {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { walkDirectory, type WalkEntry } from "../../src/tools/file-walker.ts";
-import { GitignoreChain, GitignoreRules } from "../../src/tools/gitignore.ts";
+import { GitignoreChain, GitignoreRules, patternMatchers } from "../../src/tools/gitignore.ts";
 
 /** Whether `path` is ignored by a single .gitignore with `content` at the root. */
 function ignoredBy(content: string, path: string, isDirectory = false): boolean {
@@ -87,6 +87,25 @@ describe("gitignore patterns", () => {
     // Anchored to pkg/, so neither the root's nor a deeper local.txt.
     expect(chain.isIgnored("local.txt", false)).toBe(false);
     expect(chain.isIgnored("pkg/sub/local.txt", false)).toBe(false);
+  });
+});
+
+describe("patterns with many wildcards", () => {
+  test("a planted line whose wildcards would make a backtracking matcher run for hours is decided at once", () => {
+    // As a RegExp this takes about 60^10 steps on a 60-character name that does not match.
+    const hostile = "*a*a*a*a*a*a*a*a*a*a*b\n";
+    expect(ignoredBy(hostile, "a".repeat(60))).toBe(false);
+    expect(ignoredBy(hostile, `${"a".repeat(60)}b`)).toBe(true);
+    expect(ignoredBy("**/**/**/**/**/**/x/**/y\n", `${"d/".repeat(40)}z`)).toBe(false);
+  });
+
+  test("the linear-time matcher agrees with the RegExp form on every pattern shape", () => {
+    const patterns = ["*", "*.js", "a*b*c", "*a*?*", "src/*/x*", "**/b", "a/**/b", "a/**", "**/a*/**/b*c", "[a-c]*[!x]?", "x\\*y*", "*/*/*", "a[]]*b", "**"];
+    const texts = ["", "a", "abc", "a.js", "aXbYc", "src/q/xyz", "src/q/r/x", "b", "x/b", "a/b", "a/x/y/b", "a/", "q/ab/r/bzc", "ab/b1c", "bq", "cxz", "x*y", "x*yz", "a/b/c", "a]zb", "é*/b"];
+    for (const pattern of patterns) {
+      const { regex, wildcard } = patternMatchers(pattern);
+      for (const text of texts) expect([pattern, text, wildcard.test(text)]).toEqual([pattern, text, regex.test(text)]);
+    }
   });
 });
 

@@ -34,9 +34,9 @@ writeFileSync(join(tree, ".gitignore"), "pkg00/\n");
 const visible = expected.filter((line) => !line.startsWith("pkg00/"));
 
 /** Runs one tool call in print mode; the text the tool returned. */
-async function toolResult(name: string, args: Record<string, unknown>): Promise<string> {
+async function toolResult(name: string, args: Record<string, unknown>, cwd = tree): Promise<string> {
   server.enqueue({ content: [{ type: "toolCall", id: "t1", name, arguments: args }] }, { content: [{ type: "text", text: "done" }] });
-  const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "grep,find", "search"], { env: home.env, cwd: tree, timeoutMs: 30_000 });
+  const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "grep,find", "search"], { env: home.env, cwd, timeoutMs: 30_000 });
   expect(result.exitCode).toBe(0);
   const messages = server.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
   const last = messages.at(-1)!;
@@ -53,5 +53,19 @@ describe("search tools in the built binary", () => {
   test("find over the same tree lists matching names sorted", async () => {
     const text = await toolResult("find", { pattern: "file0000*.ts" });
     expect(text).toBe(["pkg01/file00001.ts", "pkg02/file00002.ts", "pkg03/file00003.ts", "pkg04/file00004.ts", "pkg05/file00005.ts", "pkg06/file00006.ts", "pkg07/file00007.ts", "pkg08/file00008.ts", "pkg09/file00009.ts"].join("\n"));
+  }, 60_000);
+
+  test("a repository's .gitignore built to make pattern matching take hours does not stall grep or find", async () => {
+    const hostile = join(tree, "..", `${tree.split("/").at(-1)}-hostile`);
+    mkdirSync(hostile, { recursive: true });
+    try {
+      writeFileSync(join(hostile, ".gitignore"), "*a*a*a*a*a*a*a*a*a*a*a*a*b\n");
+      const name = `${"a".repeat(60)}.txt`;
+      writeFileSync(join(hostile, name), "needle\n");
+      expect(await toolResult("find", { pattern: "*.txt" }, hostile)).toBe(name);
+      expect(await toolResult("grep", { pattern: "needle", literal: true }, hostile)).toBe(`${name}:1: needle`);
+    } finally {
+      rmSync(hostile, { recursive: true, force: true });
+    }
   }, 60_000);
 });
