@@ -233,7 +233,9 @@ export class AgentSession {
       const source = options.source ?? "rpc";
       const queue = options.streamingBehavior === "steer" ? this.steer : options.streamingBehavior === "followUp" ? this.followUp : undefined;
       if (!queue) throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
-      options.onDisposition?.(await queue.call(this, text, options.images, source));
+      // Queued first, told after: `onDisposition?.(await …)` would skip the queueing when no one listens.
+      const disposition = await queue.call(this, text, options.images, source);
+      options.onDisposition?.(disposition);
       return;
     }
     // From here the session counts as working, though extensions are still being asked.
