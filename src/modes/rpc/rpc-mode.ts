@@ -187,6 +187,8 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   };
 
   for await (const line of readJsonlLines(Bun.stdin.stream())) {
+    // After SIGTERM or SIGHUP a new prompt would only hold the shutdown up, and no answer could be written.
+    if (shutdown.signalReceived) continue;
     if (line.trim() === "") continue;
     let frame: unknown;
     try {

@@ -42,6 +42,11 @@ export class RpcShutdown {
     process.on("SIGHUP", () => this.signal("SIGHUP"));
   }
 
+  /** A signal asked the process to go: commands that still arrive are not acted on. */
+  get signalReceived(): boolean {
+    return this.signalled;
+  }
+
   /** The exit code the finish ends with: 0, or the signal's when one arrived. */
   get code(): number {
     return this.exitCode;

@@ -89,6 +89,18 @@ describe("signals end an RPC process in order", () => {
     expect(existsSync(mark)).toBe(false);
   });
 
+  test("a prompt sent after SIGTERM, while session_shutdown runs, is not acted on", async () => {
+    fixture.home.env.SHUTDOWN_DELAY_MS = "500";
+    const rpc = await ready();
+    fixture.server.enqueue({ content: [{ type: "text", text: "never asked for" }], delayMs: 20_000 });
+    rpc.proc.kill("SIGTERM");
+    await Bun.sleep(100);
+    rpc.send({ id: "late", type: "prompt", message: "one more thing" });
+    expect(await rpc.exitWithin(10_000)).toBe(143);
+    expect(fixture.server.requests).toHaveLength(0);
+    expect(shutdownEvent().reason).toBe("quit");
+  });
+
   test("SIGHUP takes the same orderly path, exit 129", async () => {
     const rpc = await ready();
     rpc.proc.kill("SIGHUP");
