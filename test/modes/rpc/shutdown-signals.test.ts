@@ -24,6 +24,7 @@ export default function (pi) {
   });
   pi.on("input", (event) => (event.text === "swallow" ? { action: "handled" } : { action: "continue" }));
   pi.registerCommand("noop", { description: "does nothing", handler: async () => {} });
+  pi.registerCommand("bye", { description: "asks to shut down at once", handler: async (_args, ctx) => ctx.shutdown() });
   pi.registerCommand("bye-later", {
     description: "asks to shut down from a timer, once the command is long done",
     handler: async (_args, ctx) => { setTimeout(() => ctx.shutdown(), 300); },
@@ -122,6 +123,17 @@ describe("signals end an RPC process in order", () => {
     expect(response.data).toEqual({ disposition: "handled" });
     // Nothing more is sent and stdin stays open: the request alone ends the process.
     expect(await rpc.exitWithin(10_000)).toBe(0);
+    expect(shutdownEvent().reason).toBe("quit");
+  });
+
+  test("ctx.shutdown() during a run waits for the run to settle, then ends the process, exit 0", async () => {
+    const rpc = await ready();
+    fixture.server.enqueue({ content: [{ type: "text", text: "finished anyway" }], delayMs: 1_000 });
+    expect((await rpc.request({ id: "p", type: "prompt", message: "go" })).data).toEqual({ disposition: "started" });
+    expect((await rpc.request({ id: "bye", type: "prompt", message: "/bye" })).data).toEqual({ disposition: "handled" });
+    expect(await rpc.exitWithin(10_000)).toBe(0);
+    expect(rpc.ofType("agent_settled")).toEqual([{ type: "agent_settled", aborted: false }]);
+    expect(rpc.ofType("message_end").at(-1)?.message.content).toEqual([{ type: "text", text: "finished anyway" }]);
     expect(shutdownEvent().reason).toBe("quit");
   });
 });
