@@ -11,7 +11,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExtensionFixture, type ExtensionFixture } from "../../support/extensions.ts";
+import { createExtensionFixture, notices, type ExtensionFixture } from "../../support/extensions.ts";
 import { FAKE_MODEL, type RpcProcess } from "../../support/rpc-harness.ts";
 
 // session_shutdown does async work: a file, SHUTDOWN_DELAY_MS (default 200) after it began.
@@ -22,6 +22,7 @@ export default function (pi) {
     await new Promise((resolve) => setTimeout(resolve, Number(process.env.SHUTDOWN_DELAY_MS ?? 200)));
     writeFileSync(process.env.SHUTDOWN_MARK, JSON.stringify(event));
   });
+  pi.on("tool_execution_end", (event, ctx) => ctx.ui.notify("tool took " + typeof event.durationMs));
   pi.on("input", (event) => (event.text === "swallow" ? { action: "handled" } : { action: "continue" }));
   pi.registerCommand("noop", { description: "does nothing", handler: async () => {} });
   pi.registerCommand("bye", { description: "asks to shut down at once", handler: async (_args, ctx) => ctx.shutdown() });
@@ -189,6 +190,8 @@ describe("pi 1.6.0's additions to responses and events", () => {
     expect(end.isError).toBe(false);
     expect(end.durationMs).toBeGreaterThanOrEqual(150);
     expect(end.durationMs).toBeLessThan(10_000);
+    // Extensions' tool_execution_end carries it too.
+    expect(notices(rpc)).toContain("tool took number");
     // A call refused before it ran has no duration.
     fixture.server.enqueue({ content: [{ type: "toolCall", name: "no_such_tool", arguments: {} }] }, { content: [{ type: "text", text: "ok" }] });
     const before = rpc.mark();
