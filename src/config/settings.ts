@@ -151,7 +151,8 @@ export const settingsFileSchema = lazySchema(() => {
       }),
     ),
     theme: Type.Optional(Type.String()),
-    quietStartup: Type.Optional(Type.Boolean()),
+    // pi 1.6.0: "header" keeps the startup header and hides the rest.
+    quietStartup: Type.Optional(Type.Union([Type.Boolean(), Type.Literal("header")])),
     compaction: Type.Optional(
       Type.Object({
         enabled: Type.Optional(Type.Boolean()),

@@ -51,7 +51,19 @@ export interface PromptOptions {
   streamingBehavior?: "steer" | "followUp";
   /** Who typed it, as extensions' `input` event reports it. */
   source?: InputSource;
+  /**
+   * Told once what became of the prompt, the moment that is known and before any run
+   * starts: an RPC host's response carries it (pi 1.6.0's `data.disposition`).
+   */
+  onDisposition?: (disposition: PromptDisposition) => void;
 }
+
+/**
+ * What became of a submitted prompt: `handled` — an extension command or `input`
+ * handler consumed it, no run starts for it; `queued` — it waits in the steering or
+ * follow-up queue of the run in progress; `started` — it was accepted to start a run.
+ */
+export type PromptDisposition = "started" | "queued" | "handled";
 
 /** Messages persisted as session entries; summaries are written as their own entry types. */
 const PERSISTED_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom"]);
@@ -213,20 +225,25 @@ export class AgentSession {
     if (this.settlement.deferWhileAnnouncing(() => this.prompt(text, options), reportDeferredFailure)) return;
     // A command runs at once, outside the start of a run (it may wait for the agent itself).
     if (this.isCommand(text)) {
+      options.onDisposition?.("handled");
       await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
       return;
     }
     if (this.isStreaming) {
       const source = options.source ?? "rpc";
-      if (options.streamingBehavior === "steer") return this.steer(text, options.images, source);
-      if (options.streamingBehavior === "followUp") return this.followUp(text, options.images, source);
-      throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
+      const queue = options.streamingBehavior === "steer" ? this.steer : options.streamingBehavior === "followUp" ? this.followUp : undefined;
+      if (!queue) throw new Error('The agent is already working. Send the prompt with streamingBehavior "steer" or "followUp" to queue it, or abort first.');
+      // Queued first, told after: `onDisposition?.(await …)` would skip the queueing when no one listens.
+      const disposition = await queue.call(this, text, options.images, source);
+      options.onDisposition?.(disposition);
+      return;
     }
     // From here the session counts as working, though extensions are still being asked.
     const start = this.promptStarts.begin();
     let run: Promise<void> | undefined;
     try {
       const input = await this.route(text, options.images, options.source ?? "rpc", undefined);
+      options.onDisposition?.(input ? "started" : "handled");
       if (!input) return;
       const before = this.hooks ? await this.hooks.beforeAgentStart(input) : undefined;
       // Each prompt starts from the base prompt; before_agent_start may change it for this run only.
@@ -239,14 +256,20 @@ export class AgentSession {
     await run;
   }
 
-  async steer(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<void> {
+  /** Queues a steering message; `handled` when an extension consumed it instead. */
+  async steer(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<"queued" | "handled"> {
     const input = await this.route(text, images, source, "steer");
-    if (input) this.agent.steer(userMessage(input.text, input.images));
+    if (!input) return "handled";
+    this.agent.steer(userMessage(input.text, input.images));
+    return "queued";
   }
 
-  async followUp(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<void> {
+  /** Queues a follow-up; `handled` when an extension consumed it instead. */
+  async followUp(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<"queued" | "handled"> {
     const input = await this.route(text, images, source, "followUp");
-    if (input) this.agent.followUp(userMessage(input.text, input.images));
+    if (!input) return "handled";
+    this.agent.followUp(userMessage(input.text, input.images));
+    return "queued";
   }
 
   /** Starts a run from messages that need no routing (an extension's sendMessage with triggerTurn). */
@@ -314,7 +337,7 @@ export class AgentSession {
     } finally {
       if (this.running === run) this.running = undefined;
       this.userBash.flushPending();
-      await this.settlement.announce();
+      await this.settlement.announce(lastAssistantOf(this.messages));
     }
   }
 

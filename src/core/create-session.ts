@@ -10,7 +10,7 @@ import { SessionManager } from "../session/session-manager.ts";
 import { AgentSession } from "./agent-session.ts";
 import { createCodingAgent, type CreateAgentOptions } from "./create-agent.ts";
 import { prepareRun, type RunSetup, type RunSetupOptions } from "./run-setup.ts";
-import { findSessionFile } from "./find-session.ts";
+import { findSessionFile, sessionFileToOpen } from "./find-session.ts";
 import { UserError } from "./user-error.ts";
 
 export interface SessionChoice {
@@ -46,7 +46,11 @@ async function openSessionManager(cwd: string, choice: SessionChoice): Promise<S
   if (choice.fork !== undefined) return forkSession(cwd, choice.fork, sessionDir, choice.sessionId);
   if (choice.sessionId !== undefined) return sessionWithId(cwd, choice.sessionId, sessionDir, choice.noSession === true);
   if (choice.noSession) return SessionManager.inMemory(cwd);
-  if (choice.session) return SessionManager.open(await findSessionFile(cwd, choice.session, sessionDir), sessionDir);
+  if (choice.session) {
+    const { path, isNew } = await sessionFileToOpen(cwd, choice.session, sessionDir);
+    // A new file records this run's working directory, as any new session does.
+    return SessionManager.open(path, sessionDir, isNew ? cwd : undefined);
+  }
   if (choice.continueRecent) return SessionManager.continueRecent(cwd, sessionDir);
   return SessionManager.create(cwd, sessionDir);
 }

@@ -395,9 +395,9 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     return this.boundaries.beforeSettle(outcome);
   }
 
-  async settled(): Promise<void> {
+  async settled(aborted: boolean): Promise<void> {
     this.boundaries.runSettled();
-    await this.runner.emit("agent_settled", { type: "agent_settled" });
+    await this.runner.emit("agent_settled", { type: "agent_settled", aborted });
   }
 
   async sessionInfoChanged(name: string | undefined): Promise<void> {

@@ -5,8 +5,8 @@
  * usage error (exit code 2) that says what to give instead. Only the first line
  * (the header, which holds the id) of each stored session is read.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { findSessionsByIdPrefix } from "../session/session-list.ts";
 import { getConfiguredSessionDir } from "../session/session-paths.ts";
 import { UserError } from "./user-error.ts";
@@ -25,4 +25,21 @@ export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?
     throw new UserError(`Session id "${pathOrId}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`, 2);
   }
   throw new UserError(`No session file or id matches "${pathOrId}". Give a .jsonl path or the start of a session id.`, 2);
+}
+
+/**
+ * `--session`'s file: an existing session found as findSessionFile finds it, or — for
+ * a path that does not exist yet — a new session to be written there, as every pi
+ * does. Its folder is made now, so a path that can never be written is a clear usage
+ * error at start rather than a failure at the first message.
+ */
+export async function sessionFileToOpen(cwd: string, pathOrId: string, sessionDir?: string): Promise<{ path: string; isNew: boolean }> {
+  const asPath = resolve(cwd, pathOrId);
+  if (existsSync(asPath) || !/[\\/]|\.jsonl$/i.test(pathOrId)) return { path: await findSessionFile(cwd, pathOrId, sessionDir), isNew: false };
+  try {
+    mkdirSync(dirname(asPath), { recursive: true });
+  } catch (error) {
+    throw new UserError(`--session ${pathOrId}: cannot create the folder for a new session file (${(error as Error).message})`, 2);
+  }
+  return { path: asPath, isNew: true };
 }

@@ -67,13 +67,18 @@ export class RunSettlement {
     return true;
   }
 
-  /** agent_settled: extensions first, then the session's listeners; then the work they started. */
-  async announce(): Promise<void> {
+  /**
+   * agent_settled: extensions first, then the session's listeners; then the work they started.
+   * `aborted` (pi 1.6.0) tells a cancelled run from a finished one: an abort was asked for, or
+   * the run's last reply stopped as aborted.
+   */
+  async announce(lastReply: AssistantMessage | undefined): Promise<void> {
+    const aborted = this.aborted || outcomeOf(lastReply) === "aborted";
     const announcement = (async () => {
       this.announcing = true;
       try {
-        await this.host.hooks?.settled().catch((error) => process.stderr.write(`xcsh: agent_settled: ${(error as Error).message}\n`));
-        await this.host.emit({ type: "agent_settled" });
+        await this.host.hooks?.settled(aborted).catch((error) => process.stderr.write(`xcsh: agent_settled: ${(error as Error).message}\n`));
+        await this.host.emit({ type: "agent_settled", aborted });
       } finally {
         this.announcing = false;
       }

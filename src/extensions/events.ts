@@ -251,6 +251,8 @@ export interface AgentBeforeSettleEvent extends BoundaryState {
 /** The run has fully settled: nothing (retry, compaction, queued message) continues by itself. */
 export interface AgentSettledEvent {
   type: "agent_settled";
+  /** The run ended because it was aborted (pi 1.6.0). */
+  aborted: boolean;
 }
 
 export type UIPromptKind = "select" | "confirm" | "input" | "editor" | "custom";
@@ -302,6 +304,8 @@ export interface ToolExecutionEndEvent {
   toolName: string;
   result: any;
   isError: boolean;
+  /** How long the tool's execute() took; absent when the tool did not run (pi 1.6.0). */
+  durationMs?: number;
 }
 
 export interface ContextEvent {

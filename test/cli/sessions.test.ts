@@ -99,3 +99,48 @@ test("json mode's first line is the saved session's header", async () => {
   const [file] = sessionFiles();
   expect(header).toEqual(entriesOf(file)[0]);
 });
+
+test("--session of a file that does not exist yet starts a new session there, in -p, json and rpc mode (as every pi)", async () => {
+  server.enqueue(reply("new here"), reply("as json"));
+  const file = join(home.home, "not", "yet", "made.jsonl");
+  const printed = await run(["--session", file, "-p", "first words"]);
+  expect(printed.exitCode).toBe(0);
+  expect(printed.stdout).toBe("new here\n");
+  const entries = entriesOf(file);
+  expect(entries[0]).toMatchObject({ type: "session", version: 3, cwd: project });
+  expect(entries.filter((entry) => entry.type === "message").map((entry) => entry.message.role)).toEqual(["user", "assistant"]);
+  // Nothing went to the default folder.
+  expect(sessionFiles()).toHaveLength(0);
+
+  const jsonFile = join(home.home, "json-made.jsonl");
+  const json = await run(["--mode", "json", "--session", jsonFile, "-p", "hi"]);
+  expect(json.exitCode).toBe(0);
+  expect(JSON.parse(json.stdout.split("\n")[0])).toEqual(entriesOf(jsonFile)[0]);
+
+  const rpcFile = join(home.home, "rpc", "made.jsonl");
+  const rpc = await runXcsh(["--mode", "rpc", "--session", rpcFile, "--model", "fake/m", "--no-tools"], {
+    env: home.env,
+    cwd: project,
+    stdin: `${JSON.stringify({ id: "s", type: "get_state" })}\n`,
+  });
+  expect(rpc.exitCode).toBe(0);
+  const state = JSON.parse(rpc.stdout.split("\n")[0]);
+  expect(state).toMatchObject({ id: "s", success: true, data: { sessionFile: rpcFile } });
+});
+
+test("--session of a new file whose folder cannot be made is a clear usage error", async () => {
+  const blocker = join(home.home, "a-file");
+  await Bun.write(blocker, "not a folder");
+  const result = await run(["--session", join(blocker, "inside", "s.jsonl"), "-p", "x"]);
+  expect(result.exitCode).toBe(2);
+  expect(result.stderr).toContain(`--session ${join(blocker, "inside", "s.jsonl")}: cannot create the folder for a new session file`);
+});
+
+test('settings quietStartup "header" (pi 1.6.0) is accepted', async () => {
+  home.writeSettings({ quietStartup: "header" });
+  server.enqueue(reply("fine"));
+  const result = await run(["-p", "hi"]);
+  expect(result.stderr).toBe("");
+  expect(result.stdout).toBe("fine\n");
+  expect(result.exitCode).toBe(0);
+});

@@ -160,13 +160,14 @@ export class RpcClient {
 
   /* ---------- One method per command ---------- */
 
-  prompt(message: string, options: PromptOptions = {}): Promise<undefined> {
+  /** Resolves with the prompt's disposition: `started`, `queued`, or `handled` (no run starts for it). */
+  prompt(message: string, options: PromptOptions = {}): Promise<RpcResultOf<"prompt">> {
     return this.send({ type: "prompt", message, ...options });
   }
-  steer(message: string, images?: ImageContent[]): Promise<undefined> {
+  steer(message: string, images?: ImageContent[]): Promise<RpcResultOf<"steer">> {
     return this.send({ type: "steer", message, ...(images ? { images } : {}) });
   }
-  followUp(message: string, images?: ImageContent[]): Promise<undefined> {
+  followUp(message: string, images?: ImageContent[]): Promise<RpcResultOf<"follow_up">> {
     return this.send({ type: "follow_up", message, ...(images ? { images } : {}) });
   }
   abort(): Promise<undefined> {
@@ -324,18 +325,22 @@ export class RpcClient {
     const { timeoutMs, until = "agent_end", ...promptOptions } = options;
     const events: AgentSessionEvent[] = [];
     let accepted = false;
-    const runEnded = this.waitUntil<AgentSessionEvent[]>(`the prompt's run ended`, timeoutMs, (resolve) =>
-      this.onEvent((event) => {
+    let noRun = () => {};
+    const runEnded = this.waitUntil<AgentSessionEvent[]>(`the prompt's run ended`, timeoutMs, (resolve) => {
+      noRun = () => resolve([]);
+      return this.onEvent((event) => {
         if (!accepted) return;
         events.push(event);
         if (event.type === until) resolve(events);
-      }),
-    );
+      });
+    });
     // If the prompt is refused, nobody awaits the run; its later failure must not be unhandled.
     runEnded.catch(() => {});
-    await this.request({ type: "prompt", message, ...promptOptions }, (response) => {
+    const answer = await this.request<RpcResultOf<"prompt"> | undefined>({ type: "prompt", message, ...promptOptions }, (response) => {
       accepted = response.success;
     });
+    // An extension consumed the prompt: no run follows (pi 1.6.0's disposition).
+    if (answer?.disposition === "handled") noRun();
     return runEnded;
   }
 

@@ -4,7 +4,7 @@
  * handler returns the data of a successful response or throws an Error whose message
  * becomes the failure's `error`. Handlers never write to stdout themselves.
  */
-import type { AgentSession } from "../../core/agent-session.ts";
+import type { AgentSession, PromptDisposition } from "../../core/agent-session.ts";
 import { normalizeTodoPhases } from "../../core/todos.ts";
 import type { HostToolBridge } from "./host-tools.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
@@ -31,6 +31,16 @@ export class ThenStart {
     readonly data: unknown,
     readonly start: () => void,
   ) {}
+}
+
+/**
+ * A result whose response waits for what only the work itself learns: a prompt's
+ * disposition (pi 1.6.0), known once extensions have seen the prompt. `begin` starts the
+ * work; it calls `answer` with the response's data the moment that is known — before any
+ * run starts, so the response still precedes agent_start — or `fail` when the work fails first.
+ */
+export class AnswerWhenKnown {
+  constructor(readonly begin: (answer: (data: unknown) => void, fail: (error: unknown) => void) => void) {}
 }
 
 type Handler<T extends RpcCommand["type"]> = (command: Extract<RpcCommand, { type: T }>, context: RpcContext) => unknown | Promise<unknown>;
@@ -144,15 +154,36 @@ export function sessionState({ session, prompts }: RpcContext): RpcSessionState 
  * Accepts a prompt: refusals throw before anything starts; the run itself begins
  * right after the response is written, and its failures travel as events.
  */
-function acceptPrompt(context: RpcContext, command: { message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): ThenStart {
+function acceptPrompt(context: RpcContext, command: { message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): ThenStart | AnswerWhenKnown {
   const { session, prompts } = context;
   const { message, images, streamingBehavior } = command;
-  const prompt = () => session.prompt(message, { images, streamingBehavior, source: "rpc" });
   // An extension command runs at once, whatever the agent is doing, and starts no run of its own.
-  if (session.isCommand(message)) return new ThenStart(undefined, () => void prompt().catch(reportLateFailure));
+  if (session.isCommand(message)) {
+    return new ThenStart({ disposition: "handled" }, () => void session.prompt(message, { images, streamingBehavior, source: "rpc" }).catch(reportLateFailure));
+  }
   if (prompts.busy && streamingBehavior === undefined) throw new Error(ALREADY_WORKING);
   const place = prompts.reserve();
-  return new ThenStart(undefined, () => place.launch(prompt));
+  return new AnswerWhenKnown((answer, fail) => {
+    let answered = false;
+    const onDisposition = (disposition: PromptDisposition) => {
+      if (answered) return;
+      answered = true;
+      answer({ disposition });
+    };
+    place.launch(async () => {
+      try {
+        await session.prompt(message, { images, streamingBehavior, source: "rpc", onDisposition });
+      } catch (error) {
+        if (answered) throw error;
+        answered = true;
+        fail(error);
+        return;
+      }
+      // Back without a disposition: the prompt arrived while agent_settled was being
+      // announced and was put off until it is over; it starts a run then.
+      onDisposition("started");
+    });
+  });
 }
 
 function reportLateFailure(error: unknown): void {
@@ -179,12 +210,8 @@ function findModel(session: AgentSession, provider: string, modelId: string) {
 
 export const handlers: Handlers = {
   prompt: (command, context) => acceptPrompt(context, command),
-  steer: async (command, { session }) => {
-    await session.steer(command.message, command.images);
-  },
-  follow_up: async (command, { session }) => {
-    await session.followUp(command.message, command.images);
-  },
+  steer: async (command, { session }) => ({ disposition: await session.steer(command.message, command.images) }),
+  follow_up: async (command, { session }) => ({ disposition: await session.followUp(command.message, command.images) }),
   abort: async (_command, { session, prompts }) => {
     // A prompt accepted just before is stopped too, once its run has begun.
     await prompts.landed();

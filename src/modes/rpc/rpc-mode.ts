@@ -3,7 +3,8 @@
  * Every command gets exactly one response, echoing its id. Commands that change
  * state run one after another in arrival order; commands that must never wait
  * (abort, steer, queries, host-tool frames) are handled the moment they arrive.
- * Stdin EOF ends the process with code 0 once the work in progress is done.
+ * Stdin EOF ends the process with code 0 once the work in progress is done; SIGTERM,
+ * SIGHUP and an extension's ctx.shutdown() end it in the same orderly way (rpc-shutdown.ts).
  */
 import type { RunOptions } from "../../core/run-options.ts";
 import { UserError } from "../../core/user-error.ts";
@@ -11,10 +12,11 @@ import { claimStdoutForProtocol, flushProtocolOutput, guardProcessStdout, writeF
 import { createSessionFromArgs } from "../session-from-args.ts";
 import { HostToolBridge } from "./host-tools.ts";
 import { RpcExtensionUI } from "./extension-ui-bridge.ts";
-import { AcceptedPrompts, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
+import { AcceptedPrompts, AnswerWhenKnown, handlers, isKnownCommand, ThenStart, type RpcContext } from "./rpc-commands.ts";
 import { commandProblem } from "./rpc-schemas.ts";
 import { hasStreamedArray, readJsonlLines } from "./jsonl.ts";
 import { createEventWriter } from "../event-writer.ts";
+import { RpcShutdown } from "./rpc-shutdown.ts";
 import type { HostToolResultFrame, HostToolUpdateFrame, RpcCommand } from "./rpc-types.ts";
 
 /** Never queued behind a long command: they stop, steer or only read state. */
@@ -88,10 +90,15 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   }
   // process.stdout is pointed at stderr only when foreign code may run: when an
   // extension loads, or at the first session event (a run, and a provider SDK, starting).
-  const write = claimStdoutForProtocol({ deferStdoutGuard: true });
+  const protocolWrite = claimStdoutForProtocol({ deferStdoutGuard: true });
+  // Muted once a signal asked the process to go: the host is no longer reading (as pi 1.6.0).
+  let muted = false;
+  const write = (frame: unknown) => {
+    if (!muted) protocolWrite(frame);
+  };
   // Extension dialogs become extension_ui_request frames; the answers are read the moment they arrive.
   const ui = new RpcExtensionUI(write, { emitTitle: process.env.PI_RPC_EMIT_TITLE === "1" });
-  let shutdownRequested = false;
+  let shutdown: RpcShutdown | undefined;
   // A host can choose a model with a key later (set_model); a missing key is reported when prompting.
   const { session, setup, extensions } = await createSessionFromArgs(args, {
     requireApiKey: false,
@@ -105,9 +112,7 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
       },
       reportError: (report) => write({ type: "extension_error", ...report }),
       notice: (line) => process.stderr.write(`${line}\n`),
-      onShutdownRequested: () => {
-        shutdownRequested = true;
-      },
+      onShutdownRequested: () => shutdown?.request(),
     },
     // An MCP server that fails to start or stops is a notice frame, like the session's load warnings.
     mcpNotice: (message) => write({ type: "notice", level: "warning", message }),
@@ -124,43 +129,55 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
     writeEvent(event);
   });
   const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
-  // ctx.shutdown(): once the command in hand is answered and the agent is idle, end as at EOF.
-  const shutdownIfAsked = async () => {
-    if (!shutdownRequested) return;
-    await session.waitForIdle();
-    await extensions?.shutdown();
-    flushProtocolOutput();
-    process.exit(0);
-  };
+  shutdown = new RpcShutdown({
+    abort: () => session.abort(),
+    idle: async () => {
+      await context.prompts.landed();
+      await session.waitForIdle();
+    },
+    close: async () => {
+      await extensions?.shutdown();
+      await session.mcp?.close();
+    },
+    mute: () => {
+      muted = true;
+      // Nobody is left to answer a host tool call or a dialog.
+      context.hostTools.close("xcsh is shutting down");
+      ui.close("xcsh is shutting down");
+    },
+    flush: flushProtocolOutput,
+  });
+  shutdown.listen();
+  process.on("SIGINT", () => void session.abort());
 
-  const respond = async (command: RpcCommand) => {
+  const respond = (command: RpcCommand) => shutdown.command(() => answer(command));
+  const answer = async (command: RpcCommand) => {
     const id = echoedId(command);
     try {
       // Checked when its turn comes, so a bad field is answered in order like any other failure.
       const problem = commandProblem(command);
       if (problem !== undefined) throw new Error(problem);
       const result = await (handlers[command.type] as (c: RpcCommand, ctx: RpcContext) => unknown)(command, context);
-      const data = result instanceof ThenStart ? result.data : result;
-      const response = { ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) };
-      // A long list (get_messages of a big session) goes out in pieces, never as one string.
-      if (hasStreamedArray(data)) await writeFrameInPieces(response);
-      else write(response);
-      if (result instanceof ThenStart) result.start();
+      if (result instanceof AnswerWhenKnown) {
+        // Written from inside the work, the moment its data is known: before the run it starts.
+        const { promise, resolve, reject } = Promise.withResolvers<void>();
+        result.begin((data) => {
+          write({ ...id, type: "response", command: command.type, success: true, data });
+          resolve();
+        }, reject);
+        await promise;
+      } else {
+        const data = result instanceof ThenStart ? result.data : result;
+        const response = { ...id, type: "response", command: command.type, success: true, ...(data === undefined ? {} : { data }) };
+        // A long list (get_messages of a big session) goes out in pieces, never as one string.
+        if (hasStreamedArray(data)) await writeFrameInPieces(response);
+        else write(response);
+        if (result instanceof ThenStart) result.start();
+      }
     } catch (error) {
       write({ ...id, type: "response", command: command.type, success: false, error: (error as Error).message || String(error) });
     }
-    void shutdownIfAsked();
   };
-
-  const stop = (signal: NodeJS.Signals) => {
-    // 130 for SIGTERM too: the exit codes are the same in every non-interactive mode (docs/headless.md).
-    void session.abort().finally(() => {
-      flushProtocolOutput();
-      process.exit(130);
-    });
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", () => void session.abort());
 
   let ordered: Promise<void> = Promise.resolve();
   const inFlight = new Set<Promise<void>>();
@@ -170,6 +187,8 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   };
 
   for await (const line of readJsonlLines(Bun.stdin.stream())) {
+    // After SIGTERM or SIGHUP a new prompt would only hold the shutdown up, and no answer could be written.
+    if (shutdown.signalReceived) continue;
     if (line.trim() === "") continue;
     let frame: unknown;
     try {
@@ -205,9 +224,6 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
   await ordered;
   await Promise.all(inFlight);
   // A prompt accepted just before EOF may not have begun its run yet: let it, then wait for it.
-  await context.prompts.landed();
-  await session.waitForIdle();
-  await extensions?.shutdown();
-  await session.mcp?.close();
-  return 0;
+  await shutdown.finish();
+  return shutdown.code;
 }

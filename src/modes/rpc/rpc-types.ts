@@ -115,6 +115,10 @@ export interface RpcSessionState {
 
 /** Data payloads of the commands that return one. */
 export interface RpcResponseData {
+  /** pi 1.6.0: what became of the prompt (core/agent-session.ts PromptDisposition). */
+  prompt: { disposition: "started" | "queued" | "handled" };
+  steer: { disposition: "queued" | "handled" };
+  follow_up: { disposition: "queued" | "handled" };
   get_state: RpcSessionState;
   get_messages: { messages: AgentMessage[] };
   new_session: { cancelled: boolean };

@@ -77,7 +77,8 @@ describe("a run", () => {
       { content: [{ type: "text", text: "The tool said tool-output-1." }] },
     );
     const response = await rpc.request({ type: "prompt", message: "run echo", id: "run-1" });
-    expect(response).toEqual({ id: "run-1", type: "response", command: "prompt", success: true });
+    // Seed 000's response, plus pi 1.6.0's disposition (a host of the seeds ignores the extra field).
+    expect(response).toEqual({ id: "run-1", type: "response", command: "prompt", success: true, data: { disposition: "started" } });
     const end = await rpc.waitForEvent("agent_end");
     await rpc.waitForEvent("agent_settled");
 

@@ -3,6 +3,8 @@
  * and the methods for clear_queue, get_available_thinking_levels, get_entries and get_tree.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { RpcClient, type AgentSessionEvent } from "../../../src/modes/rpc/rpc-client.ts";
 import { ensureBinary, makeTestHome, type TestHome } from "../../support/cli.ts";
 import { startFakeLlm, type FakeLlmServer } from "../../support/fake-llm/server.ts";
@@ -18,6 +20,12 @@ beforeAll(async () => {
     providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "r", reasoning: true }] } },
   });
   home.writeSettings({ retry: { enabled: true, maxRetries: 2, baseDelayMs: 10 } });
+  // An input handler that consumes "swallow": a prompt that starts no run.
+  mkdirSync(join(home.agentDir, "extensions"), { recursive: true });
+  writeFileSync(
+    join(home.agentDir, "extensions", "swallow.ts"),
+    `export default (pi) => pi.on("input", (event) => (event.text === "swallow" ? { action: "handled" } : { action: "continue" }));\n`,
+  );
   client = new RpcClient({ command: [ensureBinary()], args: ["--no-session", "--model", "fake/r"], cwd: home.home, env: home.env });
   await client.start();
 }, 120_000);
@@ -64,4 +72,15 @@ test("clearQueue, getAvailableThinkingLevels, getEntries and getTree", async () 
   await client.bash("echo streamed");
   stop();
   expect(updates).toEqual([{ type: "bash_execution_update", id: expect.stringMatching(/^req_/), delta: "streamed\n" }]);
+});
+
+test("prompt, steer and followUp resolve with pi 1.6.0's disposition; promptAndWait of a handled prompt returns no events at once", async () => {
+  expect(await client.promptAndWait("swallow", { until: "agent_settled", timeoutMs: 5_000 })).toEqual([]);
+  server.enqueue({ content: [{ type: "text", text: "slow" }], delayMs: 500 });
+  const settled = client.waitForEvent((event) => event.type === "agent_settled", 10_000);
+  expect(await client.prompt("slowly")).toEqual({ disposition: "started" });
+  expect(await client.steer("this")).toEqual({ disposition: "queued" });
+  expect(await client.followUp("swallow")).toEqual({ disposition: "handled" });
+  await client.clearQueue();
+  await settled;
 });
