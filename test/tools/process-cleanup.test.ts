@@ -65,7 +65,7 @@ describe("a SIGKILL of xcsh", () => {
 });
 
 describe("a SIGTERM of xcsh --mode rpc", () => {
-  test("aborts the run, kills the command, and exits 130 like the other modes", async () => {
+  test("aborts the run, kills the command, and exits 143 as pi 1.6.0's rpc mode does", async () => {
     const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
     server.enqueue({ content: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "sleep 32.41" } }] });
     await rpc.request({ type: "prompt", message: "sleep" });
@@ -73,7 +73,7 @@ describe("a SIGTERM of xcsh --mode rpc", () => {
     const until = Date.now() + 3_000;
     while (!running("sleep 32.41") && Date.now() < until) await Bun.sleep(30);
     rpc.proc.kill("SIGTERM");
-    expect(await rpc.proc.exited).toBe(130);
+    expect(await rpc.proc.exited).toBe(143);
     expect(await gone("sleep 32.41", 3_000)).toBe(true);
   }, 20_000);
 });
