@@ -1,9 +1,11 @@
 /**
  * The Linux launcher: a command line that runs a program under bubblewrap (`bwrap`) as
  * the policy says. The whole file system is bound read-only; the writable roots are
- * bound again read-write (git's hooks and config, and `.xcsh/`, inside them read-only
- * once more); xcsh's config folder (API keys in models.json, auth.json, sessions) is
- * covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
+ * bound again read-write, and the protected paths inside them (layout.ts: `.git`, `.xcsh/`,
+ * `.pi/`, `.mcp.json`, a hard-linked `node_modules`) read-only once more — a mount point
+ * cannot be renamed or removed either (EBUSY), so `.git` cannot be moved aside and
+ * replaced; xcsh's and pi's config folders (API keys in models.json, auth.json, sessions)
+ * are covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
  * starts outlives it (the kernel kills the namespace with its first process) and it
  * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
  * Network "deny" is a network namespace of its own: no interface but loopback; so is a
