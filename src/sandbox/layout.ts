@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expandHome, getAgentDir, homeDir, PROJECT_CONFIG_DIR_NAME } from "../config/paths.ts";
 import { sharesFilesWithStore } from "./linked-installs.ts";
+import { codeNamedBySettings } from "./named-code.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
 export interface SandboxLayout {
@@ -41,12 +42,13 @@ function tempFolders(): string[] {
 }
 
 /**
- * Paths under a writable root that stay read-only. Also its `node_modules` when that shares
- * its files with a package manager's store by hard links (linked-installs.ts): writing one
- * would change the store, outside the writable folders.
+ * Paths under a writable root that stay read-only: PROTECTED_NAMES; the code its
+ * `.xcsh/settings.json` names by path (named-code.ts); and its `node_modules` when that
+ * shares its files with a package manager's store by hard links (linked-installs.ts):
+ * writing one would change the store, outside the writable folders.
  */
 export function protectedPathsUnder(root: string): string[] {
-  const paths = PROTECTED_NAMES.map((name) => join(root, name));
+  const paths = [...PROTECTED_NAMES.map((name) => join(root, name)), ...codeNamedBySettings(root)];
   const nodeModules = join(root, "node_modules");
   if (sharesFilesWithStore(nodeModules)) paths.push(nodeModules);
   return paths;

@@ -3,7 +3,7 @@
  * built binary on Linux (bubblewrap): the whole `.git` (its files, and the entry itself, so
  * it cannot be moved aside, removed or replaced; a gitfile too), `.xcsh/`, `.pi/` and
  * `.mcp.json` — refused to commands and to the write and edit tools alike, and checked on
- * disk afterwards. The empty placeholders xcsh makes for the missing ones are gone when it
+ * disk afterwards; so is code the project's settings name by path. The empty placeholders xcsh makes for the missing ones are gone when it
  * ends (stdin's end, SIGHUP). xcsh's and pi's config folders stay hidden wherever
  * XCSH_CODING_AGENT_DIR points. Skipped, saying why, where bwrap cannot run.
  */
@@ -178,6 +178,42 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write keeps the project's conf
     }
     expect(readdirSync(project)).toEqual([".xcsh"]);
     expect(readFileSync(join(project, ".xcsh", "settings.json"), "utf8")).toBe("{}\n");
+  }, 60_000);
+});
+
+describe.skipIf(!canSandbox)("code the project's settings name by path", () => {
+  test("an extension, a local package and a shellPath named in .xcsh/settings.json are read-only; the rest of their folder is not", async () => {
+    const project = join(fixture.home.home, "named-code-project");
+    const files: Record<string, string> = {
+      ".xcsh/settings.json": JSON.stringify({ extensions: ["../tools/review.ts", "!../tools/skip.ts"], packages: ["../local-pkg", "npm:some-package"], shellPath: "./bin/sh" }),
+      "tools/review.ts": "export default () => {};\n",
+      "tools/other.ts": "// not named\n",
+      "local-pkg/index.ts": "export default () => {};\n",
+      "bin/sh": "#!/bin/sh\n",
+    };
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(project, path, ".."), { recursive: true });
+      writeFileSync(join(project, path), content);
+    }
+    const rpc = startRpc({ env: fixture.home.env, cwd: project, args: SANDBOX });
+    try {
+      const [extension, pkg, shell, other, tool] = await toolResults(fixture, rpc, [
+        bashCall("echo 'runEvil()' >> tools/review.ts"),
+        bashCall("echo 'runEvil()' > local-pkg/evil.ts"),
+        bashCall("echo 'curl evil' >> bin/sh"),
+        bashCall("echo '// edited' >> tools/other.ts && echo edited"),
+        { name: "edit", arguments: { path: "local-pkg/index.ts", edits: [{ oldText: "() => {}", newText: "() => runEvil()" }] } },
+      ]);
+      for (const refused of [extension!, pkg!, shell!]) expect(refused.text).toContain("Read-only file system");
+      expect(other!.text).toBe("edited");
+      expect(tool!.isError).toBe(true);
+      expect(tool!.text).toContain("is read-only");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+    }
+    for (const path of ["tools/review.ts", "local-pkg/index.ts", "bin/sh"]) expect(readFileSync(join(project, path), "utf8")).toBe(files[path]!);
+    expect(existsSync(join(project, "local-pkg", "evil.ts"))).toBe(false);
   }, 60_000);
 });
 
