@@ -6,8 +6,9 @@
  *  - off (default): commands run with the user's rights, as in pi.
  *  - read-only: commands may read everything but write nothing (temp folder included).
  *  - workspace-write: commands may write inside the session's working folder, the temp
- *    folder and `writableRoots`; xcsh's own project settings (`.xcsh/`) and git's hooks and
- *    config stay read-only there, since writing them is running code later, unsandboxed.
+ *    folder and `writableRoots`; what xcsh, pi or git read there as configuration or code
+ *    (`.git`, `.xcsh/`, `.pi/`, `.mcp.json`…: layout.ts) stays read-only, since writing it is
+ *    running code later, unsandboxed.
  * `network` ("deny" by default) applies in both sandboxed modes: "allow", "deny", or a list
  * of hosts that commands reach through xcsh's filtering proxy (network-proxy.ts).
  */
