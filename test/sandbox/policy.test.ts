@@ -133,4 +133,14 @@ describe("the launchers", () => {
     expect(profile).toContain('(deny network-outbound (remote ip "*:*"))');
     expect(seatbeltProfile({ mode: "read-only", network: "allow", writableRoots: [] }, { ...layout, writableRoots: [] })).not.toContain("network");
   });
+
+  test("sandbox-exec profile: protected paths are denied whether they exist or not, but a missing .git (which Linux cannot hold either)", () => {
+    const protectedPaths = ["/nonexistent/p/.git", "/nonexistent/p/.xcsh", "/nonexistent/p/.mcp.json"];
+    const profile = seatbeltProfile({ mode: "workspace-write", network: "deny", writableRoots: [] }, { ...layout, protectedPaths });
+    expect(profile).toContain('(deny file-write* (subpath "/nonexistent/p/.xcsh"))');
+    expect(profile).toContain('(deny file-write* (subpath "/nonexistent/p/.mcp.json"))');
+    expect(profile).not.toContain("/nonexistent/p/.git");
+    const existing = seatbeltProfile({ mode: "workspace-write", network: "deny", writableRoots: [] }, { ...layout, protectedPaths: [process.cwd() + "/.git"] });
+    expect(existing).toContain(`(deny file-write* (subpath "${process.cwd()}/.git"))`);
+  });
 });
