@@ -11,6 +11,7 @@ import { expandHome, getAgentDir, homeDir, PROJECT_CONFIG_DIR_NAME } from "../co
 import { sharesFilesWithStore } from "./linked-installs.ts";
 import { codeNamedBySettings } from "./named-code.ts";
 import type { SandboxPolicy } from "./policy.ts";
+import { tmpSocketsToHide, type TmpSockets } from "./tmp-sockets.ts";
 
 export interface SandboxLayout {
   cwd: string;
@@ -20,6 +21,8 @@ export interface SandboxLayout {
   protectedPaths: string[];
   /** Not readable at all (an empty folder in their place). */
   hiddenPaths: string[];
+  /** Other programs' sockets in /tmp, out of reach (Linux; empty elsewhere and when off). */
+  hiddenSockets: TmpSockets;
 }
 
 /**
@@ -75,5 +78,6 @@ export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout
     writableRoots: [...new Set(writableRoots)],
     protectedPaths: [...new Set(projectRoots.flatMap(protectedPathsUnder))],
     hiddenPaths: hiddenConfigFolders(),
+    hiddenSockets: process.platform === "linux" && policy.mode !== "off" ? tmpSocketsToHide(policy.tmpSockets ?? []) : { folders: [], files: [] },
   };
 }

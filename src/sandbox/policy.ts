@@ -38,6 +38,11 @@ export interface SandboxPolicy {
    * run in: an extension's exec or a spawn hook may pick any, and must not widen the walls.
    */
   writableRoots: string[];
+  /**
+   * Sockets, or folders of them, in the shared /tmp that commands may still reach (settings'
+   * `tmpSockets`); every other one is hidden from them (tmp-sockets.ts). Absent: none.
+   */
+  tmpSockets?: readonly string[];
 }
 
 /** Everything xcsh applies to the programs it starts. */
@@ -76,7 +81,8 @@ function resolveSandbox(setting: unknown, cliMode: string | undefined, cwd: stri
     const expanded = expandHome(root);
     return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
   });
-  return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [] };
+  const tmpSockets = strings(configured.tmpSockets).map((path) => resolve(cwd, expandHome(path)));
+  return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [], ...(tmpSockets.length > 0 ? { tmpSockets } : {}) };
 }
 
 function resolveNetwork(setting: unknown): NetworkPolicy {
