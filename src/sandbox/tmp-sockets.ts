@@ -9,7 +9,7 @@
  *
  * Looked for before every command (a server may start meanwhile), one level deep: /tmp's
  * entries, and the entries of a folder only when its inode or modification time changed
- * since the last look. Folders that cannot be read are left alone (a command running as the
+ * since the last look (a stat per folder: ~2 µs per entry of /tmp). Folders that cannot be read are left alone (a command running as the
  * same user cannot list them either).
  */
 import { readdirSync, statSync, type Dirent } from "node:fs";
@@ -50,8 +50,26 @@ function holdsSocket(folder: string): boolean {
   return found;
 }
 
+/**
+ * The last answer, kept until the current piece of synchronous work ends: a command's launch
+ * computes its layout two or three times in a row (the command line, the warm sandbox's check
+ * of it), and a look costs ~2 µs per entry of /tmp.
+ */
+let memo: { allowed: string; found: TmpSockets } | undefined;
+
 /** The socket places in /tmp to hide, but `allowed` (absolute paths) and what lies in them. */
 export function tmpSocketsToHide(allowed: readonly string[]): TmpSockets {
+  const key = allowed.join("\0");
+  if (memo?.allowed === key) return memo.found;
+  const found = lookForSockets(allowed);
+  memo = { allowed: key, found };
+  queueMicrotask(() => {
+    memo = undefined;
+  });
+  return found;
+}
+
+function lookForSockets(allowed: readonly string[]): TmpSockets {
   const isAllowed = (path: string) => allowed.some((entry) => entry === path || entry.startsWith(`${path}/`) || path.startsWith(`${entry}/`));
   const found: TmpSockets = { folders: [], files: [] };
   for (const entry of entries(SHARED_TMP) ?? []) {
