@@ -4,7 +4,7 @@
  * it cannot be moved aside, removed or replaced; a gitfile too), `.xcsh/`, `.pi/` and
  * `.mcp.json` — refused to commands and to the write and edit tools alike, and checked on
  * disk afterwards; so is code the project's settings name by path. The empty placeholders xcsh makes for the missing ones are gone when it
- * ends (stdin's end, SIGHUP). xcsh's and pi's config folders stay hidden wherever
+ * ends (stdin's end, SIGHUP, SIGTERM). xcsh's and pi's config folders stay hidden wherever
  * XCSH_CODING_AGENT_DIR points. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -163,6 +163,21 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write keeps the project's conf
       rpc.kill();
     }
     expect(readdirSync(project)).toEqual([".git"]);
+  }, 60_000);
+
+  test("xcsh's placeholders are removed when xcsh is stopped with SIGTERM too", async () => {
+    const project = join(fixture.home.home, "terminated-project");
+    mkdirSync(project, { recursive: true });
+    const rpc = startRpc({ env: fixture.home.env, cwd: project, args: SANDBOX });
+    try {
+      const [during] = await toolResults(fixture, rpc, [bashCall("ls -A")]);
+      expect(during!.text.split("\n").sort()).toEqual([".mcp.json", ".pi", ".xcsh"]);
+      rpc.proc.kill("SIGTERM");
+      expect(await rpc.exitWithin(10_000)).toBe(130);
+    } finally {
+      rpc.kill();
+    }
+    expect(readdirSync(project)).toEqual([]);
   }, 60_000);
 
   test("a placeholder something was put into (by xcsh's user, outside the sandbox) is not removed", async () => {
