@@ -65,8 +65,9 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   for (const path of layout.hiddenPaths) {
     if (existsSync(path)) args.push("--tmpfs", settledReal(path));
   }
-  // Other programs' sockets in /tmp (after the writable binds, which include /tmp); the filtering proxy's own folder is bound below.
-  for (const folder of layout.hiddenSockets.folders) if (folder !== proxyFolder) args.push("--tmpfs", folder);
+  // Other programs' sockets in /tmp (after the writable binds, which include /tmp). The filtering
+  // proxy's folder, bound below, comes back even inside a folder hidden here.
+  for (const folder of layout.hiddenSockets.folders) args.push("--tmpfs", folder);
   for (const socket of layout.hiddenSockets.files) args.push("--ro-bind", "/dev/null", socket);
   // After the writable binds: the folder may lie in the temp folder, which they make writable.
   if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);

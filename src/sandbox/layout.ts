@@ -69,6 +69,12 @@ export function hiddenConfigFolders(): string[] {
   return [...new Set(folders)];
 }
 
+/** Those of tmp-sockets.ts, but a folder that holds the command's folder or a writable one (a project in /tmp). */
+function socketsToHide(policy: SandboxPolicy, kept: string[]): TmpSockets {
+  const found = tmpSocketsToHide(policy.tmpSockets ?? []);
+  return { folders: found.folders.filter((folder) => !kept.some((path) => path === folder || path.startsWith(`${folder}/`))), files: found.files };
+}
+
 /** `cwd`: where the command runs (or the tool resolves paths from); it adds no writable folder. */
 export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout {
   const projectRoots = policy.mode === "workspace-write" ? policy.writableRoots : [];
@@ -78,6 +84,6 @@ export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout
     writableRoots: [...new Set(writableRoots)],
     protectedPaths: [...new Set(projectRoots.flatMap(protectedPathsUnder))],
     hiddenPaths: hiddenConfigFolders(),
-    hiddenSockets: process.platform === "linux" && policy.mode !== "off" ? tmpSocketsToHide(policy.tmpSockets ?? []) : { folders: [], files: [] },
+    hiddenSockets: process.platform === "linux" && policy.mode !== "off" ? socketsToHide(policy, [resolve(cwd), ...writableRoots]) : { folders: [], files: [] },
   };
 }

@@ -6,9 +6,10 @@
  * why, where bwrap or curl cannot run.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
+import { startRpc } from "../support/rpc-harness.ts";
 import { bashCall, bwrapWorks, createSandboxFixture, toolResults } from "./sandbox-fixture.ts";
 
 const canRun = bwrapWorks() && Bun.which("curl") !== null;
@@ -57,6 +58,42 @@ describe.skipIf(!canRun)("sockets in /tmp", () => {
     expect(listing!.text).toBe("0");
     expect(hits).toBe(hitsBefore);
     expect(await rpc.close()).toBe(0);
+  }, 60_000);
+
+  test("a folder of /tmp that holds the project stays, whatever sockets it holds", async () => {
+    const folder = mkdtempSync("/tmp/xcsh-socket-project-");
+    const project = join(folder, "project");
+    mkdirSync(project);
+    writeFileSync(join(project, "readme.txt"), "in the project\n");
+    const server = serve(join(folder, "server.sock"));
+    const rpc = startRpc({ env: fixture.home.env, cwd: project, args: ["--model", "fake/fake-model", "--sandbox", "workspace-write"] });
+    try {
+      const [read] = await toolResults(fixture, rpc, [bashCall("cat readme.txt && echo written > made.txt && echo ok")]);
+      expect(read!.text).toBe("in the project\nok");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+      server.stop(true);
+    }
+    expect(readFileSync(join(project, "made.txt"), "utf8")).toBe("written\n");
+    rmSync(folder, { recursive: true, force: true });
+  }, 60_000);
+
+  test("xcsh's own filtering proxy stays reachable when its temp folder lies in a folder of /tmp", async () => {
+    const site = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("through the proxy") });
+    fixture.home.writeSettings({ sandbox: { network: [`127.0.0.1:${site.port}`] } });
+    const folder = mkdtempSync("/tmp/xcsh-socket-tmpdir-");
+    const env = { ...fixture.home.env, TMPDIR: folder };
+    const rpc = startRpc({ env, cwd: fixture.cwd, args: ["--model", "fake/fake-model", "--sandbox", "workspace-write"] });
+    try {
+      const [fetched] = await toolResults(fixture, rpc, [bashCall(`curl -s --max-time 5 http://127.0.0.1:${site.port}/`)]);
+      expect(fetched!.text).toBe("through the proxy");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rpc.kill();
+      site.stop(true);
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 60_000);
 
   test("sandbox.tmpSockets lets the listed ones through", async () => {
