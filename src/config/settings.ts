@@ -230,6 +230,7 @@ export const settingsFileSchema = lazySchema(() => {
         mode: Type.Optional(Type.Enum(["off", "read-only", "workspace-write"])),
         network: Type.Optional(Type.Union([Type.Enum(["deny", "allow"]), StringList])),
         writableRoots: Type.Optional(StringList),
+        tmpSockets: Type.Optional(StringList),
       }),
     ),
     shellEnv: Type.Optional(

@@ -1,9 +1,12 @@
 /**
  * The Linux launcher: a command line that runs a program under bubblewrap (`bwrap`) as
  * the policy says. The whole file system is bound read-only; the writable roots are
- * bound again read-write (git's hooks and config, and `.xcsh/`, inside them read-only
- * once more); xcsh's config folder (API keys in models.json, auth.json, sessions) is
- * covered by an empty tmpfs. Every command gets its own PID namespace, so nothing it
+ * bound again read-write, and the protected paths inside them (layout.ts: `.git`, `.xcsh/`,
+ * `.pi/`, `.mcp.json`, a hard-linked `node_modules`) read-only once more — a mount point
+ * cannot be renamed or removed either (EBUSY), so `.git` cannot be moved aside and
+ * replaced; xcsh's and pi's config folders (API keys in models.json, auth.json, sessions)
+ * are covered by an empty tmpfs, and so are the folders of /tmp that hold other programs'
+ * Unix sockets (tmp-sockets.ts; a socket directly in /tmp gets /dev/null over it). Every command gets its own PID namespace, so nothing it
  * starts outlives it (the kernel kills the namespace with its first process) and it
  * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
  * Network "deny" is a network namespace of its own: no interface but loopback; so is a
@@ -62,6 +65,10 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   for (const path of layout.hiddenPaths) {
     if (existsSync(path)) args.push("--tmpfs", settledReal(path));
   }
+  // Other programs' sockets in /tmp (after the writable binds, which include /tmp). The filtering
+  // proxy's folder, bound below, comes back even inside a folder hidden here.
+  for (const folder of layout.hiddenSockets.folders) args.push("--tmpfs", folder);
+  for (const socket of layout.hiddenSockets.files) args.push("--ro-bind", "/dev/null", socket);
   // After the writable binds: the folder may lie in the temp folder, which they make writable.
   if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);
   args.push("--chdir", layout.cwd, "--", ...argv);

@@ -7,12 +7,13 @@
  * A network that is a list of hosts adds the relay (proxy-relay.ts) in front of the
  * command and starts the filtering proxy (network-proxy.ts) the first time; Linux only.
  */
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, relative } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { bubblewrapArgs } from "./bubblewrap.ts";
 import { ownProgram, whichOwnProgram } from "./own-programs.ts";
 import { commandPolicy } from "./active-policy.ts";
-import { sandboxLayout, type SandboxLayout } from "./layout.ts";
+import { PLACEHOLDER_NAMES, sandboxLayout, type SandboxLayout } from "./layout.ts";
+import { makePlaceholder } from "./placeholders.ts";
 import { allowedHosts, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 
@@ -71,25 +72,15 @@ export function assertSandboxAvailable(policy: SandboxPolicy): void {
 
 /**
  * bubblewrap can only keep read-only what exists: a project without `.xcsh/` could be given
- * one (settings, extensions) that runs unsandboxed at the next start. So an empty `.xcsh/`
- * (and `.git/hooks/` in a repository without one) is made first in the writable folder the
- * command runs in — git does not track empty folders, and an empty `.xcsh/` asks for
- * nothing. Other writable folders (caches) get none. Seatbelt denies by path and needs none.
+ * one (settings, extensions) that runs unsandboxed at the next start. So each missing path of
+ * PLACEHOLDER_NAMES in a writable root gets an empty folder first (placeholders.ts, removed
+ * again when xcsh ends). A missing `.git` gets none: an empty one would make git look for a
+ * repository above it. Seatbelt denies by path and needs none.
  */
-function createMissingProtectedFolders(layout: SandboxLayout): void {
+function makeMissingPlaceholders(layout: SandboxLayout): void {
   for (const path of layout.protectedPaths) {
-    const isXcsh = basename(path) === ".xcsh";
-    const isHooks = basename(path) === "hooks" && basename(dirname(path)) === ".git";
-    if (!isXcsh && !isHooks) continue;
-    const root = isXcsh ? dirname(path) : dirname(dirname(path));
-    const rel = relative(root, layout.cwd);
-    if (rel.startsWith("..") || isAbsolute(rel) || existsSync(path)) continue;
-    if (isHooks && !isDirectory(dirname(path))) continue;
-    try {
-      mkdirSync(path);
-    } catch {
-      // A read-only project or a race: bubblewrap then leaves it as it is.
-    }
+    if (!PLACEHOLDER_NAMES.includes(basename(path)) || existsSync(path) || !isDirectory(dirname(path))) continue;
+    makePlaceholder(path);
   }
 }
 
@@ -115,7 +106,7 @@ export function sandboxedArgv(argv: readonly string[], cwd: string, policy: Sand
   const layout = sandboxLayout(policy, cwd);
   if (process.platform === "linux") {
     const bwrap = checkedBwrap(policy);
-    createMissingProtectedFolders(layout);
+    makeMissingPlaceholders(layout);
     const hosts = allowedHosts(policy.network);
     if (!hosts) return [bwrap, ...bubblewrapArgs(policy, layout, argv)];
     // Loaded with the first command that needs it: nothing of the proxy at start-up otherwise.

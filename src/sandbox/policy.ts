@@ -6,8 +6,9 @@
  *  - off (default): commands run with the user's rights, as in pi.
  *  - read-only: commands may read everything but write nothing (temp folder included).
  *  - workspace-write: commands may write inside the session's working folder, the temp
- *    folder and `writableRoots`; xcsh's own project settings (`.xcsh/`) and git's hooks and
- *    config stay read-only there, since writing them is running code later, unsandboxed.
+ *    folder and `writableRoots`; what xcsh, pi or git read there as configuration or code
+ *    (`.git`, `.xcsh/`, `.pi/`, `.mcp.json`…: layout.ts) stays read-only, since writing it is
+ *    running code later, unsandboxed.
  * `network` ("deny" by default) applies in both sandboxed modes: "allow", "deny", or a list
  * of hosts that commands reach through xcsh's filtering proxy (network-proxy.ts).
  */
@@ -37,6 +38,11 @@ export interface SandboxPolicy {
    * run in: an extension's exec or a spawn hook may pick any, and must not widen the walls.
    */
   writableRoots: string[];
+  /**
+   * Sockets, or folders of them, in the shared /tmp that commands may still reach (settings'
+   * `tmpSockets`); every other one is hidden from them (tmp-sockets.ts). Absent: none.
+   */
+  tmpSockets?: readonly string[];
 }
 
 /** Everything xcsh applies to the programs it starts. */
@@ -75,7 +81,8 @@ function resolveSandbox(setting: unknown, cliMode: string | undefined, cwd: stri
     const expanded = expandHome(root);
     return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
   });
-  return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [] };
+  const tmpSockets = strings(configured.tmpSockets).map((path) => resolve(cwd, expandHome(path)));
+  return { mode, network, writableRoots: mode === "workspace-write" ? [...new Set([resolve(cwd), ...configuredRoots])] : [], ...(tmpSockets.length > 0 ? { tmpSockets } : {}) };
 }
 
 function resolveNetwork(setting: unknown): NetworkPolicy {

@@ -1,7 +1,8 @@
 /**
  * The macOS launcher: a Seatbelt profile for `sandbox-exec -p <profile> -- <argv>`.
  * Everything is allowed but writing files (only in the writable roots and the devices
- * programs write to; the protected paths in them stay read-only), reading xcsh's and
+ * programs write to; the protected paths in them — layout.ts — stay read-only, the entry
+ * itself included, so `.git` cannot be renamed or removed), reading xcsh's and
  * pi's config folders, and — with network "deny" — IP networking. In Seatbelt's
  * language the last matching rule wins, so each exception follows its rule.
  *
@@ -9,7 +10,8 @@
  * not be run where it was written (Linux), so docs/security.md marks it untested.
  * Paths are real paths: Seatbelt sees /private/tmp, never the /tmp symlink.
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { basename } from "node:path";
 import type { SandboxLayout } from "./layout.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
@@ -37,7 +39,12 @@ export function seatbeltProfile(policy: SandboxPolicy, layout: SandboxLayout): s
     '(regex #"^/dev/fd/")',
   ];
   lines.push(`(allow file-write* ${writable.join(" ")})`);
-  for (const path of layout.protectedPaths) lines.push(`(deny file-write* (subpath ${quote(real(path))}))`);
+  // A path denied is denied whether it exists or not, so no placeholders are needed here; but a
+  // missing `.git` may be made (`git init`), as on Linux, where it cannot be held without one.
+  for (const path of layout.protectedPaths) {
+    if (basename(path) === ".git" && !existsSync(path)) continue;
+    lines.push(`(deny file-write* (subpath ${quote(real(path))}))`);
+  }
   for (const path of layout.hiddenPaths) lines.push(`(deny file-read* file-write* (subpath ${quote(real(path))}))`);
   // A list of hosts is refused on macOS before a command runs (launcher.ts); deny is the safe reading.
   if (policy.network !== "allow") {

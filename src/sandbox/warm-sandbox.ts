@@ -11,8 +11,9 @@
  * A waiting sandbox is used only when it is what a fresh one would be now: the same bwrap
  * command line (computed again, so a protected path that has appeared since counts), the
  * same folder, an environment the shim can bring to exactly the command's, and the same
- * files behind every path it binds or hides (device and inode: a `.git/config` replaced
- * since would otherwise be left writable, bound as the file it replaced). Otherwise it is
+ * files behind every path it binds or hides — the protected paths, the placeholders, the
+ * hidden folders and sockets of /tmp (device and inode: a `.mcp.json` replaced since would
+ * otherwise be left writable, bound as the file it replaced). Otherwise it is
  * killed and the command gets a fresh sandbox. Linux (bubblewrap) only; a command too long
  * for the shim's byte-by-byte read of its pipe (MAX_ARGV_BYTES) gets a fresh sandbox too.
  */
@@ -107,7 +108,7 @@ function launchKey(cwd: string): { key: string; command: string[] } | undefined 
 function boundFiles(cwd: string): string {
   const layout = sandboxLayout(commandPolicy().sandbox, cwd);
   const parts: string[] = [];
-  for (const path of [...layout.writableRoots, ...layout.protectedPaths, ...layout.hiddenPaths]) {
+  for (const path of [...layout.writableRoots, ...layout.protectedPaths, ...layout.hiddenPaths, ...layout.hiddenSockets.folders, ...layout.hiddenSockets.files]) {
     try {
       const stat = statSync(path);
       parts.push(`${path}:${stat.dev}:${stat.ino}`);

@@ -18,6 +18,7 @@ import {
   type TextEdit,
 } from "./edit-diff.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
+import { writeFileUnshared } from "./unshared-write.ts";
 import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
@@ -58,7 +59,7 @@ export interface EditToolOptions {
 
 const localEditOperations: EditOperations = {
   readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
-  writeFile: async (absolutePath, content) => (await fsPromises()).writeFile(absolutePath, content, "utf8"),
+  writeFile: writeFileUnshared,
   access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK | constants.W_OK),
 };
 

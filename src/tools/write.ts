@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
+import { writeFileUnshared } from "./unshared-write.ts";
 import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
@@ -34,7 +35,7 @@ export interface WriteToolOptions {
 }
 
 const localWriteOperations: WriteOperations = {
-  writeFile: async (absolutePath, content) => (await fsPromises()).writeFile(absolutePath, content, "utf8"),
+  writeFile: writeFileUnshared,
   mkdir: async (dir) => {
     await (await fsPromises()).mkdir(dir, { recursive: true });
   },

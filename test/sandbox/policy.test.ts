@@ -117,7 +117,7 @@ describe("a list of hosts", () => {
 });
 
 describe("the launchers", () => {
-  const layout = { cwd: "/w/p", writableRoots: ["/w/p", "/tmp"], protectedPaths: ["/nonexistent/.git/hooks"], hiddenPaths: ["/nonexistent/.xcsh/agent"] };
+  const layout = { cwd: "/w/p", writableRoots: ["/w/p", "/tmp"], protectedPaths: ["/nonexistent/.git/hooks"], hiddenPaths: ["/nonexistent/.xcsh/agent"], hiddenSockets: { folders: [], files: [] } };
 
   test("bubblewrap: read-only root first, writable roots after it, no network under deny, the program last", () => {
     const args = bubblewrapArgs({ mode: "workspace-write", network: "deny", writableRoots: [] }, layout, ["/bin/sh", "-c", "echo hi"]);
@@ -148,5 +148,15 @@ describe("the launchers", () => {
     expect(profile).toContain('(deny file-read* file-write* (subpath "/nonexistent/.xcsh/agent"))');
     expect(profile).toContain('(deny network-outbound (remote ip "*:*"))');
     expect(seatbeltProfile({ mode: "read-only", network: "allow", writableRoots: [] }, { ...layout, writableRoots: [] })).not.toContain("network");
+  });
+
+  test("sandbox-exec profile: protected paths are denied whether they exist or not, but a missing .git (which Linux cannot hold either)", () => {
+    const protectedPaths = ["/nonexistent/p/.git", "/nonexistent/p/.xcsh", "/nonexistent/p/.mcp.json"];
+    const profile = seatbeltProfile({ mode: "workspace-write", network: "deny", writableRoots: [] }, { ...layout, protectedPaths });
+    expect(profile).toContain('(deny file-write* (subpath "/nonexistent/p/.xcsh"))');
+    expect(profile).toContain('(deny file-write* (subpath "/nonexistent/p/.mcp.json"))');
+    expect(profile).not.toContain("/nonexistent/p/.git");
+    const existing = seatbeltProfile({ mode: "workspace-write", network: "deny", writableRoots: [] }, { ...layout, protectedPaths: [process.cwd() + "/.git"] });
+    expect(existing).toContain(`(deny file-write* (subpath "${process.cwd()}/.git"))`);
   });
 });
