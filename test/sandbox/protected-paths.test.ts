@@ -173,7 +173,7 @@ describe.skipIf(!canSandbox)("--sandbox workspace-write keeps the project's conf
       const [during] = await toolResults(fixture, rpc, [bashCall("ls -A")]);
       expect(during!.text.split("\n").sort()).toEqual([".mcp.json", ".pi", ".xcsh"]);
       rpc.proc.kill("SIGTERM");
-      expect(await rpc.exitWithin(10_000)).toBe(130);
+      expect(await rpc.exitWithin(10_000)).toBe(143);
     } finally {
       rpc.kill();
     }
