@@ -167,9 +167,9 @@ class InteractiveApp implements App {
     this.tui.start();
     // The palette follows the terminal's background once it answers (never delays the first frame).
     void this.tui
-      .queryTerminalBackgroundColor({ timeoutMs: 300 })
-      .then((rgb) => {
-        if (rgb) this.themes.setAppearance(themeForBackground(rgb));
+      .queryTerminalColors({ timeoutMs: 300 })
+      .then(({ background }) => {
+        if (background) this.themes.setAppearance(themeForBackground(background));
       })
       .catch(() => undefined);
   }
