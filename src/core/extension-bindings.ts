@@ -48,6 +48,22 @@ export interface ExtensionSystemLink {
 
 type Deliverable = Extract<AgentMessage, { role: "custom" }>;
 
+/** A section's tag: a name XML allows, and not pi's reserved `preamble`. */
+const SECTION_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * The prompt with the custom sections a before_agent_start handler set, each as
+ * `<name>\ncontent\n</name>` after the rest, in the order set. Empty contents and
+ * names that are no XML tag are left out.
+ */
+export function withPromptSections(systemPrompt: string, sections: Record<string, unknown> | undefined): string {
+  if (!sections || typeof sections !== "object") return systemPrompt;
+  const blocks = Object.entries(sections)
+    .filter(([name, content]) => SECTION_NAME.test(name) && name !== "preamble" && typeof content === "string" && content !== "")
+    .map(([name, content]) => `<${name}>\n${content}\n</${name}>`);
+  return blocks.length === 0 ? systemPrompt : `${systemPrompt}\n\n${blocks.join("\n\n")}`;
+}
+
 export function customMessage(input: CustomMessageInput): Deliverable {
   // Content reaches the provider as a user message: text, or text and image blocks — nothing else.
   const content = Array.isArray(input.content)
@@ -159,6 +175,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
       ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
       cwd: base.cwd,
       contextFiles: base.contextFiles.map((file) => ({ ...file })),
+      // Custom XML-wrapped prompt sections by tag name (pi 1.x); a before_agent_start handler fills them for its run.
+      sections: {},
       skills: (this.session.resources?.skills() ?? []).map((skill) => ({
         name: skill.name,
         description: skill.description,
@@ -349,17 +367,17 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     return outcome.images ? { text: outcome.text, images: outcome.images } : { text: outcome.text };
   }
 
-  async beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }> {
+  async beforeAgentStart(start: RoutedInput | { message: AgentMessage }): Promise<{ systemPrompt?: string; messages: AgentMessage[] }> {
     const queued = this.nextTurnMessages.splice(0);
     if (!this.runner.hasHandlers("before_agent_start")) return { messages: queued };
     const base = this.session.tools.baseSystemPrompt;
-    const event = {
-      type: "before_agent_start" as const,
-      prompt: input.text,
-      ...(input.images ? { images: input.images } : {}),
-      systemPrompt: base,
-      systemPromptOptions: this.getSystemPromptOptions(),
-    };
+    const systemPromptOptions = this.getSystemPromptOptions();
+    // pi 1.x: a union on messageType — a prompt carries its text and images, an extension's message itself.
+    const started =
+      "message" in start
+        ? { messageType: "custom" as const, message: start.message }
+        : { messageType: "user" as const, prompt: start.text, ...(start.images ? { images: start.images } : {}) };
+    const event = { type: "before_agent_start" as const, ...started, systemPrompt: base, systemPromptOptions };
     this.chainingPrompt = event;
     let outcome;
     try {
@@ -367,8 +385,9 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     } finally {
       this.chainingPrompt = undefined;
     }
+    const systemPrompt = withPromptSections(outcome.systemPrompt, event.systemPromptOptions.sections);
     return {
-      ...(outcome.systemPrompt !== base ? { systemPrompt: outcome.systemPrompt } : {}),
+      ...(systemPrompt !== base ? { systemPrompt } : {}),
       messages: [...queued, ...outcome.messages.map(customMessage)],
     };
   }

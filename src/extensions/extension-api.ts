@@ -10,6 +10,7 @@ import type { ExtensionHost } from "./host.ts";
 import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
 import { registerExtensionTool } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
+import type { VirtualModelDefinition } from "./virtual-models.ts";
 
 /** What the API needs beyond the extension itself; shared by every extension of a runtime. */
 export interface ExtensionRuntime {
@@ -22,6 +23,8 @@ export interface ExtensionRuntime {
   toolContext(): ExtensionContext;
   registerProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
+  registerVirtualModel(extension: LoadedExtension, definition: VirtualModelDefinition): void;
+  unregisterVirtualModel(extension: LoadedExtension, provider: string, id: string): void;
 }
 
 export function createExtensionAPI(extension: LoadedExtension, runtime: ExtensionRuntime): ExtensionAPI {
@@ -104,6 +107,8 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     setThinkingLevel: (level) => host("setThinkingLevel").setThinkingLevel(level),
     registerProvider: (name, config) => runtime.registerProvider(extension, name, config),
     unregisterProvider: (name) => runtime.unregisterProvider(name),
+    registerVirtualModel: (definition) => runtime.registerVirtualModel(extension, definition as VirtualModelDefinition),
+    unregisterVirtualModel: (provider, id) => runtime.unregisterVirtualModel(extension, String(provider), String(id)),
     get events() {
       return runtime.events;
     },

@@ -17,6 +17,8 @@ import type { ModelRegistry } from "../config/model-registry.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { CustomEntry } from "../session/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
+import type { VirtualModelDefinition } from "./virtual-models.ts";
+export type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "./virtual-models.ts";
 import type {
   BuildSystemPromptOptions,
   CustomMessageInput,
@@ -251,6 +253,9 @@ export interface ExtensionAPI {
   setThinkingLevel(level: ModelThinkingLevel): void;
   registerProvider(name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
+  /** pi 1.x: a model whose `route()` picks a physical model for each request (virtual-models.ts). */
+  registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): void;
+  unregisterVirtualModel(provider: string, id: string): void;
   readonly events: EventBus;
 }
 

@@ -1,0 +1,142 @@
+/**
+ * pi 1.6.0's own example extensions, unchanged, in the built binary. The files are
+ * copied at test time from the reference package (devDependency `pi-coding-agent-160`,
+ * an alias of @earendil-works/pi-coding-agent@1.6.0), so none of pi's text lives in
+ * this repository; each is loaded with `-e` in rpc mode against the fake LLM, and the
+ * tests look at what a user would: the commands and models they add, the system
+ * prompt and messages the model receives, the session file.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
+
+const EXAMPLES = join(dirname(Bun.resolveSync("pi-coding-agent-160/package.json", import.meta.dir)), "examples/extensions");
+
+let fixture: ExtensionFixture;
+
+/** Copies an example (a file, or a folder with its index.ts) next to the test's extensions; returns its entry path. */
+function example(name: string): string {
+  const target = join(fixture.home.home, "ext", "pi-examples", name);
+  cpSync(join(EXAMPLES, name), target, { recursive: true });
+  return name.endsWith(".ts") ? target : join(target, "index.ts");
+}
+
+/** The system prompt and messages of a recorded chat-completions request, as one text. */
+function requestText(request: { body: any }): string {
+  return JSON.stringify(request.body.messages);
+}
+
+function systemPromptOf(request: { body: any }): string {
+  const system = request.body.messages.find((message: any) => message.role === "system" || message.role === "developer");
+  return typeof system?.content === "string" ? system.content : JSON.stringify(system?.content);
+}
+
+beforeAll(() => {
+  fixture = createExtensionFixture();
+});
+afterEach(() => fixture.server.clearScript());
+afterAll(() => fixture.cleanup());
+
+describe("pi 1.6.0's example extensions load in xcsh", () => {
+  test("minimal-mode, subagent, overlay-test, jev-router, prompt-customizer and plan-mode load without an error", async () => {
+    const paths = ["minimal-mode.ts", "subagent", "overlay-test.ts", "jev-router.ts", "prompt-customizer.ts", "plan-mode"].map(example);
+    const rpc = fixture.start(withExtensions(...paths));
+    const state = await rpc.request({ type: "get_state" });
+    expect(state.success).toBe(true);
+    expect(rpc.ofType("extension_error")).toEqual([]);
+    const commands = (await rpc.request({ type: "get_commands" })).data.commands.map((command: { name: string }) => command.name);
+    expect(commands).toEqual(expect.arrayContaining(["plan", "todos", "overlay-test"]));
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("prompt-customizer: systemPromptOptions.sections", () => {
+  test("the section it sets in before_agent_start reaches the model's system prompt as an XML block", async () => {
+    const rpc = fixture.start(withExtensions(example("prompt-customizer.ts")));
+    await rpc.request({ type: "prompt", message: "hello" });
+    await rpc.waitForEvent("agent_end");
+    const system = systemPromptOf(fixture.server.requests.at(-1)!);
+    expect(system).toMatch(/<tool_guidance>\n- Use `read` for file contents[^]*\n<\/tool_guidance>/);
+    expect(system).toContain("- Use `bash` for file operations");
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+/** An extension of the test's own: it starts a run with a custom message, and notes what before_agent_start saw. */
+const TRIGGER = `export default function (pi) {
+  pi.on("before_agent_start", (event, ctx) => {
+    ctx.ui.notify("start " + event.messageType + " " + (event.messageType === "user" ? event.prompt : event.message.customType));
+  });
+  pi.registerCommand("ping", { handler: async () => {
+    pi.sendMessage({ customType: "background-task", content: "The task finished.", display: true }, { triggerTurn: true });
+  } });
+}`;
+
+describe("plan-mode and before_agent_start's messageType", () => {
+  test("in plan mode a prompt carries plan mode's context; a run started by sendMessage(triggerTurn) is a custom start, which plan mode skips", async () => {
+    const rpc = fixture.start(withExtensions(example("plan-mode"), fixture.writeExtension("trigger.ts", TRIGGER)));
+    await rpc.request({ type: "prompt", message: "/plan" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("Plan mode enabled"));
+
+    await rpc.request({ type: "prompt", message: "look at the code" });
+    await rpc.waitForEvent("agent_end");
+    const planned = fixture.server.requests.at(-1)!;
+    expect(requestText(planned)).toContain("[PLAN MODE ACTIVE]");
+    expect(requestText(planned)).toContain("look at the code");
+
+    const before = fixture.server.requests.length;
+    const ends = rpc.ofType("agent_end").length;
+    await rpc.request({ type: "prompt", message: "/ping" });
+    await rpc.waitFor(() => rpc.ofType("agent_end").length > ends);
+    const triggered = fixture.server.requests.slice(before);
+    expect(triggered.length).toBe(1);
+    // The custom message started the run; plan mode did not add its context a second time.
+    expect(requestText(triggered[0]!)).toContain("The task finished.");
+    expect(requestText(triggered[0]!).split("[PLAN MODE ACTIVE]").length - 1).toBe(1);
+    expect(notices(rpc).filter((line) => line.startsWith("start "))).toEqual(["start user look at the code", "start custom background-task"]);
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("jev-router: a virtual model", () => {
+  const CODEX_MODELS = ["gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna"];
+
+  function useCodexModels(): void {
+    const modelsJson = JSON.parse(readFileSync(join(fixture.home.agentDir, "models.json"), "utf8"));
+    modelsJson.providers["openai-codex"] = { ...modelsJson.providers.fake, models: CODEX_MODELS.map((id) => ({ id, reasoning: true })) };
+    fixture.home.writeModelsJson(modelsJson);
+  }
+
+  test("jev/auto is listed and selectable; it plans on Terra (no classifier here), keeps its phase as router state, and moves to Luna after the first edit", async () => {
+    useCodexModels();
+    writeFileSync(join(fixture.cwd, "notes.txt"), "draft\n");
+    const rpc = fixture.start(["-e", example("jev-router.ts"), "--model", "jev/auto"]);
+    const models = (await rpc.request({ type: "get_available_models" })).data.models;
+    expect(models.find((model: any) => model.provider === "jev" && model.id === "auto")).toMatchObject({ name: "Auto (Jev)", contextWindow: 272_000 });
+    expect((await rpc.request({ type: "get_state" })).data.model).toMatchObject({ provider: "jev", id: "auto" });
+
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "edit", arguments: { path: "notes.txt", edits: [{ oldText: "draft", newText: "final" }] } }] },
+      { content: [{ type: "text", text: "Edited." }] },
+    );
+    await rpc.request({ type: "prompt", message: "finish the notes" });
+    await rpc.waitForEvent("agent_end");
+    // Planning on Terra made the edit; the rest of the turn went to Luna.
+    expect(fixture.server.requests.slice(before).map((request) => request.body.model)).toEqual(["gpt-5.6-terra", "gpt-5.6-luna"]);
+    expect(readFileSync(join(fixture.cwd, "notes.txt"), "utf8")).toBe("final\n");
+
+    const sessionFile = (await rpc.request({ type: "get_state" })).data.sessionFile;
+    expect(await rpc.close()).toBe(0);
+    const entries = readFileSync(sessionFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const states = entries.filter((entry) => entry.type === "custom" && entry.customType === "pi.virtual-model-state").map((entry) => entry.data);
+    expect(states).toEqual([
+      { provider: "jev", id: "auto", state: { phase: "planning", model: "gpt-5.6-terra" } },
+      { provider: "jev", id: "auto", state: { phase: "implementation", model: "gpt-5.6-luna" } },
+    ]);
+    // Assistant messages name the physical model that answered.
+    const answered = entries.filter((entry) => entry.type === "message" && entry.message.role === "assistant").map((entry) => `${entry.message.provider}/${entry.message.model}`);
+    expect(answered).toEqual(["openai-codex/gpt-5.6-terra", "openai-codex/gpt-5.6-luna"]);
+  });
+});
