@@ -175,12 +175,18 @@ export interface ExecOptions {
   signal?: AbortSignal;
   timeout?: number;
   cwd?: string;
+  /** Bytes of stdout and stderr together kept before the command is ended (default 256 MiB). */
+  maxBuffer?: number;
 }
 export interface ExecResult {
   stdout: string;
   stderr: string;
+  /** The exit code; 128 + the signal's number when a signal ended the command. */
   code: number;
+  /** xcsh ended the command: timeout, abort or maxBuffer. */
   killed: boolean;
+  /** The output went past maxBuffer and was cut there. */
+  truncated: boolean;
 }
 
 export interface SendMessageOptions {

@@ -140,3 +140,36 @@ describe("jev-router: a virtual model", () => {
     expect(answered).toEqual(["openai-codex/gpt-5.6-terra", "openai-codex/gpt-5.6-luna"]);
   });
 });
+
+describe("pi 1.x's pi.exec", () => {
+  test("a command ended by a signal reports 128 + its number; maxBuffer cuts the output and ends the command; split characters stay whole", async () => {
+    const ext = fixture.writeExtension(
+      "exec-1x.ts",
+      `export default function (pi) {
+  pi.registerCommand("run", { handler: async (_args, ctx) => {
+    const slow = await pi.exec("sh", ["-c", "sleep 5"], { timeout: 100 });
+    const selfKilled = await pi.exec("sh", ["-c", "kill -KILL $$"]);
+    const flood = await pi.exec("sh", ["-c", "while :; do echo 0123456789; done"], { maxBuffer: 1000 });
+    const utf8 = await pi.exec("sh", ["-c", "printf '\\\\303'; sleep 0.1; printf '\\\\251\\\\n'"]);
+    ctx.ui.notify("exec " + JSON.stringify({
+      slow: [slow.code, slow.killed, slow.truncated],
+      selfKilled: [selfKilled.code, selfKilled.killed],
+      flood: [flood.stdout.length, flood.killed, flood.truncated, flood.code !== 0],
+      utf8: utf8.stdout,
+    }));
+  } });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/run" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("exec "), 15_000);
+    const result = JSON.parse(notices(rpc).find((line) => line.startsWith("exec "))!.slice(5));
+    expect(result).toEqual({
+      slow: [143, true, false],
+      selfKilled: [137, false],
+      flood: [1000, true, true, true],
+      utf8: "é\n",
+    });
+    expect(await rpc.close()).toBe(0);
+  });
+});
