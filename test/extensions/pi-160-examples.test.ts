@@ -173,3 +173,32 @@ describe("pi 1.x's pi.exec", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("pi 1.x's argument coercion for plain JSON Schema tools", () => {
+  test("a numeric string becomes a number and one string an array, as typebox tools already get", async () => {
+    const ext = fixture.writeExtension(
+      "plain-schema.ts",
+      `export default function (pi) {
+  pi.registerTool({
+    name: "tally",
+    label: "Tally",
+    description: "Counts tags",
+    parameters: { type: "object", properties: { count: { type: "integer" }, tags: { type: "array", items: { type: "string" } }, strict: { type: "boolean" } }, required: ["count", "tags"] },
+    async execute(_id, params, _signal, _update, ctx) {
+      ctx.ui.notify("tally " + JSON.stringify(params));
+      return { content: [{ type: "text", text: "ok" }], details: {} };
+    },
+  });
+}`,
+    );
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "tally", arguments: { count: "3", tags: "red", strict: "false" } }] },
+      { content: [{ type: "text", text: "Counted." }] },
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "count" });
+    await rpc.waitForEvent("agent_end");
+    expect(notices(rpc)).toContain('tally {"count":3,"tags":["red"],"strict":false}');
+    expect(await rpc.close()).toBe(0);
+  });
+});
