@@ -187,6 +187,8 @@ async function streamAssistantMessage(
     final = failedAssistantMessage(config.model, error instanceof Error ? error.message : String(error), signal?.aborted === true);
   }
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
+  // The level it was sent with; a virtual model's route has set the physical one already.
+  if (final.thinkingLevel === undefined) final = { ...final, thinkingLevel: config.reasoning ?? "off" };
   if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
   const end = { type: "message_end" as const, message: final as AgentMessage };
   await emit(end);

@@ -47,6 +47,8 @@ type Emit = (event: AgentEvent) => Promise<void>;
 interface Outcome {
   result: AgentToolResult<any>;
   isError: boolean;
+  /** How long `execute()` took; absent when the tool never ran (not found, invalid, blocked). */
+  durationMs?: number;
 }
 
 const INTERRUPTED = "Interrupted: the user sent a new message, so this tool call was not completed.";
@@ -92,6 +94,7 @@ export async function executeToolCalls(
       toolName: call.name,
       result: outcome.result,
       isError: outcome.isError,
+      ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
     });
     return outcome;
   };
@@ -121,15 +124,17 @@ export async function executeToolCalls(
 
   const run = async (tool: AgentTool<any>, call: ToolCall, args: unknown): Promise<Outcome> => {
     if (batch.signal.aborted) return { result: textResult(interrupted ? SKIPPED : "Aborted before the tool ran."), isError: true };
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
     try {
       const result = await tool.execute(call.id, args as never, batch.signal, (partialResult) => {
         void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult });
       });
-      if (interrupted) return { result: withNotice(result, INTERRUPTED), isError: true };
-      return { result, isError: false };
+      if (interrupted) return { result: withNotice(result, INTERRUPTED), isError: true, durationMs: took() };
+      return { result, isError: false, durationMs: took() };
     } catch (error) {
       const text = interrupted ? `${INTERRUPTED}\n${errorText(error)}` : errorText(error);
-      return { result: textResult(text), isError: true };
+      return { result: textResult(text), isError: true, durationMs: took() };
     }
   };
 
@@ -145,6 +150,7 @@ export async function executeToolCalls(
           terminate: patch.terminate ?? outcome.result.terminate,
         },
         isError: patch.isError ?? outcome.isError,
+        ...(outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
       };
     } catch {
       return outcome;

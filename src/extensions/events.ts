@@ -307,6 +307,8 @@ export interface ToolExecutionEndEvent {
   toolName: string;
   result: any;
   isError: boolean;
+  /** Milliseconds execute() took; absent when the tool did not run (pi 1.x). */
+  durationMs?: number;
 }
 
 export interface ContextEvent {

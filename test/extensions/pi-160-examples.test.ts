@@ -202,3 +202,27 @@ describe("pi 1.x's argument coercion for plain JSON Schema tools", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("pi 1.x's timing and thinking level records", () => {
+  test("tool_execution_end carries durationMs of a tool that ran, none for one that did not; assistant messages record their thinking level", async () => {
+    const ext = fixture.writeExtension(
+      "timing.ts",
+      `export default function (pi) {
+  pi.on("tool_execution_end", (event, ctx) => ctx.ui.notify("end " + event.toolName + " " + (event.durationMs === undefined ? "none" : event.durationMs >= 150 ? "timed" : "short:" + event.durationMs)));
+}`,
+    );
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "sleep 0.2" } }, { type: "toolCall", id: "call_2", name: "nosuchtool", arguments: {} }] },
+      { content: [{ type: "text", text: "Slept." }] },
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "sleep" });
+    await rpc.waitForEvent("agent_end");
+    expect(notices(rpc).filter((line) => line.startsWith("end ")).sort()).toEqual(["end bash timed", "end nosuchtool none"]);
+    const sessionFile = (await rpc.request({ type: "get_state" })).data.sessionFile;
+    expect(await rpc.close()).toBe(0);
+    const levels = readFileSync(sessionFile, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      .filter((entry) => entry.type === "message" && entry.message.role === "assistant").map((entry) => entry.message.thinkingLevel);
+    expect(levels).toEqual(["off", "off"]);
+  });
+});
