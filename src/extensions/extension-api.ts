@@ -83,6 +83,10 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
       if (typeof renderer !== "function") throw new Error(`The entry renderer for "${customType}" is not a function`);
       extension.entryRenderers.set(String(customType), renderer as (...args: any[]) => unknown);
     },
+    registerToolRenderer(resolver) {
+      if (typeof resolver !== "function") throw new Error("pi.registerToolRenderer() needs a resolver function (toolName, next) => renderers");
+      extension.toolRendererResolvers.push(resolver as (toolName: string, next: () => unknown) => unknown);
+    },
     sendMessage(message, options) {
       void host("sendMessage")
         .sendMessage(message, options)

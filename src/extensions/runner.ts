@@ -37,6 +37,8 @@ export interface LoadedExtension {
   messageRenderers: Map<string, (...args: any[]) => unknown>;
   /** registerEntryRenderer: how interactive mode draws the extension's `custom` entries (appendEntry). */
   entryRenderers: Map<string, (...args: any[]) => unknown>;
+  /** registerToolRenderer (pi 1.x): resolvers asked, in load order, how to draw calls to any tool. */
+  toolRendererResolvers: ((toolName: string, next: () => unknown) => unknown)[];
 }
 
 export interface ResolvedCommand {
@@ -57,6 +59,7 @@ export function emptyExtension(path: string, sourceInfo: SourceInfo): LoadedExte
     shortcuts: new Map(),
     messageRenderers: new Map(),
     entryRenderers: new Map(),
+    toolRendererResolvers: [],
   };
 }
 

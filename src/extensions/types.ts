@@ -238,6 +238,11 @@ export interface ExtensionAPI {
   getFlag(name: string): boolean | string | undefined;
   registerMessageRenderer(customType: string, renderer: (...args: any[]) => unknown): void;
   /**
+   * pi 1.x: how calls to a tool are drawn, for any tool (registered or not). `next()` is what
+   * the later resolvers, then the registered tool, would use; return it to leave a tool alone.
+   */
+  registerToolRenderer(resolver: (toolName: string, next: () => ToolRenderer | undefined) => ToolRenderer | undefined): void;
+  /**
    * How interactive mode draws this extension's `custom` entries of `customType`
    * (appendEntry): durable data shown in the chat, never sent to the model. The
    * renderer gets the entry, `{ expanded }` and the theme, and returns a component.
@@ -263,6 +268,11 @@ export interface ExtensionAPI {
   registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): void;
   unregisterVirtualModel(provider: string, id: string): void;
   readonly events: EventBus;
+}
+
+export interface ToolRenderer {
+  renderCall?: (...args: any[]) => unknown;
+  renderResult?: (...args: any[]) => unknown;
 }
 
 export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;

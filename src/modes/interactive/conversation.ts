@@ -206,7 +206,7 @@ export class ConversationView {
         this.options.tui.requestRender();
         return;
       case "tool_execution_end":
-        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError);
+        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError, event.durationMs);
         this.options.tui.requestRender();
         return;
       case "auto_retry_start":

@@ -28,12 +28,36 @@ export function runShortcut(extensions: ExtensionSystem | undefined, data: strin
   return false;
 }
 
+/**
+ * How calls to tool `name` are drawn: the registerToolRenderer resolvers in load order, each
+ * able to defer with `next()`, then the registered tool's own renderCall/renderResult. A
+ * resolver that throws is reported and skipped.
+ */
 export function toolRenderers(extensions: ExtensionSystem | undefined, name: string): ToolRenderers | undefined {
-  for (const extension of extensions?.currentRunner.extensions ?? []) {
-    const tool = extension.tools.get(name);
-    if (tool && (tool.renderCall || tool.renderResult)) return { renderCall: tool.renderCall, renderResult: tool.renderResult };
-  }
-  return undefined;
+  const runner = extensions?.currentRunner;
+  const loaded = runner?.extensions ?? [];
+  const registered = (): ToolRenderers | undefined => {
+    for (const extension of loaded) {
+      const tool = extension.tools.get(name);
+      if (tool && (tool.renderCall || tool.renderResult)) return { renderCall: tool.renderCall, renderResult: tool.renderResult };
+    }
+    return undefined;
+  };
+  const resolvers = loaded.flatMap((extension) => extension.toolRendererResolvers.map((resolve) => ({ extension, resolve })));
+  const resolveFrom = (index: number): ToolRenderers | undefined => {
+    if (index >= resolvers.length) return registered();
+    const { extension, resolve } = resolvers[index]!;
+    try {
+      const chosen = resolve(name, () => resolveFrom(index + 1));
+      if (chosen === undefined || chosen === null) return undefined;
+      const { renderCall, renderResult } = chosen as ToolRenderers;
+      return typeof renderCall === "function" || typeof renderResult === "function" ? { renderCall, renderResult } : undefined;
+    } catch (error) {
+      runner!.report(extension.path, `toolRenderer:${name}`, error);
+      return resolveFrom(index + 1);
+    }
+  };
+  return resolveFrom(0);
 }
 
 export function entryRenderer(extensions: ExtensionSystem | undefined, customType: string): ((...args: any[]) => unknown) | undefined {

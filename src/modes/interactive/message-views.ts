@@ -8,7 +8,7 @@
  */
 import type { Component, Markdown } from "@earendil-works/pi-tui";
 import type { AssistantMessage } from "../../ai/types.ts";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { keyHint, keyText, loadPiTui } from "../../extensions/tui-helpers.ts";
 import { inertIfNeeded } from "./inert-text.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -203,7 +203,8 @@ export class NoticeView extends CachedView {
  */
 function drawByExtension(renderer: (...args: any[]) => unknown, subject: unknown, context: ViewContext, width: number): string[] | undefined {
   const { truncateToWidth } = loadPiTui();
-  const drawn = renderer(subject, { expanded: context.expanded() }, context.theme()) as Component | undefined;
+  // pi 1.x hands renderers the user's key names with the options.
+  const drawn = renderer(subject, { expanded: context.expanded(), keyText, keyHint }, context.theme()) as Component | undefined;
   if (!drawn || typeof drawn.render !== "function") return undefined;
   return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
 }

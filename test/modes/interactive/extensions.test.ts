@@ -98,6 +98,31 @@ export default function (pi) {
     );
   });
 
+  test("registerToolRenderer draws calls to a tool it did not register; its context has durationMs and the user's key names", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "sleep 0.2; echo hi" } }] }, { content: [{ type: "text", text: "Ran it." }] });
+        send(pane, "run it");
+        const screen = await pane.waitFor("Ran it.");
+        expect(screen).toContain("SHELL> sleep 0.2; echo hi");
+        expect(screen).toContain("OUT> hi took=timed");
+        expect(screen).toContain("ctrl+o to expand");
+      },
+      withExtension(`import { Text } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerToolRenderer((toolName, next) => {
+    if (toolName !== "bash") return next();
+    return {
+      renderCall: (args, theme, context) => new Text("SHELL> " + args.command, 1, 0),
+      renderResult: (result, options, theme, context) =>
+        new Text("OUT> " + result.content[0].text.trim() + " took=" + (context.durationMs >= 150 ? "timed" : String(context.durationMs)) + " " + context.keyHint("app.tools.expand", "to expand"), 1, 0),
+    };
+  });
+}
+`),
+    );
+  });
+
   test("ctx.ui.custom() shows a component that takes the keys until it is done", async () => {
     await withPane(
       async ({ pane }) => {
