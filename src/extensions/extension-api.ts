@@ -83,6 +83,12 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
       if (typeof renderer !== "function") throw new Error(`The entry renderer for "${customType}" is not a function`);
       extension.entryRenderers.set(String(customType), renderer as (...args: any[]) => unknown);
     },
+    registerMarkdownTransformer(transform, options) {
+      if (typeof transform !== "function") throw new Error("pi.registerMarkdownTransformer() needs a function (markdown, context) => markdown");
+      const messageTypes = Array.isArray(options?.messageTypes) ? options.messageTypes.map(String) : ["user", "assistant", "assistant-thinking"];
+      // One per extension: registering again replaces it (pi 1.x).
+      extension.markdownTransformer = { transform: transform as (markdown: string, context: any) => unknown, messageTypes };
+    },
     registerToolRenderer(resolver) {
       if (typeof resolver !== "function") throw new Error("pi.registerToolRenderer() needs a resolver function (toolName, next) => renderers");
       extension.toolRendererResolvers.push(resolver as (toolName: string, next: () => unknown) => unknown);

@@ -39,6 +39,17 @@ export interface LoadedExtension {
   entryRenderers: Map<string, (...args: any[]) => unknown>;
   /** registerToolRenderer (pi 1.x): resolvers asked, in load order, how to draw calls to any tool. */
   toolRendererResolvers: ((toolName: string, next: () => unknown) => unknown)[];
+  /** registerMarkdownTransformer (pi 1.x): one per extension, and the surfaces it runs on. */
+  markdownTransformer?: { transform: (markdown: string, context: MarkdownTransformContext) => unknown; messageTypes: readonly string[] };
+}
+
+/** What a Markdown transformer is told about the text it gets. */
+export interface MarkdownTransformContext {
+  messageType: string;
+  isStreaming: boolean;
+  availableWidth: number;
+  messageId?: string;
+  timestamp?: string;
 }
 
 export interface ResolvedCommand {

@@ -241,6 +241,14 @@ export interface ExtensionAPI {
    * pi 1.x: how calls to a tool are drawn, for any tool (registered or not). `next()` is what
    * the later resolvers, then the registered tool, would use; return it to leave a tool alone.
    */
+  /**
+   * pi 1.x: changes Markdown before interactive mode draws it (display only). Runs on user,
+   * assistant and thinking text unless `messageTypes` names other surfaces.
+   */
+  registerMarkdownTransformer(
+    transform: (markdown: string, context: { messageType: string; isStreaming: boolean; availableWidth: number; messageId?: string; timestamp?: string }) => string,
+    options?: { messageTypes?: string[] },
+  ): void;
   registerToolRenderer(resolver: (toolName: string, next: () => ToolRenderer | undefined) => ToolRenderer | undefined): void;
   /**
    * How interactive mode draws this extension's `custom` entries of `customType`

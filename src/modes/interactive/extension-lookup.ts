@@ -8,6 +8,7 @@
 import type { AutocompleteItem, SlashCommand } from "@earendil-works/pi-tui";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import type { MarkdownTransformContext } from "../../extensions/runner.ts";
 import type { ToolRenderers } from "./tool-lines.ts";
 
 /** Runs the extension shortcut bound to the key `data`, if any; true when one took it. */
@@ -58,6 +59,28 @@ export function toolRenderers(extensions: ExtensionSystem | undefined, name: str
     }
   };
   return resolveFrom(0);
+}
+
+/**
+ * Markdown after the extensions' transformers (registerMarkdownTransformer), in load order,
+ * for the surfaces each asked for. A transformer that throws or returns no string is
+ * reported and skipped; the text so far goes on to the next.
+ */
+export function transformMarkdown(extensions: ExtensionSystem | undefined, markdown: string, context: MarkdownTransformContext): string {
+  const runner = extensions?.currentRunner;
+  let text = markdown;
+  for (const extension of runner?.extensions ?? []) {
+    const transformer = extension.markdownTransformer;
+    if (!transformer || !transformer.messageTypes.includes(context.messageType)) continue;
+    try {
+      const next = transformer.transform(text, { ...context });
+      if (typeof next === "string") text = next;
+      else throw new Error(`the Markdown transformer returned ${next === null ? "null" : typeof next}, not a string`);
+    } catch (error) {
+      runner!.report(extension.path, "markdownTransformer", error);
+    }
+  }
+  return text;
 }
 
 export function entryRenderer(extensions: ExtensionSystem | undefined, customType: string): ((...args: any[]) => unknown) | undefined {

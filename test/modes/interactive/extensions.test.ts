@@ -123,6 +123,23 @@ export default function (pi) {
     );
   });
 
+  test("registerMarkdownTransformer changes what is drawn of user and assistant text, never what is sent or stored", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Step one --> step two" }] });
+        send(pane, "from a --> b");
+        const screen = await pane.waitFor("Step one → step two [assistant]");
+        expect(screen).toContain("from a → b [user]");
+        // Display only: the model got the text as typed.
+        expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages)).toContain("from a --> b");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerMarkdownTransformer((markdown, { messageType, isStreaming }) => isStreaming ? markdown : markdown.replaceAll("-->", "→") + " [" + messageType + "]");
+}
+`),
+    );
+  });
+
   test("ctx.ui.custom() shows a component that takes the keys until it is done", async () => {
     await withPane(
       async ({ pane }) => {
