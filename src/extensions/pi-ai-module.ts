@@ -1,6 +1,6 @@
 /**
  * What an extension gets from `@earendil-works/pi-ai` / `@mariozechner/pi-ai`:
- * pi-ai's runtime exports (as of pi 0.87), served by xcsh's own `src/ai/` layer,
+ * pi-ai's runtime exports (as of pi 1.6; pi-ai-1x.ts has the names added after 0.87), served by xcsh's own `src/ai/` layer,
  * including 0.8x's transcript helpers (pi-ai-transcript.ts: the stream functions
  * take a context whose `system` messages carry the prompt as well as one with a
  * `systemPrompt`) and its retry and lazy-loading helpers (pi-ai-helpers.ts).
