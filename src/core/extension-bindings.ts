@@ -244,6 +244,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
   }
+  getSettings(): Record<string, unknown> {
+    // A copy: what an extension changes in it is its own (pi 1.x).
+    return structuredClone(this.session.settings) as Record<string, unknown>;
+  }
   getAllTools() {
     return this.session.tools.all();
   }
@@ -414,9 +418,9 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     return this.boundaries.beforeSettle(outcome);
   }
 
-  async settled(): Promise<void> {
+  async settled(aborted: boolean): Promise<void> {
     this.boundaries.runSettled();
-    await this.runner.emit("agent_settled", { type: "agent_settled" });
+    await this.runner.emit("agent_settled", { type: "agent_settled", aborted });
   }
 
   async sessionInfoChanged(name: string | undefined): Promise<void> {

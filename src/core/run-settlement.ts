@@ -72,8 +72,10 @@ export class RunSettlement {
     const announcement = (async () => {
       this.announcing = true;
       try {
-        await this.host.hooks?.settled().catch((error) => process.stderr.write(`xcsh: agent_settled: ${(error as Error).message}\n`));
-        await this.host.emit({ type: "agent_settled" });
+        // pi 1.x tells a cancelled run from a finished one.
+        const aborted = this.aborted;
+        await this.host.hooks?.settled(aborted).catch((error) => process.stderr.write(`xcsh: agent_settled: ${(error as Error).message}\n`));
+        await this.host.emit({ type: "agent_settled", aborted });
       } finally {
         this.announcing = false;
       }

@@ -39,7 +39,7 @@ export type AgentSessionEvent =
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   /** pi 0.87.1: the session-level run is over and nothing continues automatically. */
-  | { type: "agent_settled" }
+  | { type: "agent_settled"; aborted: boolean }
   /** pi 0.87.1: a chunk of an RPC `bash` command's output; `id` is the command's, when it had one. */
   | { type: "bash_execution_update"; id?: string | number; delta: string }
   /** pi 0.87.1: the session's display name changed (no `name`: it was cleared). */

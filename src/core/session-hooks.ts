@@ -50,7 +50,7 @@ export interface SessionHooks {
   /** agent_before_settle: true when extensions asked for one more model request (and may have it). */
   beforeSettle(outcome: AgentActivityOutcome): Promise<boolean>;
   /** agent_settled, before the session reports it. */
-  settled(): Promise<void>;
+  settled(aborted: boolean): Promise<void>;
   sessionInfoChanged(name: string | undefined): Promise<void>;
   modelSelected(model: Model, previousModel: Model | undefined, source: "set" | "cycle" | "restore"): Promise<void>;
   thinkingLevelSelected(level: ModelThinkingLevel, previousLevel: ModelThinkingLevel): Promise<void>;

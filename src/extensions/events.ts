@@ -256,6 +256,8 @@ export interface AgentBeforeSettleEvent extends BoundaryState {
 /** The run has fully settled: nothing (retry, compaction, queued message) continues by itself. */
 export interface AgentSettledEvent {
   type: "agent_settled";
+  /** The run was aborted rather than finished (pi 1.x). */
+  aborted: boolean;
 }
 
 export type UIPromptKind = "select" | "confirm" | "input" | "editor" | "custom";

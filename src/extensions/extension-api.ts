@@ -115,6 +115,7 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     setModel: (model) => host("setModel").setModel(model),
     getThinkingLevel: () => host("getThinkingLevel").getThinkingLevel(),
     setThinkingLevel: (level) => host("setThinkingLevel").setThinkingLevel(level),
+    getSettings: () => host("getSettings").getSettings(),
     registerProvider: (name, config) => runtime.registerProvider(extension, name, config),
     unregisterProvider: (name) => runtime.unregisterProvider(name),
     registerVirtualModel: (definition) => runtime.registerVirtualModel(extension, definition as VirtualModelDefinition),

@@ -60,6 +60,8 @@ export interface ExtensionHost {
   setModel(model: Model): Promise<boolean>;
   getThinkingLevel(): ModelThinkingLevel;
   setThinkingLevel(level: ModelThinkingLevel): void;
+  /** A copy of the effective settings (global and project merged). */
+  getSettings(): Record<string, unknown>;
 
   waitForIdle(): Promise<void>;
   newSession(options?: NewSessionOptions): Promise<{ cancelled: boolean }>;

@@ -270,6 +270,8 @@ export interface ExtensionAPI {
   setModel(model: Model): Promise<boolean>;
   getThinkingLevel(): ModelThinkingLevel;
   setThinkingLevel(level: ModelThinkingLevel): void;
+  /** pi 1.x: a copy of the effective settings, global and project merged. */
+  getSettings(): Record<string, unknown>;
   registerProvider(name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
   /** pi 1.x: a model whose `route()` picks a physical model for each request (virtual-models.ts). */

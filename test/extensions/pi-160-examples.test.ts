@@ -226,3 +226,37 @@ describe("pi 1.x's timing and thinking level records", () => {
     expect(levels).toEqual(["off", "off"]);
   });
 });
+
+describe("pi 1.x's settings and settling", () => {
+  test("pi.getSettings() is a copy of the effective settings; agent_settled says whether the run was aborted", async () => {
+    fixture.home.writeSettings({ hideThinkingBlock: true });
+    const ext = fixture.writeExtension(
+      "settings-1x.ts",
+      `export default function (pi) {
+  pi.registerCommand("settings", { handler: async (_args, ctx) => {
+    const settings = pi.getSettings();
+    settings.hideThinkingBlock = "changed";
+    ctx.ui.notify("settings " + pi.getSettings().hideThinkingBlock);
+  } });
+  pi.on("agent_settled", (event, ctx) => ctx.ui.notify("settled aborted=" + event.aborted));
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/settings" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("settings "));
+    await rpc.request({ type: "prompt", message: "finish" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("settled"));
+    fixture.server.enqueue({ content: [{ type: "text", text: "a long answer" }], delayMs: 3000 });
+    await rpc.request({ type: "prompt", message: "stop me" });
+    await rpc.waitForEvent("agent_start");
+    await rpc.request({ type: "abort" });
+    await rpc.waitFor(() => notices(rpc).filter((line) => line.startsWith("settled")).length === 2);
+    expect(notices(rpc).filter((line) => line.startsWith("settings ") || line.startsWith("settled"))).toEqual([
+      "settings true",
+      "settled aborted=false",
+      "settled aborted=true",
+    ]);
+    expect(rpc.ofType("agent_settled").map((frame) => frame.aborted)).toEqual([false, true]);
+    expect(await rpc.close()).toBe(0);
+  });
+});
