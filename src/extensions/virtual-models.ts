@@ -20,7 +20,7 @@
  */
 import { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { clampThinkingLevel } from "../ai/thinking.ts";
-import type { AssistantMessage, Context, Model, ModelThinkingLevel, SimpleStreamOptions, ThinkingLevel } from "../ai/types.ts";
+import { THINKING_LEVELS, type AssistantMessage, type Context, type Model, type ModelThinkingLevel, type SimpleStreamOptions, type ThinkingLevel } from "../ai/types.ts";
 import { failedAssistantMessage } from "../ai/usage.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { ExtensionContext, ProviderConfig } from "./types.ts";
@@ -117,6 +117,8 @@ export class VirtualModelTable {
           id: definition.id,
           name: definition.name ?? definition.id,
           reasoning: levels.some((level) => level !== "off"),
+          // Only the levels offered can be selected: the others are mapped away.
+          thinkingLevelMap: Object.fromEntries(THINKING_LEVELS.map((level) => [level, levels.includes(level) ? level : null])),
           input: definition.input ?? ["text", "image"],
           cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
           // Unset limits get the registry's defaults for a custom model.

@@ -114,7 +114,10 @@ describe("jev-router: a virtual model", () => {
     const rpc = fixture.start(["-e", example("jev-router.ts"), "--model", "jev/auto"]);
     const models = (await rpc.request({ type: "get_available_models" })).data.models;
     expect(models.find((model: any) => model.provider === "jev" && model.id === "auto")).toMatchObject({ name: "Auto (Jev)", contextWindow: 272_000 });
-    expect((await rpc.request({ type: "get_state" })).data.model).toMatchObject({ provider: "jev", id: "auto" });
+    const selected = (await rpc.request({ type: "get_state" })).data;
+    expect(selected.model).toMatchObject({ provider: "jev", id: "auto" });
+    // Only the levels the router offers can be selected ("off" is not one of jev's).
+    expect(["low", "medium", "high", "xhigh"]).toContain(selected.thinkingLevel);
 
     const before = fixture.server.requests.length;
     fixture.server.enqueue(
@@ -138,6 +141,9 @@ describe("jev-router: a virtual model", () => {
     // Assistant messages name the physical model that answered.
     const answered = entries.filter((entry) => entry.type === "message" && entry.message.role === "assistant").map((entry) => `${entry.message.provider}/${entry.message.model}`);
     expect(answered).toEqual(["openai-codex/gpt-5.6-terra", "openai-codex/gpt-5.6-luna"]);
+    // The level passes through to the physical model and is recorded on its answers.
+    const levels = entries.filter((entry) => entry.type === "message" && entry.message.role === "assistant").map((entry) => entry.message.thinkingLevel);
+    expect(levels).toEqual([selected.thinkingLevel, selected.thinkingLevel]);
   });
 });
 
