@@ -14,14 +14,15 @@
  * thinking level it was sent with.
  *
  * Not (yet) as in pi: virtual models are listed under a provider id of their own
- * (one that has physical models is refused), and every request is routed with
- * reason "user" or "continuation" — retries and requests outside the agent loop
- * (compaction) are not told apart.
+ * (one that has physical models is refused), and a retry is routed as "user" or
+ * "continuation" (`failed` is never set). A request outside the agent loop (a
+ * compaction summary, an extension's own call) is "direct": no state in or out.
  */
 import { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { clampThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type AssistantMessage, type Context, type Model, type ModelThinkingLevel, type SimpleStreamOptions, type ThinkingLevel } from "../ai/types.ts";
 import { failedAssistantMessage } from "../ai/usage.ts";
+import { isAgentLoopRequest } from "../agent/loop-requests.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { ExtensionContext, ProviderConfig } from "./types.ts";
 
@@ -132,7 +133,9 @@ export class VirtualModelTable {
 
   private stream(provider: string, model: Model, context: Context, options: SimpleStreamOptions = {}): AssistantMessageEventStream {
     const outer = new AssistantMessageEventStream();
-    void this.routeAndSend(provider, model, context, options, outer).catch((error) => {
+    // Read now, while the caller's request is starting: the loop marks only that moment.
+    const direct = !isAgentLoopRequest();
+    void this.routeAndSend(provider, model, context, options, outer, direct).catch((error) => {
       const aborted = options.signal?.aborted === true;
       const message = `Virtual model "${provider}/${model.id}" could not route the request: ${(error as Error)?.message ?? String(error)}`;
       outer.push({ type: "error", reason: aborted ? "aborted" : "error", error: failedAssistantMessage(model, message, aborted) });
@@ -141,16 +144,24 @@ export class VirtualModelTable {
     return outer;
   }
 
-  private async routeAndSend(provider: string, model: Model, context: Context, options: SimpleStreamOptions, outer: AssistantMessageEventStream): Promise<void> {
+  private async routeAndSend(
+    provider: string,
+    model: Model,
+    context: Context,
+    options: SimpleStreamOptions,
+    outer: AssistantMessageEventStream,
+    direct: boolean,
+  ): Promise<void> {
     const definition = this.byProvider.get(provider)?.get(model.id);
     const registry = this.host.registry();
     if (!definition || !registry) throw new Error("it is no longer registered");
     const ctx = this.host.context();
-    const state = latestState(ctx, provider, model.id);
+    // A request outside the agent loop has no router state, and what it returns is not kept (pi's rule).
+    const state = direct ? undefined : latestState(ctx, provider, model.id);
     const request: ModelRouteRequest = {
       model,
       thinkingLevel: options.reasoning ?? "off",
-      reason: context.messages.at(-1)?.role === "user" ? "user" : "continuation",
+      reason: direct ? "direct" : context.messages.at(-1)?.role === "user" ? "user" : "continuation",
       ...previousOf(context.messages, registry),
       ...(state !== undefined ? { state } : {}),
       messages: context.messages,
@@ -159,7 +170,7 @@ export class VirtualModelTable {
     const route = await definition.route(request, ctx);
     const physical = checkRoute(route, registry);
     // A new object is new state, stored before the request is sent (pi's rule), even if the request then fails.
-    if (route.state !== undefined && route.state !== state) {
+    if (!direct && route.state !== undefined && route.state !== state) {
       this.host.appendEntry(VIRTUAL_MODEL_STATE_ENTRY, { provider, id: model.id, state: route.state });
     }
     const level = clampThinkingLevel(physical, route.thinkingLevel ?? request.thinkingLevel);

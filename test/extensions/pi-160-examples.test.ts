@@ -147,6 +147,50 @@ describe("jev-router: a virtual model", () => {
   });
 });
 
+describe("virtual models: the request's reason", () => {
+  test("the agent loop's requests are user then continuation with the stored state; an extension's own call is direct, without state, and keeps none", async () => {
+    const ext = fixture.writeExtension(
+      "router.ts",
+      `export default function (pi) {
+  pi.registerVirtualModel({
+    provider: "router",
+    id: "auto",
+    thinkingLevels: ["off"],
+    route(request, ctx) {
+      ctx.ui.notify("route " + request.reason + " state=" + JSON.stringify(request.state ?? null));
+      return { model: ctx.modelRegistry.find("fake", "fake-model"), state: { seen: (request.state?.seen ?? 0) + 1 } };
+    },
+  });
+  pi.registerCommand("direct", { handler: async (_args, ctx) => {
+    const answer = await ctx.modelRegistry.complete(ctx.model, { systemPrompt: "", messages: [{ role: "user", content: "hi", timestamp: Date.now() }] });
+    ctx.ui.notify("direct answered by " + answer.provider + "/" + answer.model);
+  } });
+}`,
+    );
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "ls", arguments: {} }] },
+      { content: [{ type: "text", text: "Listed." }] },
+      { content: [{ type: "text", text: "Direct." }] },
+    );
+    const rpc = fixture.start(["-e", ext, "--model", "router/auto"]);
+    await rpc.request({ type: "prompt", message: "list" });
+    await rpc.waitForEvent("agent_end");
+    await rpc.request({ type: "prompt", message: "/direct" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("direct"));
+    expect(notices(rpc)).toEqual([
+      "route user state=null",
+      'route continuation state={"seen":1}',
+      "route direct state=null",
+      "direct answered by fake/fake-model",
+    ]);
+    const sessionFile = (await rpc.request({ type: "get_state" })).data.sessionFile;
+    expect(await rpc.close()).toBe(0);
+    const states = readFileSync(sessionFile, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      .filter((entry) => entry.type === "custom" && entry.customType === "pi.virtual-model-state").map((entry) => entry.data.state);
+    expect(states).toEqual([{ seen: 1 }, { seen: 2 }]);
+  });
+});
+
 describe("pi 1.x's pi.exec", () => {
   test("a command ended by a signal reports 128 + its number; maxBuffer cuts the output and ends the command; split characters stay whole", async () => {
     const ext = fixture.writeExtension(
