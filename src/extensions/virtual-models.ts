@@ -14,15 +14,15 @@
  * thinking level it was sent with.
  *
  * Not (yet) as in pi: virtual models are listed under a provider id of their own
- * (one that has physical models is refused), and a retry is routed as "user" or
- * "continuation" (`failed` is never set). A request outside the agent loop (a
- * compaction summary, an extension's own call) is "direct": no state in or out.
+ * (one that has physical models is refused). A request outside the agent loop (a
+ * compaction summary, an extension's own call) is "direct": no state in or out; the
+ * first request of an automatic retry is "retry", with the failed answer.
  */
 import { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { clampThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type AssistantMessage, type Context, type Model, type ModelThinkingLevel, type SimpleStreamOptions, type ThinkingLevel } from "../ai/types.ts";
 import { failedAssistantMessage } from "../ai/usage.ts";
-import { isAgentLoopRequest } from "../agent/loop-requests.ts";
+import { isAgentLoopRequest, takeRetriedFailure } from "../agent/loop-requests.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { ExtensionContext, ProviderConfig } from "./types.ts";
 
@@ -135,7 +135,8 @@ export class VirtualModelTable {
     const outer = new AssistantMessageEventStream();
     // Read now, while the caller's request is starting: the loop marks only that moment.
     const direct = !isAgentLoopRequest();
-    void this.routeAndSend(provider, model, context, options, outer, direct).catch((error) => {
+    const retried = direct ? undefined : takeRetriedFailure();
+    void this.routeAndSend(provider, model, context, options, outer, direct, retried).catch((error) => {
       const aborted = options.signal?.aborted === true;
       const message = `Virtual model "${provider}/${model.id}" could not route the request: ${(error as Error)?.message ?? String(error)}`;
       outer.push({ type: "error", reason: aborted ? "aborted" : "error", error: failedAssistantMessage(model, message, aborted) });
@@ -151,6 +152,7 @@ export class VirtualModelTable {
     options: SimpleStreamOptions,
     outer: AssistantMessageEventStream,
     direct: boolean,
+    retried: AssistantMessage | undefined,
   ): Promise<void> {
     const definition = this.byProvider.get(provider)?.get(model.id);
     const registry = this.host.registry();
@@ -161,8 +163,9 @@ export class VirtualModelTable {
     const request: ModelRouteRequest = {
       model,
       thinkingLevel: options.reasoning ?? "off",
-      reason: direct ? "direct" : context.messages.at(-1)?.role === "user" ? "user" : "continuation",
+      reason: direct ? "direct" : retried ? "retry" : context.messages.at(-1)?.role === "user" ? "user" : "continuation",
       ...previousOf(context.messages, registry),
+      ...(retried ? failedOf(retried, registry) : {}),
       ...(state !== undefined ? { state } : {}),
       messages: context.messages,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -217,6 +220,13 @@ function previousOf(messages: Context["messages"], registry: ModelRegistry): Pic
     return { previous: { model, ...(level ? { thinkingLevel: level } : {}) } };
   }
   return {};
+}
+
+/** The failed request a retry replaces; absent when routing itself failed (the answer names the virtual model). */
+function failedOf(message: AssistantMessage, registry: ModelRegistry): Pick<ModelRouteRequest, "failed"> {
+  const model = registry.find(message.provider, message.model);
+  if (!model || isVirtualModel(model)) return {};
+  return { failed: { model, ...(message.thinkingLevel ? { thinkingLevel: message.thinkingLevel } : {}), message } };
 }
 
 function checkRoute(route: ModelRoute | undefined, registry: ModelRegistry): Model {

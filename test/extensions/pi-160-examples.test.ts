@@ -191,6 +191,33 @@ describe("virtual models: the request's reason", () => {
   });
 });
 
+describe("virtual models: a retry", () => {
+  test("the first request of an automatic retry is routed as retry, with the failed model and answer", async () => {
+    fixture.home.writeSettings({ retry: { enabled: true, baseDelayMs: 10, maxRetries: 2 } });
+    const ext = fixture.writeExtension(
+      "retry-router.ts",
+      `export default function (pi) {
+  pi.registerVirtualModel({
+    provider: "router",
+    id: "auto",
+    route(request, ctx) {
+      const failed = request.failed ? " failed=" + request.failed.model.id + ":" + request.failed.message.stopReason : "";
+      ctx.ui.notify("route " + request.reason + failed);
+      return { model: ctx.modelRegistry.find("fake", "fake-model") };
+    },
+  });
+}`,
+    );
+    fixture.server.enqueue({ type: "error", status: 503, message: "overloaded" }, { content: [{ type: "text", text: "Back." }] });
+    const rpc = fixture.start(["-e", ext, "--model", "router/auto"]);
+    await rpc.request({ type: "prompt", message: "hello" });
+    await rpc.waitForEvent("agent_settled");
+    expect(notices(rpc)).toEqual(["route user", "route retry failed=fake-model:error"]);
+    expect(await rpc.close()).toBe(0);
+    fixture.home.writeSettings({});
+  });
+});
+
 describe("pi 1.x's pi.exec", () => {
   test("a command ended by a signal reports 128 + its number; maxBuffer cuts the output and ends the command; split characters stay whole", async () => {
     const ext = fixture.writeExtension(
