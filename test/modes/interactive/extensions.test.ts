@@ -140,6 +140,26 @@ export default function (pi) {
     );
   });
 
+  test("with a virtual model selected, the footer shows the physical model that answered beside it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Routed answer." }] });
+        send(pane, "hello");
+        await pane.waitFor("Routed answer.");
+        await pane.waitFor("router/auto → m2");
+        expect(fake.server.requests.at(-1)!.body.model).toBe("m2");
+      },
+      {
+        ...withExtension(`export default function (pi) {
+  pi.registerVirtualModel({ provider: "router", id: "auto", route: (request, ctx) => ({ model: ctx.modelRegistry.find("fake", "m2") }) });
+}
+`),
+        args: ["-e", "ext.ts", "--model", "router/auto"],
+        ready: "router/auto",
+      },
+    );
+  });
+
   test("ctx.ui.custom() shows a component that takes the keys until it is done", async () => {
     await withPane(
       async ({ pane }) => {
