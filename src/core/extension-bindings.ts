@@ -172,6 +172,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
       selectedTools: this.session.tools.activeNames(),
       toolSnippets: Object.fromEntries(tools.filter((tool) => !tool.hidden).map((tool) => [tool.name, tool.promptSnippet ?? tool.description])),
       promptGuidelines: tools.flatMap((tool) => tool.promptGuidelines ?? []),
+      // pi 1.x's view of the same rules by tool (read-only here: edit promptGuidelines to add rules).
+      toolGuidelines: Object.fromEntries(tools.filter((tool) => tool.promptGuidelines?.length).map((tool) => [tool.name, [...tool.promptGuidelines!]])),
       ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
       cwd: base.cwd,
       contextFiles: base.contextFiles.map((file) => ({ ...file })),
@@ -376,6 +378,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     if (!this.runner.hasHandlers("before_agent_start")) return { messages: queued };
     const base = this.session.tools.baseSystemPrompt;
     const systemPromptOptions = this.getSystemPromptOptions();
+    const offered = { tools: [...(systemPromptOptions.selectedTools ?? [])], guidelines: [...(systemPromptOptions.promptGuidelines ?? [])] };
+    this.offeredOptions = offered;
     // pi 1.x: a union on messageType — a prompt carries its text and images, an extension's message itself.
     const started =
       "message" in start
@@ -389,11 +393,31 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     } finally {
       this.chainingPrompt = undefined;
     }
-    const systemPrompt = withPromptSections(outcome.systemPrompt, event.systemPromptOptions.sections);
+    const systemPrompt = withPromptSections(this.applyOptionEdits(systemPromptOptions, outcome.systemPrompt, base), event.systemPromptOptions.sections);
     return {
       ...(systemPrompt !== base ? { systemPrompt } : {}),
       messages: [...queued, ...outcome.messages.map(customMessage)],
     };
+  }
+
+  /** What before_agent_start's handlers were offered, to tell their edits from it. */
+  private offeredOptions: { tools: string[]; guidelines: string[] } | undefined;
+
+  /**
+   * Edits a before_agent_start handler made to `systemPromptOptions` (pi 1.x): a changed
+   * `selectedTools` sets the active tools (as pi.setActiveTools would, lasting), added
+   * `promptGuidelines` are rules for this run. A prompt a handler returned wins over both.
+   */
+  private applyOptionEdits(options: BuildSystemPromptOptions, returned: string, base: string): string {
+    const offered = this.offeredOptions;
+    this.offeredOptions = undefined;
+    if (!offered) return returned;
+    const selected = Array.isArray(options.selectedTools) ? options.selectedTools.map(String) : offered.tools;
+    if (selected.join("\u0000") !== offered.tools.join("\u0000")) this.setActiveTools(selected);
+    const guidelines = Array.isArray(options.promptGuidelines) ? options.promptGuidelines.map(String) : offered.guidelines;
+    const added = guidelines.filter((rule) => !offered.guidelines.includes(rule));
+    if (returned !== base) return returned;
+    return added.length > 0 ? this.session.tools.systemPromptWith(added) : this.session.tools.baseSystemPrompt;
   }
 
   async userBash(command: string, excludeFromContext: boolean) {

@@ -138,6 +138,8 @@ export interface BuildSystemPromptOptions {
   selectedTools?: string[];
   toolSnippets?: Record<string, string>;
   promptGuidelines?: string[];
+  /** The active tools' rules, by tool name. */
+  toolGuidelines?: Record<string, string[]>;
   appendSystemPrompt?: string;
   cwd: string;
   contextFiles?: ContextFileInfo[];

@@ -63,6 +63,38 @@ describe("prompt-customizer: systemPromptOptions.sections", () => {
   });
 });
 
+describe("systemPromptOptions: selectedTools and promptGuidelines", () => {
+  test("a handler's edits take effect: the tool it removes is gone from the request and stays inactive; a rule it adds is in this run's prompt only", async () => {
+    const ext = fixture.writeExtension(
+      "prompt-options.ts",
+      `let runs = 0;
+export default function (pi) {
+  pi.on("before_agent_start", (event) => {
+    if (++runs > 1) return;
+    event.systemPromptOptions.selectedTools = event.systemPromptOptions.selectedTools.filter((name) => name !== "bash");
+    event.systemPromptOptions.promptGuidelines.push("Answer in one short sentence.");
+  });
+  pi.on("agent_end", (_event, ctx) => ctx.ui.notify("active " + pi.getActiveTools().includes("bash")));
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "first" });
+    await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("active"));
+    const first = fixture.server.requests.at(-1)!;
+    expect(systemPromptOf(first)).toContain("- Answer in one short sentence.");
+    const toolNames = (request: { body: any }) => (request.body.tools ?? []).map((tool: any) => tool.function?.name ?? tool.name);
+    expect(toolNames(first)).not.toContain("bash");
+    expect(toolNames(first)).toContain("read");
+    await rpc.request({ type: "prompt", message: "second" });
+    await rpc.waitFor(() => notices(rpc).filter((line) => line.startsWith("active")).length === 2);
+    const second = fixture.server.requests.at(-1)!;
+    expect(systemPromptOf(second)).not.toContain("Answer in one short sentence.");
+    expect(toolNames(second)).not.toContain("bash");
+    expect(notices(rpc).filter((line) => line.startsWith("active"))).toEqual(["active false", "active false"]);
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
 /** An extension of the test's own: it starts a run with a custom message, and notes what before_agent_start saw. */
 const TRIGGER = `export default function (pi) {
   pi.on("before_agent_start", (event, ctx) => {
