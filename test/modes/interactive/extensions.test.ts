@@ -98,7 +98,7 @@ export default function (pi) {
     );
   });
 
-  test("registerToolRenderer draws calls to a tool it did not register; its context has durationMs and the user's key names", async () => {
+  test("registerToolRenderer draws calls to a tool it did not register; its context has durationMs and the user's key names; theme.style() styles", async () => {
     await withPane(
       async ({ fake, pane }) => {
         fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "sleep 0.2; echo hi" } }] }, { content: [{ type: "text", text: "Ran it." }] });
@@ -113,7 +113,7 @@ export default function (pi) {
   pi.registerToolRenderer((toolName, next) => {
     if (toolName !== "bash") return next();
     return {
-      renderCall: (args, theme, context) => new Text("SHELL> " + args.command, 1, 0),
+      renderCall: (args, theme, context) => new Text(theme.style("SHELL>", { fg: "accent", bold: true }) + " " + args.command, 1, 0),
       renderResult: (result, options, theme, context) =>
         new Text("OUT> " + result.content[0].text.trim() + " took=" + (context.durationMs >= 150 ? "timed" : String(context.durationMs)) + " " + context.keyHint("app.tools.expand", "to expand"), 1, 0),
     };
