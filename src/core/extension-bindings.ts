@@ -24,6 +24,7 @@ import type {
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { estimateContextTokens } from "./compaction/index.ts";
+import { scopeModels } from "../config/model-resolver.ts";
 import { navigateTree } from "./tree-navigation.ts";
 import { installAgentHooks } from "./extension-agent-hooks.ts";
 import { SessionBoundaries } from "./session-boundary.ts";
@@ -245,6 +246,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   }
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
+  }
+  scopedModels(): { model: Model; thinkingLevel?: ModelThinkingLevel }[] {
+    const patterns = this.session.settings.enabledModels ?? [];
+    return patterns.length > 0 ? scopeModels(this.session.models.availableModels(), patterns).scoped : [];
   }
   getSettings(): Record<string, unknown> {
     // A copy: what an extension changes in it is its own (pi 1.x).

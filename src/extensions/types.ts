@@ -69,6 +69,8 @@ export interface ExtensionContext {
   model: Model | undefined;
   /** The session's thinking level (as pi.getThinkingLevel(); later pi versions read it here). */
   thinkingLevel: ModelThinkingLevel;
+  /** pi 1.x: the models `--models` / `enabledModels` scope the session to (empty: unscoped). */
+  readonly scopedModels: readonly { model: Model; thinkingLevel?: ModelThinkingLevel }[];
   signal: AbortSignal | undefined;
   isIdle(): boolean;
   abort(): void;

@@ -369,3 +369,26 @@ describe("pi 1.x's settings and settling", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("pi 1.x's ctx.scopedModels", () => {
+  test("lists the models --models scopes the session to, with a pinned level; empty when unscoped", async () => {
+    const ext = fixture.writeExtension(
+      "scoped.ts",
+      `export default function (pi) {
+  pi.registerCommand("scoped", { handler: async (_args, ctx) => {
+    ctx.ui.notify("scoped " + JSON.stringify(ctx.scopedModels.map((entry) => [entry.model.provider + "/" + entry.model.id, entry.thinkingLevel ?? null])));
+  } });
+}`,
+    );
+    for (const [args, expected] of [
+      [["--models", "fake/fake-model:low"], 'scoped [["fake/fake-model","low"]]'],
+      [[], "scoped []"],
+    ] as const) {
+      const rpc = fixture.start([...withExtensions(ext), ...args]);
+      await rpc.request({ type: "prompt", message: "/scoped" });
+      await rpc.waitFor((frame) => frame.method === "notify" && String(frame.message).startsWith("scoped"));
+      expect(notices(rpc)).toEqual([expected]);
+      expect(await rpc.close()).toBe(0);
+    }
+  });
+});
