@@ -68,7 +68,7 @@ describe("agent_before_settle and agent_settled", () => {
       pending: 0,
       canContinue: false,
     });
-    expect(notices(rpc).filter((n) => n.startsWith("settled"))).toEqual(['settled {"keys":["type"],"idle":true}']);
+    expect(notices(rpc).filter((n) => n.startsWith("settled"))).toEqual(['settled {"keys":["type","aborted"],"idle":true}']);
     // Extensions hear each moment before the host's frame for it.
     const order = [noticeAt(rpc, "agent_end"), eventAt(rpc, "agent_end"), noticeAt(rpc, "before_settle"), noticeAt(rpc, "settled"), eventAt(rpc, "agent_settled")];
     expect(order.every((index) => index >= 0)).toBe(true);
