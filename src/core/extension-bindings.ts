@@ -25,6 +25,7 @@ import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.t
 import type { AgentSession } from "./agent-session.ts";
 import { estimateContextTokens } from "./compaction/index.ts";
 import { scopeModels } from "../config/model-resolver.ts";
+import { editsOf, offeredOf, withPromptSections } from "./prompt-option-edits.ts";
 import { navigateTree } from "./tree-navigation.ts";
 import { installAgentHooks } from "./extension-agent-hooks.ts";
 import { SessionBoundaries } from "./session-boundary.ts";
@@ -48,22 +49,6 @@ export interface ExtensionSystemLink {
 }
 
 type Deliverable = Extract<AgentMessage, { role: "custom" }>;
-
-/** A section's tag: a name XML allows, and not pi's reserved `preamble`. */
-const SECTION_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-
-/**
- * The prompt with the custom sections a before_agent_start handler set, each as
- * `<name>\ncontent\n</name>` after the rest, in the order set. Empty contents and
- * names that are no XML tag are left out.
- */
-export function withPromptSections(systemPrompt: string, sections: Record<string, unknown> | undefined): string {
-  if (!sections || typeof sections !== "object") return systemPrompt;
-  const blocks = Object.entries(sections)
-    .filter(([name, content]) => SECTION_NAME.test(name) && name !== "preamble" && typeof content === "string" && content !== "")
-    .map(([name, content]) => `<${name}>\n${content}\n</${name}>`);
-  return blocks.length === 0 ? systemPrompt : `${systemPrompt}\n\n${blocks.join("\n\n")}`;
-}
 
 export function customMessage(input: CustomMessageInput): Deliverable {
   // Content reaches the provider as a user message: text, or text and image blocks — nothing else.
@@ -383,8 +368,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     if (!this.runner.hasHandlers("before_agent_start")) return { messages: queued };
     const base = this.session.tools.baseSystemPrompt;
     const systemPromptOptions = this.getSystemPromptOptions();
-    const offered = { tools: [...(systemPromptOptions.selectedTools ?? [])], guidelines: [...(systemPromptOptions.promptGuidelines ?? [])] };
-    this.offeredOptions = offered;
+    const offered = offeredOf(systemPromptOptions);
     // pi 1.x: a union on messageType — a prompt carries its text and images, an extension's message itself.
     const started =
       "message" in start
@@ -398,31 +382,16 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     } finally {
       this.chainingPrompt = undefined;
     }
-    const systemPrompt = withPromptSections(this.applyOptionEdits(systemPromptOptions, outcome.systemPrompt, base), event.systemPromptOptions.sections);
+    // What the handlers did to the options (pi 1.x); a prompt a handler returned wins over the rules.
+    const edits = editsOf(offered, event.systemPromptOptions);
+    if (edits.selectedTools) this.setActiveTools(edits.selectedTools);
+    let prompt = outcome.systemPrompt;
+    if (prompt === base) prompt = edits.addedGuidelines.length > 0 ? this.session.tools.systemPromptWith(edits.addedGuidelines) : this.session.tools.baseSystemPrompt;
+    const systemPrompt = withPromptSections(prompt, event.systemPromptOptions?.sections);
     return {
       ...(systemPrompt !== base ? { systemPrompt } : {}),
       messages: [...queued, ...outcome.messages.map(customMessage)],
     };
-  }
-
-  /** What before_agent_start's handlers were offered, to tell their edits from it. */
-  private offeredOptions: { tools: string[]; guidelines: string[] } | undefined;
-
-  /**
-   * Edits a before_agent_start handler made to `systemPromptOptions` (pi 1.x): a changed
-   * `selectedTools` sets the active tools (as pi.setActiveTools would, lasting), added
-   * `promptGuidelines` are rules for this run. A prompt a handler returned wins over both.
-   */
-  private applyOptionEdits(options: BuildSystemPromptOptions, returned: string, base: string): string {
-    const offered = this.offeredOptions;
-    this.offeredOptions = undefined;
-    if (!offered) return returned;
-    const selected = Array.isArray(options.selectedTools) ? options.selectedTools.map(String) : offered.tools;
-    if (selected.join("\u0000") !== offered.tools.join("\u0000")) this.setActiveTools(selected);
-    const guidelines = Array.isArray(options.promptGuidelines) ? options.promptGuidelines.map(String) : offered.guidelines;
-    const added = guidelines.filter((rule) => !offered.guidelines.includes(rule));
-    if (returned !== base) return returned;
-    return added.length > 0 ? this.session.tools.systemPromptWith(added) : this.session.tools.baseSystemPrompt;
   }
 
   async userBash(command: string, excludeFromContext: boolean) {
