@@ -156,6 +156,7 @@ export {
   createLsToolDefinition,
   createReadToolDefinition,
   createWriteToolDefinition,
+  formatReadLineRange,
   getShellConfig,
   truncateToVisualLines,
 } from "./extensions/coding-agent-helpers.ts";
@@ -185,3 +186,4 @@ export {
   rawKeyHint,
 } from "./extensions/tui-helpers.ts";
 export { copyToClipboard } from "./extensions/clipboard-copy.ts";
+export { VIRTUAL_MODEL_STATE_ENTRY } from "./extensions/virtual-models.ts";

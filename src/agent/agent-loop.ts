@@ -3,6 +3,7 @@
  * and repeat until it answers without tools and no queued message is waiting.
  * Emits the event sequence of seed 000; knows nothing of files or sessions.
  */
+import { asAgentLoopRequest } from "./loop-requests.ts";
 import { streamSimple } from "../ai/stream.ts";
 import type { AssistantMessage, Message, Model, SimpleStreamOptions, Tool, ToolResultMessage } from "../ai/types.ts";
 import { failedAssistantMessage } from "../ai/usage.ts";
@@ -163,10 +164,12 @@ async function streamAssistantMessage(
     const providerEnv = config.getProviderEnv?.(config.model.provider);
     const env = providerEnv ? { ...config.env, ...providerEnv } : config.env;
     const streamFn = config.streamFn ?? streamSimple;
-    const events = await streamFn(
-      config.model,
-      { systemPrompt: request.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
-      { ...streamOptionsOf(config), apiKey, headers, ...(env ? { env } : {}), signal },
+    const events = await asAgentLoopRequest(() =>
+      streamFn(
+        config.model,
+        { systemPrompt: request.systemPrompt, messages: llmMessages, tools: tools?.length ? tools : undefined },
+        { ...streamOptionsOf(config), apiKey, headers, ...(env ? { env } : {}), signal },
+      ),
     );
     for await (const event of events) {
       if (event.type === "start") {
@@ -187,6 +190,8 @@ async function streamAssistantMessage(
     final = failedAssistantMessage(config.model, error instanceof Error ? error.message : String(error), signal?.aborted === true);
   }
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
+  // The level it was sent with; a virtual model's route has set the physical one already.
+  if (final.thinkingLevel === undefined) final = { ...final, thinkingLevel: config.reasoning ?? "off" };
   if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
   const end = { type: "message_end" as const, message: final as AgentMessage };
   await emit(end);

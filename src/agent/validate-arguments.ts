@@ -4,6 +4,7 @@
  * still does not fit is reported in words the model can act on.
  */
 import { surelyFits } from "../schema/check.ts";
+import { coerceToJsonSchema } from "../schema/coerce.ts";
 import { typeboxValue } from "../schema/validate.ts";
 import type { ToolCall } from "../ai/types.ts";
 import type { AgentTool } from "./types.ts";
@@ -23,6 +24,9 @@ export function validateToolArguments(tool: AgentTool<any>, toolCall: ToolCall):
   if (Value.Check(schema, args)) return { ok: true, args };
   const coerced = Value.Convert(schema, structuredClone(args));
   if (Value.Check(schema, coerced)) return { ok: true, args: coerced };
+  // typebox converts only its own schemas; a plain JSON Schema (MCP, hand-written) gets the same here.
+  const plainCoerced = coerceToJsonSchema(schema, coerced);
+  if (Value.Check(schema, plainCoerced)) return { ok: true, args: plainCoerced };
 
   const problems = Value.Errors(schema, args)
     .slice(0, 8)

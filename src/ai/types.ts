@@ -108,6 +108,8 @@ export interface AssistantMessage {
   usage: Usage;
   stopReason: StopReason;
   errorMessage?: string;
+  /** The thinking level the request was sent with (pi 1.x records it on every answer). */
+  thinkingLevel?: ModelThinkingLevel;
   timestamp: number;
 }
 

@@ -134,6 +134,14 @@ export class ModelRegistry {
     return model ? structuredClone(model) : undefined;
   }
 
+  /**
+   * pi 1.x's look-up by model type ("chat", "classifier", "image"). Every model here is a
+   * chat model, so other types find nothing, and a router falls back as pi's examples do.
+   */
+  findOfType(type: string, provider: string, id: string): Model | undefined {
+    return type === "chat" ? this.find(provider, id) : undefined;
+  }
+
   /** Providers that have at least one model, in the same order as `getAll()`. */
   getProviders(): string[] {
     return [...new Set(this.models.map((model) => model.provider))];

@@ -275,8 +275,10 @@ export class AgentSession {
   /** Starts a run from messages that need no routing (an extension's sendMessage with triggerTurn). */
   async runMessages(messages: AgentMessage[]): Promise<void> {
     if (this.settlement.deferWhileAnnouncing(() => this.runMessages(messages), reportDeferredFailure)) return;
-    this.agent.state.systemPrompt = this.tools.baseSystemPrompt;
-    await this.runToCompletion(() => this.agent.prompt(messages));
+    // Extensions see this start too (before_agent_start with messageType "custom"), as pi 1.x's do.
+    const before = this.hooks && messages[0] ? await this.hooks.beforeAgentStart({ message: messages[0] }) : undefined;
+    this.agent.state.systemPrompt = before?.systemPrompt ?? this.tools.baseSystemPrompt;
+    await this.runToCompletion(() => this.agent.prompt([...messages, ...(before?.messages ?? [])]));
   }
 
   /** An extension command runs at once whatever the agent is doing. */

@@ -24,6 +24,8 @@ import type {
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { estimateContextTokens } from "./compaction/index.ts";
+import { scopeModels } from "../config/model-resolver.ts";
+import { editsOf, offeredOf, withPromptSections } from "./prompt-option-edits.ts";
 import { navigateTree } from "./tree-navigation.ts";
 import { installAgentHooks } from "./extension-agent-hooks.ts";
 import { SessionBoundaries } from "./session-boundary.ts";
@@ -156,9 +158,13 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
       selectedTools: this.session.tools.activeNames(),
       toolSnippets: Object.fromEntries(tools.filter((tool) => !tool.hidden).map((tool) => [tool.name, tool.promptSnippet ?? tool.description])),
       promptGuidelines: tools.flatMap((tool) => tool.promptGuidelines ?? []),
+      // pi 1.x's view of the same rules by tool (read-only here: edit promptGuidelines to add rules).
+      toolGuidelines: Object.fromEntries(tools.filter((tool) => tool.promptGuidelines?.length).map((tool) => [tool.name, [...tool.promptGuidelines!]])),
       ...(base.appendPrompt ? { appendSystemPrompt: base.appendPrompt } : {}),
       cwd: base.cwd,
       contextFiles: base.contextFiles.map((file) => ({ ...file })),
+      // Custom XML-wrapped prompt sections by tag name (pi 1.x); a before_agent_start handler fills them for its run.
+      sections: {},
       skills: (this.session.resources?.skills() ?? []).map((skill) => ({
         name: skill.name,
         description: skill.description,
@@ -225,6 +231,14 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   }
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
+  }
+  scopedModels(): { model: Model; thinkingLevel?: ModelThinkingLevel }[] {
+    const patterns = this.session.settings.enabledModels ?? [];
+    return patterns.length > 0 ? scopeModels(this.session.models.availableModels(), patterns).scoped : [];
+  }
+  getSettings(): Record<string, unknown> {
+    // A copy: what an extension changes in it is its own (pi 1.x).
+    return structuredClone(this.session.settings) as Record<string, unknown>;
   }
   getAllTools() {
     return this.session.tools.all();
@@ -349,17 +363,18 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     return outcome.images ? { text: outcome.text, images: outcome.images } : { text: outcome.text };
   }
 
-  async beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }> {
+  async beforeAgentStart(start: RoutedInput | { message: AgentMessage }): Promise<{ systemPrompt?: string; messages: AgentMessage[] }> {
     const queued = this.nextTurnMessages.splice(0);
     if (!this.runner.hasHandlers("before_agent_start")) return { messages: queued };
     const base = this.session.tools.baseSystemPrompt;
-    const event = {
-      type: "before_agent_start" as const,
-      prompt: input.text,
-      ...(input.images ? { images: input.images } : {}),
-      systemPrompt: base,
-      systemPromptOptions: this.getSystemPromptOptions(),
-    };
+    const systemPromptOptions = this.getSystemPromptOptions();
+    const offered = offeredOf(systemPromptOptions);
+    // pi 1.x: a union on messageType — a prompt carries its text and images, an extension's message itself.
+    const started =
+      "message" in start
+        ? { messageType: "custom" as const, message: start.message }
+        : { messageType: "user" as const, prompt: start.text, ...(start.images ? { images: start.images } : {}) };
+    const event = { type: "before_agent_start" as const, ...started, systemPrompt: base, systemPromptOptions };
     this.chainingPrompt = event;
     let outcome;
     try {
@@ -367,8 +382,14 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     } finally {
       this.chainingPrompt = undefined;
     }
+    // What the handlers did to the options (pi 1.x); a prompt a handler returned wins over the rules.
+    const edits = editsOf(offered, event.systemPromptOptions);
+    if (edits.selectedTools) this.setActiveTools(edits.selectedTools);
+    let prompt = outcome.systemPrompt;
+    if (prompt === base) prompt = edits.addedGuidelines.length > 0 ? this.session.tools.systemPromptWith(edits.addedGuidelines) : this.session.tools.baseSystemPrompt;
+    const systemPrompt = withPromptSections(prompt, event.systemPromptOptions?.sections);
     return {
-      ...(outcome.systemPrompt !== base ? { systemPrompt: outcome.systemPrompt } : {}),
+      ...(systemPrompt !== base ? { systemPrompt } : {}),
       messages: [...queued, ...outcome.messages.map(customMessage)],
     };
   }

@@ -21,6 +21,8 @@ import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProject
 import { hasProjectExtensions } from "../extensions/discovery.ts";
 import { existingFiles, projectMcpConfigPaths } from "../mcp/config-files.ts";
 import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
+import { getProviders as getBuiltinProviders } from "../ai/models.ts";
+import { VirtualModelTable } from "../extensions/virtual-models.ts";
 import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
 import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
@@ -78,6 +80,15 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
   private readonly registeredProviders = new Set<string>();
   private announcedUI: ExtensionUIContext | undefined;
+  /** Virtual models (pi.registerVirtualModel), served as providers of their own; a reload drops them too. */
+  private readonly virtualModels = new VirtualModelTable({
+    registry: () => this.registry,
+    context: () => this.runtime().toolContext(),
+    appendEntry: (customType, data) => {
+      if (!this.bindings) throw new Error("The session is not ready yet");
+      this.bindings.appendEntry(customType, data);
+    },
+  });
 
   private constructor(private readonly options: ExtensionSystemOptions) {
     this.runner = new ExtensionRunner((report) => options.reportError(report));
@@ -171,7 +182,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     const assertLive = this.livenessCheck();
     const runner = this.runner;
     let context: ReturnType<typeof createExtensionContext> | undefined;
-    return {
+    const runtime: ExtensionRuntime = {
       runner,
       cwd: this.options.cwd,
       events: this.events,
@@ -188,7 +199,23 @@ export class ExtensionSystem implements ExtensionSystemLink {
         if (this.registry) unregisterExtensionProvider(this.registry, name);
         else this.providerQueue.splice(0, this.providerQueue.length, ...this.providerQueue.filter((entry) => entry.name !== name));
       },
+      registerVirtualModel: (extension, definition) => {
+        let registration;
+        try {
+          registration = this.virtualModels.add(definition, this.registry?.getProviders() ?? (getBuiltinProviders() as string[]));
+        } catch (error) {
+          this.runner.report(extension.path, "registerVirtualModel", error);
+          return;
+        }
+        runtime.registerProvider(extension, registration.provider, registration.config);
+      },
+      unregisterVirtualModel: (extension, provider, id) => {
+        const left = this.virtualModels.remove(provider, id);
+        if (left?.config) runtime.registerProvider(extension, left.provider, left.config);
+        else if (left) runtime.unregisterProvider(left.provider);
+      },
     };
+    return runtime;
   }
 
   private async loadPhase(discovered: DiscoveryResult, fresh: boolean): Promise<void> {
@@ -372,6 +399,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     this.reportedPaths.clear();
     if (this.registry) for (const name of this.registeredProviders) unregisterExtensionProvider(this.registry, name);
     this.registeredProviders.clear();
+    this.virtualModels.clear();
     await this.nextGeneration(true);
     await this.loadPhase(ExtensionSystem.discover(this.options, false), true);
     if (this.trusted) await this.loadProjectExtensions(true);

@@ -4,6 +4,7 @@
  * context is compacted and the turn retried once, and a context past the threshold is
  * compacted. agent_end's `willRetry` is decided here too, as the recovery will decide it.
  */
+import { asRetryOf } from "../agent/loop-requests.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import { isContextOverflow } from "../ai/errors.ts";
 import type { AssistantMessage } from "../ai/types.ts";
@@ -73,7 +74,7 @@ export class RunRecovery {
         }
         this.retrying = attempt;
         try {
-          await session.agent.continue();
+          await asRetryOf(last, () => session.agent.continue());
         } finally {
           this.retrying = 0;
         }
@@ -93,7 +94,7 @@ export class RunRecovery {
         overflowHandled = true;
         this.dropLastMessage();
         if (await this.compactAutomatically("overflow")) {
-          await session.agent.continue();
+          await asRetryOf(last, () => session.agent.continue());
           continue;
         }
         return;

@@ -33,7 +33,8 @@ export interface SessionHooks {
   isCommand(text: string): boolean;
   /** Extension command or `input` event; undefined when the input was handled and nothing is to be sent. */
   routeInput(input: RoutedInput & { source: InputSource; streamingBehavior?: "steer" | "followUp" }): Promise<RoutedInput | undefined>;
-  beforeAgentStart(input: RoutedInput): Promise<{ systemPrompt?: string; messages: AgentMessage[] }>;
+  /** A run starts: from a prompt (RoutedInput), or from an extension's message (`sendMessage` with triggerTurn). */
+  beforeAgentStart(start: RoutedInput | { message: AgentMessage }): Promise<{ systemPrompt?: string; messages: AgentMessage[] }>;
   userBash(command: string, excludeFromContext: boolean): Promise<UserBashResult | undefined>;
   beforeCompact(
     input: CompactionMoment & {

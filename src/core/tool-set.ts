@@ -154,6 +154,11 @@ export class ToolSet {
     }));
   }
 
+  /** The base prompt with rules added for one run (an extension's edit of `promptGuidelines`). */
+  systemPromptWith(extraGuidelines: string[]): string {
+    return buildSystemPrompt({ ...this.base, tools: this.promptTools(), extraGuidelines });
+  }
+
   /** Snippets and guidelines of the active tools, as the system prompt uses them. */
   promptTools(): PromptTool[] {
     return this.active.flatMap((name): PromptTool[] => {

@@ -88,3 +88,26 @@ export function truncateToVisualLines(text: string, maxVisualLines: number, widt
   const kept = maxVisualLines === 0 ? [] : lines.slice(-maxVisualLines);
   return { visualLines: kept, skippedCount: lines.length - kept.length };
 }
+
+// --- tool-call rendering ------------------------------------------------------------
+
+function lineNumber(value: unknown): number | undefined {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
+}
+
+/**
+ * The line range of a `read` call as a renderer shows it after the path: `:10` from an
+ * offset alone, `:10-29` with a limit, nothing when neither is given or one is not a
+ * number (a model may send numbers as strings, or null for an omitted argument).
+ */
+export function formatReadLineRange(offset: unknown, limit: unknown): string {
+  if (offset == null && limit == null) return "";
+  const first = offset == null ? 1 : lineNumber(offset);
+  if (first === undefined) return "";
+  if (limit == null) return `:${first}`;
+  const count = lineNumber(limit);
+  if (count === undefined) return "";
+  const last = first + count - 1;
+  return last ? `:${first}-${last}` : `:${first}`;
+}

@@ -50,6 +50,9 @@ export function createExtensionContext(host: ExtensionHost, assertLive: Liveness
     get thinkingLevel() {
       return live(() => host.getThinkingLevel());
     },
+    get scopedModels() {
+      return live(() => host.scopedModels());
+    },
     get signal() {
       return host.signal();
     },

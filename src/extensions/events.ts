@@ -138,19 +138,26 @@ export interface BuildSystemPromptOptions {
   selectedTools?: string[];
   toolSnippets?: Record<string, string>;
   promptGuidelines?: string[];
+  /** The active tools' rules, by tool name. */
+  toolGuidelines?: Record<string, string[]>;
   appendSystemPrompt?: string;
   cwd: string;
   contextFiles?: ContextFileInfo[];
   skills?: unknown[];
+  /** Custom sections by tag name, added to the prompt as `<name>…</name>` (pi 1.x). */
+  sections: Record<string, string>;
 }
 
-export interface BeforeAgentStartEvent {
+interface BeforeAgentStartBase {
   type: "before_agent_start";
-  prompt: string;
-  images?: ImageContent[];
   systemPrompt: string;
   systemPromptOptions: BuildSystemPromptOptions;
 }
+
+/** What started the run: a prompt ("user"), or an extension's `sendMessage(…, { triggerTurn: true })` ("custom"). */
+export type BeforeAgentStartEvent =
+  | (BeforeAgentStartBase & { messageType: "user"; prompt: string; images?: ImageContent[] })
+  | (BeforeAgentStartBase & { messageType: "custom"; message: AgentMessage });
 export interface CustomMessageInput<T = unknown> {
   customType: string;
   content: string | (TextContent | ImageContent)[];

@@ -10,6 +10,7 @@ import type { ExtensionHost } from "./host.ts";
 import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
 import { registerExtensionTool } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
+import type { VirtualModelDefinition } from "./virtual-models.ts";
 
 /** What the API needs beyond the extension itself; shared by every extension of a runtime. */
 export interface ExtensionRuntime {
@@ -22,6 +23,8 @@ export interface ExtensionRuntime {
   toolContext(): ExtensionContext;
   registerProvider(extension: LoadedExtension, name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
+  registerVirtualModel(extension: LoadedExtension, definition: VirtualModelDefinition): void;
+  unregisterVirtualModel(extension: LoadedExtension, provider: string, id: string): void;
 }
 
 export function createExtensionAPI(extension: LoadedExtension, runtime: ExtensionRuntime): ExtensionAPI {
@@ -80,6 +83,16 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
       if (typeof renderer !== "function") throw new Error(`The entry renderer for "${customType}" is not a function`);
       extension.entryRenderers.set(String(customType), renderer as (...args: any[]) => unknown);
     },
+    registerMarkdownTransformer(transform, options) {
+      if (typeof transform !== "function") throw new Error("pi.registerMarkdownTransformer() needs a function (markdown, context) => markdown");
+      const messageTypes = Array.isArray(options?.messageTypes) ? options.messageTypes.map(String) : ["user", "assistant", "assistant-thinking"];
+      // One per extension: registering again replaces it (pi 1.x).
+      extension.markdownTransformer = { transform: transform as (markdown: string, context: any) => unknown, messageTypes };
+    },
+    registerToolRenderer(resolver) {
+      if (typeof resolver !== "function") throw new Error("pi.registerToolRenderer() needs a resolver function (toolName, next) => renderers");
+      extension.toolRendererResolvers.push(resolver as (toolName: string, next: () => unknown) => unknown);
+    },
     sendMessage(message, options) {
       void host("sendMessage")
         .sendMessage(message, options)
@@ -102,8 +115,11 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     setModel: (model) => host("setModel").setModel(model),
     getThinkingLevel: () => host("getThinkingLevel").getThinkingLevel(),
     setThinkingLevel: (level) => host("setThinkingLevel").setThinkingLevel(level),
+    getSettings: () => host("getSettings").getSettings(),
     registerProvider: (name, config) => runtime.registerProvider(extension, name, config),
     unregisterProvider: (name) => runtime.unregisterProvider(name),
+    registerVirtualModel: (definition) => runtime.registerVirtualModel(extension, definition as VirtualModelDefinition),
+    unregisterVirtualModel: (provider, id) => runtime.unregisterVirtualModel(extension, String(provider), String(id)),
     get events() {
       return runtime.events;
     },

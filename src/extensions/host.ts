@@ -60,6 +60,10 @@ export interface ExtensionHost {
   setModel(model: Model): Promise<boolean>;
   getThinkingLevel(): ModelThinkingLevel;
   setThinkingLevel(level: ModelThinkingLevel): void;
+  /** A copy of the effective settings (global and project merged). */
+  getSettings(): Record<string, unknown>;
+  /** The models `--models` / `enabledModels` scope the session to; empty when unscoped. */
+  scopedModels(): { model: Model; thinkingLevel?: ModelThinkingLevel }[];
 
   waitForIdle(): Promise<void>;
   newSession(options?: NewSessionOptions): Promise<{ cancelled: boolean }>;

@@ -1,6 +1,6 @@
 /**
  * What an extension gets from `@earendil-works/pi-ai` / `@mariozechner/pi-ai`:
- * pi-ai's runtime exports (as of pi 0.87), served by xcsh's own `src/ai/` layer,
+ * pi-ai's runtime exports (as of pi 1.6; pi-ai-1x.ts has the names added after 0.87), served by xcsh's own `src/ai/` layer,
  * including 0.8x's transcript helpers (pi-ai-transcript.ts: the stream functions
  * take a context whose `system` messages carry the prompt as well as one with a
  * `systemPrompt`) and its retry and lazy-loading helpers (pi-ai-helpers.ts).
@@ -38,6 +38,7 @@ import { calculateCost, emptyUsage } from "../ai/usage.ts";
 import { notSupported, notSupportedNames } from "./not-supported.ts";
 import { isRecoverableLength, isRetryableAssistantError, lazyApi, lazyStream, retryAssistantCall, retryDelayMs, DEFAULT_MAX_AGENT_RETRY_DELAY_MS } from "./pi-ai-helpers.ts";
 import * as transcript from "./pi-ai-transcript.ts";
+import * as later from "./pi-ai-1x.ts";
 import { PI_AI_UNSUPPORTED, unsupportedNames } from "./unsupported-names.ts";
 
 export { notSupported };
@@ -247,7 +248,7 @@ function resetApiProviders(): void {
 }
 
 /** Root names xcsh lacks (the subpaths' own stand-ins come from providerSubpaths). */
-const ROOT_UNSUPPORTED = unsupportedNames(PI_AI_UNSUPPORTED, ["models-store", "faux", "frames"]);
+const ROOT_UNSUPPORTED = unsupportedNames(PI_AI_UNSUPPORTED, ["models-store", "faux", "frames", "cache-warming", "client-identity", "telemetry"]);
 
 /** The stream functions, taking a pi 0.8x transcript as well as a context with `systemPrompt`. */
 const transcriptAware = {
@@ -269,6 +270,12 @@ export function createPiAiModule(moduleName: string): Record<string, unknown> {
   return {
     ...stubs(moduleName, ROOT_UNSUPPORTED),
     uuidv7: () => Bun.randomUUIDv7(),
+    PI_AI_VERSION: later.PI_AI_VERSION,
+    getModelType: later.getModelType,
+    isModelType: later.isModelType,
+    parseToolCallArguments: later.parseToolCallArguments,
+    StreamingJsonParser: later.StreamingJsonParser,
+    ToolCallArgumentsStream: later.ToolCallArgumentsStream,
     DEFAULT_MAX_AGENT_RETRY_DELAY_MS,
     retryDelayMs,
     retryAssistantCall,
@@ -358,6 +365,11 @@ export const PI_AI_SUBPATHS = [
   "bedrock-provider",
   "oauth",
   "compat",
+  "models",
+  "session-resources",
+  "lazy-oauth",
+  "bun-oauth",
+  "lazy-bedrock-provider",
 ] as const;
 
 /**
@@ -368,16 +380,31 @@ const COMPAT_ONLY_NAMES = unsupportedNames(PI_AI_UNSUPPORTED, ["compat"]);
 
 function compatModule(moduleName: string): Record<string, unknown> {
   return {
-    ...stubs(`${moduleName}/compat`, COMPAT_ONLY_NAMES),
+    ...stubs(`${moduleName}/compat`, [...COMPAT_ONLY_NAMES, "setBedrockProviderLoader"]),
     ANTHROPIC_API_KEY_ENV: "ANTHROPIC_API_KEY",
     ANTHROPIC_AUTH_TOKEN_ENV: "ANTHROPIC_AUTH_TOKEN",
     ANTHROPIC_OAUTH_TOKEN_ENV: "ANTHROPIC_OAUTH_TOKEN",
+    // Names of the environment variables of Anthropic's workload identity federation, which pi 1.x reads.
+    ANTHROPIC_FEDERATION_RULE_ID_ENV: "ANTHROPIC_FEDERATION_RULE_ID",
+    ANTHROPIC_IDENTITY_TOKEN_FILE_ENV: "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    ANTHROPIC_ORGANIZATION_ID_ENV: "ANTHROPIC_ORGANIZATION_ID",
+    ANTHROPIC_SERVICE_ACCOUNT_ID_ENV: "ANTHROPIC_SERVICE_ACCOUNT_ID",
+    ANTHROPIC_WORKSPACE_ID_ENV: "ANTHROPIC_WORKSPACE_ID",
     ...createPiAiModule(moduleName),
   };
+}
+
+function pickNames(module: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => [name, module[name]]));
 }
 
 /** The export object of `<moduleName>/<subpath>`. */
 export function createPiAiSubpathModule(moduleName: string, subpath: (typeof PI_AI_SUBPATHS)[number]): Record<string, unknown> {
   if (subpath === "compat") return compatModule(moduleName);
+  if (subpath === "models") return pickNames(createPiAiModule(moduleName), later.MODELS_SUBPATH_NAMES);
+  if (subpath === "session-resources") return pickNames(createPiAiModule(moduleName), later.SESSION_RESOURCES_NAMES);
+  if (subpath === "lazy-oauth") return stubs(`${moduleName}/${subpath}`, ["registerLazyOAuthFlows"]);
+  if (subpath === "bun-oauth") return stubs(`${moduleName}/${subpath}`, ["registerBunOAuthFlows"]);
+  if (subpath === "lazy-bedrock-provider") return stubs(`${moduleName}/${subpath}`, ["registerLazyBedrockProvider"]);
   return providerSubpaths(moduleName)[subpath]!;
 }

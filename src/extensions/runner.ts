@@ -37,6 +37,19 @@ export interface LoadedExtension {
   messageRenderers: Map<string, (...args: any[]) => unknown>;
   /** registerEntryRenderer: how interactive mode draws the extension's `custom` entries (appendEntry). */
   entryRenderers: Map<string, (...args: any[]) => unknown>;
+  /** registerToolRenderer (pi 1.x): resolvers asked, in load order, how to draw calls to any tool. */
+  toolRendererResolvers: ((toolName: string, next: () => unknown) => unknown)[];
+  /** registerMarkdownTransformer (pi 1.x): one per extension, and the surfaces it runs on. */
+  markdownTransformer?: { transform: (markdown: string, context: MarkdownTransformContext) => unknown; messageTypes: readonly string[] };
+}
+
+/** What a Markdown transformer is told about the text it gets. */
+export interface MarkdownTransformContext {
+  messageType: string;
+  isStreaming: boolean;
+  availableWidth: number;
+  messageId?: string;
+  timestamp?: string;
 }
 
 export interface ResolvedCommand {
@@ -57,6 +70,7 @@ export function emptyExtension(path: string, sourceInfo: SourceInfo): LoadedExte
     shortcuts: new Map(),
     messageRenderers: new Map(),
     entryRenderers: new Map(),
+    toolRendererResolvers: [],
   };
 }
 

@@ -17,6 +17,8 @@ import type { ModelRegistry } from "../config/model-registry.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { CustomEntry } from "../session/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
+import type { VirtualModelDefinition } from "./virtual-models.ts";
+export type { ModelRoute, ModelRouteRequest, VirtualModelDefinition } from "./virtual-models.ts";
 import type {
   BuildSystemPromptOptions,
   CustomMessageInput,
@@ -67,6 +69,8 @@ export interface ExtensionContext {
   model: Model | undefined;
   /** The session's thinking level (as pi.getThinkingLevel(); later pi versions read it here). */
   thinkingLevel: ModelThinkingLevel;
+  /** pi 1.x: the models `--models` / `enabledModels` scope the session to (empty: unscoped). */
+  readonly scopedModels: readonly { model: Model; thinkingLevel?: ModelThinkingLevel }[];
   signal: AbortSignal | undefined;
   isIdle(): boolean;
   abort(): void;
@@ -173,12 +177,18 @@ export interface ExecOptions {
   signal?: AbortSignal;
   timeout?: number;
   cwd?: string;
+  /** Bytes of stdout and stderr together kept before the command is ended (default 256 MiB). */
+  maxBuffer?: number;
 }
 export interface ExecResult {
   stdout: string;
   stderr: string;
+  /** The exit code; 128 + the signal's number when a signal ended the command. */
   code: number;
+  /** xcsh ended the command: timeout, abort or maxBuffer. */
   killed: boolean;
+  /** The output went past maxBuffer and was cut there. */
+  truncated: boolean;
 }
 
 export interface SendMessageOptions {
@@ -230,6 +240,19 @@ export interface ExtensionAPI {
   getFlag(name: string): boolean | string | undefined;
   registerMessageRenderer(customType: string, renderer: (...args: any[]) => unknown): void;
   /**
+   * pi 1.x: how calls to a tool are drawn, for any tool (registered or not). `next()` is what
+   * the later resolvers, then the registered tool, would use; return it to leave a tool alone.
+   */
+  /**
+   * pi 1.x: changes Markdown before interactive mode draws it (display only). Runs on user,
+   * assistant and thinking text unless `messageTypes` names other surfaces.
+   */
+  registerMarkdownTransformer(
+    transform: (markdown: string, context: { messageType: string; isStreaming: boolean; availableWidth: number; messageId?: string; timestamp?: string }) => string,
+    options?: { messageTypes?: string[] },
+  ): void;
+  registerToolRenderer(resolver: (toolName: string, next: () => ToolRenderer | undefined) => ToolRenderer | undefined): void;
+  /**
    * How interactive mode draws this extension's `custom` entries of `customType`
    * (appendEntry): durable data shown in the chat, never sent to the model. The
    * renderer gets the entry, `{ expanded }` and the theme, and returns a component.
@@ -249,9 +272,19 @@ export interface ExtensionAPI {
   setModel(model: Model): Promise<boolean>;
   getThinkingLevel(): ModelThinkingLevel;
   setThinkingLevel(level: ModelThinkingLevel): void;
+  /** pi 1.x: a copy of the effective settings, global and project merged. */
+  getSettings(): Record<string, unknown>;
   registerProvider(name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
+  /** pi 1.x: a model whose `route()` picks a physical model for each request (virtual-models.ts). */
+  registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): void;
+  unregisterVirtualModel(provider: string, id: string): void;
   readonly events: EventBus;
+}
+
+export interface ToolRenderer {
+  renderCall?: (...args: any[]) => unknown;
+  renderResult?: (...args: any[]) => unknown;
 }
 
 export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;

@@ -21,6 +21,7 @@ export const plainTheme: ExtensionTheme = Object.freeze({
   underline: unchanged,
   strikethrough: unchanged,
   inverse: unchanged,
+  style: (text: string) => text,
 });
 
 const NO_THEMES = "Themes are not available: this mode has no interactive UI";

@@ -1,5 +1,5 @@
 /**
- * The runtime names of pi's packages (as of pi 0.87.1) that xcsh deliberately
+ * The runtime names of pi's packages (as of pi 1.6.0) that xcsh deliberately
  * does not implement, grouped by the reason. Each is served as a stand-in that
  * throws "not supported by xcsh" when called (not-supported.ts), so importing one
  * never fails an extension. docs/extensions.md lists the same groups; a test
@@ -60,6 +60,11 @@ export const CODING_AGENT_UNSUPPORTED: readonly UnsupportedGroup[] = [
     reason: "xcsh summarizes a branch inside `ctx.navigateTree(target, { summarize: true })` and does not expose the steps; its summary call does not report usage.",
     names: ["collectEntriesForBranchSummary", "prepareBranchEntries", "generateBranchSummary", "generateSummaryWithUsage"],
   },
+  {
+    id: "builtin-extensions",
+    reason: "factories of pi 1.x's built-in codemode, MCP and tool-search extensions. xcsh connects MCP servers itself (mcp.json) and has no codemode or tool-search extension to create.",
+    names: ["createCodemodeExtension", "createMcpExtension", "createToolSearchExtension"],
+  },
 ];
 
 export const PI_AI_UNSUPPORTED: readonly UnsupportedGroup[] = [
@@ -88,7 +93,30 @@ export const PI_AI_UNSUPPORTED: readonly UnsupportedGroup[] = [
       "setBedrockProviderModule", "streamMistral", "streamSimpleMistral",
       "streamOpenAICodexResponses", "streamSimpleOpenAICodexResponses",
       "closeOpenAICodexWebSocketSessions", "getOpenAICodexWebSocketDebugStats", "resetOpenAICodexWebSocketDebugStats", "bedrockProviderModule",
+      "registerLazyBedrockProvider", "setBedrockProviderLoader",
     ],
+  },
+  {
+    id: "cache-warming",
+    reason: "pi 1.x's prompt-cache warming (refresh requests while the agent is idle); xcsh sends no such requests.",
+    names: [
+      "CACHE_WARMING_IDLE_CONTINUATION_PROBABILITY", "CACHE_WARMING_MAX_AGE_MS", "CACHE_WARMING_MAX_IDLE_AGE_MS",
+      "CACHE_WARMING_MINIMUM_EXPECTED_SAVINGS", "evaluateCacheWarming", "getCacheWarmingDelayMs", "getCacheWarmingRequestOptions",
+      "getPromptCacheTtlMs", "isCacheWarmingReplayable",
+    ],
+  },
+  {
+    id: "client-identity",
+    reason: "pi 1.x's client identity (pi's User-Agent and attribution headers for OpenRouter, NVIDIA and OpenCode); xcsh sends its own User-Agent and no attribution headers. Set headers with `models.json` or `before_provider_headers`.",
+    names: [
+      "PI_ATTRIBUTION", "formatUserAgent", "getAttributionHeaders", "getClientVersion", "getIdentityHeaders", "getOpenCodeSessionHeaders",
+      "mergeClientIdentity", "withClientIdentity",
+    ],
+  },
+  {
+    id: "telemetry",
+    reason: "pi-ai's telemetry schema; xcsh records no telemetry.",
+    names: ["AI_TELEMETRY_SCHEMA"],
   },
   {
     id: "oauth",
@@ -97,7 +125,7 @@ export const PI_AI_UNSUPPORTED: readonly UnsupportedGroup[] = [
       "anthropicOAuthProvider", "getGitHubCopilotBaseUrl", "getOAuthApiKey", "getOAuthProvider", "getOAuthProviderInfoList",
       "getOAuthProviders", "githubCopilotOAuthProvider", "loginAnthropic", "loginGitHubCopilot", "loginOpenAICodex", "normalizeDomain",
       "openaiCodexOAuthProvider", "refreshAnthropicToken", "refreshGitHubCopilotToken", "refreshOAuthToken", "refreshOpenAICodexToken",
-      "registerOAuthProvider", "resetOAuthProviders", "unregisterOAuthProvider",
+      "registerOAuthProvider", "resetOAuthProviders", "unregisterOAuthProvider", "registerLazyOAuthFlows", "registerBunOAuthFlows",
     ],
   },
   {
@@ -154,6 +182,11 @@ export const AGENT_CORE_UNSUPPORTED: readonly UnsupportedGroup[] = [
     id: "proxy",
     reason: "a stream function for pi's hosted proxy server.",
     names: ["streamProxy"],
+  },
+  {
+    id: "identity-and-single-calls",
+    reason: "pi 1.x's default request identity of an agent (xcsh sends no attribution headers) and its one-call tool runner with hooks; run tools through `Agent` or call a tool's `execute` yourself.",
+    names: ["DEFAULT_AGENT_IDENTITY", "runToolCall"],
   },
 ];
 

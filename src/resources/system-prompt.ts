@@ -34,6 +34,8 @@ export interface SystemPromptOptions {
   customPrompt?: string;
   /** Added after everything else (--append-system-prompt). */
   appendPrompt?: string;
+  /** Rules beyond the tools' own (an extension's edit of `promptGuidelines` for one run). */
+  extraGuidelines?: string[];
   now?: Date;
 }
 
@@ -58,7 +60,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   if (options.tools.length > 0) {
     const lines = options.tools.filter((tool) => !tool.hidden).map((tool) => `- ${tool.name}: ${tool.promptSnippet ?? firstSentence(tool.description)}`);
     if (lines.length > 0) sections.push(`Available tools:\n${lines.join("\n")}`);
-    const guidelines = [...GENERAL_GUIDELINES, ...options.tools.flatMap((tool) => tool.promptGuidelines ?? [])];
+    const guidelines = [...GENERAL_GUIDELINES, ...options.tools.flatMap((tool) => tool.promptGuidelines ?? []), ...(options.extraGuidelines ?? [])];
     sections.push(`Guidelines:\n${[...new Set(guidelines)].map((rule) => `- ${rule}`).join("\n")}`);
   }
 

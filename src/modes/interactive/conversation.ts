@@ -183,7 +183,7 @@ export class ConversationView {
         return;
       case "message_update":
         if (event.message.role === "assistant" && this.current) {
-          this.current.message.update(event.message as AssistantMessage);
+          this.current.message.update(event.message as AssistantMessage, true);
           const inner = event.assistantMessageEvent;
           if (inner.type === "toolcall_end") this.toolLine(inner.toolCall.id, inner.toolCall.name, inner.toolCall.arguments);
           this.options.tui.requestRender();
@@ -206,7 +206,7 @@ export class ConversationView {
         this.options.tui.requestRender();
         return;
       case "tool_execution_end":
-        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError);
+        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError, event.durationMs);
         this.options.tui.requestRender();
         return;
       case "auto_retry_start":

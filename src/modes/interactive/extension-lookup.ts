@@ -8,6 +8,7 @@
 import type { AutocompleteItem, SlashCommand } from "@earendil-works/pi-tui";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import type { MarkdownTransformContext } from "../../extensions/runner.ts";
 import type { ToolRenderers } from "./tool-lines.ts";
 
 /** Runs the extension shortcut bound to the key `data`, if any; true when one took it. */
@@ -28,12 +29,58 @@ export function runShortcut(extensions: ExtensionSystem | undefined, data: strin
   return false;
 }
 
+/**
+ * How calls to tool `name` are drawn: the registerToolRenderer resolvers in load order, each
+ * able to defer with `next()`, then the registered tool's own renderCall/renderResult. A
+ * resolver that throws is reported and skipped.
+ */
 export function toolRenderers(extensions: ExtensionSystem | undefined, name: string): ToolRenderers | undefined {
-  for (const extension of extensions?.currentRunner.extensions ?? []) {
-    const tool = extension.tools.get(name);
-    if (tool && (tool.renderCall || tool.renderResult)) return { renderCall: tool.renderCall, renderResult: tool.renderResult };
+  const runner = extensions?.currentRunner;
+  const loaded = runner?.extensions ?? [];
+  const registered = (): ToolRenderers | undefined => {
+    for (const extension of loaded) {
+      const tool = extension.tools.get(name);
+      if (tool && (tool.renderCall || tool.renderResult)) return { renderCall: tool.renderCall, renderResult: tool.renderResult };
+    }
+    return undefined;
+  };
+  const resolvers = loaded.flatMap((extension) => extension.toolRendererResolvers.map((resolve) => ({ extension, resolve })));
+  const resolveFrom = (index: number): ToolRenderers | undefined => {
+    if (index >= resolvers.length) return registered();
+    const { extension, resolve } = resolvers[index]!;
+    try {
+      const chosen = resolve(name, () => resolveFrom(index + 1));
+      if (chosen === undefined || chosen === null) return undefined;
+      const { renderCall, renderResult } = chosen as ToolRenderers;
+      return typeof renderCall === "function" || typeof renderResult === "function" ? { renderCall, renderResult } : undefined;
+    } catch (error) {
+      runner!.report(extension.path, `toolRenderer:${name}`, error);
+      return resolveFrom(index + 1);
+    }
+  };
+  return resolveFrom(0);
+}
+
+/**
+ * Markdown after the extensions' transformers (registerMarkdownTransformer), in load order,
+ * for the surfaces each asked for. A transformer that throws or returns no string is
+ * reported and skipped; the text so far goes on to the next.
+ */
+export function transformMarkdown(extensions: ExtensionSystem | undefined, markdown: string, context: MarkdownTransformContext): string {
+  const runner = extensions?.currentRunner;
+  let text = markdown;
+  for (const extension of runner?.extensions ?? []) {
+    const transformer = extension.markdownTransformer;
+    if (!transformer || !transformer.messageTypes.includes(context.messageType)) continue;
+    try {
+      const next = transformer.transform(text, { ...context });
+      if (typeof next === "string") text = next;
+      else throw new Error(`the Markdown transformer returned ${next === null ? "null" : typeof next}, not a string`);
+    } catch (error) {
+      runner!.report(extension.path, "markdownTransformer", error);
+    }
   }
-  return undefined;
+  return text;
 }
 
 export function entryRenderer(extensions: ExtensionSystem | undefined, customType: string): ((...args: any[]) => unknown) | undefined {

@@ -5,6 +5,7 @@
  * texts extensions set with `ctx.ui.setStatus`. Stats are recomputed when a
  * message ends or the model changes — never per streamed delta.
  */
+import { isVirtualModel } from "../../extensions/virtual-models.ts";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
@@ -49,6 +50,17 @@ function compact(n: number): string {
 export function shortenHome(path: string): string {
   const home = homedir();
   return home && path.startsWith(home) ? "~" + path.slice(home.length) : path;
+}
+
+/**
+ * For a virtual model (pi.registerVirtualModel), the physical model and level that answered
+ * last — ` → gpt-5.6-luna • medium` — beside the selection; nothing for other models.
+ */
+function routedTo(session: { model: { api: string }; messages: readonly { role: string }[] }): string {
+  if (!isVirtualModel(session.model)) return "";
+  const last = session.messages.findLast((message) => message.role === "assistant") as { model?: string; thinkingLevel?: string } | undefined;
+  if (!last?.model) return "";
+  return ` → ${last.model}${last.thinkingLevel && last.thinkingLevel !== "off" ? ` • ${last.thinkingLevel}` : ""}`;
 }
 
 export class Footer implements Component {
@@ -109,7 +121,7 @@ export class Footer implements Component {
     let right = "";
     if (session) {
       const level = session.model.reasoning ? ` • ${session.thinkingLevel === "off" ? "thinking off" : session.thinkingLevel}` : "";
-      right = `${session.model.provider}/${session.model.id}${level}`;
+      right = `${session.model.provider}/${session.model.id}${level}${routedTo(session)}`;
       const queued = session.pendingMessageCount;
       if (queued > 0) right = `${queued} queued  ${right}`;
     }

@@ -29,7 +29,7 @@ import { commandNames } from "./commands/help-command.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
 import { EditorHost, type EditorLike } from "./editor-host.ts";
-import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers } from "./extension-lookup.ts";
+import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers, transformMarkdown } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer, shortenHome } from "./footer.ts";
 import { loadKeymap } from "./keymap.ts";
@@ -107,6 +107,7 @@ class InteractiveApp implements App {
       toolRenderers: (name) => toolRenderers(this.extensions, name),
       messageRenderer: (type) => messageRenderer(this.extensions, type),
       entryRenderer: (type) => entryRenderer(this.extensions, type),
+      transformMarkdown: (markdown, context) => transformMarkdown(this.extensions, markdown, context),
     });
     this.layout = new Layout(this.tui, () => this.theme, this.conversation.root);
     this.defaultHeader = new Text("", 1, 0);
@@ -167,9 +168,9 @@ class InteractiveApp implements App {
     this.tui.start();
     // The palette follows the terminal's background once it answers (never delays the first frame).
     void this.tui
-      .queryTerminalBackgroundColor({ timeoutMs: 300 })
-      .then((rgb) => {
-        if (rgb) this.themes.setAppearance(themeForBackground(rgb));
+      .queryTerminalColors({ timeoutMs: 300 })
+      .then(({ background }) => {
+        if (background) this.themes.setAppearance(themeForBackground(background));
       })
       .catch(() => undefined);
   }

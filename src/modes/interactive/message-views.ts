@@ -8,7 +8,7 @@
  */
 import type { Component, Markdown } from "@earendil-works/pi-tui";
 import type { AssistantMessage } from "../../ai/types.ts";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { keyHint, keyText, loadPiTui } from "../../extensions/tui-helpers.ts";
 import { inertIfNeeded } from "./inert-text.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -19,6 +19,12 @@ export interface ViewContext {
   /** Tool results and summaries shown in full (ctrl+o). */
   expanded: () => boolean;
   hiddenThinkingLabel: () => string;
+  /** The extensions' Markdown transformers (display only); absent: text as it is. */
+  transformMarkdown?: (markdown: string, context: { messageType: string; isStreaming: boolean; availableWidth: number }) => string;
+}
+
+function transformed(context: ViewContext, markdown: string, messageType: string, isStreaming: boolean, availableWidth: number): string {
+  return context.transformMarkdown ? context.transformMarkdown(markdown, { messageType, isStreaming, availableWidth }) : markdown;
 }
 
 /** Lines of a component kept until its content or width changes. */
@@ -59,7 +65,8 @@ export class UserMessageView extends CachedView {
     const theme = this.context.theme();
     const inner = Math.max(10, width - 2);
     const lines = [""];
-    const body = inertIfNeeded(this.text).split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
+    const shown = inertIfNeeded(transformed(this.context, this.text, "user", false, inner));
+    const body = shown.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
     for (const line of body) {
       const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
       lines.push(theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown));
@@ -72,11 +79,12 @@ export class UserMessageView extends CachedView {
 /** Thinking: one muted line while folded, the whole text in italics when shown. */
 class ThinkingView extends CachedView {
   text = "";
+  streaming = false;
   constructor(private readonly context: ViewContext) {
     super();
   }
   protected override cacheKey(): string {
-    return `${this.context.thinkingShown()}|${this.context.hiddenThinkingLabel()}|${this.text.length}`;
+    return `${this.context.thinkingShown()}|${this.context.hiddenThinkingLabel()}|${this.text.length}|${this.streaming}`;
   }
   protected build(width: number): string[] {
     const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
@@ -85,7 +93,8 @@ class ThinkingView extends CachedView {
     if (!this.context.thinkingShown()) {
       return [truncateToWidth(" " + theme.italic(theme.fg("thinkingText", `${this.context.hiddenThinkingLabel()} (ctrl+t to show)`)), width)];
     }
-    return this.text
+    const inner = Math.max(10, width - 1);
+    return inertIfNeeded(transformed(this.context, this.text, "assistant-thinking", this.streaming, inner))
       .trim()
       .split("\n")
       .flatMap((line) => wrapTextWithAnsi(line, Math.max(10, width - 1)))
@@ -101,13 +110,17 @@ export class AssistantMessageView implements Component {
   private readonly blocks: (Markdown | ThinkingView)[] = [];
   private readonly kinds: ("text" | "thinking")[] = [];
   private readonly texts: string[] = [];
+  /** What each Markdown block was last given: the text after the transformers, at the last width. */
+  private readonly shownTexts: string[] = [];
+  private streaming = false;
   private footerLine: string | undefined;
 
   constructor(private readonly context: ViewContext) {}
 
   /** Brings the view up to the message's content (called on every streamed delta). */
-  update(message: AssistantMessage): void {
+  update(message: AssistantMessage, streaming = false): void {
     const { Markdown } = loadPiTui();
+    this.streaming = streaming;
     let index = 0;
     for (const block of message.content) {
       if (block.type !== "text" && block.type !== "thinking") continue;
@@ -122,9 +135,11 @@ export class AssistantMessageView implements Component {
       if (this.texts[index] !== value) {
         this.texts[index] = value;
         const view = this.blocks[index]!;
-        if (view instanceof Markdown) view.setText(value);
-        else {
+        if (view instanceof Markdown) {
+          if (!this.context.transformMarkdown) view.setText(value);
+        } else {
           view.text = value;
+          view.streaming = streaming;
           view.invalidate();
         }
       }
@@ -143,7 +158,7 @@ export class AssistantMessageView implements Component {
     for (let i = 0; i < this.blocks.length; i++) {
       const view = this.blocks[i]!;
       if (view instanceof Markdown) {
-        const fresh = new Markdown(this.texts[i] ?? "", 1, 0, this.context.theme().markdown());
+        const fresh = new Markdown(this.context.transformMarkdown ? (this.shownTexts[i] ?? "") : (this.texts[i] ?? ""), 1, 0, this.context.theme().markdown());
         this.blocks[i] = fresh;
       } else view.invalidate();
     }
@@ -151,7 +166,16 @@ export class AssistantMessageView implements Component {
 
   render(width: number): string[] {
     const lines: string[] = [];
-    for (const block of this.blocks) {
+    for (let i = 0; i < this.blocks.length; i++) {
+      const block = this.blocks[i]!;
+      // Transformers see the width the text gets (the Markdown view pads one column each side).
+      if (this.context.transformMarkdown && this.kinds[i] === "text") {
+        const shown = inertIfNeeded(transformed(this.context, this.texts[i] ?? "", "assistant", this.streaming, Math.max(1, width - 2)));
+        if (shown !== this.shownTexts[i]) {
+          this.shownTexts[i] = shown;
+          (block as Markdown).setText(shown);
+        }
+      }
       const drawn = block.render(width);
       if (drawn.length === 0) continue;
       lines.push("", ...drawn);
@@ -203,7 +227,8 @@ export class NoticeView extends CachedView {
  */
 function drawByExtension(renderer: (...args: any[]) => unknown, subject: unknown, context: ViewContext, width: number): string[] | undefined {
   const { truncateToWidth } = loadPiTui();
-  const drawn = renderer(subject, { expanded: context.expanded() }, context.theme()) as Component | undefined;
+  // pi 1.x hands renderers the user's key names with the options.
+  const drawn = renderer(subject, { expanded: context.expanded(), keyText, keyHint }, context.theme()) as Component | undefined;
   if (!drawn || typeof drawn.render !== "function") return undefined;
   return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
 }

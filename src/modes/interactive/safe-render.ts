@@ -16,7 +16,7 @@ const guarded = new WeakSet<object>();
 const isImageLine = (line: string) => line.includes("\x1b_G") || line.includes("\x1b]1337;File=");
 
 /** Lines no wider than `width` (image lines are left alone: they carry their own size). */
-export function clampLines(lines: string[], width: number): string[] {
+export function clampLines(lines: readonly string[], width: number): readonly string[] {
   const { visibleWidth, truncateToWidth } = loadPiTui();
   let changed: string[] | undefined;
   for (let i = 0; i < lines.length; i++) {

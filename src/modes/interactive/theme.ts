@@ -16,8 +16,20 @@ import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-work
 import type { ExtensionTheme } from "../../extensions/ui-types.ts";
 import type { ResolvedColor, ThemeDefinition } from "../../resources/theme-json.ts";
 import { highlightCode } from "./highlight.ts";
+import { loadPiTui } from "../../extensions/tui-helpers.ts";
 
 export type ColorMode = "truecolor" | "256color";
+
+/** What theme.style() takes: a theme token or a pi-tui Color for each colour, and attributes. */
+export interface TextStyleOptions {
+  fg?: string | object;
+  bg?: string | object;
+  bold?: boolean;
+  italic?: boolean;
+  underline?: boolean;
+  strikethrough?: boolean;
+  inverse?: boolean;
+}
 
 export interface UiTheme extends ExtensionTheme {
   /** The theme's name ("dark", "light", or a theme file's `name`). */
@@ -154,6 +166,19 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
     return open ? `${open}${text}\x1b[49m` : text;
   };
   const color = (name: string) => (text: string) => fg(name, text);
+  /** pi 1.x's theme.style(): colours (theme tokens, or pi-tui Color values) and attributes at once. */
+  const style = (text: string, options: TextStyleOptions = {}): string => {
+    let out = String(text);
+    if (options.inverse) out = inverse(out);
+    if (options.strikethrough) out = strikethrough(out);
+    if (options.underline) out = underline(out);
+    if (options.italic) out = italic(out);
+    if (options.bold) out = bold(out);
+    if (!colored) return out;
+    if (options.bg !== undefined) out = typeof options.bg === "string" ? bg(options.bg, out) : `${loadPiTui().backgroundAnsi(options.bg as never, mode)}${out}\x1b[49m`;
+    if (options.fg !== undefined) out = typeof options.fg === "string" ? fg(options.fg, out) : `${loadPiTui().foregroundAnsi(options.fg as never, mode)}${out}\x1b[39m`;
+    return out;
+  };
   const theme: UiTheme = {
     get name() {
       return current().name;
@@ -167,6 +192,7 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
     colored,
     fg,
     bg,
+    style,
     bold,
     italic,
     underline,

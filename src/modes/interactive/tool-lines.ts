@@ -10,7 +10,7 @@ import { inertText } from "./inert-text.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Component } from "@earendil-works/pi-tui";
-import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { keyHint, keyText, loadPiTui } from "../../extensions/tui-helpers.ts";
 import { generateDiff } from "../../tools/edit-diff.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -59,6 +59,10 @@ export class ToolLine implements Component {
   /** write: the file before it was written, to show what changed. */
   private before: string | undefined;
   private cache: { width: number; expanded: boolean; lines: string[] } | undefined;
+  /** How long execute() took, from tool_execution_end; unknown while running and for restored rows. */
+  private durationMs: number | undefined;
+  /** Shared by an extension's renderCall and renderResult for this row (pi's `context.state`). */
+  private readonly rendererState: Record<string, unknown> = {};
 
   constructor(
     readonly toolCallId: string,
@@ -79,8 +83,9 @@ export class ToolLine implements Component {
     this.invalidate();
   }
 
-  finish(result: any, isError: boolean): void {
+  finish(result: any, isError: boolean, durationMs?: number): void {
     this.status = isError ? "error" : "done";
+    this.durationMs = durationMs;
     this.result = result;
     this.output = resultText(result);
     if (!isError && this.toolName === "edit") this.diff = inertText(text(result?.details?.diff)) || undefined;
@@ -206,14 +211,31 @@ export class ToolLine implements Component {
     const renderers = this.options.renderers;
     if (!renderers?.renderCall && !renderers?.renderResult) return undefined;
     const theme = this.options.theme();
+    // pi 1.x's render context: the row's facts, its shared state, and the user's key names.
+    const context = {
+      toolCallId: this.toolCallId,
+      args: this.args,
+      cwd: this.options.cwd,
+      expanded,
+      isPartial: this.status === "running",
+      isError: this.status === "error",
+      executionStarted: true,
+      argsComplete: true,
+      showImages: false,
+      state: this.rendererState,
+      durationMs: this.status === "running" ? undefined : this.durationMs,
+      invalidate: () => this.invalidate(),
+      keyText,
+      keyHint,
+    };
     try {
       const lines: string[] = [""];
-      const call = renderers.renderCall?.(this.args, theme, { toolCallId: this.toolCallId, expanded });
+      const call = renderers.renderCall?.(this.args, theme, context);
       if (isComponent(call)) lines.push(...call.render(width));
       else lines.push(`${this.marker()} ${this.title()}`);
       if (this.result !== undefined || this.output) {
         const result = this.result ?? { content: [{ type: "text", text: this.output }] };
-        const drawn = renderers.renderResult?.(result, { expanded, isPartial: this.status === "running" }, theme, { toolCallId: this.toolCallId, args: this.args });
+        const drawn = renderers.renderResult?.(result, { expanded, isPartial: this.status === "running" }, theme, context);
         if (isComponent(drawn)) lines.push(...drawn.render(width));
         else if (!renderers.renderResult) return undefined;
       }

@@ -98,6 +98,68 @@ export default function (pi) {
     );
   });
 
+  test("registerToolRenderer draws calls to a tool it did not register; its context has durationMs and the user's key names; theme.style() styles", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "sleep 0.2; echo hi" } }] }, { content: [{ type: "text", text: "Ran it." }] });
+        send(pane, "run it");
+        const screen = await pane.waitFor("Ran it.");
+        expect(screen).toContain("SHELL> sleep 0.2; echo hi");
+        expect(screen).toContain("OUT> hi took=timed");
+        expect(screen).toContain("ctrl+o to expand");
+      },
+      withExtension(`import { Text } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerToolRenderer((toolName, next) => {
+    if (toolName !== "bash") return next();
+    return {
+      renderCall: (args, theme, context) => new Text(theme.style("SHELL>", { fg: "accent", bold: true }) + " " + args.command, 1, 0),
+      renderResult: (result, options, theme, context) =>
+        new Text("OUT> " + result.content[0].text.trim() + " took=" + (context.durationMs >= 150 ? "timed" : String(context.durationMs)) + " " + context.keyHint("app.tools.expand", "to expand"), 1, 0),
+    };
+  });
+}
+`),
+    );
+  });
+
+  test("registerMarkdownTransformer changes what is drawn of user and assistant text, never what is sent or stored", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Step one --> step two" }] });
+        send(pane, "from a --> b");
+        const screen = await pane.waitFor("Step one → step two [assistant]");
+        expect(screen).toContain("from a → b [user]");
+        // Display only: the model got the text as typed.
+        expect(JSON.stringify(fake.server.requests.at(-1)!.body.messages)).toContain("from a --> b");
+      },
+      withExtension(`export default function (pi) {
+  pi.registerMarkdownTransformer((markdown, { messageType, isStreaming }) => isStreaming ? markdown : markdown.replaceAll("-->", "→") + " [" + messageType + "]");
+}
+`),
+    );
+  });
+
+  test("with a virtual model selected, the footer shows the physical model that answered beside it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Routed answer." }] });
+        send(pane, "hello");
+        await pane.waitFor("Routed answer.");
+        await pane.waitFor("router/auto → m2");
+        expect(fake.server.requests.at(-1)!.body.model).toBe("m2");
+      },
+      {
+        ...withExtension(`export default function (pi) {
+  pi.registerVirtualModel({ provider: "router", id: "auto", route: (request, ctx) => ({ model: ctx.modelRegistry.find("fake", "m2") }) });
+}
+`),
+        args: ["-e", "ext.ts", "--model", "router/auto"],
+        ready: "router/auto",
+      },
+    );
+  });
+
   test("ctx.ui.custom() shows a component that takes the keys until it is done", async () => {
     await withPane(
       async ({ pane }) => {
