@@ -214,7 +214,11 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = takeValue();
       if (value === undefined) return fail(`Option ${arg} needs a comma-separated list`);
       const list = commaList(value);
-      if (arg === "--tools") args.tools = list;
+      if (arg === "--tools") {
+        const problem = toolListProblem(list);
+        if (problem) return fail(problem);
+        args.tools = list;
+      }
       else if (arg === "--exclude-tools") args.excludeTools.push(...list);
       else args.models = list;
     } else if (arg === "--append-system-prompt") {
@@ -285,4 +289,18 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     return fail(`Unknown mode "${args.mode}" (use one of: ${MODES.join(", ")})`);
   }
   return { ok: true, args };
+}
+
+/**
+ * --tools takes plain names and patterns (an allowlist), or only `+name`/`-name` entries
+ * (changes to the default selection, exact names): never both in one list.
+ */
+function toolListProblem(list: string[]): string | undefined {
+  const changes = list.filter((entry) => entry.startsWith("+") || entry.startsWith("-"));
+  if (changes.length > 0 && changes.length < list.length) {
+    return `Option --tools: plain names and +name/-name entries cannot be mixed (got ${list.join(",")}). Name every tool you want, or give only +name/-name changes to the defaults.`;
+  }
+  const pattern = changes.find((entry) => entry.includes("*") || entry.length === 1);
+  if (pattern) return `Option --tools: "${pattern}" is no tool name; +name/-name entries take exact names (use --exclude-tools for patterns).`;
+  return undefined;
 }

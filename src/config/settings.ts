@@ -309,7 +309,20 @@ export function loadSettingsWithTrust(cwd: string, projectTrusted: boolean): { s
   const { kept, omitted } = splitProjectSettings(readProjectObject(file), global, projectTrusted);
   const project = validated(kept, file);
   const settings = mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
+  const tools = layeredDefaultTools(global.defaultTools, project.defaultTools);
+  if (tools !== undefined) settings.defaultTools = tools;
   return { settings, ignoredProjectKeys: omitted };
+}
+
+/**
+ * defaultTools across the two files: a project list of only `+name`/`-name` entries
+ * changes the user's selection rather than replacing it. The user's list followed by the
+ * project's means just that (plain names form the selection, the changes apply in order).
+ */
+function layeredDefaultTools(global: unknown, project: unknown): string[] | undefined {
+  if (!Array.isArray(global) || !Array.isArray(project) || project.length === 0) return undefined;
+  if (!project.every((entry) => typeof entry === "string" && (entry.startsWith("+") || entry.startsWith("-")))) return undefined;
+  return [...global, ...project];
 }
 
 /**

@@ -15,7 +15,7 @@ import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsOb
 import { noteProjectTrust } from "../config/run-trust.ts";
 import { promptTextOrFile } from "../resources/system-prompt-files.ts";
 import { allToolNames } from "../tools/index.ts";
-import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
+import { isToolChange, unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
 import type { ToolSet } from "../core/tool-set.ts";
 import type { AgentSession } from "../core/agent-session.ts";
 import { hasProjectMcpConfig } from "../mcp/config-files.ts";
@@ -25,7 +25,8 @@ import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
 export function toolSelection(args: RunOptions): ToolSelection {
   return {
-    ...(args.tools !== undefined ? { only: args.tools } : {}),
+    // Only `+name`/`-name` entries change the default selection; plain names replace it (args.ts refuses a mix).
+    ...(args.tools !== undefined ? (args.tools.length > 0 && args.tools.every(isToolChange) ? { changes: args.tools } : { only: args.tools }) : {}),
     exclude: args.excludeTools,
     noTools: args.noTools,
     noBuiltinTools: args.noBuiltinTools,
