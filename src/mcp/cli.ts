@@ -8,7 +8,8 @@
 import { existingFiles, projectMcpConfigPath, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
 import { addServer, removeServer } from "./config-edit.ts";
 import { hasStoredSignIn } from "./oauth-provider.ts";
-import { entryProblem } from "./server-plan.ts";
+import { entryProblem, isOverrideEntry, isSwitchedOff } from "./server-plan.ts";
+import { MCP_OVERRIDE_KEYS, type McpServerEntry } from "./config-schema.ts";
 
 const USAGE = `Usage:
   xcsh mcp list [-l]                          MCP servers of every config file (-l: the project's only)
@@ -121,12 +122,21 @@ function list(args: string[], cwd: string, output: Output): number {
     return problems.length > 0 ? 1 : 0;
   }
   const winner = new Map(declared.map((declaration) => [declaration.name, declaration]));
+  const seen = new Set<string>();
   for (const declaration of declared) {
     const notes: string[] = [declaration.scope];
     const entry = declaration.entry as Record<string, unknown> | null;
-    if (entry && typeof entry === "object" && entry.disabled === true) notes.push("disabled");
+    // pi 1.x: an entry without command/url/type after one of the same name only switches it.
+    const switching = seen.has(declaration.name) && isOverrideEntry(entry);
+    seen.add(declaration.name);
+    if (isSwitchedOff(entry as McpServerEntry | null)) notes.push("disabled");
     if (entry && typeof entry.url === "string" && URL.canParse(entry.url) && hasStoredSignIn(entry.url)) notes.push("signed in");
     if (winner.get(declaration.name) !== declaration) notes.push("overridden");
+    if (switching) {
+      const keys = MCP_OVERRIDE_KEYS.filter((key) => entry![key] !== undefined).map((key) => `${key}: ${JSON.stringify(entry![key])}`);
+      output.out(`${declaration.name}: (changes the entry above: ${keys.join(", ")})  [${notes.join(", ")}] ${declaration.origin}\n`);
+      continue;
+    }
     const problem = entryProblem(declaration);
     if (problem) notes.push("invalid");
     output.out(`${declaration.name}: ${describe(declaration.entry)}  [${notes.join(", ")}] ${declaration.origin}\n`);
