@@ -3,6 +3,7 @@
  * user asked for, or a message saying what is wrong with it. No I/O here, so
  * `--version` and `--help` stay instant.
  */
+import { BUILTIN_EXTENSIONS, builtinName } from "../core/builtin-extensions.ts";
 import type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions } from "../core/run-options.ts";
 import { unknownOption } from "./unknown-option.ts";
 
@@ -168,7 +169,14 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (Object.hasOwn(PATH_LIST_OPTIONS, arg)) {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
-      args[PATH_LIST_OPTIONS[arg]].push(value);
+      const builtin = PATH_LIST_OPTIONS[arg] === "extensionPaths" ? builtinName(value) : undefined;
+      if (builtin !== undefined) {
+        // pi 1.x: `-e builtin:mcp` loads a built-in extension, also with --no-extensions.
+        if (!Object.hasOwn(BUILTIN_EXTENSIONS, builtin)) {
+          return fail(`Option ${arg}: no built-in extension is named "${builtin}" (there are: ${Object.keys(BUILTIN_EXTENSIONS).map((name) => `builtin:${name}`).join(", ")})`);
+        }
+        (args.builtinExtensions ??= []).push(builtin);
+      } else args[PATH_LIST_OPTIONS[arg]].push(value);
     }
     else if (arg === "--no-mcp") args.noMcp = true;
     else if (arg === "--mcp-config") {

@@ -20,6 +20,7 @@ import type { ToolSet } from "../core/tool-set.ts";
 import type { AgentSession } from "../core/agent-session.ts";
 import { hasProjectMcpConfig } from "../mcp/config-files.ts";
 import { MCP_PREFIX } from "../mcp/names.ts";
+import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../core/builtin-extensions.ts";
 import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
@@ -99,8 +100,8 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
     cwd,
     agentDir: getAgentDir(),
     cliPaths: [],
-    userSettingsPaths: list(global.extensions),
-    projectSettingsPaths: list(project.extensions),
+    userSettingsPaths: withoutBuiltinEntries(list(global.extensions)),
+    projectSettingsPaths: withoutBuiltinEntries(list(project.extensions)),
     includeProject: true,
     noExtensions: false,
   });
@@ -219,10 +220,41 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
   return { ...created, args, ...(system ? { extensions: system } : {}) };
 }
 
+/**
+ * pi 1.x's built-in extensions (core/builtin-extensions.ts): whether MCP support runs at all
+ * (`-e builtin:mcp`, --no-extensions, settings' `-builtin:mcp`), and a warning for each
+ * built-in `-e` names that xcsh does not have.
+ */
+function builtinMcpEnabled(args: RunOptions, cwd: string, projectTrusted: boolean): boolean {
+  const cli = args.builtinExtensions ?? [];
+  for (const name of new Set(cli)) {
+    if (!BUILTIN_EXTENSIONS[name]) process.stderr.write(`xcsh: -e builtin:${name}: xcsh has no built-in ${name} extension yet; going on without it.\n`);
+  }
+  const list = (read: () => Record<string, unknown>): string[] => {
+    try {
+      const value = read().extensions;
+      return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+    } catch {
+      return []; // a broken file is reported where settings load
+    }
+  };
+  return builtinEnabled(
+    {
+      cli,
+      noExtensions: args.noExtensions,
+      userList: list(readGlobalSettingsFile),
+      // A project's settings count once it is trusted, like every key that changes what runs.
+      projectList: projectTrusted ? list(() => readProjectSettingsObject(cwd)) : [],
+    },
+    "mcp",
+  );
+}
+
 /** The session's MCP servers (nothing of MCP loads when none is configured); they connect in the background. */
 function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
   const notice = options.extensions?.notice;
   const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
+  if (!builtinMcpEnabled(args, cwd, system?.isProjectTrusted() ?? false)) return;
   const link = startMcp({
     cwd,
     useConfigFiles: !args.noMcp,
