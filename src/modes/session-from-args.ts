@@ -163,9 +163,40 @@ export interface SessionFromArgsOptions {
   mcpNotice?(message: string): void;
 }
 
+/** What the command line says about the session file, unless the mode decided it (print mode's -r picker, ACP). */
+function sessionChoiceFromArgs(args: RunOptions): SessionChoice {
+  return {
+    noSession: args.noSession,
+    session: args.session,
+    continueRecent: args.continueSession,
+    sessionDir: args.sessionDir,
+    name: args.name,
+    sessionId: args.sessionId,
+    fork: args.fork,
+  };
+}
+
+/**
+ * The directory the run happens in: a mode's own (ACP), else the resumed session's
+ * recorded one (pi 1.6.0; core/session-cwd.ts), else where xcsh was started. When it is
+ * not the start directory, the command line's paths are made absolute first, so
+ * `-e ./ext.ts` or `@notes.md` still mean the files the person named.
+ */
+async function runDirectory(args: RunOptions, options: SessionFromArgsOptions): Promise<{ cwd: string; anchor: (args: RunOptions) => RunOptions }> {
+  const keep = (given: RunOptions) => given;
+  if (options.cwd !== undefined) return { cwd: options.cwd, anchor: keep };
+  const launchCwd = process.cwd();
+  const { sessionWorkingDirectory, anchorCliPaths } = await import("../core/session-cwd.ts");
+  const cwd = await sessionWorkingDirectory(options.sessions ?? sessionChoiceFromArgs(args), launchCwd);
+  return cwd === launchCwd ? { cwd, anchor: keep } : { cwd, anchor: (given) => anchorCliPaths(given, launchCwd) };
+}
+
 export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
-  const cwd = options.cwd ?? process.cwd();
-  const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
+  const { cwd, anchor } = await runDirectory(initialArgs, options);
+  const loaded = await loadExtensionsForArgs(anchor(initialArgs), options.extensions, cwd);
+  // Parsed again with the extensions' flags: anchored again.
+  const args = anchor(loaded.args);
+  const { system, registry } = loaded;
   // Without an extension system the project holds nothing that waits for trust: untrusted loses nothing.
   const projectTrusted = system?.isProjectTrusted() ?? false;
   noteProjectTrust(cwd, projectTrusted);
@@ -194,15 +225,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
       promptTemplatePaths: args.promptTemplatePaths,
       noPromptTemplates: args.noPromptTemplates,
     },
-    sessions: options.sessions ?? {
-      noSession: args.noSession,
-      session: args.session,
-      continueRecent: args.continueSession,
-      sessionDir: args.sessionDir,
-      name: args.name,
-      sessionId: args.sessionId,
-      fork: args.fork,
-    },
+    sessions: options.sessions ?? sessionChoiceFromArgs(args),
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
