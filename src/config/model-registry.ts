@@ -452,7 +452,24 @@ function applyOverride(model: Model, override: ModelOverride): Model {
   if (override.cost !== undefined) result.cost = { ...model.cost, ...override.cost };
   const compat = mergeCompat(model.compat, override.compat);
   if (compat) result.compat = compat;
+  withSampling(result, override);
   return result;
+}
+
+/**
+ * pi 1.x's samplingParams: an override's merge key by key over the model's, and each
+ * level's entry key by key over the model's entry for that level.
+ */
+function withSampling(model: Model, from: Pick<ModelOverride, "samplingParams" | "samplingParamsByThinkingLevel">): void {
+  if (from.samplingParams) model.samplingParams = { ...model.samplingParams, ...from.samplingParams };
+  if (from.samplingParamsByThinkingLevel) {
+    const levels: NonNullable<Model["samplingParamsByThinkingLevel"]> = { ...model.samplingParamsByThinkingLevel };
+    for (const [level, params] of Object.entries(from.samplingParamsByThinkingLevel)) {
+      const key = level as keyof typeof levels;
+      if (params) levels[key] = { ...levels[key], ...params };
+    }
+    model.samplingParamsByThinkingLevel = levels;
+  }
 }
 
 function customModel(
@@ -479,6 +496,7 @@ function customModel(
   if (custom.thinkingLevelMap) model.thinkingLevelMap = { ...custom.thinkingLevelMap };
   const compat = mergeCompat(config.compat, custom.compat);
   if (compat) model.compat = compat;
+  if ("samplingParams" in custom || "samplingParamsByThinkingLevel" in custom) withSampling(model, custom as ModelConfig);
   return model;
 }
 

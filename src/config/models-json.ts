@@ -59,7 +59,18 @@ const CompatSchema = Type.Object({
   supportsLongCacheRetention: Type.Optional(Type.Boolean()),
   sendSessionIdHeader: Type.Optional(Type.Boolean()),
   supportsEagerToolInputStreaming: Type.Optional(Type.Boolean()),
+  // pi 1.x
+  requiresNonNullAssistantContent: Type.Optional(Type.Boolean()),
+  requiresToolsWithToolHistory: Type.Optional(Type.Boolean()),
+  promptCacheKeyMode: Type.Optional(Type.Enum(["auto", "enabled", "disabled"])),
 });
+
+/** pi 1.x: free-form request fields, and per thinking level (pi's level names, `max` included). */
+const SamplingParamsSchema = Type.Record(Type.String(), Type.Unknown());
+const SamplingByLevelSchema = Type.Object(
+  Object.fromEntries([...THINKING_LEVELS, "max"].map((level) => [level, Type.Optional(SamplingParamsSchema)])),
+  { additionalProperties: false },
+);
 
 const ModelConfigSchema = Type.Object({
   id: Type.String({ minLength: 1 }),
@@ -73,6 +84,8 @@ const ModelConfigSchema = Type.Object({
   cost: Type.Optional(CostSchema),
   headers: Type.Optional(HeadersSchema),
   compat: Type.Optional(CompatSchema),
+  samplingParams: Type.Optional(SamplingParamsSchema),
+  samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
 });
 
 /** The fields models.md allows in `modelOverrides` (cost may be partial). */
@@ -85,6 +98,8 @@ const ModelOverrideSchema = Type.Object({
   maxTokens: Type.Optional(TokenCount),
   headers: Type.Optional(HeadersSchema),
   compat: Type.Optional(CompatSchema),
+  samplingParams: Type.Optional(SamplingParamsSchema),
+  samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
 });
 
 const ProviderConfigSchema = Type.Object({
