@@ -35,6 +35,18 @@ export const McpServerEntrySchema = Type.Object({
   toolExposure: Type.Optional(Type.Record(Type.String(), Type.Enum(MCP_EXPOSURES))),
   /** pi 1.x: what the server offers, in a sentence. */
   description: Type.Optional(Type.String()),
+  /** pi 1.x: a registered OAuth client for a remote server. Accepted and kept; xcsh registers its own client. */
+  oauth: Type.Optional(
+    Type.Object({
+      clientId: Type.Optional(Type.String()),
+      clientSecret: Type.Optional(Type.String()),
+      callbackPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+      callbackUrl: Type.Optional(Type.String()),
+      clientName: Type.Optional(Type.String()),
+      clientRegistration: Type.Optional(Type.Enum(["auto", "cimd", "dcr"])),
+      authServerMetadataUrl: Type.Optional(Type.String()),
+    }),
+  ),
   /** Seconds a tool call may take before it is cancelled. */
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   /** Seconds the first prompt waits for this server to connect. */
