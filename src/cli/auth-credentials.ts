@@ -16,6 +16,7 @@
  * registry (config/), which auth/ must not import.
  */
 import { getCatalogProviders, getProviders } from "../ai/models.ts";
+import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
 import type { OAuthCredential } from "../auth/auth-file.ts";
@@ -115,10 +116,11 @@ interface Target {
 /** The provider the options name: --provider wins; --model gives `provider/id`, or an id some provider has. */
 function providerOf(options: Options, registry: ModelRegistry): Target {
   const known = new Set<string>([...registry.getProviders(), ...getProviders(), ...getCatalogProviders().map((provider) => provider.id)]);
-  let provider = options.provider;
+  // pi 1.x's `azure` is the catalog's `azure-openai-responses` (provider-aliases.ts).
+  let provider = canonicalProvider(options.provider);
   if (provider === undefined && options.model !== undefined) {
     const slash = options.model.indexOf("/");
-    const prefix = slash > 0 ? options.model.slice(0, slash) : undefined;
+    const prefix = slash > 0 ? canonicalProvider(options.model.slice(0, slash)) : undefined;
     if (prefix !== undefined && known.has(prefix)) provider = prefix;
     else {
       const byId = registry.getAll().find((model) => model.id === options.model);

@@ -12,6 +12,7 @@
  * provider-level settings (baseUrl, api, apiKey, headers, authHeader) change. The
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
+import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { dirname, join } from "node:path";
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
@@ -129,7 +130,9 @@ export class ModelRegistry {
     return this.models;
   }
 
-  find(provider: string, id: string): Model | undefined {
+  find(given: string, id: string): Model | undefined {
+    // A session written by pi 1.x names Azure `azure` (provider-aliases.ts).
+    const provider = canonicalProvider(given);
     const model = this.models.find((candidate) => candidate.provider === provider && candidate.id === id);
     return model ? structuredClone(model) : undefined;
   }

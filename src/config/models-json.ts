@@ -6,6 +6,7 @@
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { getProviders } from "../ai/models.ts";
+import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { SPOKEN_THINKING_FORMATS, THINKING_LEVELS, UNSPOKEN_THINKING_FORMATS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
@@ -142,11 +143,33 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
   }
   assertMatchesSchema<Static<typeof ModelsJsonSchema>>(ModelsJsonSchema, content, file, MODELS_JSON_HINT);
   noteUnknownKeys(ModelsJsonSchema, content, file);
-  const modelsJson: ModelsJson = { providers: content.providers ?? {} };
+  const modelsJson: ModelsJson = { providers: withCanonicalKeys(content.providers ?? {}) };
   noteUnspokenThinkingFormats(modelsJson, file);
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);
   return modelsJson;
+}
+
+/**
+ * Provider keys in the catalog's spelling: pi 1.x's `azure` is xcsh's `azure-openai-responses`
+ * (provider-aliases.ts). When a file has both, they are one provider: the later key's
+ * settings win field by field, models and modelOverrides are joined.
+ */
+function withCanonicalKeys(providers: Record<string, ProviderConfig>): Record<string, ProviderConfig> {
+  const result: Record<string, ProviderConfig> = {};
+  for (const [name, config] of Object.entries(providers)) {
+    const id = canonicalProvider(name);
+    const earlier = result[id];
+    result[id] = earlier
+      ? {
+          ...earlier,
+          ...config,
+          ...(earlier.models || config.models ? { models: [...(earlier.models ?? []), ...(config.models ?? [])] } : {}),
+          ...(earlier.modelOverrides || config.modelOverrides ? { modelOverrides: { ...earlier.modelOverrides, ...config.modelOverrides } } : {}),
+        }
+      : config;
+  }
+  return result;
 }
 
 /**
