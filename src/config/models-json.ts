@@ -115,6 +115,8 @@ const ProviderConfigSchema = Type.Object({
 });
 
 export const ModelsJsonSchema = Type.Object({
+  /** An editor's schema reference (schemas/models.schema.json, or pi's URL); xcsh does not read it. */
+  $schema: Type.Optional(Type.String()),
   providers: Type.Optional(Type.Record(Type.String(), ProviderConfigSchema)),
 });
 

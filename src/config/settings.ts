@@ -137,6 +137,8 @@ export const settingsFileSchema = lazySchema(() => {
   const StringList = Type.Array(Type.String());
   const TokenCount = Type.Number({ minimum: 0 });
   return Type.Object({
+    /** An editor's schema reference (schemas/settings.schema.json, or pi's URL); xcsh does not read it. */
+    $schema: Type.Optional(Type.String()),
     defaultProvider: Type.Optional(Type.String()),
     defaultModel: Type.Optional(Type.String()),
     defaultThinkingLevel: Type.Optional(Type.Enum(SETTINGS_THINKING_LEVELS)),
