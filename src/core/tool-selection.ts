@@ -130,8 +130,8 @@ export function activeBuiltins(selection: ToolSelection): string[] {
  * `known` (the built-ins, and once extensions loaded, theirs too). A pattern is
  * never unknown: matching nothing is a fine answer for it.
  */
-export function unknownToolNames(selection: ToolSelection, known: (name: string) => boolean): { only: string[]; exclude: string[] } {
+export function unknownToolNames(selection: ToolSelection, known: (name: string) => boolean): { only: string[]; changes: string[]; exclude: string[] } {
   const unknown = (entries: readonly string[] | undefined) =>
     (entries ?? []).map(toolEntryName).filter((name) => !name.includes("*") && !known(name));
-  return { only: unknown([...(selection.only ?? []), ...(selection.changes ?? [])]), exclude: unknown(selection.exclude) };
+  return { only: unknown(selection.only), changes: unknown(selection.changes), exclude: unknown(selection.exclude) };
 }

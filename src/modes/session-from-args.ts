@@ -37,7 +37,8 @@ export function toolSelection(args: RunOptions): ToolSelection {
 /**
  * A --tools name no tool has is a usage error, judged once every tool that can be
  * there is (extensions register theirs while loading and in session_start);
- * an --exclude-tools name is only worth a warning: what it asks for is true anyway.
+ * an --exclude-tools name, or a `+name`/`-name` change (pi's `+codemode`), is only worth
+ * a warning: the rest of the selection means the same without it.
  */
 function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
   // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
@@ -48,6 +49,8 @@ function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "
   const available = `Built-in tools: ${builtins}${fromExtensions.length > 0 ? `; from extensions: ${fromExtensions.join(", ")}` : ""}.`;
   const names = (list: string[]) => list.map((name) => `"${name}"`).join(", ");
   if (unknown.exclude.length > 0) process.stderr.write(`xcsh: --exclude-tools: no tool is named ${names(unknown.exclude)}. ${available}\n`);
+  // `--tools +codemode` (pi 1.6.0's way to add its codemode tool) changes the defaults: the other changes still apply.
+  if (unknown.changes.length > 0) process.stderr.write(`xcsh: --tools: no tool is named ${names(unknown.changes)}; left out, the other entries apply. ${available}\n`);
   if (unknown.only.length > 0) {
     throw new UserError(
       `--tools: no tool is named ${names(unknown.only)}. ${available} Check the spelling, or load the extension that provides it (-e <path>).`,

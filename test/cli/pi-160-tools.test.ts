@@ -58,6 +58,16 @@ describe("--tools +name,-name", () => {
   });
 });
 
+describe("--tools +name of a tool xcsh lacks", () => {
+  test("+codemode (pi 1.6.0's tool) is a warning; the other changes apply", async () => {
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+codemode,+grep", "hi"], { env: home.env, cwd: freshProject() });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('--tools: no tool is named "codemode"');
+    expect((server.requests.at(-1)!.body.tools ?? []).map((tool: any) => tool.function.name).sort()).toEqual(["bash", "edit", "grep", "read", "write"]);
+  });
+});
+
 describe("patterns", () => {
   test("* in --tools and --exclude-tools matches any characters", async () => {
     expect(await offered(["--tools", "re*,*it*"])).toEqual(["edit", "read", "write"]);
