@@ -2,6 +2,7 @@
  * API keys from the environment: each provider of the catalog's index names its
  * variables (pi's names), so a key set for any of them is found without models.json.
  */
+import { canonicalProvider } from "./provider-aliases.ts";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -98,7 +99,8 @@ export function credentialHint(provider: string): string | undefined {
   return findEnvKeys(provider)?.join(" or ");
 }
 
-export function findEnvKeys(provider: string): string[] | undefined {
+export function findEnvKeys(given: string): string[] | undefined {
+  const provider = canonicalProvider(given);
   const names = ENV_KEYS.get(provider);
   return names ? [...new Set([...names, ...(EXTRA_ENV_KEYS[provider] ?? [])])] : undefined;
 }
@@ -108,7 +110,8 @@ export function findEnvKeys(provider: string): string[] | undefined {
  * ones), if set. `env` (pi-ai's argument: the `env` of the provider's auth.json entry) is
  * looked in before the process environment.
  */
-export function getEnvApiKey(provider: string, env?: Readonly<Record<string, string>>): string | undefined {
+export function getEnvApiKey(given: string, env?: Readonly<Record<string, string>>): string | undefined {
+  const provider = canonicalProvider(given);
   if (Object.hasOwn(KEYLESS_PROVIDERS, provider)) return KEYLESS_PROVIDERS[provider];
   const names = Object.hasOwn(PREFERENCE, provider) ? PREFERENCE[provider] : (ENV_KEYS.get(provider) ?? []);
   for (const name of names) {

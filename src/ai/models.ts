@@ -7,6 +7,7 @@
  * time someone asks for that provider, and kept. Every function hands out copies, so a caller that adjusts a model
  * (a proxy baseUrl, an override) never changes what the next caller sees.
  */
+import { canonicalProvider } from "./provider-aliases.ts";
 import { readFileSync } from "node:fs";
 import { MODEL_FILES } from "./catalog/model-files.ts";
 import type { CatalogModel } from "./catalog/model-types.ts";
@@ -87,12 +88,12 @@ export function getCatalogProviders(): CatalogProviderInfo[] {
 
 /** The built-in models of a provider (empty for a provider the catalog does not know). */
 export function getModels(provider: string): Model[] {
-  return catalogModels(provider).map((model) => structuredClone(model));
+  return catalogModels(canonicalProvider(provider)).map((model) => structuredClone(model));
 }
 
 /** One built-in model, or undefined when the provider or id is unknown. */
 export function getModel(provider: string, id: string): Model | undefined {
-  const model = catalogModels(provider).find((candidate) => candidate.id === id);
+  const model = catalogModels(canonicalProvider(provider)).find((candidate) => candidate.id === id);
   return model ? structuredClone(model) : undefined;
 }
 

@@ -167,6 +167,12 @@ export interface OpenAICompletionsCompat {
   requiresAssistantAfterToolResult?: boolean;
   requiresThinkingAsText?: boolean;
   requiresReasoningContentOnAssistantMessages?: boolean;
+  /** pi 1.x: a replayed assistant message without text sends `content: ""`, not null. */
+  requiresNonNullAssistantContent?: boolean;
+  /** pi 1.x: a request without tools sends `tools: []` when the conversation holds tool calls or results. */
+  requiresToolsWithToolHistory?: boolean;
+  /** pi 1.x: when `prompt_cache_key` is sent. auto: xcsh's defaults; enabled: whenever caching is on; disabled: never. */
+  promptCacheKeyMode?: "auto" | "enabled" | "disabled";
   thinkingFormat?: (typeof SPOKEN_THINKING_FORMATS)[number] | (typeof UNSPOKEN_THINKING_FORMATS)[number];
   openRouterRouting?: Record<string, unknown>;
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
@@ -179,6 +185,8 @@ export interface OpenAICompletionsCompat {
 
 export interface OpenAIResponsesCompat {
   sendSessionIdHeader?: boolean;
+  /** pi 1.x: auto and enabled send `prompt_cache_key` whenever caching is on; disabled never does. */
+  promptCacheKeyMode?: "auto" | "enabled" | "disabled";
   supportsLongCacheRetention?: boolean;
   /** False for servers that refuse `max_output_tokens` (ChatGPT's Codex backend). Default true. */
   supportsMaxOutputTokens?: boolean;
@@ -222,6 +230,10 @@ export interface Model<TApi extends Api = Api> {
   maxTokens: number;
   headers?: Record<string, string>;
   compat?: ModelCompat;
+  /** pi 1.x: fields merged into every request body (OpenAI-compatible APIs only). */
+  samplingParams?: Record<string, unknown>;
+  /** pi 1.x: samplingParams per thinking level (`off` … `xhigh`, `max`), merged over samplingParams. */
+  samplingParamsByThinkingLevel?: Partial<Record<ModelThinkingLevel | "max", Record<string, unknown>>>;
 }
 
 export type CacheRetention = "none" | "short" | "long";

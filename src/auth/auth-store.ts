@@ -4,6 +4,7 @@
  * refreshes OAuth tokens so that concurrent refreshes — in this process or in others —
  * happen once. Callers ask it for a credential each time and keep no token themselves.
  */
+import { canonicalProvider, providerAliases } from "../ai/provider-aliases.ts";
 import { statSync } from "node:fs";
 import { readAuthFile, renderAuthFile, writeAuthFile, type AuthFileContent, type Credential, type OAuthCredential } from "./auth-file.ts";
 import { withAuthLock } from "./auth-lock.ts";
@@ -29,18 +30,32 @@ export class AuthStore {
     return this.snapshot.content;
   }
 
+  /**
+   * The key the provider's entry is under: its own id, else one of its other names
+   * (pi 1.x stores Azure under `azure`; provider-aliases.ts).
+   */
+  private keyOf(provider: string, content: AuthFileContent): string {
+    const id = canonicalProvider(provider);
+    for (const key of [provider, id, ...providerAliases(id)]) {
+      if (content.credentials.has(key) || content.invalid.has(key)) return key;
+    }
+    return provider;
+  }
+
   /** The provider's credential; throws the entry's error when it is malformed. */
   get(provider: string): Credential | undefined {
     const content = this.read();
-    const invalid = content.invalid.get(provider);
+    const key = this.keyOf(provider, content);
+    const invalid = content.invalid.get(key);
     if (invalid) throw invalid;
-    return content.credentials.get(provider);
+    return content.credentials.get(key);
   }
 
   /** Whether a credential is stored for the provider; false (never a throw) when the file cannot be read. */
   has(provider: string): boolean {
     try {
-      return this.read().credentials.has(provider);
+      const content = this.read();
+      return content.credentials.has(this.keyOf(provider, content));
     } catch {
       return false;
     }

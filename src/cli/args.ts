@@ -3,6 +3,7 @@
  * user asked for, or a message saying what is wrong with it. No I/O here, so
  * `--version` and `--help` stay instant.
  */
+import { BUILTIN_EXTENSIONS, builtinName } from "../core/builtin-extensions.ts";
 import type { ExtensionFlagTypes, Mode, OutputFormat, RpcWireForm, RunOptions } from "../core/run-options.ts";
 import { unknownOption } from "./unknown-option.ts";
 
@@ -168,7 +169,14 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (Object.hasOwn(PATH_LIST_OPTIONS, arg)) {
       const value = takeValue();
       if (value === undefined || value === "") return fail(`Option ${arg} needs a path`);
-      args[PATH_LIST_OPTIONS[arg]].push(value);
+      const builtin = PATH_LIST_OPTIONS[arg] === "extensionPaths" ? builtinName(value) : undefined;
+      if (builtin !== undefined) {
+        // pi 1.x: `-e builtin:mcp` loads a built-in extension, also with --no-extensions.
+        if (!Object.hasOwn(BUILTIN_EXTENSIONS, builtin)) {
+          return fail(`Option ${arg}: no built-in extension is named "${builtin}" (there are: ${Object.keys(BUILTIN_EXTENSIONS).map((name) => `builtin:${name}`).join(", ")})`);
+        }
+        (args.builtinExtensions ??= []).push(builtin);
+      } else args[PATH_LIST_OPTIONS[arg]].push(value);
     }
     else if (arg === "--no-mcp") args.noMcp = true;
     else if (arg === "--mcp-config") {
@@ -214,7 +222,11 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
       const value = takeValue();
       if (value === undefined) return fail(`Option ${arg} needs a comma-separated list`);
       const list = commaList(value);
-      if (arg === "--tools") args.tools = list;
+      if (arg === "--tools") {
+        const problem = toolListProblem(list);
+        if (problem) return fail(problem);
+        args.tools = list;
+      }
       else if (arg === "--exclude-tools") args.excludeTools.push(...list);
       else args.models = list;
     } else if (arg === "--append-system-prompt") {
@@ -285,4 +297,18 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     return fail(`Unknown mode "${args.mode}" (use one of: ${MODES.join(", ")})`);
   }
   return { ok: true, args };
+}
+
+/**
+ * --tools takes plain names and patterns (an allowlist), or only `+name`/`-name` entries
+ * (changes to the default selection, exact names): never both in one list.
+ */
+function toolListProblem(list: string[]): string | undefined {
+  const changes = list.filter((entry) => entry.startsWith("+") || entry.startsWith("-"));
+  if (changes.length > 0 && changes.length < list.length) {
+    return `Option --tools: plain names and +name/-name entries cannot be mixed (got ${list.join(",")}). Name every tool you want, or give only +name/-name changes to the defaults.`;
+  }
+  const pattern = changes.find((entry) => entry.includes("*") || entry.length === 1);
+  if (pattern) return `Option --tools: "${pattern}" is no tool name; +name/-name entries take exact names (use --exclude-tools for patterns).`;
+  return undefined;
 }

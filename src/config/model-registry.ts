@@ -12,6 +12,7 @@
  * provider-level settings (baseUrl, api, apiKey, headers, authHeader) change. The
  * models.json configuration is kept apart, so `unregisterProvider` restores it.
  */
+import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { dirname, join } from "node:path";
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
@@ -129,7 +130,9 @@ export class ModelRegistry {
     return this.models;
   }
 
-  find(provider: string, id: string): Model | undefined {
+  find(given: string, id: string): Model | undefined {
+    // A session written by pi 1.x names Azure `azure` (provider-aliases.ts).
+    const provider = canonicalProvider(given);
     const model = this.models.find((candidate) => candidate.provider === provider && candidate.id === id);
     return model ? structuredClone(model) : undefined;
   }
@@ -460,7 +463,24 @@ function applyOverride(model: Model, override: ModelOverride): Model {
   if (override.cost !== undefined) result.cost = { ...model.cost, ...override.cost };
   const compat = mergeCompat(model.compat, override.compat);
   if (compat) result.compat = compat;
+  withSampling(result, override);
   return result;
+}
+
+/**
+ * pi 1.x's samplingParams: an override's merge key by key over the model's, and each
+ * level's entry key by key over the model's entry for that level.
+ */
+function withSampling(model: Model, from: Pick<ModelOverride, "samplingParams" | "samplingParamsByThinkingLevel">): void {
+  if (from.samplingParams) model.samplingParams = { ...model.samplingParams, ...from.samplingParams };
+  if (from.samplingParamsByThinkingLevel) {
+    const levels: NonNullable<Model["samplingParamsByThinkingLevel"]> = { ...model.samplingParamsByThinkingLevel };
+    for (const [level, params] of Object.entries(from.samplingParamsByThinkingLevel)) {
+      const key = level as keyof typeof levels;
+      if (params) levels[key] = { ...levels[key], ...params };
+    }
+    model.samplingParamsByThinkingLevel = levels;
+  }
 }
 
 function customModel(
@@ -487,6 +507,7 @@ function customModel(
   if (custom.thinkingLevelMap) model.thinkingLevelMap = { ...custom.thinkingLevelMap };
   const compat = mergeCompat(config.compat, custom.compat);
   if (compat) model.compat = compat;
+  if ("samplingParams" in custom || "samplingParamsByThinkingLevel" in custom) withSampling(model, custom as ModelConfig);
   return model;
 }
 

@@ -29,6 +29,7 @@ import { getProviders as getBuiltinProviders, getProvidersToOffer } from "../ai/
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type Model, type ModelThinkingLevel } from "../ai/types.ts";
 import { loginCommand } from "../auth/signin/providers.ts";
+import { canonicalModelRef, canonicalProvider } from "../ai/provider-aliases.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import { nearestName } from "./nearest-name.ts";
 import type { Settings } from "./settings.ts";
@@ -64,7 +65,9 @@ interface Picked {
   warning?: string;
 }
 
-export function resolveModel(registry: ModelSource, options: ResolveModelOptions): ResolveModelResult {
+export function resolveModel(registry: ModelSource, given: ResolveModelOptions): ResolveModelResult {
+  // pi 1.x's provider names (`azure`) stand for the catalog's ids wherever a user writes one.
+  const options = withCanonicalProviders(given);
   // Read in place; only the chosen model is copied, so a caller may change it freely.
   const models = registry.list() as Model[];
   const providers = [...new Set(models.map((model) => model.provider))];
@@ -136,6 +139,23 @@ function missingKeyHint(provider: string): string | undefined {
   const envVars = credentialHint(provider);
   if (!envVars || getEnvApiKey(provider) !== undefined) return undefined;
   return `Provider "${provider}" has no API key: set ${envVars}, run \`${loginCommand(provider)}\`, or set "apiKey" for it in models.json.`;
+}
+
+/** The options with every provider name a user wrote in the catalog's spelling (provider-aliases.ts). */
+function withCanonicalProviders(options: ResolveModelOptions): ResolveModelOptions {
+  const settings = options.settings;
+  const levels = settings.modelThinkingLevels;
+  return {
+    ...options,
+    provider: canonicalProvider(options.provider),
+    model: canonicalModelRef(options.model),
+    settings: {
+      ...settings,
+      defaultProvider: canonicalProvider(settings.defaultProvider),
+      ...(settings.enabledModels ? { enabledModels: settings.enabledModels.map((pattern) => canonicalModelRef(pattern)) } : {}),
+      ...(levels ? { modelThinkingLevels: Object.fromEntries(Object.entries(levels).map(([ref, level]) => [canonicalModelRef(ref), level])) } : {}),
+    },
+  };
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */
@@ -259,7 +279,7 @@ export function scopeModels(models: readonly Model[], patterns: readonly string[
     if (scoped.some((entry) => entry.model.provider === model.provider && entry.model.id === model.id)) return;
     scoped.push(thinkingLevel === undefined ? { model } : { model, thinkingLevel });
   };
-  for (const pattern of patterns) {
+  for (const pattern of patterns.map((given) => canonicalModelRef(given))) {
     const { query, level } = splitLevelSuffix(pattern.trim());
     if (query === "") continue;
     if (query.includes("*") || query.includes("?")) {

@@ -6,6 +6,7 @@
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { getProviders } from "../ai/models.ts";
+import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { SPOKEN_THINKING_FORMATS, THINKING_LEVELS, UNSPOKEN_THINKING_FORMATS, type KnownApi } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
@@ -59,7 +60,18 @@ const CompatSchema = Type.Object({
   supportsLongCacheRetention: Type.Optional(Type.Boolean()),
   sendSessionIdHeader: Type.Optional(Type.Boolean()),
   supportsEagerToolInputStreaming: Type.Optional(Type.Boolean()),
+  // pi 1.x
+  requiresNonNullAssistantContent: Type.Optional(Type.Boolean()),
+  requiresToolsWithToolHistory: Type.Optional(Type.Boolean()),
+  promptCacheKeyMode: Type.Optional(Type.Enum(["auto", "enabled", "disabled"])),
 });
+
+/** pi 1.x: free-form request fields, and per thinking level (pi's level names, `max` included). */
+const SamplingParamsSchema = Type.Record(Type.String(), Type.Unknown());
+const SamplingByLevelSchema = Type.Object(
+  Object.fromEntries([...THINKING_LEVELS, "max"].map((level) => [level, Type.Optional(SamplingParamsSchema)])),
+  { additionalProperties: false },
+);
 
 const ModelConfigSchema = Type.Object({
   id: Type.String({ minLength: 1 }),
@@ -73,6 +85,8 @@ const ModelConfigSchema = Type.Object({
   cost: Type.Optional(CostSchema),
   headers: Type.Optional(HeadersSchema),
   compat: Type.Optional(CompatSchema),
+  samplingParams: Type.Optional(SamplingParamsSchema),
+  samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
 });
 
 /** The fields models.md allows in `modelOverrides` (cost may be partial). */
@@ -85,6 +99,8 @@ const ModelOverrideSchema = Type.Object({
   maxTokens: Type.Optional(TokenCount),
   headers: Type.Optional(HeadersSchema),
   compat: Type.Optional(CompatSchema),
+  samplingParams: Type.Optional(SamplingParamsSchema),
+  samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
 });
 
 const ProviderConfigSchema = Type.Object({
@@ -99,6 +115,8 @@ const ProviderConfigSchema = Type.Object({
 });
 
 export const ModelsJsonSchema = Type.Object({
+  /** An editor's schema reference (schemas/models.schema.json, or pi's URL); xcsh does not read it. */
+  $schema: Type.Optional(Type.String()),
   providers: Type.Optional(Type.Record(Type.String(), ProviderConfigSchema)),
 });
 
@@ -127,11 +145,33 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
   }
   assertMatchesSchema<Static<typeof ModelsJsonSchema>>(ModelsJsonSchema, content, file, MODELS_JSON_HINT);
   noteUnknownKeys(ModelsJsonSchema, content, file);
-  const modelsJson: ModelsJson = { providers: content.providers ?? {} };
+  const modelsJson: ModelsJson = { providers: withCanonicalKeys(content.providers ?? {}) };
   noteUnspokenThinkingFormats(modelsJson, file);
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);
   return modelsJson;
+}
+
+/**
+ * Provider keys in the catalog's spelling: pi 1.x's `azure` is xcsh's `azure-openai-responses`
+ * (provider-aliases.ts). When a file has both, they are one provider: the later key's
+ * settings win field by field, models and modelOverrides are joined.
+ */
+function withCanonicalKeys(providers: Record<string, ProviderConfig>): Record<string, ProviderConfig> {
+  const result: Record<string, ProviderConfig> = {};
+  for (const [name, config] of Object.entries(providers)) {
+    const id = canonicalProvider(name);
+    const earlier = result[id];
+    result[id] = earlier
+      ? {
+          ...earlier,
+          ...config,
+          ...(earlier.models || config.models ? { models: [...(earlier.models ?? []), ...(config.models ?? [])] } : {}),
+          ...(earlier.modelOverrides || config.modelOverrides ? { modelOverrides: { ...earlier.modelOverrides, ...config.modelOverrides } } : {}),
+        }
+      : config;
+  }
+  return result;
 }
 
 /**

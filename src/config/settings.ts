@@ -137,6 +137,8 @@ export const settingsFileSchema = lazySchema(() => {
   const StringList = Type.Array(Type.String());
   const TokenCount = Type.Number({ minimum: 0 });
   return Type.Object({
+    /** An editor's schema reference (schemas/settings.schema.json, or pi's URL); xcsh does not read it. */
+    $schema: Type.Optional(Type.String()),
     defaultProvider: Type.Optional(Type.String()),
     defaultModel: Type.Optional(Type.String()),
     defaultThinkingLevel: Type.Optional(Type.Enum(SETTINGS_THINKING_LEVELS)),
@@ -310,7 +312,20 @@ export function loadSettingsWithTrust(cwd: string, projectTrusted: boolean): { s
   const { kept, omitted } = splitProjectSettings(readProjectObject(file), global, projectTrusted);
   const project = validated(kept, file);
   const settings = mergeSettings(mergeSettings(DEFAULT_SETTINGS, global), project) as Settings;
+  const tools = layeredDefaultTools(global.defaultTools, project.defaultTools);
+  if (tools !== undefined) settings.defaultTools = tools;
   return { settings, ignoredProjectKeys: omitted };
+}
+
+/**
+ * defaultTools across the two files: a project list of only `+name`/`-name` entries
+ * changes the user's selection rather than replacing it. The user's list followed by the
+ * project's means just that (plain names form the selection, the changes apply in order).
+ */
+function layeredDefaultTools(global: unknown, project: unknown): string[] | undefined {
+  if (!Array.isArray(global) || !Array.isArray(project) || project.length === 0) return undefined;
+  if (!project.every((entry) => typeof entry === "string" && (entry.startsWith("+") || entry.startsWith("-")))) return undefined;
+  return [...global, ...project];
 }
 
 /**

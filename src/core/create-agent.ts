@@ -46,6 +46,11 @@ export function createCodingAgent(
     steeringMode: setup.settings.steeringMode as QueueMode | undefined,
     followUpMode: setup.settings.followUpMode as QueueMode | undefined,
     streamOptions: {
+      // The session's id keys the provider's prompt cache (`prompt_cache_key`), as in pi; read at each
+      // request, so it follows /new, /resume and forks.
+      get sessionId() {
+        return session?.getSessionId();
+      },
       thinkingBudgets: setup.settings.thinkingBudgets,
       timeoutMs: providerRetry?.timeoutMs,
       maxRetries: providerRetry?.maxRetries,

@@ -6,6 +6,7 @@
  * session_shutdown, the new one session_start, and objects the old one handed
  * out become stale. Loaded only when some extension is configured.
  */
+import { withoutBuiltinEntries } from "./builtin-extensions.ts";
 import { getAgentDir } from "../config/paths.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { CustomEntry } from "../session/types.ts";
@@ -126,8 +127,9 @@ export class ExtensionSystem implements ExtensionSystemLink {
       cwd: options.cwd,
       agentDir: getAgentDir(),
       cliPaths: options.cliPaths,
-      userSettingsPaths: stringList(global.extensions),
-      projectSettingsPaths: stringList(project.extensions),
+      // `builtin:<name>` entries are no paths (builtin-extensions.ts decides them).
+      userSettingsPaths: withoutBuiltinEntries(stringList(global.extensions)),
+      projectSettingsPaths: withoutBuiltinEntries(stringList(project.extensions)),
       includeProject,
       noExtensions: options.noExtensions,
     });

@@ -111,6 +111,8 @@ export interface RunOptions {
   mcpConfigPaths?: string[];
   /** --no-mcp: no MCP servers from the user's or the project's files (--mcp-config files still load). */
   noMcp?: boolean;
+  /** -e builtin:<name> (pi 1.x): built-in extensions asked for by name, on even with --no-extensions. */
+  builtinExtensions?: string[];
 }
 
 export type OutputFormat = "text" | "json";

@@ -20,6 +20,7 @@ import { credentialVariablesIn, credentialVariablesInAuthFile } from "../sandbox
 import { assertSandboxAvailable } from "../sandbox/launcher.ts";
 import { resolveCommandPolicy, type CommandPolicy } from "../sandbox/policy.ts";
 import { UserError } from "./user-error.ts";
+import { toolEntryName } from "./tool-selection.ts";
 
 export interface RunSetupOptions {
   cwd: string;
@@ -116,9 +117,11 @@ async function checkFauxScript(): Promise<void> {
 
 /** What the settings ask for that xcsh cannot give, found once the settings are merged. */
 function settingsWarnings(settings: Settings): string[] {
-  const missingTools = (settings.defaultTools ?? []).filter((name) => !allToolNames.has(name as ToolName));
+  // `+name`/`-name` change the default selection (tool-selection.ts); the names are what may be missing.
+  // An extension's tool is judged later, once extensions loaded: here only built-ins are known.
+  const missingTools = [...new Set((settings.defaultTools ?? []).map(toolEntryName))].filter((name) => !allToolNames.has(name as ToolName));
   if (missingTools.length === 0) return [];
-  return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; the others are enabled.`];
+  return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; unless an extension provides it, it is left out and the other entries apply.`];
 }
 
 /**

@@ -1,17 +1,22 @@
 /**
- * `xcsh mcp list|get|add|remove`: shows and edits the MCP config files without
- * connecting to anything (`login|logout`, the OAuth sign-in of a remote server, is login.ts). The user's file (`~/.xcsh/agent/mcp.json`) is the default;
- * `-l` / `--local` means the project's `.xcsh/mcp.json`. `list` and `get` show every
- * file that applies (user, `.mcp.json`, `.xcsh/mcp.json`) and which declaration wins.
+ * `xcsh mcp list|get|add|remove`: shows and edits the MCP config files (`login|logout`,
+ * the OAuth sign-in of a remote server, is login.ts). The user's file
+ * (`~/.xcsh/agent/mcp.json`) is the default; `-l` / `--local` means the project's
+ * `.xcsh/mcp.json`. `list` and `get` show every file that applies (user, `.mcp.json`,
+ * `.xcsh/mcp.json`) and which declaration wins; `list` also connects to each server a run
+ * would start (probe.ts), as pi 1.6.0 does. `add` takes pi 1.6.0's options and, like it,
+ * replaces an entry of the same name.
  * Output on stdout; problems on stderr with exit code 1 (2 for a usage mistake).
  */
 import { existingFiles, projectMcpConfigPath, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
 import { addServer, removeServer } from "./config-edit.ts";
 import { hasStoredSignIn } from "./oauth-provider.ts";
-import { entryProblem } from "./server-plan.ts";
+import { entryProblem, isOverrideEntry, isSwitchedOff, planServers } from "./server-plan.ts";
+import { getAgentDir } from "../config/paths.ts";
+import { MCP_EXPOSURES, MCP_OVERRIDE_KEYS, type McpServerEntry } from "./config-schema.ts";
 
 const USAGE = `Usage:
-  xcsh mcp list [-l]                          MCP servers of every config file (-l: the project's only)
+  xcsh mcp list [-l] [--json] [--no-connect]  MCP servers of every config file, each checked by connecting (-l: the project's only)
   xcsh mcp get <name>                         One server: where it is declared and its entry
   xcsh mcp add [-l] [options] <name> <command> [args...]
   xcsh mcp add [-l] [options] <name> <url>    A remote server (http://… or https://…)
@@ -21,12 +26,17 @@ const USAGE = `Usage:
 
 Options of add:
   -l, --local                 Write to .xcsh/mcp.json (the project) instead of ~/.xcsh/agent/mcp.json
+  --url <url>                 A remote server (also: the URL in place of the command)
   -e, --env KEY=VALUE         Environment for a local server (repeatable)
-  -H, --header "Name: value"  HTTP header for a remote server (repeatable)
-  --transport <stdio|http|sse>  How to reach it (default: stdio for a command, http for a URL)
   --cwd <dir>                 Working directory of a local server
-  --force                     Replace a server of the same name
+  -H, --header "Name: value"  HTTP header for a remote server (repeatable; Name=value too)
+  --bearer-token-env-var NAME Send Authorization: Bearer \${NAME}
+  --transport <stdio|http|sse>  How to reach it (default: stdio for a command, http for a URL)
+  --exposure <mode>, --description <text>, --oauth-client-id <id>, --oauth-client-secret <s>,
+  --oauth-callback-port <n>, --oauth-client-name <name>, --oauth-client-registration <auto|cimd|dcr>
+                              pi 1.x fields, kept in the entry (not applied by xcsh yet)
   --                          Everything after is the command and its arguments
+An entry of the same name is replaced (shown in the output).
 
 Values may use \${VAR} and \${VAR:-default}; they are expanded when xcsh starts the server.
 Project servers start only once the project is trusted (docs/mcp.md).
@@ -49,7 +59,7 @@ export async function runMcpCommand(argv: string[], cwd = process.cwd(), output:
   try {
     switch (command) {
       case "list":
-        return list(rest, cwd, output);
+        return await list(rest, cwd, output);
       case "get":
         return get(rest, cwd, output);
       case "add":
@@ -111,28 +121,95 @@ function describe(entry: unknown): string {
   return "(no command or url)";
 }
 
-function list(args: string[], cwd: string, output: Output): number {
+/** pi 1.6.0's word for the user's scope in `mcp list --json`. */
+const JSON_SCOPE = { user: "global", project: "project", temporary: "temporary" } as const;
+
+/**
+ * Every declaration of every file that applies, then (pi 1.6.0) a check of each server a
+ * run would start: connected with its tools, or why not. Exit 1 when an entry is invalid
+ * or an enabled server did not connect. `--no-connect` only lists, as xcsh did before
+ * (exit 1 only for an unreadable file); an untrusted project's servers are never started here.
+ */
+async function list(args: string[], cwd: string, output: Output): Promise<number> {
   const { local, rest } = takeLocal(args);
-  if (rest.length > 0) throw new UsageError(`list takes no arguments besides -l (got ${rest.join(" ")})`);
+  const json = rest.includes("--json");
+  const connect = !rest.includes("--no-connect");
+  const unknown = rest.filter((arg) => !["--json", "--no-connect", "--trust-project", "--no-trust-project"].includes(arg));
+  if (unknown.length > 0) throw new UsageError(`list takes -l, --json, --no-connect and --trust-project (got ${unknown.join(" ")})`);
   const { declared, problems } = declarations(cwd, local);
+  const { projectTrustedWithoutAsking } = await import("../packages/installed.ts");
+  const plan = planServers({ declared, problems: [] }, cwd, projectTrustedWithoutAsking(cwd, getAgentDir(), rest));
+  const checked = connect ? await (await import("./probe.ts")).probeServers(plan.servers) : [];
+  const result = (name: string) => checked.find((probe) => probe.name === name);
+  const invalid = declared.some((declaration) => !isOverrideEntry(declaration.entry) && entryProblem(declaration) !== undefined);
+  const down = checked.some((probe) => probe.state !== "connected");
+  // pi 1.6.0: an invalid entry or a server that did not connect fails the check; only listing
+  // (--no-connect, xcsh's listing before) fails only for a file that cannot be read.
+  const exitCode = problems.length > 0 || (connect && (invalid || down || plan.problems.length > 0)) ? 1 : 0;
+
+  if (json) {
+    const winners = new Map(declared.map((declaration) => [declaration.name, declaration]));
+    const servers = [...winners.values()].map((declaration) => {
+      const entry = (declaration.entry ?? {}) as McpServerEntry;
+      const probe = result(declaration.name);
+      const state = plan.disabled.includes(declaration.name)
+        ? "disabled"
+        : plan.waitingForTrust.includes(declaration.name)
+          ? "waiting-for-trust"
+          : (probe?.state ?? (plan.servers.some((spec) => spec.name === declaration.name) ? "not-checked" : "invalid"));
+      return {
+        name: declaration.name,
+        scope: JSON_SCOPE[declaration.scope],
+        source: declaration.origin,
+        enabled: !isSwitchedOff(entry),
+        ...(entry.exposure ? { exposure: entry.exposure } : {}),
+        transport: describe(declaration.entry),
+        state,
+        tools: probe?.tools ?? [],
+        ...(probe?.error ? { error: probe.error } : {}),
+      };
+    });
+    output.out(`${JSON.stringify({ servers, errors: [...problems, ...plan.problems] }, null, 2)}\n`);
+    return exitCode;
+  }
+
   for (const problem of problems) output.err(`xcsh mcp: ${problem}\n`);
   if (declared.length === 0) {
     output.out(`No MCP servers configured${local ? " for this project" : ""}. Add one with: xcsh mcp add <name> <command> [args...]\n`);
-    return problems.length > 0 ? 1 : 0;
+    return exitCode;
   }
   const winner = new Map(declared.map((declaration) => [declaration.name, declaration]));
+  const seen = new Set<string>();
   for (const declaration of declared) {
     const notes: string[] = [declaration.scope];
     const entry = declaration.entry as Record<string, unknown> | null;
-    if (entry && typeof entry === "object" && entry.disabled === true) notes.push("disabled");
+    // pi 1.x: an entry without command/url/type after one of the same name only switches it.
+    const switching = seen.has(declaration.name) && isOverrideEntry(entry);
+    seen.add(declaration.name);
+    if (isSwitchedOff(entry as McpServerEntry | null)) notes.push("disabled");
     if (entry && typeof entry.url === "string" && URL.canParse(entry.url) && hasStoredSignIn(entry.url)) notes.push("signed in");
-    if (winner.get(declaration.name) !== declaration) notes.push("overridden");
-    const problem = entryProblem(declaration);
-    if (problem) notes.push("invalid");
-    output.out(`${declaration.name}: ${describe(declaration.entry)}  [${notes.join(", ")}] ${declaration.origin}\n`);
-    if (problem) output.out(`  ${problem}\n`);
+    const isWinner = winner.get(declaration.name) === declaration;
+    if (!isWinner) notes.push("overridden");
+    if (switching) {
+      const keys = MCP_OVERRIDE_KEYS.filter((key) => entry![key] !== undefined).map((key) => `${key}: ${JSON.stringify(entry![key])}`);
+      output.out(`${declaration.name}: (changes the entry above: ${keys.join(", ")})  [${notes.join(", ")}] ${declaration.origin}\n`);
+    } else {
+      const problem = entryProblem(declaration);
+      if (problem) notes.push("invalid");
+      output.out(`${declaration.name}: ${describe(declaration.entry)}  [${notes.join(", ")}] ${declaration.origin}\n`);
+      if (problem) output.out(`  ${problem}\n`);
+    }
+    if (isWinner) {
+      const probe = result(declaration.name);
+      if (probe?.state === "connected") output.out(`  connected: ${probe.tools.length} tool${probe.tools.length === 1 ? "" : "s"}${probe.tools.length > 0 ? ` (${probe.tools.join(", ")})` : ""}\n`);
+      else if (probe) output.out(`  ${probe.state}: ${probe.error}\n`);
+      else if (plan.waitingForTrust.includes(declaration.name)) output.out("  not started: the project is not trusted (--trust-project)\n");
+    }
   }
-  return problems.length > 0 ? 1 : 0;
+  // What only planning finds (an unset variable); the entries' own problems are shown above.
+  const shown = new Set(declared.map((declaration) => entryProblem(declaration)));
+  for (const problem of plan.problems) if (!shown.has(problem)) output.err(`xcsh mcp: ${problem}\n`);
+  return exitCode;
 }
 
 function get(args: string[], cwd: string, output: Output): number {
@@ -153,13 +230,33 @@ function get(args: string[], cwd: string, output: Output): number {
   return 0;
 }
 
+/** `KEY=VALUE` (pi 1.6.0) or `Name: value` (xcsh's and curl's), whichever separator comes first. */
+function headerPair(pair: string): [string, string] {
+  const equals = pair.indexOf("=");
+  const colon = pair.indexOf(":");
+  const at = equals > 0 && (colon < 0 || equals < colon) ? equals : colon;
+  if (at <= 0) throw new UsageError(`--header takes "Name: value" or Name=value, got "${pair}"`);
+  return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+}
+
+/** pi 1.6.0's `--oauth-…` options and the `oauth` field each one sets. */
+const OAUTH_OPTIONS: Record<string, string> = {
+  "--oauth-client-id": "clientId",
+  "--oauth-client-secret": "clientSecret",
+  "--oauth-callback-port": "callbackPort",
+  "--oauth-client-name": "clientName",
+  "--oauth-client-registration": "clientRegistration",
+};
+
 function add(args: string[], cwd: string, output: Output): number {
   const env: Record<string, string> = {};
   const headers: Record<string, string> = {};
+  const oauth: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
   let transport: string | undefined;
+  let url: string | undefined;
   let dir: string | undefined;
   let local = false;
-  let force = false;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -178,42 +275,67 @@ function add(args: string[], cwd: string, output: Output): number {
       continue;
     }
     if (arg === "-l" || arg === "--local") local = true;
-    else if (arg === "--force") force = true;
-    else if (arg === "-e" || arg === "--env") {
+    else if (arg === "--force") {
+      // Replacing is what add does (pi 1.6.0); the flag stays accepted.
+    } else if (arg === "-e" || arg === "--env") {
       const pair = value();
       const equals = pair.indexOf("=");
       if (equals <= 0) throw new UsageError(`--env takes KEY=VALUE, got "${pair}"`);
       env[pair.slice(0, equals)] = pair.slice(equals + 1);
     } else if (arg === "-H" || arg === "--header") {
-      const pair = value();
-      const colon = pair.indexOf(":");
-      if (colon <= 0) throw new UsageError(`--header takes "Name: value", got "${pair}"`);
-      headers[pair.slice(0, colon).trim()] = pair.slice(colon + 1).trim();
-    } else if (arg === "--transport" || arg === "-t") {
+      const [header, text] = headerPair(value());
+      headers[header] = text;
+    } else if (arg === "--bearer-token-env-var") {
+      const variable = value();
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new UsageError(`--bearer-token-env-var takes a variable name, got "${variable}"`);
+      headers.Authorization = `Bearer \${${variable}}`;
+    } else if (arg === "--url") url = value();
+    else if (arg === "--transport" || arg === "-t") {
       transport = value();
       if (!["stdio", "http", "sse"].includes(transport)) throw new UsageError(`--transport is stdio, http or sse, not "${transport}"`);
     } else if (arg === "--cwd") dir = value();
-    else if (arg.startsWith("-") && positional.length < 2) throw new UsageError(`Unknown option ${arg} for add (put the command after --)`);
+    else if (arg === "--exposure") {
+      const exposure = value();
+      if (!(MCP_EXPOSURES as readonly string[]).includes(exposure)) throw new UsageError(`--exposure is one of ${MCP_EXPOSURES.join(", ")}, not "${exposure}"`);
+      extra.exposure = exposure;
+    } else if (arg === "--description") extra.description = value();
+    else if (Object.hasOwn(OAUTH_OPTIONS, arg)) {
+      const text = value();
+      oauth[OAUTH_OPTIONS[arg]!] = arg === "--oauth-callback-port" ? Number(text) : text;
+    } else if (arg.startsWith("-") && positional.length < 2) throw new UsageError(`Unknown option ${arg} for add (put the command after --)`);
     else positional.push(arg);
   }
-  const [name, target, ...commandArgs] = positional;
-  if (!name || !target) throw new UsageError("add needs a name and a command or URL");
-  const remote = transport === "http" || transport === "sse" || (transport === undefined && /^https?:\/\//.test(target));
+  const [name, positionalTarget, ...commandArgs] = positional;
+  if (url !== undefined && positionalTarget !== undefined) throw new UsageError(`--url ${url} and a command (${positionalTarget}) cannot both be given`);
+  const target = url ?? positionalTarget;
+  if (!name || !target) throw new UsageError("add needs a name and a command (after --) or --url <url>");
+  const remote = url !== undefined || transport === "http" || transport === "sse" || (transport === undefined && /^https?:\/\//.test(target));
   let entry: Record<string, unknown>;
   if (remote) {
     if (commandArgs.length > 0) throw new UsageError(`a remote server takes no arguments after its URL (got ${commandArgs.join(" ")})`);
     if (Object.keys(env).length > 0 || dir !== undefined) throw new UsageError("--env and --cwd are for local servers; a remote one takes --header");
-    entry = { type: transport ?? "http", url: target, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+    entry = {
+      type: transport ?? "http",
+      url: target,
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
+    };
   } else {
-    if (Object.keys(headers).length > 0) throw new UsageError("--header is for remote servers; a local one takes --env");
+    if (Object.keys(headers).length > 0) throw new UsageError("--header and --bearer-token-env-var are for remote servers; a local one takes --env");
+    if (Object.keys(oauth).length > 0) throw new UsageError("--oauth-… options are for remote servers (--url)");
     entry = { command: target, args: commandArgs, ...(Object.keys(env).length > 0 ? { env } : {}), ...(dir !== undefined ? { cwd: dir } : {}) };
   }
+  Object.assign(entry, extra);
   const file = local ? projectMcpConfigPath(cwd) : userMcpConfigPath();
   const problem = entryProblem({ name, entry, scope: local ? "project" : "user", origin: file });
   if (problem) throw new UsageError(problem);
-  addServer(file, name, entry, force);
-  output.out(`Added MCP server "${name}" to ${file}\n`);
+  const before = readMcpFile(file, local ? "project" : "user").servers.find((server) => server.name === name);
+  addServer(file, name, entry, true);
+  // Like pi 1.6.0, add replaces an entry of the same name; what was there is shown, so nothing is lost unseen.
+  if (before) output.out(`Replaced MCP server "${name}" in ${file} (it was: ${describe(before.entry)})\n`);
+  else output.out(`Added MCP server "${name}" to ${file}\n`);
   if (local) output.out("It starts once the project is trusted (--trust-project, or answer the trust question).\n");
+  output.out(`Check it with: xcsh mcp list${local ? " --trust-project" : ""}\n`);
   return 0;
 }
 

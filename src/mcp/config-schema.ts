@@ -2,13 +2,21 @@
  * The shape of an `mcpServers` entry, as xcsh reads it from `mcp.json` / `.mcp.json`
  * (the format Claude Code, Cursor and others write, so one file serves them all):
  * a stdio server `{command, args, env, cwd}` or a remote one `{url, headers, type}`,
- * plus xcsh's `disabled`, `timeout`, `startupTimeout` and `sandbox`. Keys xcsh does not know are
+ * plus xcsh's `disabled`, `timeout`, `startupTimeout` and `sandbox`, and pi 1.x's `enabled`,
+ * `exposure`, `toolExposure` and `description`. Keys xcsh does not know are
  * allowed (other tools add their own); a known key of the wrong type is an error that
  * names it. Only the schema and the types live here: no I/O.
  */
 import { Type } from "../schema/type.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
+
+/** pi 1.x's tool exposures (`codemode-deferred` is its alias of `codemode`). */
+export const MCP_EXPOSURES = ["codemode", "codemode-deferred", "deferred", "direct", "hidden"] as const;
+export type McpExposure = (typeof MCP_EXPOSURES)[number];
+
+/** The keys a project entry without `command`, `url` or `type` may change on the user's entry of that name. */
+export const MCP_OVERRIDE_KEYS = ["enabled", "disabled", "exposure", "toolExposure"] as const;
 
 export const McpServerEntrySchema = Type.Object({
   type: Type.Optional(Type.Enum(["stdio", "http", "sse", "streamable-http"])),
@@ -19,6 +27,26 @@ export const McpServerEntrySchema = Type.Object({
   url: Type.Optional(Type.String({ minLength: 1 })),
   headers: Type.Optional(StringMap),
   disabled: Type.Optional(Type.Boolean()),
+  /** pi 1.x's switch: false keeps the entry without connecting (the same as `"disabled": true`). */
+  enabled: Type.Optional(Type.Boolean()),
+  /** pi 1.x: how the server's tools reach the model. Accepted and kept; xcsh declares every tool directly. */
+  exposure: Type.Optional(Type.Enum(MCP_EXPOSURES)),
+  /** pi 1.x: per-tool exposure (names or `*` patterns). Accepted and kept, like `exposure`. */
+  toolExposure: Type.Optional(Type.Record(Type.String(), Type.Enum(MCP_EXPOSURES))),
+  /** pi 1.x: what the server offers, in a sentence. */
+  description: Type.Optional(Type.String()),
+  /** pi 1.x: a registered OAuth client for a remote server. Accepted and kept; xcsh registers its own client. */
+  oauth: Type.Optional(
+    Type.Object({
+      clientId: Type.Optional(Type.String()),
+      clientSecret: Type.Optional(Type.String()),
+      callbackPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+      callbackUrl: Type.Optional(Type.String()),
+      clientName: Type.Optional(Type.String()),
+      clientRegistration: Type.Optional(Type.Enum(["auto", "cimd", "dcr"])),
+      authServerMetadataUrl: Type.Optional(Type.String()),
+    }),
+  ),
   /** Seconds a tool call may take before it is cancelled. */
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   /** Seconds the first prompt waits for this server to connect. */
@@ -43,6 +71,10 @@ export interface McpServerEntry {
   url?: string;
   headers?: Record<string, string>;
   disabled?: boolean;
+  enabled?: boolean;
+  exposure?: McpExposure;
+  toolExposure?: Record<string, McpExposure>;
+  description?: string;
   timeout?: number;
   startupTimeout?: number;
   sandbox?: boolean;

@@ -42,7 +42,7 @@ export interface McpHubOptions {
 }
 
 /** How xcsh introduces itself to servers. */
-const CLIENT_INFO = { name: "xcsh", version: packageJson.version };
+export const CLIENT_INFO = { name: "xcsh", version: packageJson.version };
 
 interface RegisteredTool {
   connection: McpConnection;

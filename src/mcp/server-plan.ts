@@ -1,7 +1,10 @@
 /**
  * Which MCP servers a run connects, decided from the declarations: user file, then
  * the project's files, then `--mcp-config` files, then servers an ACP client sent —
- * a later declaration of a name wins, and one with `"disabled": true` removes the name.
+ * a later declaration of a name wins, and one with `"disabled": true` or `"enabled": false`
+ * switches it off. A later entry without `command`, `url` or `type` (pi 1.x's project
+ * override) changes only `enabled`, `disabled`, `exposure` and `toolExposure` of the
+ * earlier one and keeps the rest (env, headers).
  * The project's declarations count only once the project is trusted (they start
  * programs, and their URLs and headers could carry the environment elsewhere); until
  * then a user server of the same name stands. Each entry is checked on its own, so a
@@ -13,6 +16,7 @@ import { describeSchemaErrors } from "../config/json-file.ts";
 import {
   DEFAULT_CALL_TIMEOUT_SECONDS,
   DEFAULT_STARTUP_WAIT_SECONDS,
+  MCP_OVERRIDE_KEYS,
   McpServerEntrySchema,
   type McpServerEntry,
   type McpServerSpec,
@@ -43,6 +47,10 @@ export interface McpPlan {
   problems: string[];
   /** Project servers left out because the project is not trusted (by name). */
   waitingForTrust: string[];
+  /** Declared servers switched off (`"enabled": false`, `"disabled": true`), by name. */
+  disabled: string[];
+  /** Keys accepted but not acted on, one line per server: worth telling, not a problem. */
+  notes: string[];
 }
 
 /** Reads every file that applies, in merge order. */
@@ -77,16 +85,33 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
       waitingForTrust.add(declaration.name);
       continue;
     }
+    const earlier = winners.get(declaration.name);
+    // pi 1.x: an entry without command, url or type changes only the switches of the one before it.
+    if (earlier && isOverrideEntry(declaration.entry) && fitsSchema(McpServerEntrySchema, declaration.entry)) {
+      winners.set(declaration.name, overridden(earlier, declaration));
+      continue;
+    }
     const problem = entryProblem(declaration);
     if (problem) {
+      // A broken later declaration must not leave an earlier one of the name running.
+      winners.delete(declaration.name);
       problems.push(problem);
       continue;
     }
-    if ((declaration.entry as McpServerEntry).disabled === true) winners.delete(declaration.name);
-    else winners.set(declaration.name, declaration);
+    winners.set(declaration.name, declaration);
   }
   const servers: McpServerSpec[] = [];
+  const disabled: string[] = [];
+  const notes: string[] = [];
   for (const declaration of winners.values()) {
+    if (isSwitchedOff(declaration.entry as McpServerEntry)) {
+      disabled.push(declaration.name);
+      continue;
+    }
+    const inert = INERT_KEYS.filter((key) => (declaration.entry as Record<string, unknown>)[key] !== undefined);
+    if (inert.length > 0) {
+      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (every tool of a connected server is declared to the model; sign-in registers xcsh's own client). See docs/mcp.md.`);
+    }
     try {
       servers.push(toSpec(declaration, cwd, env));
     } catch (error) {
@@ -94,7 +119,33 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
       problems.push(`MCP server "${declaration.name}" (${declaration.origin}): ${why}. The server is not started.`);
     }
   }
-  return { servers, problems, waitingForTrust: [...waitingForTrust] };
+  return { servers, problems, waitingForTrust: [...waitingForTrust], disabled, notes };
+}
+
+/** pi 1.x keys kept in the entry that change nothing in xcsh yet. */
+const INERT_KEYS = ["exposure", "toolExposure", "description", "oauth"] as const;
+
+/** `"enabled": false` (pi 1.x) or `"disabled": true` (xcsh, pi 0.x): declared, not connected. */
+export function isSwitchedOff(entry: McpServerEntry | null | undefined): boolean {
+  return typeof entry === "object" && entry !== null && (entry.enabled === false || entry.disabled === true);
+}
+
+/** An entry that says neither how to start nor where to reach a server: an override of an earlier one. */
+export function isOverrideEntry(entry: unknown): boolean {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return false;
+  const typed = entry as McpServerEntry;
+  return typed.command === undefined && typed.url === undefined && typed.type === undefined;
+}
+
+/** `earlier` with the override's enabled/disabled/exposure/toolExposure; everything else (env, headers…) stays. */
+function overridden(earlier: DeclaredServer, override: DeclaredServer): DeclaredServer {
+  const entry: Record<string, unknown> = { ...(earlier.entry as Record<string, unknown>) };
+  const changes = override.entry as Record<string, unknown>;
+  for (const key of MCP_OVERRIDE_KEYS) if (changes[key] !== undefined) entry[key] = changes[key];
+  // The later switch decides: one file's "enabled": true turns on what the other's "disabled": true turned off.
+  if (changes.enabled !== undefined && changes.disabled === undefined) delete entry.disabled;
+  if (changes.disabled !== undefined && changes.enabled === undefined) delete entry.enabled;
+  return { ...earlier, entry, origin: `${earlier.origin}, switched by ${override.origin}` };
 }
 
 /** What is wrong with an entry, naming the server, the file and the field; undefined when it is usable. */
@@ -108,7 +159,7 @@ export function entryProblem(declaration: DeclaredServer): string | undefined {
     return `${where}: ${details.join("; ")}`;
   }
   const typed = entry as McpServerEntry;
-  if (typed.disabled === true) return undefined;
+  if (isSwitchedOff(typed)) return undefined;
   if (typed.command !== undefined && typed.url !== undefined) return `${where}: give either "command" (a local server) or "url" (a remote one), not both`;
   if (typed.command === undefined && typed.url === undefined) return `${where}: needs "command" (a local server) or "url" (a remote one)`;
   if (typed.type === "stdio" && typed.command === undefined) return `${where}: "type": "stdio" needs "command"`;

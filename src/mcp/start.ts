@@ -100,6 +100,7 @@ class LazyMcpSession implements McpSessionLink {
   private apply(declared: DeclaredServer[], trusted: boolean): void {
     const plan = planServers({ declared, problems: [] }, this.options.cwd, trusted);
     for (const problem of plan.problems) this.options.report(problem);
+    for (const note of plan.notes) this.options.report(note);
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;
     this.configured = this.load().then(
       // Closed before the client loaded: no server is started only to be stopped.
@@ -153,11 +154,9 @@ class LazyMcpSession implements McpSessionLink {
     };
     for (const spec of plan.servers) idle(spec.name, "connecting");
     for (const name of plan.waitingForTrust) idle(name, "waiting-for-trust");
-    // The last declaration of a name is the one that counts.
-    for (const declaration of [...declarations.declared].reverse()) {
-      const entry = declaration.entry as { disabled?: unknown } | null;
-      if (entry && typeof entry === "object" && entry.disabled === true) idle(declaration.name, "disabled");
-      else idle(declaration.name, "failed", plan.problems.find((problem) => problem.includes(`"${declaration.name}"`)));
+    for (const name of plan.disabled) idle(name, "disabled");
+    for (const declaration of declarations.declared) {
+      idle(declaration.name, "failed", plan.problems.find((problem) => problem.includes(`"${declaration.name}"`)));
     }
     return [...running, ...others];
   }

@@ -15,17 +15,19 @@ import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsOb
 import { noteProjectTrust } from "../config/run-trust.ts";
 import { promptTextOrFile } from "../resources/system-prompt-files.ts";
 import { allToolNames } from "../tools/index.ts";
-import { unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
+import { isToolChange, unknownToolNames, type ToolSelection } from "../core/tool-selection.ts";
 import type { ToolSet } from "../core/tool-set.ts";
 import type { AgentSession } from "../core/agent-session.ts";
 import { hasProjectMcpConfig } from "../mcp/config-files.ts";
 import { MCP_PREFIX } from "../mcp/names.ts";
+import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../core/builtin-extensions.ts";
 import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
 export function toolSelection(args: RunOptions): ToolSelection {
   return {
-    ...(args.tools !== undefined ? { only: args.tools } : {}),
+    // Only `+name`/`-name` entries change the default selection; plain names replace it (args.ts refuses a mix).
+    ...(args.tools !== undefined ? (args.tools.length > 0 && args.tools.every(isToolChange) ? { changes: args.tools } : { only: args.tools }) : {}),
     exclude: args.excludeTools,
     noTools: args.noTools,
     noBuiltinTools: args.noBuiltinTools,
@@ -35,7 +37,8 @@ export function toolSelection(args: RunOptions): ToolSelection {
 /**
  * A --tools name no tool has is a usage error, judged once every tool that can be
  * there is (extensions register theirs while loading and in session_start);
- * an --exclude-tools name is only worth a warning: what it asks for is true anyway.
+ * an --exclude-tools name, or a `+name`/`-name` change (pi's `+codemode`), is only worth
+ * a warning: the rest of the selection means the same without it.
  */
 function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
   // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
@@ -46,6 +49,8 @@ function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "
   const available = `Built-in tools: ${builtins}${fromExtensions.length > 0 ? `; from extensions: ${fromExtensions.join(", ")}` : ""}.`;
   const names = (list: string[]) => list.map((name) => `"${name}"`).join(", ");
   if (unknown.exclude.length > 0) process.stderr.write(`xcsh: --exclude-tools: no tool is named ${names(unknown.exclude)}. ${available}\n`);
+  // `--tools +codemode` (pi 1.6.0's way to add its codemode tool) changes the defaults: the other changes still apply.
+  if (unknown.changes.length > 0) process.stderr.write(`xcsh: --tools: no tool is named ${names(unknown.changes)}; left out, the other entries apply. ${available}\n`);
   if (unknown.only.length > 0) {
     throw new UserError(
       `--tools: no tool is named ${names(unknown.only)}. ${available} Check the spelling, or load the extension that provides it (-e <path>).`,
@@ -98,8 +103,8 @@ function anyExtensionConfigured(args: RunOptions, cwd: string): boolean {
     cwd,
     agentDir: getAgentDir(),
     cliPaths: [],
-    userSettingsPaths: list(global.extensions),
-    projectSettingsPaths: list(project.extensions),
+    userSettingsPaths: withoutBuiltinEntries(list(global.extensions)),
+    projectSettingsPaths: withoutBuiltinEntries(list(project.extensions)),
     includeProject: true,
     noExtensions: false,
   });
@@ -161,9 +166,40 @@ export interface SessionFromArgsOptions {
   mcpNotice?(message: string): void;
 }
 
+/** What the command line says about the session file, unless the mode decided it (print mode's -r picker, ACP). */
+function sessionChoiceFromArgs(args: RunOptions): SessionChoice {
+  return {
+    noSession: args.noSession,
+    session: args.session,
+    continueRecent: args.continueSession,
+    sessionDir: args.sessionDir,
+    name: args.name,
+    sessionId: args.sessionId,
+    fork: args.fork,
+  };
+}
+
+/**
+ * The directory the run happens in: a mode's own (ACP), else the resumed session's
+ * recorded one (pi 1.6.0; core/session-cwd.ts), else where xcsh was started. When it is
+ * not the start directory, the command line's paths are made absolute first, so
+ * `-e ./ext.ts` or `@notes.md` still mean the files the person named.
+ */
+async function runDirectory(args: RunOptions, options: SessionFromArgsOptions): Promise<{ cwd: string; anchor: (args: RunOptions) => RunOptions }> {
+  const keep = (given: RunOptions) => given;
+  if (options.cwd !== undefined) return { cwd: options.cwd, anchor: keep };
+  const launchCwd = process.cwd();
+  const { sessionWorkingDirectory, anchorCliPaths } = await import("../core/session-cwd.ts");
+  const cwd = await sessionWorkingDirectory(options.sessions ?? sessionChoiceFromArgs(args), launchCwd);
+  return cwd === launchCwd ? { cwd, anchor: keep } : { cwd, anchor: (given) => anchorCliPaths(given, launchCwd) };
+}
+
 export async function createSessionFromArgs(initialArgs: RunOptions, options: SessionFromArgsOptions = {}): Promise<SessionFromArgs> {
-  const cwd = options.cwd ?? process.cwd();
-  const { args, system, registry } = await loadExtensionsForArgs(initialArgs, options.extensions, cwd);
+  const { cwd, anchor } = await runDirectory(initialArgs, options);
+  const loaded = await loadExtensionsForArgs(anchor(initialArgs), options.extensions, cwd);
+  // Parsed again with the extensions' flags: anchored again.
+  const args = anchor(loaded.args);
+  const { system, registry } = loaded;
   // Without an extension system the project holds nothing that waits for trust: untrusted loses nothing.
   const projectTrusted = system?.isProjectTrusted() ?? false;
   noteProjectTrust(cwd, projectTrusted);
@@ -192,15 +228,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
       promptTemplatePaths: args.promptTemplatePaths,
       noPromptTemplates: args.noPromptTemplates,
     },
-    sessions: options.sessions ?? {
-      noSession: args.noSession,
-      session: args.session,
-      continueRecent: args.continueSession,
-      sessionDir: args.sessionDir,
-      name: args.name,
-      sessionId: args.sessionId,
-      fork: args.fork,
-    },
+    sessions: options.sessions ?? sessionChoiceFromArgs(args),
   });
   for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
@@ -218,10 +246,41 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
   return { ...created, args, ...(system ? { extensions: system } : {}) };
 }
 
+/**
+ * pi 1.x's built-in extensions (core/builtin-extensions.ts): whether MCP support runs at all
+ * (`-e builtin:mcp`, --no-extensions, settings' `-builtin:mcp`), and a warning for each
+ * built-in `-e` names that xcsh does not have.
+ */
+function builtinMcpEnabled(args: RunOptions, cwd: string, projectTrusted: boolean): boolean {
+  const cli = args.builtinExtensions ?? [];
+  for (const name of new Set(cli)) {
+    if (!BUILTIN_EXTENSIONS[name]) process.stderr.write(`xcsh: -e builtin:${name}: xcsh has no built-in ${name} extension yet; going on without it.\n`);
+  }
+  const list = (read: () => Record<string, unknown>): string[] => {
+    try {
+      const value = read().extensions;
+      return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+    } catch {
+      return []; // a broken file is reported where settings load
+    }
+  };
+  return builtinEnabled(
+    {
+      cli,
+      noExtensions: args.noExtensions,
+      userList: list(readGlobalSettingsFile),
+      // A project's settings count once it is trusted, like every key that changes what runs.
+      projectList: projectTrusted ? list(() => readProjectSettingsObject(cwd)) : [],
+    },
+    "mcp",
+  );
+}
+
 /** The session's MCP servers (nothing of MCP loads when none is configured); they connect in the background. */
 function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
   const notice = options.extensions?.notice;
   const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
+  if (!builtinMcpEnabled(args, cwd, system?.isProjectTrusted() ?? false)) return;
   const link = startMcp({
     cwd,
     useConfigFiles: !args.noMcp,

@@ -78,7 +78,8 @@ export class ThemeFormatError extends Error {
   }
 }
 
-const themeSchema = lazySchema(() => {
+/** A theme file's shape (also published as schemas/theme.schema.json). */
+export const themeSchema = lazySchema(() => {
   const Color = Type.Union([Type.String(), Type.Integer({ minimum: 0, maximum: 255 })]);
   const colors = Object.fromEntries([...REQUIRED_TOKENS.map((token) => [token, Color]), ...Object.keys(OPTIONAL_TOKENS).map((token) => [token, Type.Optional(Color)])]);
   return Type.Object(

@@ -55,9 +55,6 @@ describe("xcsh mcp", () => {
     expect(got.stdout).toContain(`docs (project, ${projectFile})`);
     expect(got.stdout).toContain('"url": "https://mcp.example.com/mcp"');
 
-    const again = await mcp(["add", "files", "echo"], cwd);
-    expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain('already has an MCP server "files"');
 
     const wrongScope = await mcp(["remove", "docs"], cwd);
     expect(wrongScope.exitCode).toBe(1);

@@ -4,6 +4,7 @@
  * into the request body that dialect accepts. Kept free of the SDK at runtime so
  * loading it costs nothing.
  */
+import { applySamplingParams, samplingParamsFor } from "./sampling-params.ts";
 import type {
   AssistantMessage,
   CacheRetention,
@@ -11,6 +12,7 @@ import type {
   ImageContent,
   Model,
   ModelCompat,
+  ModelThinkingLevel,
   OpenAICompletionsCompat,
   TextContent,
   ToolResultMessage,
@@ -44,6 +46,12 @@ export interface ResolvedCompat {
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
   /** OpenAI's own prompt cache is steered by `prompt_cache_key`; other hosts may reject it. */
   sendsPromptCacheKey: boolean;
+  /** pi 1.x: enabled sends `prompt_cache_key` whenever caching is on, disabled never, auto as sendsPromptCacheKey says. */
+  promptCacheKeyMode: "auto" | "enabled" | "disabled";
+  /** pi 1.x: an assistant message without text replays as `content: ""` instead of null. */
+  requiresNonNullAssistantContent: boolean;
+  /** pi 1.x: `tools: []` on a request without tools once the conversation has tool calls (older LiteLLM). */
+  requiresToolsWithToolHistory: boolean;
 }
 
 function hostOf(baseUrl: string): string {
@@ -94,6 +102,9 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider
     supportsLongCacheRetention: true,
     toolCallIdFormat: "openai",
     sendsPromptCacheKey: isOpenAI,
+    promptCacheKeyMode: "auto",
+    requiresNonNullAssistantContent: false,
+    requiresToolsWithToolHistory: false,
   };
   return {
     ...defaults,
@@ -228,13 +239,13 @@ function assistantMessage(message: AssistantMessage, compat: ResolvedCompat, rea
       });
     }
   }
-  const wire: WireMessage = { role: "assistant", content: texts.length > 0 ? texts.join("\n\n") : null };
+  const wire: WireMessage = { role: "assistant", content: texts.length > 0 ? texts.join("\n\n") : compat.requiresNonNullAssistantContent ? "" : null };
   if (toolCalls.length > 0) wire.tool_calls = toolCalls;
   // Servers that need it get the reasoning back (empty when there was none); OpenAI rejects the field.
   if (compat.requiresReasoningContentOnAssistantMessages && (thoughts.length > 0 || reasoningOn)) {
     wire[reasoningField] = thoughts.join("\n\n");
   }
-  if (wire.content === null && !wire.tool_calls) return undefined;
+  if (!wire.content && !wire.tool_calls) return undefined;
   return wire;
 }
 
@@ -368,6 +379,8 @@ export interface PayloadOptions {
   toolChoice?: unknown;
   cacheRetention?: CacheRetention;
   sessionId?: string;
+  /** The effective thinking level, for samplingParamsByThinkingLevel; undefined: the model's samplingParams only. */
+  samplingLevel?: ModelThinkingLevel;
 }
 
 export function buildPayload(model: Model, context: Context, compat: ResolvedCompat, options: PayloadOptions): CompletionsPayload {
@@ -391,6 +404,9 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
       return wire;
     });
     if (options.toolChoice !== undefined) payload.tool_choice = options.toolChoice;
+  } else if (compat.requiresToolsWithToolHistory && hasToolHistory(context)) {
+    // Some proxies in front of Anthropic refuse tool history in a request that declares no tools.
+    payload.tools = [];
   }
   // Ask the service not to keep the conversation.
   if (compat.supportsStore) payload.store = false;
@@ -401,11 +417,20 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
   if (compat.cacheControlFormat === "anthropic" && retention !== "none") {
     addCacheControl(payload, longRetention ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" });
   }
-  if (compat.sendsPromptCacheKey && retention !== "none") {
+  const sendKey = compat.promptCacheKeyMode === "enabled" || (compat.promptCacheKeyMode === "auto" && compat.sendsPromptCacheKey);
+  if (sendKey && retention !== "none") {
     if (options.sessionId) payload.prompt_cache_key = options.sessionId;
     if (longRetention) payload.prompt_cache_retention = "24h";
   }
   if (compat.openRouterRouting) payload.provider = compat.openRouterRouting;
   if (compat.vercelGatewayRouting) payload.providerOptions = { gateway: compat.vercelGatewayRouting };
+  applySamplingParams(payload, samplingParamsFor(model, options.samplingLevel));
   return payload;
+}
+
+/** Whether the conversation holds a tool call or a tool result. */
+function hasToolHistory(context: Context): boolean {
+  return context.messages.some(
+    (message) => message.role === "toolResult" || (message.role === "assistant" && message.content.some((block) => block.type === "toolCall")),
+  );
 }

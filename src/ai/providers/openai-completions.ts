@@ -10,7 +10,7 @@ import type { CompletionUsage } from "openai/resources/completions";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
-import type { Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel, ToolCall } from "../types.ts";
+import type { Model, ModelThinkingLevel, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel, ToolCall } from "../types.ts";
 import type { AssistantMessageBuilder } from "./message-builder.ts";
 import { runProviderStream } from "./message-builder.ts";
 import { createOpenAIClient } from "./openai-client.ts";
@@ -22,6 +22,8 @@ export interface OpenAICompletionsOptions extends StreamOptions {
   /** The provider's value for the reasoning level ("low", "high", …); undefined turns thinking off. */
   reasoningEffort?: string;
   toolChoice?: "auto" | "none" | "required" | { type: "function"; function: { name: string } };
+  /** The effective thinking level (samplingParamsByThinkingLevel); set by streamSimple. */
+  samplingLevel?: ModelThinkingLevel;
 }
 
 /** Fields compatible servers add to a streamed delta or chunk beyond OpenAI's own. */
@@ -161,6 +163,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
       toolChoice: options?.toolChoice,
       cacheRetention: options?.cacheRetention,
       sessionId: options?.sessionId,
+      samplingLevel: options?.samplingLevel,
     });
     const replaced = await options?.onPayload?.(payload, model);
     if (replaced !== undefined) payload = replaced;
@@ -190,6 +193,7 @@ function reasoningEffortFor(model: Model, level: ThinkingLevel | undefined): str
 export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
   const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
   // Chat Completions reasons by effort level, not by token budget.
-  const providerOptions: ProviderStreamOptions = { ...rest, reasoningEffort: reasoningEffortFor(model, reasoning) };
+  const samplingLevel = model.reasoning && reasoning ? clampThinkingLevel(model, reasoning) : "off";
+  const providerOptions: ProviderStreamOptions = { ...rest, reasoningEffort: reasoningEffortFor(model, reasoning), samplingLevel };
   return stream(model, context, providerOptions);
 };

@@ -3,6 +3,7 @@
  * (`store: false`): reasoning comes back encrypted and is replayed from the
  * thinking block's signature on the next turn; see openai-responses-convert.ts.
  */
+import { applySamplingParams, samplingParamsFor } from "./sampling-params.ts";
 import { APIError, type OpenAI } from "openai";
 import type {
   Response as OpenAIResponse,
@@ -14,7 +15,7 @@ import type {
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
-import type { Context, Model, ProviderStreamOptions, StreamOptions, ThinkingLevel } from "../types.ts";
+import type { Context, Model, ProviderStreamOptions, StreamOptions, ThinkingLevel, ModelThinkingLevel } from "../types.ts";
 import { createOpenAIClient } from "./openai-client.ts";
 import { convertInput, convertTools } from "./openai-responses-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
@@ -29,6 +30,8 @@ export interface OpenAIResponsesOptions {
   reasoningSummary?: "auto" | "concise" | "detailed";
   /** `service_tier`, e.g. "flex" or "priority". */
   serviceTier?: "auto" | "default" | "flex" | "scale" | "priority";
+  /** The effective thinking level (samplingParamsByThinkingLevel); set by the simple stream. */
+  samplingLevel?: ModelThinkingLevel;
 }
 
 type Options = StreamOptions & OpenAIResponsesOptions;
@@ -58,10 +61,12 @@ function buildPayload(model: Model, context: Context, options: Options | undefin
     payload.include = ["reasoning.encrypted_content"];
   }
 
-  if (options?.cacheRetention !== "none" && options?.sessionId) {
+  // pi 1.x's promptCacheKeyMode: "disabled" is for compatible proxies that reject the field.
+  if (options?.cacheRetention !== "none" && options?.sessionId && model.compat?.promptCacheKeyMode !== "disabled") {
     payload.prompt_cache_key = options.sessionId;
     if (options.cacheRetention === "long" && model.compat?.supportsLongCacheRetention) payload.prompt_cache_retention = "24h";
   }
+  applySamplingParams(payload, samplingParamsFor(model, options?.samplingLevel));
   return payload;
 }
 
@@ -288,7 +293,8 @@ export function responsesStreamSimple(streamFunction: ApiStreamFunction): ApiStr
   return (model, context, options) => {
     const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
     const effort = reasoningEffort(model, reasoning);
-    return streamFunction(model, context, { ...rest, ...(effort ? { reasoningEffort: effort } : {}) });
+    const samplingLevel = model.reasoning && reasoning ? clampThinkingLevel(model, reasoning) : "off";
+    return streamFunction(model, context, { ...rest, ...(effort ? { reasoningEffort: effort } : {}), samplingLevel });
   };
 }
 

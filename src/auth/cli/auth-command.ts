@@ -28,6 +28,12 @@ Commands:
                       --enterprise <domain>: GitHub Copilot at a GitHub Enterprise server
   logout <provider>   Remove the stored credential of a provider
   status [provider]   Show where each provider's credential comes from
+  check --provider <p> | --model <p/m> [--json] [--credentials] [--no-refresh]
+                      ready (exit 0), not_ready (1) or invalid (2)
+  print-api-key --provider <p> | --model <p/m>
+                      The provider's API key, on stdout
+  print-bearer-token --provider <p> | --model <p/m> [--min-expiry <30m>]
+                      A stored sign-in's access token, on stdout
 
 Credentials are kept in auth.json in the config root (~/.xcsh/agent/), readable by you only.
 `;

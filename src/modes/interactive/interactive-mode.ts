@@ -11,6 +11,7 @@
  * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
  * way out restores the terminal (terminal-restore.ts).
  */
+import { printResumeHint } from "./resume-hint.ts";
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
 import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
@@ -489,5 +490,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
     guard.restore();
     guard.dispose();
   }
+  // A quit (not a failure): say how to come back to this session.
+  if (code === 0) printResumeHint(app.session.sessionManager);
   process.exit(code);
 }

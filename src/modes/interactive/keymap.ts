@@ -136,6 +136,8 @@ export function readUserBindings(file: string, knownIds: ReadonlySet<string>): {
   const unknown: string[] = [];
   const badValues: string[] = [];
   for (const [id, value] of Object.entries(content)) {
+    // An editor's schema reference (schemas/keybindings.schema.json, or pi's URL), no action.
+    if (id === "$schema") continue;
     if (!knownIds.has(id)) {
       unknown.push(id);
       continue;
@@ -153,15 +155,27 @@ export function readUserBindings(file: string, knownIds: ReadonlySet<string>): {
   return { bindings, warnings };
 }
 
-/** Defaults plus the person's keybindings.json, installed as pi-tui's global keybindings. */
-export function loadKeymap(file = keybindingsPath()): Keymap {
-  const { KeybindingsManager, TUI_KEYBINDINGS, setKeybindings } = loadPiTui();
+/** Every action id with its default keys and description: pi-tui's, then xcsh's own. */
+export function actionDefinitions(): Record<string, { defaultKeys: KeyId[]; description: string }> {
+  const { TUI_KEYBINDINGS } = loadPiTui();
   const definitions: Record<string, { defaultKeys: KeyId[]; description: string }> = {};
   for (const [id, definition] of Object.entries(TUI_KEYBINDINGS)) {
     definitions[id] = { defaultKeys: ([] as KeyId[]).concat(definition.defaultKeys as KeyId | KeyId[]), description: definition.description };
   }
   for (const [id, action] of Object.entries(APP_ACTIONS)) definitions[id] = { defaultKeys: action.keys, description: action.description };
-  const known = new Set([...Object.keys(definitions), ...PI_ONLY_ACTIONS]);
+  return definitions;
+}
+
+/** The ids keybindings.json may name: xcsh's actions and pi's that xcsh accepts quietly. */
+export function knownActionIds(): string[] {
+  return [...Object.keys(actionDefinitions()), ...PI_ONLY_ACTIONS];
+}
+
+/** Defaults plus the person's keybindings.json, installed as pi-tui's global keybindings. */
+export function loadKeymap(file = keybindingsPath()): Keymap {
+  const { KeybindingsManager, setKeybindings } = loadPiTui();
+  const definitions = actionDefinitions();
+  const known = new Set(knownActionIds());
   const { bindings, warnings } = readUserBindings(file, known);
   const manager = new KeybindingsManager(definitions, bindings);
   setKeybindings(manager);

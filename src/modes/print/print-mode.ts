@@ -207,12 +207,17 @@ async function runPrompt(
   } else if (final.stopReason === "aborted") {
     status = "interrupted";
     process.stderr.write("xcsh: interrupted\n");
+  } else if (final.stopReason === "length") {
+    status = "truncated";
+    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: the answer is cut off: the model hit its output token limit (maxTokens).\n`);
   } else status = "success";
 
   if (answerOut && final) {
     const answer = textOf(final);
-    if (!streamLive && status === "success") answerOut(answer);
-    if (answer && !answer.endsWith("\n") && (streamLive || status === "success")) answerOut("\n");
+    // A cut-off answer is still printed (pi 1.6.0): the partial text is often what the caller needs.
+    const printable = status === "success" || status === "truncated";
+    if (!streamLive && printable) answerOut(answer);
+    if (answer && !answer.endsWith("\n") && (streamLive || printable)) answerOut("\n");
   }
   writeResult?.({
     type: "result",

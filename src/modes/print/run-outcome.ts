@@ -8,7 +8,8 @@ import { isTransientError } from "../../ai/errors.ts";
 import type { Usage } from "../../ai/types.ts";
 import type { RunLimitReason } from "../../core/run-limits.ts";
 
-export type RunStatus = "success" | "error" | RunLimitReason | "interrupted";
+/** `truncated`: the last answer stopped at the model's output token limit (stopReason "length"); its partial text is kept. */
+export type RunStatus = "success" | "error" | "truncated" | RunLimitReason | "interrupted";
 
 /** What kind of failure: decides the exit code, and tells a pipeline whether trying again may help. */
 export type RunErrorKind = "usage" | "config" | "credentials" | "provider" | "model" | "internal";
@@ -41,6 +42,8 @@ export interface ResultEnvelope {
 export const EXIT_CODES = {
   success: 0,
   error: 1,
+  // As pi 1.6.0: the partial answer is printed, and the exit status says it is partial.
+  truncated: 1,
   usage: 2,
   credentials: 3,
   provider: 4,
