@@ -14,7 +14,19 @@ export interface CatalogEntry {
 }
 
 export type HostMessage =
-  | { type: "start"; code: string; catalog: CatalogEntry[]; store: Record<string, unknown>; deadline?: number; timeoutMs?: number }
+  | {
+      type: "start";
+      code: string;
+      catalog: CatalogEntry[];
+      store: Record<string, unknown>;
+      deadline?: number;
+      timeoutMs?: number;
+      /**
+       * One Int32 the host sets to 1 to stop the script. Worker.terminate() alone does
+       * not stop a thread busy in QuickJS's loop; its interrupt handler reads this.
+       */
+      stop: SharedArrayBuffer;
+    }
   | { type: "reply"; id: number; ok: true; value: unknown }
   | { type: "reply"; id: number; ok: false; error: string };
 

@@ -130,6 +130,7 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const nested = new AbortController();
   const running = new Set<Promise<void>>();
   const worker = new Worker(workerScript());
+  const stop = new SharedArrayBuffer(4);
   const report = () => run.onUpdate?.({ content: [], details: { calls: detailsCalls(calls) } });
 
   const send = (message: HostMessage) => {
@@ -195,12 +196,14 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     type: "start",
     code: run.code,
     catalog,
+    stop,
     store: run.host.loadStore(),
     ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs, timeoutMs: options.timeoutMs }),
   });
   const end = await ended;
   if (timer) clearTimeout(timer);
   if (onAbort) run.signal?.removeEventListener("abort", onAbort);
+  Atomics.store(new Int32Array(stop), 0, 1);
   worker.terminate();
   // Calls still running are cancelled; their results (and events) arrive before the script's own.
   nested.abort(new Error("The codemode script ended"));

@@ -95,11 +95,16 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
   const pending = new Map<number, ReturnType<QuickJS["newPromise"]>>();
   let nextCall = 0;
 
+  const stopFlag = new Int32Array(start.stop);
   const vm = await QuickJS.create({
     wasm: await Bun.file(wasmPath).arrayBuffer(),
     memoryLimit: MEMORY_LIMIT,
     interruptHandler: () => {
       if (exiting || stopReason) return true;
+      if (Atomics.load(stopFlag, 0) !== 0) {
+        stopReason = "The script was stopped.";
+        return true;
+      }
       if (start.deadline !== undefined && Date.now() > start.deadline) {
         stopReason = `Script timed out after ${start.timeoutMs} ms`;
         return true;
