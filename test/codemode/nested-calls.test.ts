@@ -1,0 +1,117 @@
+/**
+ * A script's calls are tool calls like the model's own: extension hooks see
+ * and may block them, RPC clients see them as tool_execution events naming
+ * their parent, and `codemode.mode` decides what the model is declared.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createExtensionFixture, notices, type ExtensionFixture } from "../support/extensions.ts";
+import { createRpcFixture, type RpcFixture } from "../support/rpc-harness.ts";
+import { makeFakeModelHome, runXcsh } from "../support/cli.ts";
+import { CODEMODE_ARGS, resultText, runScriptPrompt } from "./codemode-support.ts";
+
+let fixture: ExtensionFixture | RpcFixture | undefined;
+
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+const BLOCK_BASH = `export default function (pi) {
+  pi.on("tool_call", (event, ctx) => {
+    ctx.ui.notify("tool_call " + event.toolName + " " + event.toolCallId);
+    if (event.toolName === "bash") return { block: true, reason: "bash is not allowed here" };
+  });
+  pi.on("tool_result", (event, ctx) => { ctx.ui.notify("tool_result " + event.toolName + " " + event.toolCallId); });
+}`;
+
+describe("nested calls", () => {
+  test("an extension's tool_call hook that blocks bash blocks it inside a script too", async () => {
+    const extensions = createExtensionFixture();
+    fixture = extensions;
+    const ext = extensions.writeExtension("block-bash.ts", BLOCK_BASH);
+    const rpc = extensions.start(["-e", ext, ...CODEMODE_ARGS]);
+    const code = 'const results = await Promise.allSettled([tools.bash({ command: "touch escaped.txt" }), tools.read({ path: "x.txt" })]);\nreturn results.map((r) => r.status + ": " + (r.reason ? r.reason.message : "ok"));';
+    await Bun.write(`${extensions.cwd}/x.txt`, "x\n");
+    const end = await runScriptPrompt(rpc, extensions.server, "b1", code);
+    const output = JSON.parse(resultText(end).split("Output:\n")[1]);
+    expect(output).toEqual(["rejected: bash is not allowed here", "fulfilled: ok"]);
+    expect(await Bun.file(`${extensions.cwd}/escaped.txt`).exists()).toBe(false);
+    // The hooks saw the script's calls by their own ids, the codemode call's too.
+    const seen = notices(rpc);
+    expect(seen).toContain("tool_call codemode b1");
+    expect(seen).toContain("tool_call bash b1/1");
+    expect(seen).toContain("tool_call read b1/2");
+    expect(seen).toContain("tool_result read b1/2");
+    expect(end.result.details.calls.map((call: { name: string; status: string }) => `${call.name}:${call.status}`)).toEqual(["bash:blocked", "read:ok"]);
+    await rpc.close();
+  });
+
+  test("RPC clients get tool_execution_start/end of each nested call, with parentToolCallId, inside the parent's", async () => {
+    const rpcFixture = createRpcFixture();
+    fixture = rpcFixture;
+    const rpc = rpcFixture.start(CODEMODE_ARGS);
+    const from = rpc.mark();
+    await runScriptPrompt(rpc, rpcFixture.server, "p1", 'await tools.bash({ command: "echo one" });\nreturn "done";');
+    const tools = rpc.frames.slice(from).filter((frame) => frame.type === "tool_execution_start" || frame.type === "tool_execution_end");
+    expect(tools.map((frame) => [frame.type, frame.toolCallId, frame.toolName, frame.parentToolCallId])).toEqual([
+      ["tool_execution_start", "p1", "codemode", undefined],
+      ["tool_execution_start", "p1/1", "bash", "p1"],
+      ["tool_execution_end", "p1/1", "bash", "p1"],
+      ["tool_execution_end", "p1", "codemode", undefined],
+    ]);
+    const nestedStart = tools[1];
+    expect(nestedStart.args).toEqual({ command: "echo one" });
+    expect(tools[2].result.content[0].text).toBe("one");
+    await rpc.close();
+  });
+
+  test("codemode.mode only: the model is declared codemode alone, and its description lists the tools scripts call", async () => {
+    const rpcFixture = createRpcFixture({ settings: { codemode: { mode: "only" } } });
+    fixture = rpcFixture;
+    const rpc = rpcFixture.start(CODEMODE_ARGS);
+    await runScriptPrompt(rpc, rpcFixture.server, "o1", 'return (await tools.bash({ command: "echo via script" })).output;');
+    const request = rpcFixture.server.requests[0].body;
+    const declared = request.tools.map((tool: { function: { name: string } }) => tool.function.name);
+    expect(declared).toEqual(["codemode"]);
+    const description: string = request.tools[0].function.description;
+    expect(description).toContain("### `read`");
+    expect(description).toContain("tools.bash(args: {");
+    await rpc.close();
+  });
+
+  test("codemode.mode on (the default): the tools stay declared beside codemode, which does not repeat them", async () => {
+    const rpcFixture = createRpcFixture();
+    fixture = rpcFixture;
+    const rpc = rpcFixture.start(CODEMODE_ARGS);
+    await runScriptPrompt(rpc, rpcFixture.server, "n1", 'return "x";');
+    const request = rpcFixture.server.requests[0].body;
+    const declared = request.tools.map((tool: { function: { name: string } }) => tool.function.name);
+    expect([...declared].sort()).toEqual(["bash", "codemode", "read"]);
+    const codemode = request.tools.find((tool: { function: { name: string } }) => tool.function.name === "codemode");
+    expect(codemode.function.description).toContain("tools.<name>");
+    expect(codemode.function.description).not.toContain("### `read`");
+    await rpc.close();
+  });
+});
+
+describe("enabling codemode", () => {
+  test("--tools codemode is accepted (it was a usage error) and settings' defaultTools can name it", async () => {
+    const home = await makeFakeModelHome();
+    try {
+      home.server.enqueue({ content: [{ type: "toolCall", id: "d1", name: "codemode", arguments: { code: "return 6 * 7;" } }] }, { content: [{ type: "text", text: "ok" }] });
+      const alone = await runXcsh(["--model", "fake/m", "--tools", "codemode", "-p", "go"], { env: home.home.env });
+      expect(alone.exitCode).toBe(0);
+      const toolResult = home.server.requests[1].body.messages.find((message: { role: string }) => message.role === "tool");
+      expect(JSON.stringify(toolResult.content)).toContain("Script completed");
+      expect(JSON.stringify(toolResult.content)).toContain("42");
+
+      home.home.writeSettings({ defaultTools: ["read", "codemode"] });
+      home.server.enqueue({ content: [{ type: "text", text: "ok" }] });
+      const fromSettings = await runXcsh(["--model", "fake/m", "-p", "go"], { env: home.home.env });
+      expect(fromSettings.exitCode).toBe(0);
+      expect(home.server.requests[2].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["read", "codemode"]);
+    } finally {
+      await home.cleanup();
+    }
+  });
+});
