@@ -27,6 +27,8 @@ export interface CodemodeHost {
   /** Whether a tool is declared to the model as well (then the description need not list it). */
   isDeclared(name: string): boolean;
   mode(): CodemodeMode;
+  /** Estimated tokens (characters / 4) the description may spend on tool declarations (settings' `codemode.inlineBudget`). */
+  inlineBudget(): number;
   /** Runs one call of a script through core's tool path; never throws. */
   runNestedCall(call: ToolCall, parentToolCallId: string, signal: AbortSignal): Promise<ToolCallOutcome>;
   /** The values `store()` kept on this branch of the session. */
@@ -50,11 +52,24 @@ const PREAMBLE = [
   "- `ALL_TOOLS`, `await searchTools(query, { limit? })`, `await describeTool(name)`: find tools and their declarations.",
 ].join("\n");
 
+export const DEFAULT_INLINE_BUDGET = 3000;
+
 function description(host: CodemodeHost): string {
   // `on`: the declared tools are the model's already; `only`: they are listed here, declarations and all.
-  const listed = host.callableTools().filter((tool) => host.mode() === "only" || !host.isDeclared(tool.name));
-  if (listed.length === 0) return PREAMBLE;
-  return `${PREAMBLE}\n\nTools for scripts:\n\n${listed.map((tool) => `### \`${tool.name}\`\n${describeCallable(tool)}`).join("\n\n")}`;
+  const unlisted = host.callableTools().filter((tool) => host.mode() === "only" || !host.isDeclared(tool.name));
+  if (unlisted.length === 0) return PREAMBLE;
+  // Declarations share a budget; the ones past it are still callable, and found with searchTools().
+  let budget = host.inlineBudget() * 4;
+  const sections: string[] = [];
+  for (const tool of unlisted) {
+    const section = `### \`${tool.name}\`\n${describeCallable(tool)}`;
+    if (section.length > budget) continue;
+    budget -= section.length;
+    sections.push(section);
+  }
+  const left = unlisted.length - sections.length;
+  const more = left > 0 ? `\n\n${left} more tool${left === 1 ? " is" : "s are"} callable but not listed here: find ${left === 1 ? "it" : "them"} with searchTools() or ALL_TOOLS.` : "";
+  return `${PREAMBLE}${sections.length > 0 ? `\n\nTools for scripts:\n\n${sections.join("\n\n")}` : ""}${more}`;
 }
 
 /** The codemode tool of one session. Its description follows the session's tools as they change. */

@@ -12,7 +12,7 @@ import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools } from "../tools/index.ts";
 import type { ShellSessionContext } from "../tools/session-environment.ts";
-import { CODEMODE_TOOL_NAME, createCodemodeTool, type CodemodeMode } from "../codemode/index.ts";
+import { CODEMODE_TOOL_NAME, createCodemodeTool, DEFAULT_INLINE_BUDGET, type CodemodeMode } from "../codemode/index.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
@@ -58,7 +58,9 @@ export function createCodingAgent(
   const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
   // settings' defaultTools replace the default built-ins; the command line's choice still wins.
   const selection: ToolSelection = { ...options.tools, defaultBuiltins: options.tools?.defaultBuiltins ?? setup.settings.defaultTools };
-  const codemodeMode = (): CodemodeMode => ((setup.settings.codemode as { mode?: CodemodeMode } | undefined)?.mode === "only" ? "only" : "on");
+  // settings' `codemode` object (validated by the settings schema).
+  const codemodeSettings = () => (setup.settings.codemode ?? {}) as { mode?: CodemodeMode; inlineBudget?: number };
+  const codemodeMode = (): CodemodeMode => (codemodeSettings().mode === "only" ? "only" : "on");
   const store = codemodeStore(session);
   // Scripts reach the session's tools through the agent's one tool-call path (hooks, permissions, sandbox).
   // The tool set is built with codemode in it, so it may ask before the set exists: nothing is callable yet.
@@ -67,6 +69,7 @@ export function createCodingAgent(
     callableTools: () => toolSet?.callableByScripts().map(({ info }) => info) ?? [],
     isDeclared: (name) => toolSet?.declaredNames().includes(name) ?? false,
     mode: codemodeMode,
+    inlineBudget: () => codemodeSettings().inlineBudget ?? DEFAULT_INLINE_BUDGET,
     runNestedCall: (call, parentToolCallId, signal) =>
       agent.runNestedToolCall(call, parentToolCallId, toolSet?.callableByScripts().map(({ tool }) => tool) ?? [], signal),
     loadStore: store.load,

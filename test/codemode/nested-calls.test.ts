@@ -79,6 +79,18 @@ describe("nested calls", () => {
     await rpc.close();
   });
 
+  test("codemode.inlineBudget 0 lists no declaration; the tools stay callable and findable", async () => {
+    const rpcFixture = createRpcFixture({ settings: { codemode: { mode: "only", inlineBudget: 0 } } });
+    fixture = rpcFixture;
+    const rpc = rpcFixture.start(CODEMODE_ARGS);
+    const end = await runScriptPrompt(rpc, rpcFixture.server, "i1", 'return ALL_TOOLS.map((t) => t.name).join(",") + " " + (await tools.bash({ command: "echo x" })).output;');
+    expect(resultText(end)).toEndWith("Output:\nread,bash x");
+    const description: string = rpcFixture.server.requests[0].body.tools[0].function.description;
+    expect(description).not.toContain("### `read`");
+    expect(description).toContain("2 more tools are callable but not listed here");
+    await rpc.close();
+  });
+
   test("codemode.mode on (the default): the tools stay declared beside codemode, which does not repeat them", async () => {
     const rpcFixture = createRpcFixture();
     fixture = rpcFixture;
