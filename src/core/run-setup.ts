@@ -14,6 +14,7 @@ import { getModelsJsonPath } from "../config/paths.ts";
 import { applyHttpProxySetting, loadSettingsWithTrust, type Settings } from "../config/settings.ts";
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
+import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 import { setCommandPolicy } from "../sandbox/active-policy.ts";
 import { noteCredentialVariables } from "../sandbox/child-environment.ts";
 import { credentialVariablesIn, credentialVariablesInAuthFile } from "../sandbox/configured-credentials.ts";
@@ -116,7 +117,7 @@ async function checkFauxScript(): Promise<void> {
 
 /** What the settings ask for that xcsh cannot give, found once the settings are merged. */
 function settingsWarnings(settings: Settings): string[] {
-  const missingTools = (settings.defaultTools ?? []).filter((name) => !allToolNames.has(name as ToolName));
+  const missingTools = (settings.defaultTools ?? []).filter((name) => !allToolNames.has(name as ToolName) && name !== CODEMODE_TOOL_NAME);
   if (missingTools.length === 0) return [];
   return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; the others are enabled.`];
 }

@@ -121,6 +121,7 @@ describe("enabling codemode", () => {
       home.server.enqueue({ content: [{ type: "text", text: "ok" }] });
       const fromSettings = await runXcsh(["--model", "fake/m", "-p", "go"], { env: home.home.env });
       expect(fromSettings.exitCode).toBe(0);
+      expect(fromSettings.stderr).not.toContain("defaultTools");
       expect(home.server.requests[2].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["read", "codemode"]);
     } finally {
       await home.cleanup();
