@@ -34,6 +34,7 @@ export interface ScriptOutcome {
 }
 
 const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
 /** The text part of the output: text items, console block, and the failure report. */
 function outputText(outcome: ScriptOutcome): string {
@@ -71,10 +72,15 @@ function limit(text: string, maxTokens: number): { text: string; fullOutputPath?
 export function scriptResult(outcome: ScriptOutcome): AgentToolResult {
   const header = `${outcome.ok ? "Script completed" : "Script failed"}\nWall time ${(outcome.wallMs / 1000).toFixed(1)} seconds\nOutput:\n`;
   const limited = limit(outputText(outcome), outcome.maxOutputTokens);
-  const images: ImageContent[] = outcome.items.flatMap((item) => (item.type === "image" ? [{ type: "image" as const, data: item.data, mimeType: item.mimeType }] : []));
   const content: (TextContent | ImageContent)[] = [{ type: "text", text: header }];
   if (limited.text) content.push({ type: "text", text: limited.text });
-  content.push(...images);
+  // Each image is also kept as a file, named before it, so a later turn can copy or move it.
+  for (const item of outcome.items) {
+    if (item.type !== "image") continue;
+    const path = newTempFilePath("codemode-image-", `.${IMAGE_EXTENSIONS[item.mimeType] ?? "img"}`);
+    writeFileSync(path, Buffer.from(item.data, "base64"));
+    content.push({ type: "text", text: `[Image: ${path}]` }, { type: "image", data: item.data, mimeType: item.mimeType });
+  }
   const nestedCalls: NestedCalls = {
     calls: outcome.calls.map((call) => ({
       id: call.id,

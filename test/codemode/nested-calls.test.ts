@@ -8,6 +8,8 @@ import { createExtensionFixture, notices, type ExtensionFixture } from "../suppo
 import { createRpcFixture, type RpcFixture } from "../support/rpc-harness.ts";
 import { makeFakeModelHome, runXcsh } from "../support/cli.ts";
 import { CODEMODE_ARGS, resultText, runScriptPrompt } from "./codemode-support.ts";
+import { bwrapWorks, createSandboxFixture } from "../sandbox/sandbox-fixture.ts";
+import { rmSync } from "node:fs";
 
 let fixture: ExtensionFixture | RpcFixture | undefined;
 
@@ -125,6 +127,22 @@ describe("enabling codemode", () => {
       expect(home.server.requests[2].body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["read", "codemode"]);
     } finally {
       await home.cleanup();
+    }
+  });
+});
+
+describe("the sandbox", () => {
+  test.skipIf(!bwrapWorks())("a script's bash runs under --sandbox read-only like the model's own: it cannot write the project", async () => {
+    const { base, fixture: sandboxed } = createSandboxFixture("xcsh-codemode-sandbox-");
+    fixture = sandboxed;
+    try {
+      const rpc = sandboxed.start([...CODEMODE_ARGS, "--sandbox", "read-only"]);
+      const end = await runScriptPrompt(rpc, sandboxed.server, "sb1", 'const r = await tools.bash({ command: "echo hi > written.txt; echo status=$?" });\nreturn r.output;');
+      expect(resultText(end)).toContain("status=1");
+      expect(await Bun.file(`${sandboxed.cwd}/written.txt`).exists()).toBe(false);
+      await rpc.close();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

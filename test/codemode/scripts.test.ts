@@ -145,6 +145,18 @@ describe("codemode scripts", () => {
     });
   });
 
+  test("read of an image resolves to an image block that image() shows, kept as a file named before it", async () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    writeFileSync(join(fixture.cwd, "dot.png"), Buffer.from(png, "base64"));
+    const end = await runScriptPrompt(rpc, fixture.server, "s15", 'const dot = await tools.read({ path: "dot.png" });\ntext(dot.type + " " + dot.mimeType);\nimage(dot);');
+    const blocks = end.result.content as { type: string; text?: string; data?: string }[];
+    expect(blocks[1].text).toBe("image image/png");
+    expect(blocks[2].text).toMatch(/^\[Image: \S+\.png\]$/);
+    expect(blocks[3]).toEqual({ type: "image", data: png, mimeType: "image/png" });
+    const path = /^\[Image: (\S+)\]$/.exec(blocks[2].text!)![1];
+    expect(readFileSync(path).toString("base64")).toBe(png);
+  });
+
   test("store() keeps values for later scripts through codemode-store session entries", async () => {
     await runScriptPrompt(rpc, fixture.server, "s13", 'store("cursor", { page: 2 });\nreturn "saved";');
     const end = await runScriptPrompt(rpc, fixture.server, "s14", 'return load("cursor");');
