@@ -32,6 +32,48 @@ const OPTIONS_LINE = /^[ \t]*\/\/ @options:(.*)$/;
 const BASH_OUTPUT_LIMIT = 1024 * 1024;
 /** How long the end of a script waits for its cancelled calls to report. */
 const CANCEL_GRACE_MS = 2000;
+/** pi 1.6.0's limits on live workers (each may hold 256 MB) and on the wait for one. */
+const DEFAULT_MAX_WORKERS = 2;
+const MAX_WAIT_FOR_WORKER_MS = 60_000;
+
+/** Workers alive in this process, and scripts waiting for one, in arrival order. */
+let liveWorkers = 0;
+const waitingForWorker: (() => void)[] = [];
+
+function maxWorkers(): number {
+  const configured = Number(process.env.XCSH_CODEMODE_MAX_WORKERS);
+  return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_WORKERS;
+}
+
+/** Waits for a worker slot; false when `limitMs` passes or `signal` aborts first (the script then does not run). */
+async function acquireWorker(limitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (liveWorkers < maxWorkers() && waitingForWorker.length === 0) {
+    liveWorkers++;
+    return true;
+  }
+  return new Promise<boolean>((resolve) => {
+    const granted = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", refused);
+      liveWorkers++;
+      resolve(true);
+    };
+    const refused = () => {
+      clearTimeout(timer);
+      const index = waitingForWorker.indexOf(granted);
+      if (index !== -1) waitingForWorker.splice(index, 1);
+      resolve(false);
+    };
+    const timer = setTimeout(refused, limitMs);
+    signal?.addEventListener("abort", refused, { once: true });
+    waitingForWorker.push(granted);
+  });
+}
+
+function releaseWorker(): void {
+  liveWorkers--;
+  if (liveWorkers < maxWorkers()) waitingForWorker.shift()?.();
+}
 
 /** The options of the first line; an options line anywhere else is an error before anything runs. */
 export function parseOptions(code: string): ScriptOptions | string {
@@ -124,6 +166,31 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   if (typeof options === "string") return finish(false, options);
   if (run.signal?.aborted) return finish(false, "The script was aborted before it ran.");
 
+  // A timeout counts from the call, the wait for a worker included.
+  const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+  if (!(await acquireWorker(Math.min(options.timeoutMs ?? MAX_WAIT_FOR_WORKER_MS, MAX_WAIT_FOR_WORKER_MS), run.signal))) {
+    return finish(false, run.signal?.aborted ? "The script was aborted before it ran." : "No codemode worker became free in time; the script did not run.");
+  }
+  try {
+    return await runInWorker(run, options, deadline, { items, consoleLines, calls }, finish);
+  } finally {
+    releaseWorker();
+  }
+}
+
+interface Collected {
+  items: OutputItem[];
+  consoleLines: string[];
+  calls: CallRecord[];
+}
+
+async function runInWorker(
+  run: ScriptRun,
+  options: ScriptOptions,
+  deadline: number | undefined,
+  { items, consoleLines, calls }: Collected,
+  finish: (ok: boolean, error?: string) => AgentToolResult,
+): Promise<AgentToolResult> {
   const callable = run.host.callableTools();
   const catalog: CatalogEntry[] = callable.map((tool) => ({ name: tool.name, identifier: toolIdentifier(tool.name), description: describeCallable(tool) }));
   const storeChanges: Record<string, unknown> = {};
@@ -187,7 +254,7 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     };
     worker.onerror = (event) => resolve({ ok: false, error: `The script's runtime failed: ${event.message}` });
     // The worker stops itself at the deadline too; this one also holds while it waits on a call.
-    if (options.timeoutMs !== undefined) timer = setTimeout(() => resolve({ ok: false, error: `Script timed out after ${options.timeoutMs} ms` }), options.timeoutMs);
+    if (deadline !== undefined) timer = setTimeout(() => resolve({ ok: false, error: `Script timed out after ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()));
     onAbort = () => resolve({ ok: false, error: "The script was aborted." });
     run.signal?.addEventListener("abort", onAbort, { once: true });
   });
@@ -198,7 +265,7 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     catalog,
     stop,
     store: run.host.loadStore(),
-    ...(options.timeoutMs === undefined ? {} : { deadline: Date.now() + options.timeoutMs, timeoutMs: options.timeoutMs }),
+    ...(deadline === undefined ? {} : { deadline, timeoutMs: options.timeoutMs }),
   });
   const end = await ended;
   if (timer) clearTimeout(timer);

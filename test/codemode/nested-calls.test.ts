@@ -146,3 +146,31 @@ describe("the sandbox", () => {
     }
   });
 });
+
+describe("workers", () => {
+  test("scripts wait for a free worker (XCSH_CODEMODE_MAX_WORKERS), and one whose timeout passes while waiting does not run", async () => {
+    const rpcFixture = createRpcFixture();
+    fixture = rpcFixture;
+    rpcFixture.home.env.XCSH_CODEMODE_MAX_WORKERS = "1";
+    const rpc = rpcFixture.start(CODEMODE_ARGS);
+    rpcFixture.server.enqueue(
+      {
+        content: [
+          { type: "toolCall", id: "w1", name: "codemode", arguments: { code: '// @options: {"timeout_ms": 1500}\ntext("first");\nwhile (true) {}' } },
+          { type: "toolCall", id: "w2", name: "codemode", arguments: { code: '// @options: {"timeout_ms": 300}\nawait tools.bash({ command: "touch second-ran.txt" });' } },
+          { type: "toolCall", id: "w3", name: "codemode", arguments: { code: 'return "third ran";' } },
+        ],
+      },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    await rpc.request({ type: "prompt", message: "three scripts" });
+    const end = (id: string) => rpc.waitForEvent("tool_execution_end", (frame) => frame.toolCallId === id, 15_000);
+    const [first, second, third] = await Promise.all([end("w1"), end("w2"), end("w3")]);
+    expect(resultText(first)).toContain("Script timed out after 1500 ms");
+    expect(resultText(second)).toContain("No codemode worker became free in time; the script did not run.");
+    expect(await Bun.file(`${rpcFixture.cwd}/second-ran.txt`).exists()).toBe(false);
+    // The third waited its turn (no timeout of its own) and ran once the first was stopped.
+    expect(resultText(third)).toEndWith("Output:\nthird ran");
+    await rpc.close();
+  });
+});

@@ -149,7 +149,7 @@ describe("codemode scripts", () => {
     const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
     writeFileSync(join(fixture.cwd, "dot.png"), Buffer.from(png, "base64"));
     const end = await runScriptPrompt(rpc, fixture.server, "s15", 'const dot = await tools.read({ path: "dot.png" });\ntext(dot.type + " " + dot.mimeType);\nimage(dot);');
-    const blocks = end.result.content as { type: string; text?: string; data?: string }[];
+    const blocks = end.result.content as { type: string; text?: string; data?: string; mimeType?: string }[];
     expect(blocks[1].text).toBe("image image/png");
     expect(blocks[2].text).toMatch(/^\[Image: \S+\.png\]$/);
     expect(blocks[3]).toEqual({ type: "image", data: png, mimeType: "image/png" });
