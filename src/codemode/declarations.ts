@@ -88,3 +88,13 @@ export function describeCallable(tool: CallableTool): string {
   const guidelines = tool.promptGuidelines?.length ? `\n\n${tool.promptGuidelines.map((line) => `- ${line}`).join("\n")}` : "";
   return `${tool.description}${guidelines}\n\n\`\`\`ts\n${declaration(tool)}\n\`\`\``;
 }
+
+/**
+ * With codemode `on`, what a declared tool's description adds for the model: how the
+ * tool answers inside scripts, where that differs from plain text. Undefined otherwise.
+ */
+export function scriptResultNote(name: string): string | undefined {
+  if (name === "bash") return "In codemode scripts, `tools.bash(args)` resolves to `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`, also when the command exits non-zero.";
+  if (name === "read") return 'In codemode scripts, `tools.read(args)` resolves to the file\'s text, or for an image to `{ type: "image", data, mimeType, note }`.';
+  return undefined;
+}

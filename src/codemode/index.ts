@@ -93,4 +93,5 @@ export function createCodemodeTool(host: CodemodeHost): CodingTool<typeof codemo
 }
 
 export type { CallableTool } from "./declarations.ts";
+export { scriptResultNote } from "./declarations.ts";
 export type AnyAgentTool = AgentTool<any>;

@@ -13,7 +13,7 @@ import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
-import { CODEMODE_TOOL_NAME, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
+import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
@@ -27,6 +27,17 @@ export type PromptBase = Omit<SystemPromptOptions, "tools">;
 
 function builtinSource(name: string): SourceInfo {
   return { path: `<builtin:${name}>`, source: "builtin", scope: "temporary", origin: "top-level" };
+}
+
+/**
+ * codemode `on`: a declared tool that answers scripts with more than text says so in
+ * the description the model gets. A view of the tool (its prototype is the tool), so
+ * running it and every other field stay the tool's own.
+ */
+function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
+  const note = scriptResultNote(tool.name);
+  if (!note) return tool;
+  return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
 export class ToolSet {
@@ -210,7 +221,9 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
-    const next = [...this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []), ...this.hostTools];
+    const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
+    const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
+    const next = [...noted, ...this.hostTools];
     tools.splice(0, tools.length, ...next);
     const previousBase = this.baseSystemPrompt;
     this.baseSystemPrompt = buildSystemPrompt({ ...this.base, tools: this.promptTools() });

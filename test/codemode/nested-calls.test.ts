@@ -104,6 +104,9 @@ describe("nested calls", () => {
     const codemode = request.tools.find((tool: { function: { name: string } }) => tool.function.name === "codemode");
     expect(codemode.function.description).toContain("tools.<name>");
     expect(codemode.function.description).not.toContain("### `read`");
+    // The declared tools say how they answer scripts.
+    const bash = request.tools.find((tool: { function: { name: string } }) => tool.function.name === "bash");
+    expect(bash.function.description).toEndWith("In codemode scripts, `tools.bash(args)` resolves to `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`, also when the command exits non-zero.");
     await rpc.close();
   });
 });
