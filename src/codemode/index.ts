@@ -8,7 +8,7 @@
  * `host.runNestedCall`, which is core's own tool-call path (hooks, permissions,
  * sandbox, events) — codemode has no path of its own to any tool.
  */
-import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
+import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
 import type { ToolCall } from "../ai/types.ts";
 import { Type } from "../schema/type.ts";
@@ -81,8 +81,6 @@ export function createCodemodeTool(host: CodemodeHost): CodingTool<typeof codemo
     promptSnippet: "Run JavaScript that calls other tools",
     promptGuidelines: ["Use codemode to run independent tool calls together (Promise.allSettled), chain them, or filter large output before it reaches you, instead of many separate calls."],
     parameters: codemodeSchema,
-    // Nested calls must not queue behind their own parent in a sequential batch.
-    executionMode: "parallel",
     async execute(toolCallId: string, params: { code: string }, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback): Promise<AgentToolResult> {
       const { runScript } = await import("./run-script.ts");
       return runScript({ host, toolCallId, code: params.code, signal, onUpdate });
@@ -94,4 +92,3 @@ export function createCodemodeTool(host: CodemodeHost): CodingTool<typeof codemo
 
 export type { CallableTool } from "./declarations.ts";
 export { scriptResultNote } from "./declarations.ts";
-export type AnyAgentTool = AgentTool<any>;

@@ -1,6 +1,8 @@
 /**
  * Builds the agent a run uses from what prepareRun resolved: every coding tool
- * for the working directory (the selected ones active), the system prompt with
+ * for the working directory (the selected ones active) and codemode, whose
+ * scripts reach the active tools through the agent's one tool-call path
+ * (Agent.runNestedToolCall), the system prompt with
  * SYSTEM.md / APPEND_SYSTEM.md, the project's context files and skills, and provider
  * options from settings.
  */
