@@ -11,9 +11,10 @@ export const ENTRY_POINT = join(ROOT, "src/cli/main.ts");
  * Scripts run as worker threads, built in as entry points of their own. Bun
  * names each after its path under the entry points' common folder (`src/`):
  * src/tools/search-worker.ts is `tools/search-worker.js` beside the main
- * entry, which is where src/tools/grep-parallel.ts looks for it.
+ * entry, which is where src/tools/grep-parallel.ts looks for it; the codemode
+ * worker (QuickJS, its wasm embedded as a file) is `codemode/worker.js`.
  */
-export const WORKER_ENTRY_POINTS = [join(ROOT, "src/tools/search-worker.ts")];
+export const WORKER_ENTRY_POINTS = [join(ROOT, "src/tools/search-worker.ts"), join(ROOT, "src/codemode/worker.ts")];
 
 /** Embedded by `--define` and shown by `xcsh --version`. */
 export interface BuildInfo {

@@ -3,7 +3,7 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history,codemode] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
@@ -20,6 +20,7 @@ import { PeakRssMeter } from "./peak-rss.ts";
 import { renderReport } from "./report.ts";
 import type { BenchContext, Workload } from "./types.ts";
 import { bytecode } from "./workloads/bytecode.ts";
+import { codemodeRead } from "./workloads/codemode.ts";
 import { exportHtml } from "./workloads/export.ts";
 import { interactive } from "./workloads/interactive.ts";
 import { mcpColdStart } from "./workloads/mcp.ts";
@@ -35,7 +36,7 @@ import { stream } from "./workloads/stream.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory, codemodeRead];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

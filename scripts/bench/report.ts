@@ -136,6 +136,10 @@ export function renderReport(input: ReportInput): string {
     "  from `/proc` after turn 200 and after the last turn, and VmHWM (the peak) at the end; one run per agent.",
     "  Then the same turns typed into the interactive mode in a tmux pane (each waits for its answer on",
     "  screen; the first waits until the agent idles, as pi drops a prompt sent before its start-up ends).",
+    "- **Codemode**: a fresh agent per run; the fake server answers with one call, either a direct `read` of a",
+    "  small file or a `codemode` script that calls `tools.read` on it and returns the text; prompt → `agent_end`",
+    "  of each, back to back in alternating order. The difference is a first script's cost (runner import,",
+    "  QuickJS worker start, the call's round trip). xcsh only.",
     "",
   ].join("\n");
 }

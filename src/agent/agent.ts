@@ -8,8 +8,9 @@ import type { ImageContent, Message, Model, ModelThinkingLevel, SimpleStreamOpti
 import { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
 import { convertToLlm as defaultConvertToLlm } from "./messages.ts";
 import { MessageQueue } from "./message-queue.ts";
-import type { ToolExecutionConfig } from "./tool-execution.ts";
+import { runToolCall, type ToolCallOutcome, type ToolExecutionConfig } from "./tool-execution.ts";
 import type { AgentContext, AgentEvent, AgentMessage, AgentTool, InterruptMode, QueueMode, StreamFn, ToolExecutionMode } from "./types.ts";
+import type { AssistantMessage, ToolCall } from "../ai/types.ts";
 
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
 
@@ -190,6 +191,27 @@ export class Agent {
     };
     await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);
     await this.eventChain;
+  }
+
+  /**
+   * Runs one call that a running tool makes on the model's behalf (a codemode
+   * script's) through the same path as the model's own calls: the tool_call hook,
+   * the permission gate, the tool, the tool_result hook, and tool_execution events
+   * that name the parent call. `tools` are the ones the caller may reach.
+   */
+  runNestedToolCall(call: ToolCall, parentToolCallId: string, tools: readonly AgentTool<any>[], signal: AbortSignal): Promise<ToolCallOutcome> {
+    const runSignal = this.controller?.signal ?? signal;
+    const messages = this.state.messages;
+    const assistant = [...messages].reverse().find((message): message is AssistantMessage => (message as AssistantMessage).role === "assistant");
+    return runToolCall(call, {
+      assistant: assistant ?? ({ role: "assistant", content: [call] } as unknown as AssistantMessage),
+      context: { systemPrompt: this.state.systemPrompt, messages, tools: this.state.tools },
+      tools,
+      config: { beforeToolCall: this.beforeToolCall, permissionGate: this.permissionGate, afterToolCall: this.afterToolCall },
+      signal,
+      emit: (event) => this.emit(event, runSignal),
+      parentToolCallId,
+    });
   }
 
   private emit(event: AgentEvent, signal: AbortSignal): Promise<void> {

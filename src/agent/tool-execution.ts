@@ -3,7 +3,8 @@
  * result, whatever happens: an unknown tool, bad arguments, a block by a hook,
  * a throw, an abort or an interruption all become error results the model can
  * read. Calls run in parallel by default; results are delivered in the order
- * the model wrote the calls.
+ * the model wrote the calls. runToolCall is the single path of one call, which
+ * the calls a codemode script makes take too (Agent.runNestedToolCall).
  */
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "../ai/types.ts";
 import type {
@@ -44,11 +45,13 @@ export interface ToolBatchResult {
 
 type Emit = (event: AgentEvent) => Promise<void>;
 
-interface Outcome {
+export interface ToolCallOutcome {
   result: AgentToolResult<any>;
   isError: boolean;
   /** How long the tool's execute() took (monotonic clock); absent when the tool never ran. */
   durationMs?: number;
+  /** A hook or the permission gate refused the call. */
+  blocked?: boolean;
 }
 
 const INTERRUPTED = "Interrupted: the user sent a new message, so this tool call was not completed.";
@@ -60,6 +63,109 @@ function textResult(text: string): AgentToolResult<undefined> {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** How one call is run: its place in a batch, or the tool call that made it. */
+export interface ToolCallRun {
+  /** The assistant message the call answers (for a nested call: the one whose tool made it). */
+  assistant: AssistantMessage;
+  context: AgentContext;
+  /** The tools this call may name; the context's (the model's) by default. */
+  tools?: readonly AgentTool<any>[];
+  config: ToolExecutionConfig;
+  signal: AbortSignal;
+  emit: Emit;
+  /** Set for a call a running tool made (a codemode script's): its events carry it. */
+  parentToolCallId?: string;
+  /** True once steering interrupted the batch (immediate mode): results say so. */
+  interrupted?: () => boolean;
+  /** True when the call is to be skipped before it starts (immediate mode, steering waiting). */
+  skipNow?: () => boolean;
+}
+
+/**
+ * The one path every tool call takes, the model's and a script's alike: lookup,
+ * argument validation, the tool_call hook and the mode's permission gate, the
+ * tool itself, the tool_result hook, and the tool_execution_start/end events.
+ * Never throws: every failure is an error outcome.
+ */
+export async function runToolCall(call: ToolCall, run: ToolCallRun): Promise<ToolCallOutcome> {
+  const parent = run.parentToolCallId === undefined ? {} : { parentToolCallId: run.parentToolCallId };
+  await run.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments, ...parent });
+  const outcome = await prepareAndRun(call, run);
+  await run.emit({
+    type: "tool_execution_end",
+    toolCallId: call.id,
+    toolName: call.name,
+    result: outcome.result,
+    isError: outcome.isError,
+    ...(outcome.durationMs === undefined ? {} : { durationMs: outcome.durationMs }),
+    ...parent,
+  });
+  return outcome;
+}
+
+async function prepareAndRun(call: ToolCall, run: ToolCallRun): Promise<ToolCallOutcome> {
+  if (run.skipNow?.()) return { result: textResult(SKIPPED), isError: true };
+  const tools = run.tools ?? run.context.tools ?? [];
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (!tool) {
+    const names = tools.map((candidate) => candidate.name).join(", ") || "none";
+    return { result: textResult(`Tool "${call.name}" not found. Available tools: ${names}.`), isError: true };
+  }
+  const validation = validateToolArguments(tool, call);
+  if (!validation.ok) return { result: textResult(validation.error), isError: true };
+  const hookContext: BeforeToolCallContext = { assistantMessage: run.assistant, toolCall: call, args: validation.args, context: run.context };
+  try {
+    // A hook that never settles must not outlive an abort: the call is then blocked as aborted.
+    for (const hook of [run.config.beforeToolCall, run.config.permissionGate]) {
+      const verdict = await untilAborted(hook?.(hookContext, run.signal), run.signal);
+      if (verdict?.block) return { result: textResult(verdict.reason ?? `Tool call "${call.name}" was blocked.`), isError: true, blocked: true };
+    }
+  } catch (error) {
+    return { result: textResult(`Tool call "${call.name}" was blocked: ${errorText(error)}`), isError: true, blocked: true };
+  }
+  const executed = await execute(tool, call, validation.args, run);
+  return finalize(hookContext, executed, run);
+}
+
+async function execute(tool: AgentTool<any>, call: ToolCall, args: unknown, run: ToolCallRun): Promise<ToolCallOutcome> {
+  const interrupted = () => run.interrupted?.() === true;
+  if (run.signal.aborted) return { result: textResult(interrupted() ? SKIPPED : "Aborted before the tool ran."), isError: true };
+  const began = performance.now();
+  const took = () => Math.round(performance.now() - began);
+  const parent = run.parentToolCallId === undefined ? {} : { parentToolCallId: run.parentToolCallId };
+  try {
+    const result = await tool.execute(call.id, args as never, run.signal, (partialResult) => {
+      void run.emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult, ...parent });
+    });
+    const durationMs = took();
+    if (interrupted()) return { result: withNotice(result, INTERRUPTED), isError: true, durationMs };
+    return { result, isError: result.isError === true, durationMs };
+  } catch (error) {
+    const text = interrupted() ? `${INTERRUPTED}\n${errorText(error)}` : errorText(error);
+    return { result: textResult(text), isError: true, durationMs: took() };
+  }
+}
+
+async function finalize(hookContext: BeforeToolCallContext, outcome: ToolCallOutcome, run: ToolCallRun): Promise<ToolCallOutcome> {
+  if (!run.config.afterToolCall) return outcome;
+  try {
+    const patch = await untilAborted(run.config.afterToolCall({ ...hookContext, result: outcome.result, isError: outcome.isError }, run.signal), run.signal);
+    if (!patch) return outcome;
+    return {
+      result: {
+        ...outcome.result,
+        content: patch.content ?? outcome.result.content,
+        details: patch.details !== undefined ? patch.details : outcome.result.details,
+        terminate: patch.terminate ?? outcome.result.terminate,
+      },
+      isError: patch.isError ?? outcome.isError,
+      durationMs: outcome.durationMs,
+    };
+  } catch {
+    return outcome;
+  }
 }
 
 export async function executeToolCalls(
@@ -85,90 +191,33 @@ export async function executeToolCalls(
         })
       : undefined;
 
-  const runOne = async (call: ToolCall): Promise<Outcome> => {
-    await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
-    const outcome = await prepareAndRun(call);
-    await emit({
-      type: "tool_execution_end",
-      toolCallId: call.id,
-      toolName: call.name,
-      result: outcome.result,
-      isError: outcome.isError,
-      ...(outcome.durationMs === undefined ? {} : { durationMs: outcome.durationMs }),
-    });
-    return outcome;
+  const run: ToolCallRun = {
+    assistant,
+    context,
+    config,
+    signal: batch.signal,
+    emit,
+    interrupted: () => interrupted,
+    skipNow: () => immediate && (interrupted || config.hasPendingSteering?.() === true),
   };
-
-  const prepareAndRun = async (call: ToolCall): Promise<Outcome> => {
-    if (immediate && (interrupted || config.hasPendingSteering?.())) return { result: textResult(SKIPPED), isError: true };
-    const tool = context.tools?.find((candidate) => candidate.name === call.name);
-    if (!tool) {
-      const names = context.tools?.map((candidate) => candidate.name).join(", ") || "none";
-      return { result: textResult(`Tool "${call.name}" not found. Available tools: ${names}.`), isError: true };
-    }
-    const validation = validateToolArguments(tool, call);
-    if (!validation.ok) return { result: textResult(validation.error), isError: true };
-    const hookContext: BeforeToolCallContext = { assistantMessage: assistant, toolCall: call, args: validation.args, context };
-    try {
-      // A hook that never settles must not outlive an abort: the call is then blocked as aborted.
-      for (const hook of [config.beforeToolCall, config.permissionGate]) {
-        const verdict = await untilAborted(hook?.(hookContext, batch.signal), batch.signal);
-        if (verdict?.block) return { result: textResult(verdict.reason ?? `Tool call "${call.name}" was blocked.`), isError: true };
-      }
-    } catch (error) {
-      return { result: textResult(`Tool call "${call.name}" was blocked: ${errorText(error)}`), isError: true };
-    }
-    const executed = await run(tool, call, validation.args);
-    return finalize(hookContext, executed);
-  };
-
-  const run = async (tool: AgentTool<any>, call: ToolCall, args: unknown): Promise<Outcome> => {
-    if (batch.signal.aborted) return { result: textResult(interrupted ? SKIPPED : "Aborted before the tool ran."), isError: true };
-    const began = performance.now();
-    const took = () => Math.round(performance.now() - began);
-    try {
-      const result = await tool.execute(call.id, args as never, batch.signal, (partialResult) => {
-        void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult });
-      });
-      const durationMs = took();
-      if (interrupted) return { result: withNotice(result, INTERRUPTED), isError: true, durationMs };
-      return { result, isError: false, durationMs };
-    } catch (error) {
-      const text = interrupted ? `${INTERRUPTED}\n${errorText(error)}` : errorText(error);
-      return { result: textResult(text), isError: true, durationMs: took() };
-    }
-  };
-
-  const finalize = async (hookContext: BeforeToolCallContext, outcome: Outcome): Promise<Outcome> => {
-    if (!config.afterToolCall) return outcome;
-    try {
-      const patch = await untilAborted(config.afterToolCall({ ...hookContext, result: outcome.result, isError: outcome.isError }, batch.signal), batch.signal);
-      if (!patch) return outcome;
-      return {
-        result: {
-          content: patch.content ?? outcome.result.content,
-          details: patch.details !== undefined ? patch.details : outcome.result.details,
-          terminate: patch.terminate ?? outcome.result.terminate,
-        },
-        isError: patch.isError ?? outcome.isError,
-        durationMs: outcome.durationMs,
-      };
-    } catch {
-      return outcome;
-    }
-  };
+  const runOne = (call: ToolCall) => runToolCall(call, run);
 
   try {
     const outcomes = config.toolExecution === "sequential" ? await runSequential(calls, runOne) : await runParallel(calls, context, runOne);
-    const results: ToolResultMessage[] = calls.map((call, index) => ({
-      role: "toolResult",
-      toolCallId: call.id,
-      toolName: call.name,
-      content: outcomes[index].result.content,
-      details: outcomes[index].result.details,
-      isError: outcomes[index].isError,
-      timestamp: Date.now(),
-    }));
+    const results: ToolResultMessage[] = calls.map((call, index) => {
+      const { result, isError } = outcomes[index];
+      return {
+        role: "toolResult",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: result.content,
+        details: result.details,
+        isError,
+        // The calls a tool made on the model's behalf (codemode), kept with its result.
+        ...(result.nestedCalls ? { nestedCalls: result.nestedCalls } : {}),
+        timestamp: Date.now(),
+      };
+    });
     const terminate = outcomes.length > 0 && outcomes.every((outcome) => outcome.result.terminate === true);
     return { results, terminate };
   } finally {
@@ -192,8 +241,8 @@ function withNotice(result: AgentToolResult<any>, notice: string): AgentToolResu
   return { ...result, content: [{ type: "text", text: notice }, ...result.content] };
 }
 
-async function runSequential(calls: ToolCall[], runOne: (call: ToolCall) => Promise<Outcome>): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
+async function runSequential(calls: ToolCall[], runOne: (call: ToolCall) => Promise<ToolCallOutcome>): Promise<ToolCallOutcome[]> {
+  const outcomes: ToolCallOutcome[] = [];
   for (const call of calls) outcomes.push(await runOne(call));
   return outcomes;
 }
@@ -205,9 +254,9 @@ async function runSequential(calls: ToolCall[], runOne: (call: ToolCall) => Prom
 async function runParallel(
   calls: ToolCall[],
   context: AgentContext,
-  runOne: (call: ToolCall) => Promise<Outcome>,
-): Promise<Outcome[]> {
-  const running: Promise<Outcome>[] = [];
+  runOne: (call: ToolCall) => Promise<ToolCallOutcome>,
+): Promise<ToolCallOutcome[]> {
+  const running: Promise<ToolCallOutcome>[] = [];
   for (const call of calls) {
     const tool = context.tools?.find((candidate) => candidate.name === call.name);
     if (tool?.executionMode === "sequential") {

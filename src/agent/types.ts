@@ -32,6 +32,26 @@ export interface AgentToolResult<TDetails = any> {
   details: TDetails;
   /** Stop after this tool batch (only when every result in the batch asks for it). */
   terminate?: boolean;
+  /** The tool returned a result that is a failure (it keeps its details, unlike a throw). */
+  isError?: boolean;
+  /** The calls this tool made on the model's behalf (a codemode script's), kept on the tool result message. */
+  nestedCalls?: NestedCalls;
+}
+
+/** pi 1.6.0's record of a codemode script's tool calls, a field of its tool result message. */
+export interface NestedCalls {
+  calls: NestedCallRecord[];
+  /** False when the list stopped early (the script was cut off while calls were starting). */
+  complete: boolean;
+}
+
+export interface NestedCallRecord {
+  /** `<parent call id>/<n>`, as in the nested call's tool_execution events. */
+  id: string;
+  name: string;
+  status: "ok" | "error" | "blocked" | "cancelled";
+  arguments: unknown;
+  durationMs?: number;
 }
 
 export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolResult<TDetails>) => void;
@@ -77,9 +97,10 @@ export type AgentEvent =
   | { type: "message_start"; message: AgentMessage }
   | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
   | { type: "message_end"; message: AgentMessage }
-  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: any }
-  | { type: "tool_execution_update"; toolCallId: string; toolName: string; args: any; partialResult: any }
-  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean; durationMs?: number };
+  // parentToolCallId: set on the calls a running tool makes (a codemode script's), naming that tool's call.
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: any; parentToolCallId?: string }
+  | { type: "tool_execution_update"; toolCallId: string; toolName: string; args: any; partialResult: any; parentToolCallId?: string }
+  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean; durationMs?: number; parentToolCallId?: string };
 
 export type QueueMode = "all" | "one-at-a-time";
 /** "immediate": queued steering skips and interrupts the rest of the turn's tool calls. */

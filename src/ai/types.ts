@@ -120,6 +120,8 @@ export interface ToolResultMessage<TDetails = any> {
   content: (TextContent | ImageContent)[];
   details?: TDetails;
   isError: boolean;
+  /** pi 1.6.0: the tool calls a codemode script made, kept with its result (never sent to a model). */
+  nestedCalls?: unknown;
   timestamp: number;
 }
 

@@ -59,6 +59,8 @@ Options:
   -t, --tools <list>               The only tools to enable, built-in or an
                                    extension's (built-in: read,bash,edit,write,
                                    grep,find,ls; default read,bash,edit,write)
+                                   codemode: scripts that call the other tools
+                                   (e.g. --tools codemode,read,bash)
   -xt, --exclude-tools <list>      Tools to disable, after every other choice
   -nt, --no-tools                  Run without tools (built-in and extensions')
   -nbt, --no-builtin-tools         No built-in tool active; extension tools stay

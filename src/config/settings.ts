@@ -187,6 +187,8 @@ export const settingsFileSchema = lazySchema(() => {
     sessionDir: Type.Optional(Type.String()),
     enabledModels: Type.Optional(StringList),
     defaultTools: Type.Optional(StringList),
+    // How the codemode tool presents the other tools (src/codemode/): beside them, or in their place.
+    codemode: Type.Optional(Type.Object({ mode: Type.Optional(Type.Enum(["on", "only"])), inlineBudget: Type.Optional(Type.Number({ minimum: 0 })) })),
     shellPath: Type.Optional(Type.String()),
     shellCommandPrefix: Type.Optional(Type.String()),
     npmCommand: Type.Optional(StringList),

@@ -1,6 +1,8 @@
 /**
  * Builds the agent a run uses from what prepareRun resolved: every coding tool
- * for the working directory (the selected ones active), the system prompt with
+ * for the working directory (the selected ones active) and codemode, whose
+ * scripts reach the active tools through the agent's one tool-call path
+ * (Agent.runNestedToolCall), the system prompt with
  * SYSTEM.md / APPEND_SYSTEM.md, the project's context files and skills, and provider
  * options from settings.
  */
@@ -12,9 +14,12 @@ import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
 import type { PromptSkill } from "../resources/system-prompt.ts";
 import { allToolNames, createTools } from "../tools/index.ts";
 import type { ShellSessionContext } from "../tools/session-environment.ts";
+import { CODEMODE_TOOL_NAME, createCodemodeTool, DEFAULT_INLINE_BUDGET, type CodemodeMode } from "../codemode/index.ts";
+import type { SessionManager } from "../session/session-manager.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
 import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selection.ts";
+import { codemodeStore } from "./codemode-store.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -37,7 +42,7 @@ export function createCodingAgent(
   setup: RunSetup,
   options: CreateAgentOptions,
   skills: PromptSkill[] = [],
-  session?: ShellSessionContext["sessionManager"],
+  session?: ShellSessionContext["sessionManager"] & Partial<Pick<SessionManager, "getBranch" | "appendCustomEntry">>,
 ): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
   const agent = new Agent({
@@ -60,8 +65,25 @@ export function createCodingAgent(
   const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
   // settings' defaultTools replace the default built-ins; the command line's choice still wins.
   const selection: ToolSelection = { ...options.tools, defaultBuiltins: options.tools?.defaultBuiltins ?? setup.settings.defaultTools };
+  // settings' `codemode` object (validated by the settings schema).
+  const codemodeSettings = () => (setup.settings.codemode ?? {}) as { mode?: CodemodeMode; inlineBudget?: number };
+  const codemodeMode = (): CodemodeMode => (codemodeSettings().mode === "only" ? "only" : "on");
+  const store = codemodeStore(session);
+  // Scripts reach the session's tools through the agent's one tool-call path (hooks, permissions, sandbox).
+  // The tool set is built with codemode in it, so it may ask before the set exists: nothing is callable yet.
+  let toolSet: ToolSet | undefined;
+  const codemode = createCodemodeTool({
+    callableTools: () => toolSet?.callableByScripts().map(({ info }) => info) ?? [],
+    isDeclared: (name) => toolSet?.declaredNames().includes(name) ?? false,
+    mode: codemodeMode,
+    inlineBudget: () => codemodeSettings().inlineBudget ?? DEFAULT_INLINE_BUDGET,
+    runNestedCall: (call, parentToolCallId, signal) =>
+      agent.runNestedToolCall(call, parentToolCallId, toolSet?.callableByScripts().map(({ tool }) => tool) ?? [], signal),
+    loadStore: store.load,
+    saveStore: store.save,
+  });
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
-  const toolSet = new ToolSet(
+  toolSet = new ToolSet(
     agent,
     {
       cwd: options.cwd,
@@ -77,9 +99,11 @@ export function createCodingAgent(
         commandPrefix: setup.settings.shellCommandPrefix,
         sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }),
       },
-    }),
-    activeBuiltins(selection),
+    }).concat(codemode),
+    // codemode is off unless named (--tools, settings' defaultTools).
+    [...activeBuiltins(selection), ...(startsActive(selection, CODEMODE_TOOL_NAME, true) ? [CODEMODE_TOOL_NAME] : [])],
     (name) => startsActive(selection, name, false),
+    codemodeMode,
   );
   return { agent, toolSet };
 }

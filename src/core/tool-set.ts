@@ -3,7 +3,9 @@
  * host's tools), which of them are active, and the system prompt that lists
  * the active ones. An extension tool with a built-in's name replaces it. The
  * agent's tool array is updated in place, so a run in progress sees a change
- * at its next model call.
+ * at its next model call. With codemode active and `codemode.mode` "only", the
+ * other built-in and extension tools stay active (scripts call them) but are
+ * not declared to the model.
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
@@ -11,6 +13,7 @@ import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
+import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
@@ -24,6 +27,17 @@ export type PromptBase = Omit<SystemPromptOptions, "tools">;
 
 function builtinSource(name: string): SourceInfo {
   return { path: `<builtin:${name}>`, source: "builtin", scope: "temporary", origin: "top-level" };
+}
+
+/**
+ * codemode `on`: a declared tool that answers scripts with more than text says so in
+ * the description the model gets. A view of the tool (its prototype is the tool), so
+ * running it and every other field stay the tool's own.
+ */
+function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
+  const note = scriptResultNote(tool.name);
+  if (!note) return tool;
+  return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
 export class ToolSet {
@@ -41,6 +55,8 @@ export class ToolSet {
     activeNames: readonly string[],
     /** Whether a tool registered later starts active (the command line's --tools, --exclude-tools, --no-tools). */
     private readonly registeredStartsActive: (name: string) => boolean = () => true,
+    /** settings' `codemode.mode`, read at each rebuild. */
+    private readonly codemodeMode: () => CodemodeMode = () => "on",
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -136,6 +152,21 @@ export class ToolSet {
     return [...this.active];
   }
 
+  /** The active tools the model is given: all of them, unless codemode stands in for the others ("only"). */
+  declaredNames(): string[] {
+    if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return [...this.active];
+    return this.active.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
+  }
+
+  /** What a codemode script may call: every active tool but codemode itself, and the RPC host's tools. */
+  callableByScripts(): { tool: AgentTool<any>; info: CallableTool }[] {
+    const entries = this.active.filter((name) => name !== CODEMODE_TOOL_NAME).flatMap((name) => this.entries.get(name) ?? []);
+    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined }))].map(({ tool, promptGuidelines }) => ({
+      tool,
+      info: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(promptGuidelines ? { promptGuidelines } : {}) },
+    }));
+  }
+
   has(name: string): boolean {
     return this.entries.has(name);
   }
@@ -161,7 +192,7 @@ export class ToolSet {
 
   /** Snippets and guidelines of the active tools, as the system prompt uses them. */
   promptTools(): PromptTool[] {
-    return this.active.flatMap((name): PromptTool[] => {
+    return this.declaredNames().flatMap((name): PromptTool[] => {
       const entry = this.entries.get(name);
       if (!entry) return [];
       // Extension tools appear in "Available tools" only with a snippet (seed 003).
@@ -195,7 +226,9 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
-    const next = [...this.active.flatMap((name) => this.entries.get(name)?.tool ?? []), ...this.hostTools];
+    const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
+    const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
+    const next = [...noted, ...this.hostTools];
     tools.splice(0, tools.length, ...next);
     const previousBase = this.baseSystemPrompt;
     this.baseSystemPrompt = buildSystemPrompt({ ...this.base, tools: this.promptTools() });

@@ -21,6 +21,7 @@ import type { AgentSession } from "../core/agent-session.ts";
 import { hasProjectMcpConfig } from "../mcp/config-files.ts";
 import { MCP_PREFIX } from "../mcp/names.ts";
 import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../core/builtin-extensions.ts";
+import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
@@ -42,9 +43,9 @@ export function toolSelection(args: RunOptions): ToolSelection {
  */
 function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
   // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
-  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never));
+  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never) || name === CODEMODE_TOOL_NAME);
   const unknown = unknownToolNames(selection, known);
-  const builtins = [...allToolNames].join(", ");
+  const builtins = [...allToolNames, CODEMODE_TOOL_NAME].join(", ");
   const fromExtensions = tools ? tools.all().filter((tool) => !tools.isBuiltinName(tool.name)).map((tool) => tool.name) : [];
   const available = `Built-in tools: ${builtins}${fromExtensions.length > 0 ? `; from extensions: ${fromExtensions.join(", ")}` : ""}.`;
   const names = (list: string[]) => list.map((name) => `"${name}"`).join(", ");

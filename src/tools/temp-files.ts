@@ -26,9 +26,9 @@ function processFolder(): string {
   return created;
 }
 
-/** A fresh path for a full-output file; the oldest kept file is deleted once there are too many. */
-export function newTempFilePath(prefix: string): string {
-  const path = join(processFolder(), `${prefix}${randomHex(8)}.log`);
+/** A fresh path for a full-output file (or an image: another `extension`); the oldest kept file is deleted once there are too many. */
+export function newTempFilePath(prefix: string, extension = ".log"): string {
+  const path = join(processFolder(), `${prefix}${randomHex(8)}${extension}`);
   kept.push(path);
   while (kept.length > MAX_KEPT_FILES) rmSync(kept.shift()!, { force: true });
   return path;

@@ -1,0 +1,94 @@
+/**
+ * Codemode: the `codemode` tool, whose input is a JavaScript script that calls
+ * the session's other tools (pi 1.6.0's contract: `tools.<name>(args)`, `text()`,
+ * `console.*`, `// @options:` …). This is the folder's one entry: the tool's
+ * name, schema and description, which are cheap. Running a script imports
+ * run-script.ts (and through it the QuickJS worker) on first use, so a session
+ * that never runs one loads nothing more. Every call a script makes goes to
+ * `host.runNestedCall`, which is core's own tool-call path (hooks, permissions,
+ * sandbox, events) — codemode has no path of its own to any tool.
+ */
+import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
+import type { ToolCallOutcome } from "../agent/tool-execution.ts";
+import type { ToolCall } from "../ai/types.ts";
+import { Type } from "../schema/type.ts";
+import type { CodingTool } from "../tools/types.ts";
+import { describeCallable, type CallableTool } from "./declarations.ts";
+
+export const CODEMODE_TOOL_NAME = "codemode";
+
+/** `on`: codemode beside the declared tools; `only`: the other tools are hidden from the model and reached through scripts. */
+export type CodemodeMode = "on" | "only";
+
+/** What the tool needs of the session; core provides it. */
+export interface CodemodeHost {
+  /** The tools a script may call now (the session's active ones, codemode excepted). */
+  callableTools(): CallableTool[];
+  /** Whether a tool is declared to the model as well (then the description need not list it). */
+  isDeclared(name: string): boolean;
+  mode(): CodemodeMode;
+  /** Estimated tokens (characters / 4) the description may spend on tool declarations (settings' `codemode.inlineBudget`). */
+  inlineBudget(): number;
+  /** Runs one call of a script through core's tool path; never throws. */
+  runNestedCall(call: ToolCall, parentToolCallId: string, signal: AbortSignal): Promise<ToolCallOutcome>;
+  /** The values `store()` kept on this branch of the session. */
+  loadStore(): Record<string, unknown>;
+  /** Keeps the values a successful script stored (a `codemode-store` session entry). */
+  saveStore(changes: Record<string, unknown>): void;
+}
+
+const codemodeSchema = Type.Object({
+  code: Type.String({ description: "JavaScript source, as is: no JSON wrapping, no markdown fence." }),
+});
+
+const PREAMBLE = [
+  "Runs a JavaScript script that calls the other tools, and returns only what the script outputs. The input is plain JavaScript source (not JSON, not in a code fence), executed as the body of an async function in a QuickJS sandbox, so top-level `await` and `return` work. There is no Node API, file system, network or timer inside: tools are the only way out.",
+  "- `await tools.<name>({ ...args })` calls a tool. It resolves to the tool's text (bash: `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`; read of an image: an image block) and rejects with an Error carrying the tool's error text. Use `Promise.all` / `Promise.allSettled` to run calls in parallel. Calls still running when the script ends are cancelled.",
+  '- An optional first line sets limits: `// @options: {"max_output_tokens": 10000, "timeout_ms": 60000}`',
+  "",
+  "Globals:",
+  "- `text(value)`, `image(dataUrlOrImageBlock)`, `console.log(...)` and a top-level `return` add output; `exit()` ends the script successfully. Several text items are each headed `==> text N/M <==`; console lines come last, in one `<console_output>` block.",
+  "- `store(key, value)` / `load(key)` keep small JSON values for later codemode calls.",
+  "- `ALL_TOOLS`, `await searchTools(query, { limit? })`, `await describeTool(name)`: find tools and their declarations.",
+].join("\n");
+
+export const DEFAULT_INLINE_BUDGET = 3000;
+
+function description(host: CodemodeHost): string {
+  // `on`: the declared tools are the model's already; `only`: they are listed here, declarations and all.
+  const unlisted = host.callableTools().filter((tool) => host.mode() === "only" || !host.isDeclared(tool.name));
+  if (unlisted.length === 0) return PREAMBLE;
+  // Declarations share a budget; the ones past it are still callable, and found with searchTools().
+  let budget = host.inlineBudget() * 4;
+  const sections: string[] = [];
+  for (const tool of unlisted) {
+    const section = `### \`${tool.name}\`\n${describeCallable(tool)}`;
+    if (section.length > budget) continue;
+    budget -= section.length;
+    sections.push(section);
+  }
+  const left = unlisted.length - sections.length;
+  const more = left > 0 ? `\n\n${left} more tool${left === 1 ? " is" : "s are"} callable but not listed here: find ${left === 1 ? "it" : "them"} with searchTools() or ALL_TOOLS.` : "";
+  return `${PREAMBLE}${sections.length > 0 ? `\n\nTools for scripts:\n\n${sections.join("\n\n")}` : ""}${more}`;
+}
+
+/** The codemode tool of one session. Its description follows the session's tools as they change. */
+export function createCodemodeTool(host: CodemodeHost): CodingTool<typeof codemodeSchema> {
+  const tool: CodingTool<typeof codemodeSchema> = {
+    name: CODEMODE_TOOL_NAME,
+    label: "codemode",
+    description: "",
+    promptSnippet: "Run JavaScript that calls other tools",
+    promptGuidelines: ["Use codemode to run independent tool calls together (Promise.allSettled), chain them, or filter large output before it reaches you, instead of many separate calls."],
+    parameters: codemodeSchema,
+    async execute(toolCallId: string, params: { code: string }, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback): Promise<AgentToolResult> {
+      const { runScript } = await import("./run-script.ts");
+      return runScript({ host, toolCallId, code: params.code, signal, onUpdate });
+    },
+  };
+  Object.defineProperty(tool, "description", { get: () => description(host), enumerable: true });
+  return tool;
+}
+
+export type { CallableTool } from "./declarations.ts";
+export { scriptResultNote } from "./declarations.ts";
