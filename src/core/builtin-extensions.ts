@@ -2,8 +2,9 @@
  * pi 1.x's built-in extensions, named `builtin:<name>` in `-e` and in settings'
  * `extensions` (`-builtin:mcp` turns one off, `+builtin:mcp` back on; a project's entry
  * wins over the user's). In xcsh MCP support is part of the core rather than an
- * extension, so `builtin:mcp` decides whether it runs; pi's other built-ins
- * (codemode, tool-search, llama.cpp) do not exist in xcsh yet and are only named in a
+ * extension, so `builtin:mcp` decides whether it runs; codemode is a tool here
+ * (`--tools +codemode`, which the warning for `builtin:codemode` says), and pi's other
+ * built-ins (tool-search, llama.cpp) do not exist in xcsh yet and are only named in a
  * warning. The entries never reach extension discovery, which would take them for paths.
  */
 

@@ -255,7 +255,8 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
 function builtinMcpEnabled(args: RunOptions, cwd: string, projectTrusted: boolean): boolean {
   const cli = args.builtinExtensions ?? [];
   for (const name of new Set(cli)) {
-    if (!BUILTIN_EXTENSIONS[name]) process.stderr.write(`xcsh: -e builtin:${name}: xcsh has no built-in ${name} extension yet; going on without it.\n`);
+    if (name === CODEMODE_TOOL_NAME) process.stderr.write(`xcsh: -e builtin:codemode: in xcsh codemode is a tool, not an extension: add it with --tools +codemode or "defaultTools": ["+codemode"].\n`);
+    else if (!BUILTIN_EXTENSIONS[name]) process.stderr.write(`xcsh: -e builtin:${name}: xcsh has no built-in ${name} extension yet; going on without it.\n`);
   }
   const list = (read: () => Record<string, unknown>): string[] => {
     try {

@@ -2,7 +2,7 @@
  * pi 1.6.0's built-in extensions by name through the built binary: `-e builtin:mcp`
  * (on even with --no-extensions), settings' `extensions` entries `-builtin:mcp` /
  * `+builtin:mcp` (project over user), and the built-ins xcsh does not have
- * (`builtin:codemode`): a warning, not a failure. An unknown name is a usage error.
+ * (`builtin:codemode`, a tool in xcsh): a warning, not a failure. An unknown name is a usage error.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -58,9 +58,9 @@ describe("builtin:mcp", () => {
 });
 
 describe("other built-ins", () => {
-  test("-e builtin:codemode, which xcsh lacks, is a warning; an unknown name is a usage error", async () => {
+  test("-e builtin:codemode is a warning that says how to add the codemode tool; an unknown name is a usage error", async () => {
     const lacking = await mcpRan(["-e", "builtin:codemode"]);
-    expect(lacking.stderr).toContain("-e builtin:codemode: xcsh has no built-in codemode extension yet");
+    expect(lacking.stderr).toContain("-e builtin:codemode: in xcsh codemode is a tool, not an extension: add it with --tools +codemode");
     const unknown = await runXcsh(["-p", "--model", "fake/m", "-e", "builtin:teleport", "hi"], { env: home.env, cwd });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('no built-in extension is named "teleport"');
