@@ -130,22 +130,19 @@ export class PromptCache {
   private anthropic(blocks: Block[], sums: number[], total: number, now: number): CacheUsage {
     const hashes = prefixHashes("", blocks);
     const breakpoints = blocks.flatMap((b, i) => (b.breakpointTtl === undefined ? [] : [i]));
-    // The longest cached prefix found from any breakpoint, looking back up to 20 blocks.
+    // Each breakpoint looks for a cached prefix ending there or up to 20 blocks before it; the longest found is read.
+    // Every entry found is used, which refreshes it for the lifetime its breakpoint asks for.
     let hit = -1;
     for (const point of breakpoints) {
       for (let i = point; i >= Math.max(0, point - LOOKBACK_BLOCKS); i--) {
         if (this.alive(hashes[i], now)) {
           hit = Math.max(hit, i);
+          this.entries.set(hashes[i], Math.max(this.entries.get(hashes[i])!, now + blocks[point].breakpointTtl!));
           break;
         }
       }
     }
     const read = hit >= 0 ? sums[hit] : 0;
-    if (hit >= 0) {
-      // A read refreshes the entry for its own lifetime.
-      const ttl = breakpoints.map((p) => blocks[p].breakpointTtl!).find((_, k) => breakpoints[k] >= hit) ?? FIVE_MINUTES;
-      this.entries.set(hashes[hit], now + ttl);
-    }
     // Every breakpoint past the hit whose prefix is long enough is written; the tokens up to the last one are charged as writes.
     let written = read;
     let writeShort = 0;

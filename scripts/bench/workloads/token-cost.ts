@@ -16,7 +16,7 @@
  * PI_OFFLINE=1) unless XCSH_BENCH_TOKEN_REFERENCE names another executable; it runs
  * at its default settings, as does xcsh.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isEvent, isResponse, RpcProcess } from "../rpc-process.ts";
 import { costOf, countTokens, PromptCache, type CacheUsage } from "../prompt-cache.ts";
@@ -274,6 +274,9 @@ async function runSession(context: BenchContext, runner: Runner, api: FakeApi, g
     }
     rpc.closeStdin();
     await Promise.race([rpc.exited, Bun.sleep(10_000)]);
+    // The script's edit and write must have landed: the session did what it was asked.
+    const helper = readFileSync(join(project, "functions", "inc.js"), "utf8");
+    if (!helper.includes("bumpMinor") || !existsSync(join(project, "NOTES.md"))) throw new Error("the session's edit or write did not land");
     return served;
   } finally {
     rpc.kill();
@@ -296,13 +299,13 @@ const APIS: { api: FakeApi; name: string; paces: number[] }[] = [
 export const TOKEN_COST_BUDGET = 0.8;
 
 export const tokenCost: Workload = {
-  name: "What a scripted coding session costs, against simulated prompt caches",
+  name: "Token cost of a scripted session (simulated prompt caches)",
   id: "tokens",
   runs: 1,
   async run(context: BenchContext): Promise<ResultRow[]> {
     const list = runners(context);
     const rows: ResultRow[] = [];
-    const workload = `${this.name} (6 prompts, read/bash/edit/write on semver, one compact keeping 8,000 recent tokens; tokens = JSON chars ÷ 4; Sonnet-class list prices)`;
+    const workload = this.name;
     for (const { api, name, paces } of APIS) {
       for (const gap of paces) {
         const pace = PACES.find((p) => p.gap === gap)!.name;
@@ -317,6 +320,12 @@ export const tokenCost: Workload = {
             notes[runner.label] = (error as Error).message.split("\n")[0]!.slice(0, 200);
             context.log(`  ${runner.label} ${name}, ${pace} failed: ${notes[runner.label]}`);
           }
+        }
+        // Every agent must have been served the same script steps, in the same order: the same answers reached the user.
+        const reference = list[1] ? results.get(list[1].label) : undefined;
+        if (reference && results.has(list[0]!.label) && results.get(list[0]!.label)!.steps.join() !== reference.steps.join()) {
+          notes[list[0]!.label] = `served other script steps than ${list[1]!.label}: ${results.get(list[0]!.label)!.steps.join(" ")}`;
+          context.log(`  ${notes[list[0]!.label]}`);
         }
         const pick = (f: (s: Served) => number) => Object.fromEntries(list.map((r) => [r.label, results.has(r.label) ? f(results.get(r.label)!) : Number.NaN]));
         const prompt = (s: Served) => s.usage.input + s.usage.cacheRead + s.usage.cacheWrite + s.usage.cacheWriteLong;
