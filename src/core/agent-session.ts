@@ -129,10 +129,10 @@ export class AgentSession {
       this.agent.streamOptions.cacheRetention = retention;
     });
     this.subscribe((event) => {
-      if (event.type === "compaction_end") pace.contextReplaced();
+      if (event.type === "compaction_end" || event.type === "thinking_level_changed") pace.contextReplaced();
     });
     this.agent.subscribe(async (event, signal) => {
-      if (event.type === "message_end" && event.message.role === "assistant") pace.observe(event.message as AssistantMessage);
+      if (event.type === "message_end" && event.message.role === "assistant") pace.observe(event.message as AssistantMessage, this.agent.state.messages);
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
       // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).

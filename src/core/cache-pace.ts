@@ -13,6 +13,7 @@
  * miss is what costs money, whatever its cause. Providers that never report a
  * cache read are left alone.
  */
+import type { AgentMessage } from "../agent/types.ts";
 import type { AssistantMessage, CacheRetention } from "../ai/types.ts";
 
 /** Prompts smaller than this are not worth judging (the providers' own minimum is 1,024 tokens). */
@@ -21,6 +22,8 @@ const MINIMUM_PROMPT = 2048;
 interface Previous {
   model: string;
   promptTokens: number;
+  /** The message itself: while it is still in the context, the context only grew since. */
+  message: AssistantMessage;
 }
 
 export class CachePace {
@@ -37,13 +40,17 @@ export class CachePace {
     private readonly apply: (retention: CacheRetention) => void,
   ) {}
 
-  /** The session's context was replaced (compaction, another branch, another session): the next request may miss. */
+  /** The cache was invalidated on purpose (compaction, another thinking level): the next request may miss. */
   contextReplaced(): void {
     this.previous = undefined;
   }
 
-  /** Called with each assistant message as it ends. */
-  observe(message: AssistantMessage): void {
+  /**
+   * Called with each assistant message as it ends, and the context it belongs to: a
+   * context that no longer holds the previous message was replaced (another branch,
+   * session or a compaction), and a miss after that says nothing about the pace.
+   */
+  observe(message: AssistantMessage, context: readonly AgentMessage[]): void {
     if (this.chosen !== undefined || this.switched) return;
     const usage = message.usage;
     if (!usage || message.stopReason === "error" || message.stopReason === "aborted") return;
@@ -51,8 +58,9 @@ export class CachePace {
     const model = `${message.provider}/${message.model}`;
     const before = this.previous;
     if (usage.cacheRead > 0) this.sawCacheRead = true;
-    this.previous = { model, promptTokens };
+    this.previous = { model, promptTokens, message };
     if (!before || before.model !== model || !this.sawCacheRead) return;
+    if (context.lastIndexOf(before.message) === -1) return;
     if (before.promptTokens < MINIMUM_PROMPT || promptTokens < before.promptTokens) return;
     if (usage.cacheRead < before.promptTokens / 2) {
       this.switched = true;

@@ -156,6 +156,20 @@ describe("the automatic retention", () => {
     await ask(rpc, "third");
     for (const request of fixture.server.requests) expect(ttlsOf(request).some(Boolean)).toBe(false);
   }, 30_000);
+
+  test("the miss that follows a compaction says nothing about the pace: the session stays on the short cache", async () => {
+    const fixture = fixtureFor("anthropic-messages");
+    const rpc = fixture.start();
+    fixture.server.enqueue(written, { ...written, usage: { input: 5, cacheRead: 3000, cacheWrite: 100 } });
+    await ask(rpc, "first");
+    await ask(rpc, "second");
+    fixture.server.enqueue(text("SUMMARY: two prompts."));
+    expect((await rpc.request({ type: "compact" }, 15_000)).success).toBe(true);
+    fixture.server.enqueue({ ...written, usage: { input: 5, cacheRead: 0, cacheWrite: 3200 } }, text("four"));
+    await ask(rpc, "third");
+    await ask(rpc, "fourth");
+    for (const request of chatRequests(fixture)) expect(ttlsOf(request).some(Boolean)).toBe(false);
+  }, 30_000);
 });
 
 describe("tool output kept by a compaction", () => {
