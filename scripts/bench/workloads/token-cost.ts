@@ -348,7 +348,7 @@ export const tokenCost: Workload = {
             values: pick((s) => Math.round(s.usage.cost * 1_000_000)),
             notes,
             ...(api === "anthropic-messages" || api === "openai-responses"
-              ? { budget: { text: `≤ ${TOKEN_COST_BUDGET}× reference (${ratio.toFixed(2)}×)`, met: ratio <= TOKEN_COST_BUDGET } }
+              ? { budget: { text: `≤ ${TOKEN_COST_BUDGET}× ${list[1]?.label ?? "reference"} (${ratio.toFixed(2)}×)`, met: ratio <= TOKEN_COST_BUDGET } }
               : {}),
           },
         );
