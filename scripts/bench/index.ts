@@ -3,7 +3,7 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history,codemode] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history,codemode,tokens] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
@@ -33,10 +33,11 @@ import { sessionOpen } from "./workloads/session-open.ts";
 import { sessionHistory } from "./workloads/session-list.ts";
 import { coldStart, version } from "./workloads/startup.ts";
 import { stream } from "./workloads/stream.ts";
+import { tokenCost } from "./workloads/token-cost.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory, codemodeRead];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory, codemodeRead, tokenCost];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

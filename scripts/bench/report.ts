@@ -140,6 +140,15 @@ export function renderReport(input: ReportInput): string {
     "  small file or a `codemode` script that calls `tools.read` on it and returns the text; prompt → `agent_end`",
     "  of each, back to back in alternating order. The difference is a first script's cost (runner import,",
     "  QuickJS worker start, the call's round trip). xcsh only.",
+    "- **Token cost**: one scripted session per agent, API and pace: six prompts with read/bash/edit/write calls on",
+    "  a copy of the semver package from node_modules, `compact` after the fourth (both agents keep 8 000 recent",
+    "  tokens); every agent gets the same tool calls and texts. The fake server reports usage from a simulation",
+    "  of each provider's prompt cache (scripts/bench/prompt-cache.ts: Anthropic breakpoints with 20-block",
+    "  lookback, 1 024-token minimum, 5 min / 1 h; OpenAI automatic prefix caching in 128-token steps keyed by",
+    "  prompt_cache_key, 5 min / 24 h; Gemini implicit) on a simulated clock: 8 s a request, 30 s or 400 s between",
+    "  prompts. Tokens: 4 characters of each block's JSON to a token, for every agent. Cost at Sonnet-class list",
+    "  prices ($3 input, $0.30 cache read, $3.75 / $6 cache write, $15 output per million). The reference is",
+    "  pi 1.6.0 (node_modules/pi-coding-agent-160) unless XCSH_BENCH_TOKEN_REFERENCE names another program.",
     "",
   ].join("\n");
 }

@@ -189,6 +189,8 @@ export class Agent {
       shouldStopAfterTurn: this.shouldStopAfterTurn,
       permissionGate: this.permissionGate,
     };
+    // Read at each request, not once per run: the session may ask for a longer cache mid-run (core/cache-pace.ts).
+    Object.defineProperty(config, "cacheRetention", { enumerable: true, get: () => this.streamOptions.cacheRetention });
     await runAgentLoop(prompts, context, config, (event) => this.emit(event, signal), signal);
     await this.eventChain;
   }

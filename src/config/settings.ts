@@ -11,7 +11,7 @@
 import { resolve } from "node:path";
 import { lazySchema } from "../schema/lazy.ts";
 import { Type } from "../schema/type.ts";
-import { THINKING_LEVELS, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
+import { THINKING_LEVELS, type CacheRetention, type ModelThinkingLevel, type ThinkingBudgets } from "../ai/types.ts";
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, readJsonFile } from "./json-file.ts";
 import { noteUnknownKeys } from "./unknown-keys.ts";
@@ -26,6 +26,8 @@ export interface CompactionSettings {
   reserveTokens: number;
   /** Most recent tokens kept verbatim rather than summarized. */
   keepRecentTokens: number;
+  /** Old tool output among the kept messages is sent trimmed (core/compaction/kept-tool-results.ts); default true. */
+  trimToolResults?: boolean;
 }
 
 export interface ProviderRetrySettings {
@@ -62,6 +64,8 @@ export interface Settings {
   shellPath?: string;
   /** Prepended, on its own line, to every bash command. */
   shellCommandPrefix?: string;
+  /** How long providers keep the prompt cache: "short" (5 minutes), "long" (1 hour / 24 hours), "none". */
+  cacheRetention?: CacheRetention;
   /** Proxy URL for provider requests (global file only; applyHttpProxySetting). */
   httpProxy?: string;
   compaction: CompactionSettings;
@@ -160,6 +164,7 @@ export const settingsFileSchema = lazySchema(() => {
         enabled: Type.Optional(Type.Boolean()),
         reserveTokens: Type.Optional(TokenCount),
         keepRecentTokens: Type.Optional(TokenCount),
+        trimToolResults: Type.Optional(Type.Boolean()),
         modelOverrides: Type.Optional(Type.Unknown()),
       }),
     ),
@@ -182,6 +187,8 @@ export const settingsFileSchema = lazySchema(() => {
       }),
     ),
     steeringMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
+    // How long providers keep the prompt cache (docs/costs.md).
+    cacheRetention: Type.Optional(Type.Enum(["short", "long", "none"])),
     followUpMode: Type.Optional(Type.Enum(["all", "one-at-a-time"])),
     transport: Type.Optional(Type.Enum(["sse", "websocket", "websocket-cached", "auto"])),
     sessionDir: Type.Optional(Type.String()),

@@ -7,7 +7,7 @@
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import type { ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
+import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
@@ -30,6 +30,7 @@ import { RunSettlement } from "./run-settlement.ts";
 import type { SessionResources } from "../resources/resource-loader.ts";
 import type { McpSessionLink } from "../mcp/start.ts";
 import { warmBashSandbox } from "../tools/bash-operations.ts";
+import { CachePace } from "./cache-pace.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -123,7 +124,15 @@ export class AgentSession {
     this.agent.getHeaders = () => this.models.headersFor(this.model);
     this.agent.getProviderEnv = () => this.registry.getProviderEnv(this.model);
 
+    // Without a chosen retention, a session that turns out slower than the short cache asks for the long one (cache-pace.ts).
+    const pace = new CachePace(this.agent.streamOptions.cacheRetention, (retention) => {
+      this.agent.streamOptions.cacheRetention = retention;
+    });
+    this.subscribe((event) => {
+      if (event.type === "compaction_end" || event.type === "thinking_level_changed") pace.contextReplaced();
+    });
     this.agent.subscribe(async (event, signal) => {
+      if (event.type === "message_end" && event.message.role === "assistant") pace.observe(event.message as AssistantMessage, this.agent.state.messages);
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
       // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).

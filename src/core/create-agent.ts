@@ -7,7 +7,9 @@
  * options from settings.
  */
 import { Agent } from "../agent/agent.ts";
+import { convertToLlm } from "../agent/messages.ts";
 import type { QueueMode } from "../agent/types.ts";
+import type { CacheRetention } from "../ai/types.ts";
 import { getAgentDir } from "../config/paths.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { loadSystemPromptFiles } from "../resources/system-prompt-files.ts";
@@ -16,10 +18,20 @@ import { allToolNames, createTools } from "../tools/index.ts";
 import type { ShellSessionContext } from "../tools/session-environment.ts";
 import { CODEMODE_TOOL_NAME, createCodemodeTool, DEFAULT_INLINE_BUDGET, type CodemodeMode } from "../codemode/index.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import { trimKeptToolResults } from "./compaction/kept-tool-results.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
 import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selection.ts";
 import { codemodeStore } from "./codemode-store.ts";
+
+/**
+ * The prompt-cache retention every request asks for: settings' `cacheRetention`,
+ * else pi's PI_CACHE_RETENTION=long, else the providers' default (short).
+ */
+export function cacheRetentionOf(setting: CacheRetention | undefined, env: Record<string, string | undefined> = process.env): CacheRetention | undefined {
+  if (setting) return setting;
+  return env.PI_CACHE_RETENTION === "long" ? "long" : undefined;
+}
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -47,6 +59,9 @@ export function createCodingAgent(
   const providerRetry = setup.settings.retry?.provider;
   const agent = new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
+    // Old tool output kept by a compaction goes out trimmed (compaction/kept-tool-results.ts), unless turned off.
+    convertToLlm:
+      setup.settings.compaction.trimToolResults === false ? undefined : (messages) => convertToLlm(trimKeptToolResults(messages)),
     // Validated by the settings schema ("all" | "one-at-a-time").
     steeringMode: setup.settings.steeringMode as QueueMode | undefined,
     followUpMode: setup.settings.followUpMode as QueueMode | undefined,
@@ -59,6 +74,7 @@ export function createCodingAgent(
       thinkingBudgets: setup.settings.thinkingBudgets,
       timeoutMs: providerRetry?.timeoutMs,
       maxRetries: providerRetry?.maxRetries,
+      cacheRetention: cacheRetentionOf(setup.settings.cacheRetention),
     },
   });
   // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.

@@ -3,7 +3,9 @@
  * the project's instruction files (outermost first, so the nearest has the last
  * word), the skills it may load with `read` (Agent Skills' `<available_skills>`
  * list: names and descriptions only, the instructions stay on disk until
- * needed), and where and when it is working.
+ * needed), and where it is working. No date or time: the system prompt is the
+ * start of every request's cached prefix, and a prefix that changes at midnight
+ * makes a resumed session pay for its whole history again (docs/costs.md).
  */
 import type { ContextFile } from "./context-files.ts";
 
@@ -36,7 +38,6 @@ export interface SystemPromptOptions {
   appendPrompt?: string;
   /** Rules beyond the tools' own (an extension's edit of `promptGuidelines` for one run). */
   extraGuidelines?: string[];
-  now?: Date;
 }
 
 const BASE_PROMPT = `You are xcsh, an expert coding assistant working in the user's project. You read code, run commands, edit files and write new ones to get the user's task done.`;
@@ -72,8 +73,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   const skills = options.skills ?? [];
   if (skills.length > 0 && options.tools.some((tool) => tool.name === "read")) sections.push(skillsSection(skills));
 
-  const now = options.now ?? new Date();
-  sections.push(`Current date: ${now.toISOString().slice(0, 10)}\nCurrent working directory: ${options.cwd}`);
+  sections.push(`Current working directory: ${options.cwd}`);
   if (options.appendPrompt?.trim()) sections.push(options.appendPrompt.trim());
   return sections.join("\n\n");
 }

@@ -64,10 +64,20 @@ function buildPayload(model: Model, context: Context, options: Options | undefin
   // pi 1.x's promptCacheKeyMode: "disabled" is for compatible proxies that reject the field.
   if (options?.cacheRetention !== "none" && options?.sessionId && model.compat?.promptCacheKeyMode !== "disabled") {
     payload.prompt_cache_key = options.sessionId;
-    if (options.cacheRetention === "long" && model.compat?.supportsLongCacheRetention) payload.prompt_cache_retention = "24h";
+    if (options.cacheRetention === "long" && takesLongRetention(model)) payload.prompt_cache_retention = "24h";
   }
   applySamplingParams(payload, samplingParamsFor(model, options?.samplingLevel));
   return payload;
+}
+
+/** api.openai.com takes 24-hour cache retention; another host only when its compat says so (Azure, for one, may not). */
+function takesLongRetention(model: Model): boolean {
+  if (model.compat?.supportsLongCacheRetention !== undefined) return model.compat.supportsLongCacheRetention;
+  try {
+    return new URL(model.baseUrl).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
 }
 
 /** Token counts as the builder wants them: `input_tokens` includes the cached ones. */

@@ -194,6 +194,8 @@ async function requestSummary(
       signal: options.signal,
       maxTokens,
       reasoning: level && level !== "off" ? level : undefined,
+      // A one-off request: a cache entry written for it would never be read, and writing costs more than plain input.
+      cacheRetention: "none",
     },
   );
   if (response.stopReason === "error" || response.stopReason === "aborted") {

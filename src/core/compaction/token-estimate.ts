@@ -17,6 +17,8 @@ export interface CompactionSettings {
   reserveTokens: number;
   /** Recent conversation kept verbatim after compaction. */
   keepRecentTokens: number;
+  /** Old tool output among the kept messages goes out trimmed (kept-tool-results.ts); default true. */
+  trimToolResults?: boolean;
 }
 
 export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {

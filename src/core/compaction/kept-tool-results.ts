@@ -1,0 +1,69 @@
+/**
+ * What a compaction keeps of old tool output. The messages kept verbatim after a
+ * compaction go out with every later request; a file read or a command's output
+ * from an older turn among them (a 25 KB README, say) would be paid for again
+ * each time, though the summary already says what it held. So, as the model sees
+ * the context (the session file keeps everything), the tool results kept from
+ * before the latest compaction are cut to their beginning and end — except those
+ * of the latest kept turn, which the next prompt most likely builds on — with a
+ * note saying how much was left out and that running the tool again shows it.
+ *
+ * The rule depends only on the messages, so every request sends the same bytes
+ * and the provider's prompt cache keeps working. `compaction.trimToolResults:
+ * false` turns it off (docs/costs.md).
+ */
+import type { AgentMessage } from "../../agent/types.ts";
+
+/** Results up to this many characters (~500 tokens) are kept whole. */
+export const TRIM_OVER_CHARS = 2000;
+const HEAD_CHARS = 1000;
+const TAIL_CHARS = 400;
+
+function textOf(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  if (!content.every((block) => block?.type === "text" && typeof block.text === "string")) return undefined;
+  return content.map((block) => block.text as string).join("\n");
+}
+
+function trimmed(text: string): string {
+  const head = text.slice(0, HEAD_CHARS);
+  const tail = text.slice(-TAIL_CHARS);
+  const omitted = text.slice(HEAD_CHARS, text.length - TAIL_CHARS);
+  const lines = omitted.split("\n").length;
+  return `${head}\n[… ${omitted.length} characters (${lines} lines) left out here when the session was compacted; run the tool again to see them …]\n${tail}`;
+}
+
+/** The context with old kept tool results trimmed; the same array when nothing changes. */
+export function trimKeptToolResults(messages: AgentMessage[]): AgentMessage[] {
+  let summaryIndex = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === "compactionSummary") {
+      summaryIndex = i;
+      break;
+    }
+  }
+  if (summaryIndex < 0) return messages;
+  const compactedAt = messages[summaryIndex]!.timestamp;
+  // The kept messages follow the summary and are older than it.
+  let keptEnd = summaryIndex + 1;
+  while (keptEnd < messages.length && messages[keptEnd]!.timestamp <= compactedAt) keptEnd++;
+  // The latest kept turn begins at the last user-side message that is not a tool result.
+  let latestTurn = keptEnd;
+  for (let i = keptEnd - 1; i > summaryIndex; i--) {
+    const role = messages[i]!.role;
+    if (role !== "assistant" && role !== "toolResult") {
+      latestTurn = i;
+      break;
+    }
+  }
+  let out: AgentMessage[] | undefined;
+  for (let i = summaryIndex + 1; i < latestTurn; i++) {
+    const message = messages[i]!;
+    if (message.role !== "toolResult") continue;
+    const text = textOf(message.content);
+    if (text === undefined || text.length <= TRIM_OVER_CHARS) continue;
+    out ??= [...messages];
+    out[i] = { ...message, content: [{ type: "text", text: trimmed(text) }] };
+  }
+  return out ?? messages;
+}
