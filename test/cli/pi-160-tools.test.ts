@@ -59,12 +59,20 @@ describe("--tools +name,-name", () => {
 });
 
 describe("--tools +name of a tool xcsh lacks", () => {
-  test("+codemode (pi 1.6.0's tool) is a warning; the other changes apply", async () => {
+  test("+tool_search (pi 1.6.0's, not xcsh's yet) is a warning; the other changes apply", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+codemode,+grep", "hi"], { env: home.env, cwd: freshProject() });
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+tool_search,+grep", "hi"], { env: home.env, cwd: freshProject() });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toContain('--tools: no tool is named "codemode"');
+    expect(result.stderr).toContain('--tools: no tool is named "tool_search"');
     expect((server.requests.at(-1)!.body.tools ?? []).map((tool: any) => tool.function.name).sort()).toEqual(["bash", "edit", "grep", "read", "write"]);
+  });
+
+  test("+codemode, as pi 1.6.0's docs enable it, adds the codemode tool to the defaults", async () => {
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+codemode", "hi"], { env: home.env, cwd: freshProject() });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("no tool is named");
+    expect((server.requests.at(-1)!.body.tools ?? []).map((tool: any) => tool.function.name).sort()).toEqual(["bash", "codemode", "edit", "read", "write"]);
   });
 });
 

@@ -164,6 +164,9 @@ describe("JSONL", () => {
     expect((await run(["--export", sessionFile, out])).exitCode).toBe(0);
     const rpcFixture = createRpcFixture();
     try {
+      // The session runs in its recorded working directory (pi 1.6.0), which must exist here.
+      const [header, ...rest] = readFileSync(out, "utf8").split("\n");
+      writeFileSync(out, [JSON.stringify({ ...JSON.parse(header!), cwd: rpcFixture.cwd }), ...rest].join("\n"));
       const rpc = rpcFixture.start(["--model", "fake/fake-model", "--session", out]);
       const response = await rpc.request({ type: "get_messages" });
       expect(response.success).toBe(true);

@@ -20,7 +20,8 @@ afterAll(() => fixture.cleanup());
 describe("export_html", () => {
   test("writes the open session, with its branches, to the given path", async () => {
     const file = join(fixture.cwd, "tree.jsonl");
-    const written = writeSessionFixture(file);
+    // Recorded in this folder: xcsh runs a session in its recorded working directory (pi 1.6.0).
+    const written = writeSessionFixture(file, fixture.cwd);
     const rpc = fixture.start(["--model", "fake/fake-model", "--session", file]);
     const out = join(fixture.cwd, "out", "tree.html");
     const response = await rpc.request({ id: "x1", type: "export_html", outputPath: out });
@@ -59,7 +60,7 @@ describe("export_html", () => {
 
   test("an output path that cannot be written is a failed response, and the process goes on", async () => {
     const file = join(fixture.cwd, "again.jsonl");
-    writeSessionFixture(file);
+    writeSessionFixture(file, fixture.cwd);
     const copy = join(fixture.cwd, "copy.jsonl");
     copyFileSync(file, copy);
     const rpc = fixture.start(["--model", "fake/fake-model", "--session", copy]);
