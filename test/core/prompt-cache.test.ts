@@ -175,7 +175,9 @@ describe("the automatic retention", () => {
 describe("tool output kept by a compaction", () => {
   // A file of 400 numbered lines (~12 KB): its first and last lines are what a later turn would look for first.
   const bigFile = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: ${"x".repeat(24)}`).join("\n");
-  const settings = { compaction: { keepRecentTokens: 3000 } };
+  const settings = { compaction: { keepRecentTokens: 6000 } };
+  // The same 400 lines printed by a command instead of read from a file.
+  const printLines = 'for i in $(seq 1 400); do echo "out $i: xxxxxxxxxxxxxxxxxxxxxxxx"; done';
 
   async function sessionWithCompaction(fixture: RpcFixture): Promise<RecordedRequest> {
     writeFileSync(join(fixture.cwd, "big.txt"), bigFile);
@@ -184,7 +186,8 @@ describe("tool output kept by a compaction", () => {
     fixture.server.enqueue(
       text("Hello."),
       call("read", { path: "big.txt" }),
-      text("big.txt has 400 lines."),
+      call("bash", { command: printLines }),
+      text("big.txt has 400 lines, and so has the command's output."),
       call("bash", { command: "echo latest-turn-output" }),
       text("Printed it."),
     );
@@ -198,18 +201,22 @@ describe("tool output kept by a compaction", () => {
     return chatRequests(fixture).at(-1)!;
   }
 
-  test("the first request after a compaction is smaller: old tool results are trimmed, with a note, keeping their start and end", async () => {
+  test("the first request after a compaction is smaller: an old read becomes a note, old command output keeps its start and end", async () => {
     const trimmed = await sessionWithCompaction(fixtureFor("openai-completions", { settings }));
     const whole = await sessionWithCompaction(fixtureFor("openai-completions", { settings: { compaction: { ...settings.compaction, trimToolResults: false } } }));
     const body = JSON.stringify(trimmed.body);
-    expect(JSON.stringify(whole.body)).toContain("line 200:");
-    expect(body).not.toContain("line 200:");
-    expect(body).toContain("line 1:");
-    expect(body).toContain("line 400:");
-    expect(body).toContain("left out here when the session was compacted");
+    for (const line of ["line 1:", "line 200:", "line 400:", "out 1:", "out 200:", "out 400:"]) expect(JSON.stringify(whole.body)).toContain(line);
+    // The file is on disk: its old read goes out as a note saying how to see it again.
+    for (const line of ["line 1:", "line 200:", "line 400:"]) expect(body).not.toContain(line);
+    expect(body).toContain(`[${bigFile.length} characters (400 lines) of this file left out when the session was compacted; read it again to see them]`);
+    // A command's output may not come back the same: its first and last lines stay.
+    expect(body).not.toContain("out 200:");
+    expect(body).toContain("out 1:");
+    expect(body).toContain("out 400:");
+    expect(body).toContain("left out here when the session was compacted; run the tool again");
     // The latest kept turn goes out whole, and the summary is there.
     expect(body).toContain("latest-turn-output");
     expect(body).toContain("SUMMARY: the user said hello.");
-    expect(body.length).toBeLessThan(JSON.stringify(whole.body).length - 8000);
+    expect(body.length).toBeLessThan(JSON.stringify(whole.body).length - 18_000);
   }, 60_000);
 });

@@ -3,10 +3,16 @@
  * compaction go out with every later request; a file read or a command's output
  * from an older turn among them (a 25 KB README, say) would be paid for again
  * each time, though the summary already says what it held. So, as the model sees
- * the context (the session file keeps everything), the tool results kept from
- * before the latest compaction are cut to their beginning and end — except those
- * of the latest kept turn, which the next prompt most likely builds on — with a
- * note saying how much was left out and that running the tool again shows it.
+ * the context (the session file keeps everything), the large tool results kept
+ * from before the latest compaction are cut — except those of the latest kept
+ * turn, which the next prompt most likely builds on — with a note saying how much
+ * was left out and how to see it again:
+ * - a `read` result goes out as the note alone. The file is still on disk and one
+ *   `read` shows it exactly as it is now; a beginning and end of it would not be
+ *   enough to edit it by (edit needs the exact text), and after a later change
+ *   they would be out of date. The tool call above the note names the file.
+ * - any other output keeps its first and last lines around the note: a command
+ *   run again may not print the same, and its end often holds the error.
  *
  * The rule depends only on the messages, so every request sends the same bytes
  * and the provider's prompt cache keeps working. `compaction.trimToolResults:
@@ -25,7 +31,11 @@ function textOf(content: unknown): string | undefined {
   return content.map((block) => block.text as string).join("\n");
 }
 
-function trimmed(text: string): string {
+function trimmed(toolName: string, text: string): string {
+  if (toolName === "read") {
+    const lines = text.split("\n").length;
+    return `[${text.length} characters (${lines} lines) of this file left out when the session was compacted; read it again to see them]`;
+  }
   const head = text.slice(0, HEAD_CHARS);
   const tail = text.slice(-TAIL_CHARS);
   const omitted = text.slice(HEAD_CHARS, text.length - TAIL_CHARS);
@@ -63,7 +73,7 @@ export function trimKeptToolResults(messages: AgentMessage[]): AgentMessage[] {
     const text = textOf(message.content);
     if (text === undefined || text.length <= TRIM_OVER_CHARS) continue;
     out ??= [...messages];
-    out[i] = { ...message, content: [{ type: "text", text: trimmed(text) }] };
+    out[i] = { ...message, content: [{ type: "text", text: trimmed(message.toolName, text) }] };
   }
   return out ?? messages;
 }
