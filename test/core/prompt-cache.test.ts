@@ -181,14 +181,19 @@ describe("tool output kept by a compaction", () => {
 
   async function sessionWithCompaction(fixture: RpcFixture): Promise<RecordedRequest> {
     writeFileSync(join(fixture.cwd, "big.txt"), bigFile);
+    writeFileSync(join(fixture.cwd, "small.txt"), "small-file-original-content\n");
+    writeFileSync(join(fixture.cwd, "notes.txt"), "notes-file-content\n");
     const rpc = fixture.start();
     const call = (name: string, args: Record<string, unknown>): FakeResponse => ({ content: [{ type: "toolCall", name, arguments: args }] });
     fixture.server.enqueue(
       text("Hello."),
       call("read", { path: "big.txt" }),
       call("bash", { command: printLines }),
+      call("read", { path: "small.txt" }),
+      call("read", { path: "notes.txt" }),
       text("big.txt has 400 lines, and so has the command's output."),
       call("bash", { command: "echo latest-turn-output" }),
+      call("edit", { path: "./small.txt", edits: [{ oldText: "original", newText: "edited" }] }),
       text("Printed it."),
     );
     await ask(rpc, "say hello");
@@ -218,5 +223,15 @@ describe("tool output kept by a compaction", () => {
     expect(body).toContain("latest-turn-output");
     expect(body).toContain("SUMMARY: the user said hello.");
     expect(body.length).toBeLessThan(JSON.stringify(whole.body).length - 18_000);
+  }, 60_000);
+
+  test("an old read of a file that was changed or read again later goes out as a note, however small", async () => {
+    const request = await sessionWithCompaction(fixtureFor("openai-completions", { settings }));
+    const body = JSON.stringify(request.body);
+    // small.txt was edited in the latest turn: its old contents are out of date.
+    expect(body).not.toContain("small-file-original-content");
+    expect(body).toContain("this copy of the file was left out when the session was compacted: it was read again or changed later");
+    // notes.txt was read once and is small: it stays whole.
+    expect(body).toContain("notes-file-content");
   }, 60_000);
 });

@@ -13,6 +13,8 @@
  *   they would be out of date. The tool call above the note names the file.
  * - any other output keeps its first and last lines around the note: a command
  *   run again may not print the same, and its end often holds the error.
+ * A `read` of a file that a later kept message reads again, edits or writes goes
+ * out as a note whatever its size: that copy is a duplicate or out of date.
  *
  * The rule depends only on the messages, so every request sends the same bytes
  * and the provider's prompt cache keeps working. `compaction.trimToolResults:
@@ -43,6 +45,30 @@ function trimmed(toolName: string, text: string): string {
   return `${head}\n[… ${omitted.length} characters (${lines} lines) left out here when the session was compacted; run the tool again to see them …]\n${tail}`;
 }
 
+const FILE_TOOLS = new Set(["read", "edit", "write"]);
+const SUPERSEDED_NOTE = "[this copy of the file was left out when the session was compacted: it was read again or changed later]";
+
+const samePath = (path: unknown) => (typeof path === "string" ? path.replace(/^\.\//, "") : undefined);
+
+/** Ids of the kept `read` calls whose file a later kept call reads, edits or writes. */
+function supersededReads(messages: AgentMessage[], from: number, to: number): Set<string> {
+  const superseded = new Set<string>();
+  const laterPaths = new Set<string>();
+  for (let i = to - 1; i >= from; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant") continue;
+    for (let j = message.content.length - 1; j >= 0; j--) {
+      const block = message.content[j]!;
+      if (block.type !== "toolCall" || !FILE_TOOLS.has(block.name)) continue;
+      const path = samePath(block.arguments?.path);
+      if (path === undefined) continue;
+      if (block.name === "read" && laterPaths.has(path)) superseded.add(block.id);
+      laterPaths.add(path);
+    }
+  }
+  return superseded;
+}
+
 /** The context with old kept tool results trimmed; the same array when nothing changes. */
 export function trimKeptToolResults(messages: AgentMessage[]): AgentMessage[] {
   let summaryIndex = -1;
@@ -66,10 +92,16 @@ export function trimKeptToolResults(messages: AgentMessage[]): AgentMessage[] {
       break;
     }
   }
+  const superseded = supersededReads(messages, summaryIndex + 1, keptEnd);
   let out: AgentMessage[] | undefined;
   for (let i = summaryIndex + 1; i < latestTurn; i++) {
     const message = messages[i]!;
     if (message.role !== "toolResult") continue;
+    if (superseded.has(message.toolCallId) && !message.isError) {
+      out ??= [...messages];
+      out[i] = { ...message, content: [{ type: "text", text: SUPERSEDED_NOTE }] };
+      continue;
+    }
     const text = textOf(message.content);
     if (text === undefined || text.length <= TRIM_OVER_CHARS) continue;
     out ??= [...messages];
