@@ -74,6 +74,30 @@ describe("the cached prefix", () => {
   }, 30_000);
 });
 
+describe("the fixed prefix's size", () => {
+  // System prompt and tool definitions go out with every request: 4 characters of their JSON to a token, as the
+  // token bench counts (scripts/bench/prompt-cache.ts), without the working directory's path, for the default tools.
+  const PREFIX_TOKEN_BUDGET = 1100;
+
+  test(`system prompt and the default tools stay under ${PREFIX_TOKEN_BUDGET} tokens, and say each rule once`, async () => {
+    const fixture = fixtureFor("anthropic-messages");
+    const rpc = fixture.start();
+    fixture.server.enqueue(text("answer"));
+    await ask(rpc, "question");
+    const body = chatRequests(fixture)[0]!.body;
+    expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(["read", "bash", "edit", "write"]);
+    const system = JSON.stringify(body.system);
+    const characters = system.length - fixture.cwd.length + JSON.stringify(body.tools).length;
+    expect(Math.ceil(characters / 4)).toBeLessThanOrEqual(PREFIX_TOKEN_BUDGET);
+    // The tools' rules are in their descriptions, not repeated among the system prompt's guidelines.
+    expect(system).not.toContain("oldText");
+    expect(system).not.toContain("--no-pager");
+    expect(system).not.toContain("complete rewrites");
+    const tools = JSON.stringify(body.tools);
+    for (const rule of ["read it first", "--no-pager", "complete rewrites"]) expect(tools).toContain(rule);
+  }, 30_000);
+});
+
 describe("cacheRetention and the session id", () => {
   test("Anthropic: long asks for the 1-hour cache on every breakpoint; none sends no breakpoint", async () => {
     const long = fixtureFor("anthropic-messages", { settings: { cacheRetention: "long" } });
