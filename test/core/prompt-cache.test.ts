@@ -3,8 +3,9 @@
  * requests the built binary sends to the fake LLM server (docs/costs.md): the
  * compaction's summary request writes no cache entry, the cached prefix holds no
  * date, settings' cacheRetention and the session id reach the request, a session
- * slower than the short cache switches to the long one, and tool output kept by
- * a compaction goes out trimmed.
+ * slower than the short cache switches to the long one, tool output kept by a
+ * compaction goes out trimmed (an old file read as a one-line note), and the
+ * default system prompt and tools stay under a token budget.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
