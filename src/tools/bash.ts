@@ -143,12 +143,10 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Codi
       `Execute a bash command in the current working directory. Returns stdout and stderr combined. ` +
       `Output is truncated to the last ${DEFAULT_MAX_LINES} lines or ${formatSize(DEFAULT_MAX_BYTES)}, whichever is hit first; ` +
       `when truncated, the full output is saved to a temp file whose path is given, so you can read or grep it. ` +
-      `Commands get no input (stdin is closed), so interactive programs will not work. ` +
-      `Optionally give a timeout in seconds; there is no timeout by default.`,
+      `Commands get no input (stdin is closed): pass non-interactive flags (e.g. --yes, --no-pager). ` +
+      `Give commands that may run long or hang a timeout in seconds; there is none by default.`,
     promptSnippet: "Execute bash commands (ls, grep, git, builds, tests, …)",
     promptGuidelines: [
-      "Pass non-interactive flags (e.g. --yes, --no-pager): commands cannot read input.",
-      "Give commands that may run long or hang a timeout.",
       ...(exposeSession ? ["When asked which model, provider or session is running, read the XCSH_* environment variables (XCSH_PROVIDER, XCSH_MODEL, XCSH_REASONING_LEVEL, XCSH_SESSION_ID, XCSH_SESSION_FILE) rather than guessing."] : []),
     ],
     parameters: bashSchema,

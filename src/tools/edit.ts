@@ -64,7 +64,7 @@ const localEditOperations: EditOperations = {
 };
 
 const DESCRIPTION =
-  "Edit a file by replacing exact text. Each edit's oldText must match exactly one place in the file as it is now, including whitespace and indentation; include enough surrounding lines to make it unique. Several edits to one file go in one call: each is located in the original file, they must not overlap, and either all are applied or none. Use write for new files or complete rewrites.";
+  "Edit a file by replacing exact text; read it first. Each edit's oldText must match exactly one place in the file as it is now, including whitespace and indentation; include enough surrounding lines to make it unique. Several edits to one file go in one call: each is located in the original file, they must not overlap, and either all are applied or none. Use write for new files or complete rewrites.";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -147,10 +147,8 @@ export function createEditTool(
     parameters: editSchema,
     prepareArguments: prepareEditArguments,
     promptSnippet: "Make exact-text replacements in files (several per call, applied atomically)",
-    promptGuidelines: [
-      "Read a file before editing it; oldText must match the current contents exactly.",
-      "Put all changes to one file in a single edit call with several edits.",
-    ],
+    // No guidelines: the description says how to use it, and the model sees it with every request.
+    promptGuidelines: [],
     async execute(_toolCallId, params, signal) {
       throwIfAborted(signal);
       const absolutePath = resolveToCwd(params.path, cwd);

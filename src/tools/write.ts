@@ -63,7 +63,8 @@ export function createWriteTool(
     description: DESCRIPTION,
     parameters: writeSchema,
     promptSnippet: "Create or overwrite files",
-    promptGuidelines: ["Use write only for new files or complete rewrites."],
+    // No guidelines: the description says when to use it (and edit's says when not to).
+    promptGuidelines: [],
     async execute(_toolCallId, params, signal) {
       if (signal?.aborted) throw new Error("Operation aborted");
       const absolutePath = resolveToCwd(params.path, cwd);

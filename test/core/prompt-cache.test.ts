@@ -3,8 +3,9 @@
  * requests the built binary sends to the fake LLM server (docs/costs.md): the
  * compaction's summary request writes no cache entry, the cached prefix holds no
  * date, settings' cacheRetention and the session id reach the request, a session
- * slower than the short cache switches to the long one, and tool output kept by
- * a compaction goes out trimmed.
+ * slower than the short cache switches to the long one, tool output kept by a
+ * compaction goes out trimmed (an old file read as a one-line note), and the
+ * default system prompt and tools stay under a token budget.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -71,6 +72,30 @@ describe("the cached prefix", () => {
       return [day.toISOString().slice(0, 10), local];
     });
     for (const day of days) expect(prefix(first!)).not.toContain(day);
+  }, 30_000);
+});
+
+describe("the fixed prefix's size", () => {
+  // System prompt and tool definitions go out with every request: 4 characters of their JSON to a token, as the
+  // token bench counts (scripts/bench/prompt-cache.ts), without the working directory's path, for the default tools.
+  const PREFIX_TOKEN_BUDGET = 1100;
+
+  test(`system prompt and the default tools stay under ${PREFIX_TOKEN_BUDGET} tokens, and say each rule once`, async () => {
+    const fixture = fixtureFor("anthropic-messages");
+    const rpc = fixture.start();
+    fixture.server.enqueue(text("answer"));
+    await ask(rpc, "question");
+    const body = chatRequests(fixture)[0]!.body;
+    expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual(["read", "bash", "edit", "write"]);
+    const system = JSON.stringify(body.system);
+    const characters = system.length - fixture.cwd.length + JSON.stringify(body.tools).length;
+    expect(Math.ceil(characters / 4)).toBeLessThanOrEqual(PREFIX_TOKEN_BUDGET);
+    // The tools' rules are in their descriptions, not repeated among the system prompt's guidelines.
+    expect(system).not.toContain("oldText");
+    expect(system).not.toContain("--no-pager");
+    expect(system).not.toContain("complete rewrites");
+    const tools = JSON.stringify(body.tools);
+    for (const rule of ["read it first", "--no-pager", "complete rewrites"]) expect(tools).toContain(rule);
   }, 30_000);
 });
 
@@ -175,17 +200,25 @@ describe("the automatic retention", () => {
 describe("tool output kept by a compaction", () => {
   // A file of 400 numbered lines (~12 KB): its first and last lines are what a later turn would look for first.
   const bigFile = Array.from({ length: 400 }, (_, i) => `line ${i + 1}: ${"x".repeat(24)}`).join("\n");
-  const settings = { compaction: { keepRecentTokens: 3000 } };
+  const settings = { compaction: { keepRecentTokens: 6000 } };
+  // The same 400 lines printed by a command instead of read from a file.
+  const printLines = 'for i in $(seq 1 400); do echo "out $i: xxxxxxxxxxxxxxxxxxxxxxxx"; done';
 
   async function sessionWithCompaction(fixture: RpcFixture): Promise<RecordedRequest> {
     writeFileSync(join(fixture.cwd, "big.txt"), bigFile);
+    writeFileSync(join(fixture.cwd, "small.txt"), "small-file-original-content\n");
+    writeFileSync(join(fixture.cwd, "notes.txt"), "notes-file-content\n");
     const rpc = fixture.start();
     const call = (name: string, args: Record<string, unknown>): FakeResponse => ({ content: [{ type: "toolCall", name, arguments: args }] });
     fixture.server.enqueue(
       text("Hello."),
       call("read", { path: "big.txt" }),
-      text("big.txt has 400 lines."),
+      call("bash", { command: printLines }),
+      call("read", { path: "small.txt" }),
+      call("read", { path: "notes.txt" }),
+      text("big.txt has 400 lines, and so has the command's output."),
       call("bash", { command: "echo latest-turn-output" }),
+      call("edit", { path: "./small.txt", edits: [{ oldText: "original", newText: "edited" }] }),
       text("Printed it."),
     );
     await ask(rpc, "say hello");
@@ -198,18 +231,32 @@ describe("tool output kept by a compaction", () => {
     return chatRequests(fixture).at(-1)!;
   }
 
-  test("the first request after a compaction is smaller: old tool results are trimmed, with a note, keeping their start and end", async () => {
+  test("the first request after a compaction is smaller: an old read becomes a note, old command output keeps its start and end", async () => {
     const trimmed = await sessionWithCompaction(fixtureFor("openai-completions", { settings }));
     const whole = await sessionWithCompaction(fixtureFor("openai-completions", { settings: { compaction: { ...settings.compaction, trimToolResults: false } } }));
     const body = JSON.stringify(trimmed.body);
-    expect(JSON.stringify(whole.body)).toContain("line 200:");
-    expect(body).not.toContain("line 200:");
-    expect(body).toContain("line 1:");
-    expect(body).toContain("line 400:");
-    expect(body).toContain("left out here when the session was compacted");
+    for (const line of ["line 1:", "line 200:", "line 400:", "out 1:", "out 200:", "out 400:"]) expect(JSON.stringify(whole.body)).toContain(line);
+    // The file is on disk: its old read goes out as a note saying how to see it again.
+    for (const line of ["line 1:", "line 200:", "line 400:"]) expect(body).not.toContain(line);
+    expect(body).toContain(`[${bigFile.length} characters (400 lines) of this file left out when the session was compacted; read it again to see them]`);
+    // A command's output may not come back the same: its first and last lines stay.
+    expect(body).not.toContain("out 200:");
+    expect(body).toContain("out 1:");
+    expect(body).toContain("out 400:");
+    expect(body).toContain("left out here when the session was compacted; run the tool again");
     // The latest kept turn goes out whole, and the summary is there.
     expect(body).toContain("latest-turn-output");
     expect(body).toContain("SUMMARY: the user said hello.");
-    expect(body.length).toBeLessThan(JSON.stringify(whole.body).length - 8000);
+    expect(body.length).toBeLessThan(JSON.stringify(whole.body).length - 18_000);
+  }, 60_000);
+
+  test("an old read of a file that was changed or read again later goes out as a note, however small", async () => {
+    const request = await sessionWithCompaction(fixtureFor("openai-completions", { settings }));
+    const body = JSON.stringify(request.body);
+    // small.txt was edited in the latest turn: its old contents are out of date.
+    expect(body).not.toContain("small-file-original-content");
+    expect(body).toContain("this copy of the file was left out when the session was compacted: it was read again or changed later");
+    // notes.txt was read once and is small: it stays whole.
+    expect(body).toContain("notes-file-content");
   }, 60_000);
 });

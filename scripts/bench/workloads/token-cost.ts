@@ -139,7 +139,7 @@ interface Served {
 }
 
 /** The server's answer to one request: the script's next step for that prompt, with the simulated cache's usage. */
-function responder(cache: PromptCache, clock: { now: number }, served: Served, state: { compacted: boolean; afterCompaction: boolean }) {
+function responder(cache: PromptCache, clock: { now: number }, served: Served, state: { compacted: boolean; afterCompaction: boolean; label: string }) {
   return (request: RecordedRequest): FakeResponse => {
     clock.now += SECONDS_PER_REQUEST;
     const text = JSON.stringify(request.body);
@@ -166,6 +166,12 @@ function responder(cache: PromptCache, clock: { now: number }, served: Served, s
       state.afterCompaction = false;
     }
     const output = countTokens(JSON.stringify(content));
+    if (process.env.XCSH_BENCH_TOKENS_DUMP) {
+      // Every request body, numbered in order, to compare what the agents send (a diagnostic; changes no figure).
+      const folder = join(process.env.XCSH_BENCH_TOKENS_DUMP, state.label);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `${String(served.requests).padStart(2, "0")}-${served.steps.at(-1)!.replace(/[^\w]+/g, "-")}.json`), JSON.stringify(request.body, null, 2));
+    }
     if (process.env.XCSH_BENCH_TOKENS_TRACE) {
       console.error(`    ${served.steps.at(-1)} t=${clock.now}s prompt ${prompt} read ${usage.cacheRead} write ${usage.cacheWrite + usage.cacheWriteLong} input ${usage.input}`);
     }
@@ -239,7 +245,7 @@ async function runSession(context: BenchContext, runner: Runner, api: FakeApi, g
   const cache = new PromptCache(api);
   const clock = { now: 0 };
   const served: Served = { steps: [], usage: { input: 0, cacheRead: 0, cacheWrite: 0, cacheWriteLong: 0, output: 0, cost: 0 }, requests: 0, firstAfterCompaction: Number.NaN };
-  const state = { compacted: false, afterCompaction: false };
+  const state = { compacted: false, afterCompaction: false, label: `${runner.label}-${api}-${gapSeconds}s`.replace(/[^\w.-]+/g, "_") };
   const env: Record<string, string> = {
     HOME: home,
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -306,8 +312,11 @@ export const tokenCost: Workload = {
     const list = runners(context);
     const rows: ResultRow[] = [];
     const workload = this.name;
+    // XCSH_BENCH_TOKENS_ONLY=anthropic-messages:30 runs one API and pace (a diagnostic; the report wants them all).
+    const only = process.env.XCSH_BENCH_TOKENS_ONLY;
     for (const { api, name, paces } of APIS) {
       for (const gap of paces) {
+        if (only && only !== `${api}:${gap}`) continue;
         const pace = PACES.find((p) => p.gap === gap)!.name;
         const results = new Map<string, Served>();
         const notes: Record<string, string> = {};
