@@ -27,6 +27,11 @@ function modelCount(app: App, provider: string): number {
   return app.session.models.availableModels().filter((model) => model.provider === provider).length;
 }
 
+/** "12 Anthropic models to choose from…": the provider named with its models, so the line reads on its own. */
+function modelsLine(count: number, providerName: string): string {
+  return `${count} ${providerName} model${count === 1 ? "" : "s"} to choose from with /model`;
+}
+
 /** After auth.json changed: the model list, the footer and the header follow it. */
 function credentialsChanged(app: App): void {
   app.session.registry.refreshCredentials();
@@ -69,7 +74,7 @@ async function signIn(app: App, target: LoginTarget): Promise<void> {
   await store.set(target.id, credential);
   credentialsChanged(app);
   const count = modelCount(app, target.id);
-  app.say(`✓ Signed in to ${target.name}`, `${count} model${count === 1 ? "" : "s"} to choose from with /model · saved to ${shortenHome(store.path)}`, "success");
+  app.say(`✓ Signed in to ${target.name}`, `${modelsLine(count, target.name)} · saved to ${shortenHome(store.path)}`, "success");
 }
 
 async function storeApiKey(app: App, target: LoginTarget): Promise<void> {
@@ -86,8 +91,8 @@ async function storeApiKey(app: App, target: LoginTarget): Promise<void> {
   await store.set(target.id, { type: "api_key", key });
   credentialsChanged(app);
   const count = modelCount(app, target.id);
-  const models = count > 0 ? `${count} model${count === 1 ? "" : "s"} to choose from with /model` : "no built-in models: add them in models.json";
-  app.say(`✓ Stored the API key of ${target.name}`, `${models} · saved to ${shortenHome(store.path)}`, "success");
+  const models = count > 0 ? modelsLine(count, target.name) : "no built-in models: add them in models.json";
+  app.say(`✓ Stored the API key for ${target.name}`, `${models} · saved to ${shortenHome(store.path)}`, "success");
 }
 
 async function logout(app: App, args: string): Promise<void> {
