@@ -10,6 +10,7 @@
  * session, its first and last messages: lists read only heads and tails).
  * Resuming another project's session keeps tools working in this folder.
  */
+import { uniqueIdPrefixes } from "../../../session/id-prefix.ts";
 import { unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadPiTui } from "../../../extensions/tui-helpers.ts";
@@ -71,6 +72,8 @@ function sessionRows(app: App, state: ResumeState, query: string, current: strin
     sessions = state.sort === "fuzzy" ? matched : sessions.filter((info) => matched.includes(info));
   }
   const ordered = state.sort === "threaded" && !text ? threaded(sessions) : sessions.map((info) => ({ info, depth: 0 }));
+  // Each id by its shortest unique start (ids are time ordered: 8 characters often are not enough).
+  const prefixes = uniqueIdPrefixes([...state.folder, ...(state.all ?? [])].map((info) => info.id));
   return ordered.map(({ info, depth }) => {
     const title = oneLine(info.name ? `${info.name} — ${info.firstMessage}` : info.firstMessage, 200);
     const where = state.showPath ? shortenHome(info.path) : state.scope === "all" ? shortenHome(info.cwd) : "";
@@ -78,7 +81,7 @@ function sessionRows(app: App, state: ResumeState, query: string, current: strin
     return {
       id: info.path,
       text: `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${title}${mark}`,
-      right: [where, `${info.messageCountEstimated ? "~" : ""}${info.messageCount} msg`, age(info.modified)].filter(Boolean).join(" · "),
+      right: [where, `${info.messageCountEstimated ? "~" : ""}${info.messageCount} msg`, age(info.modified), prefixes.get(info.id)].filter(Boolean).join(" · "),
     };
   });
 }
