@@ -177,7 +177,8 @@ function matchWithinProvider(text: string, models: Model[], provider: string | u
   const own = models.filter((model) => model.provider === provider);
   const picked = matchModelArgument(text, own, provider, hasAuth);
   if (!("error" in picked)) return picked;
-  if (picked.error.includes("is not a thinking level")) return picked;
+  // A bad level, or a near miss among the provider's own models ("did you mean"), says enough.
+  if (picked.error.includes("is not a thinking level") || picked.error.includes("did you mean")) return picked;
   const ids = own.map((model) => model.id);
   const shown = ids.length > 8 ? `${ids.slice(0, 8).join(", ")}, …` : ids.join(", ");
   return { error: `Provider "${provider}" has no model matching "${text}" (--provider limits --model to its models: ${shown}). Drop --provider, or give "<provider>/<model>".` };
