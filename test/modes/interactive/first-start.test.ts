@@ -1,6 +1,6 @@
 /**
  * A new user's first start (issue #37): a fresh home with no API key anywhere. The
- * terminal UI stays open with a one-line hint, /login works there, and /model says
+ * terminal UI stays open with a one-line hint, /login works there (and moves the session to the new provider's model), and /model says
  * why its list is short and how to add a provider instead of "No matching commands".
  */
 import { describe, expect, test } from "bun:test";
@@ -48,6 +48,9 @@ describe("first start without an API key", () => {
       pane.keys("Enter");
       await pane.waitFor(/✓ Stored the API key for Groq\s+\d+ Groq models to choose from with \/model/);
       expect(JSON.parse(readFileSync(join(home.agentDir, "auth.json"), "utf8")).groq).toEqual({ type: "api_key", key: "gsk-first-start" });
+      // The keyless model is left for the provider just added: the next prompt can go out.
+      await pane.waitFor(/Model: groq\/\S+\s+the model in use had no API key/);
+      expect(pane.screen()).not.toContain("anthropic/claude");
 
       enter(pane, "/model");
       await pane.waitFor("Select a model");
