@@ -77,11 +77,12 @@ export function resolveModel(registry: ModelSource, given: ResolveModelOptions):
     return { error: unknownProviderMessage(options.provider, providers) };
   }
   if (options.thinking !== undefined && !isThinkingLevel(options.thinking)) {
-    return { error: `Invalid thinking level "${options.thinking}". Use one of: ${THINKING_LEVELS.join(", ")}.` };
+    // "max" is accepted too (pi's name for the highest level; the command line reads it as xhigh).
+    return { error: `Invalid thinking level "${options.thinking}". Use one of: ${THINKING_LEVELS.join(", ")}, max.` };
   }
 
   const picked = options.model
-    ? matchModelArgument(options.model, models, options.provider, hasAuth)
+    ? matchWithinProvider(options.model, models, options.provider, hasAuth)
     : options.settings.enabledModels?.length
       ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
       : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
@@ -98,10 +99,15 @@ export function resolveModel(registry: ModelSource, given: ResolveModelOptions):
   const thinkingLevel = clampThinkingLevel(model, requested);
   const warnings = picked.warning ? [picked.warning] : [];
   if (fromCommandLine !== undefined && thinkingLevel !== requested) {
+    // Asked for the top level ("xhigh", or "max", which arrives here as "xhigh"): say what the
+    // model's highest is, not a level name the person may never have typed.
+    const askedForTop = requested === "xhigh" && model.reasoning && THINKING_LEVELS.indexOf(thinkingLevel) < THINKING_LEVELS.indexOf(requested);
     warnings.push(
-      model.reasoning
-        ? `Model ${model.provider}/${model.id} does not support thinking level "${requested}"; using "${thinkingLevel}".`
-        : `Model ${model.provider}/${model.id} does not support thinking; using "${thinkingLevel}".`,
+      !model.reasoning
+        ? `Model ${model.provider}/${model.id} does not support thinking; using "${thinkingLevel}".`
+        : askedForTop
+          ? `Model ${model.provider}/${model.id}'s highest thinking level is "${thinkingLevel}"; using it.`
+          : `Model ${model.provider}/${model.id} does not support thinking level "${requested}"; using "${thinkingLevel}".`,
     );
   }
   return warnings.length > 0 ? { model, thinkingLevel, warning: warnings.join(" ") } : { model, thinkingLevel };
@@ -156,6 +162,26 @@ function withCanonicalProviders(options: ResolveModelOptions): ResolveModelOptio
       ...(levels ? { modelThinkingLevels: Object.fromEntries(Object.entries(levels).map(([ref, level]) => [canonicalModelRef(ref), level])) } : {}),
     },
   };
+}
+
+/**
+ * `--model` with `--provider`: only that provider's models, unless the text names another
+ * provider itself ("openai/gpt-5"). Matching "sonnet" in every provider would quietly move
+ * a `--provider faux` run to Anthropic (and to a key it may not have).
+ */
+function matchWithinProvider(text: string, models: Model[], provider: string | undefined, hasAuth: (model: Model) => boolean): Picked | { error: string } {
+  if (provider === undefined) return matchModelArgument(text, models, provider, hasAuth);
+  const slash = text.indexOf("/");
+  const named = slash > 0 ? text.slice(0, slash) : undefined;
+  if (named !== undefined && named !== provider && models.some((model) => model.provider === named)) return matchModelArgument(text, models, provider, hasAuth);
+  const own = models.filter((model) => model.provider === provider);
+  const picked = matchModelArgument(text, own, provider, hasAuth);
+  if (!("error" in picked)) return picked;
+  // A bad level, or a near miss among the provider's own models ("did you mean"), says enough.
+  if (picked.error.includes("is not a thinking level") || picked.error.includes("did you mean")) return picked;
+  const ids = own.map((model) => model.id);
+  const shown = ids.length > 8 ? `${ids.slice(0, 8).join(", ")}, …` : ids.join(", ");
+  return { error: `Provider "${provider}" has no model matching "${text}" (--provider limits --model to its models: ${shown}). Drop --provider, or give "<provider>/<model>".` };
 }
 
 /** Resolves a `--model` argument (or a settings defaultModel) to one model and an optional suffix level. */

@@ -104,6 +104,7 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
   const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, (line) =>
     process.stderr.write(`xcsh: ${line}\n`),
   );
+  resources.reportMissingTemplatePaths();
   const { agent, toolSet } = createCodingAgent(setup, options, resources.promptSkills(), sessionManager);
   agent.state.messages = context.messages;
   const session = new AgentSession({

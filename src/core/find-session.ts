@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { uniqueIdPrefixes } from "../session/id-prefix.ts";
 import { findSessionsByIdPrefix } from "../session/session-list.ts";
 import { getConfiguredSessionDir } from "../session/session-paths.ts";
 import { UserError } from "./user-error.ts";
@@ -22,7 +23,10 @@ export async function findSessionFile(cwd: string, pathOrId: string, sessionDir?
   const matches = await findSessionsByIdPrefix(pathOrId, folder ? resolve(folder) : undefined);
   if (matches.length === 1) return matches[0].path;
   if (matches.length > 1) {
-    throw new UserError(`Session id "${pathOrId}" is ambiguous (${matches.length} sessions start with it); give more characters or the file path.`, 2);
+    // Each match by the shortest start that names it alone: what to type instead.
+    const prefixes = uniqueIdPrefixes(matches.map((match) => match.header.id));
+    const listed = matches.slice(0, 10).map((match) => `  ${prefixes.get(match.header.id)}  ${match.header.timestamp ?? ""}  ${match.path}`);
+    throw new UserError(`Session id "${pathOrId}" is ambiguous (${matches.length} sessions start with it); give one of these ids (or the file path):\n${listed.join("\n")}`, 2);
   }
   throw new UserError(`No session file or id matches "${pathOrId}". Give a .jsonl path or the start of a session id.`, 2);
 }

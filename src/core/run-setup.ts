@@ -4,7 +4,8 @@
  * Shared by every mode so they fail the same way, with the same messages.
  */
 import { resolve } from "node:path";
-import { credentialHint } from "../ai/env-api-keys.ts";
+import { credentialHint, findEnvKeys } from "../ai/env-api-keys.ts";
+import { getProvidersToOffer } from "../ai/models.ts";
 import { loginCommand } from "../auth/signin/providers.ts";
 import { clampThinkingLevel, isThinkingLevel } from "../ai/thinking.ts";
 import type { Model, ModelThinkingLevel } from "../ai/types.ts";
@@ -31,6 +32,11 @@ export interface RunSetupOptions {
   apiKey?: string;
   /** false: start without a key (RPC hosts may pick another model); the provider reports it on use. */
   requireApiKey?: boolean;
+  /**
+   * The terminal UI's first start: with no key configured anywhere, open on the first
+   * offered provider's everyday model anyway, so the person can type /login there.
+   */
+  openWithoutAnyKey?: boolean;
   /** A registry prepared earlier (extensions registered providers into it); loaded from models.json otherwise. */
   registry?: ModelRegistry;
   /** Whether the project's trust-gated settings apply (PROJECT_KEYS_NEEDING_TRUST); undefined: they do not. */
@@ -53,6 +59,8 @@ export interface RunSetup {
   thinkingLevel: ModelThinkingLevel;
   /** Something the user should know but that does not stop the run (a clamped thinking level). */
   warnings: string[];
+  /** Set when the run opened with no key configured anywhere (openWithoutAnyKey): what to do about it. */
+  noKeyHint?: string;
 }
 
 function chooseModel(options: RunSetupOptions, settings: Settings, registry: ModelRegistry) {
@@ -70,9 +78,23 @@ function chooseModel(options: RunSetupOptions, settings: Settings, registry: Mod
     settings,
     ...(options.models !== undefined ? { enabledModelsSource: "--models" } : {}),
   });
+  if ("error" in resolved && resolved.missingKey && options.openWithoutAnyKey) return keylessStart(registry, options, settings);
   // No key anywhere is a credentials problem (exit 3), however the model was asked for (docs/headless.md).
   if ("error" in resolved) throw new UserError(resolved.error, resolved.missingKey ? 3 : 2);
   return resolved;
+}
+
+/**
+ * No key anywhere, in the terminal UI: the first offered provider's everyday model, without
+ * its key, and a hint. Exiting instead would leave a new user nowhere to type /login.
+ */
+function keylessStart(registry: ModelRegistry, options: RunSetupOptions, settings: Settings) {
+  const provider = getProvidersToOffer()[0] ?? "anthropic";
+  const resolved = resolveModel(registry, { provider, thinking: options.thinking, settings });
+  if ("error" in resolved) throw new UserError(resolved.error, 3);
+  const variable = findEnvKeys(provider)?.[0] ?? "ANTHROPIC_API_KEY";
+  const noKeyHint = `No API key yet: type /login, set a key such as ${variable}, or try offline with --provider faux.`;
+  return { ...resolved, noKeyHint };
 }
 
 /**
@@ -154,11 +176,12 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   applyHttpProxySetting(settings);
   const registry = options.registry ?? ModelRegistry.load();
   applyCommandPolicy(settings, options, registry);
-  const { model, thinkingLevel, warning } = chooseModel(options, settings, registry);
+  const chosen: { model: Model; thinkingLevel: ModelThinkingLevel; warning?: string; noKeyHint?: string } = chooseModel(options, settings, registry);
+  const { model, thinkingLevel, warning, noKeyHint } = chosen;
   const scopeWarning = options.models !== undefined && (options.model !== undefined || options.previous?.model) ? unmatchedModelsWarning(options.models, registry) : undefined;
 
   const apiKey = await startupApiKey(registry, model, options);
-  if (!apiKey && options.requireApiKey !== false) {
+  if (!apiKey && options.requireApiKey !== false && !noKeyHint) {
     const envVars = credentialHint(model.provider);
     const signIn = `run \`${loginCommand(model.provider)}\``;
     const how = envVars
@@ -168,5 +191,5 @@ export async function prepareRun(options: RunSetupOptions): Promise<RunSetup> {
   }
   // Keys and headers are resolved again for every request (a `!command` may hand out short-lived tokens).
   // Unknown keys in settings.json / models.json (typos, most likely) are shown with the run's other warnings.
-  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : []), ...(scopeWarning ? [scopeWarning] : [])] };
+  return { settings, registry, model, thinkingLevel, warnings: [...takeConfigWarnings(), ...settingsWarnings(settings), ...(warning ? [warning] : []), ...(scopeWarning ? [scopeWarning] : [])], ...(noKeyHint ? { noKeyHint } : {}) };
 }

@@ -155,6 +155,8 @@ export async function loadExtensionsForArgs(args: RunOptions, options: ModeExten
 
 export interface SessionFromArgsOptions {
   requireApiKey?: boolean;
+  /** The terminal UI: open even with no key configured anywhere (RunSetupOptions.openWithoutAnyKey). */
+  openWithoutAnyKey?: boolean;
   extensions?: ModeExtensionOptions;
   quietLoadWarnings?: boolean;
   /** The session's working directory, when not the process's (ACP: each session names its own). */
@@ -216,6 +218,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
     apiKey: args.apiKey,
     sandbox: args.sandbox,
     requireApiKey: options.requireApiKey,
+    openWithoutAnyKey: options.openWithoutAnyKey,
     registry,
     projectTrusted,
     tools,

@@ -6,6 +6,7 @@
  * (`warn`), never on stdout. Core asks it to expand typed text and to list
  * commands; it knows nothing of sessions or extensions.
  */
+import { existsSync } from "node:fs";
 import { getAgentDir, homeDir } from "../config/paths.ts";
 import { readGlobalSettingsFile, readProjectSettingsFile, type SettingsFile } from "../config/settings.ts";
 import { listSlashCommands, type ExtensionCommandEntry, type SlashCommand } from "./commands.ts";
@@ -64,6 +65,16 @@ export class SessionResources {
       this.loadedTemplates = loaded.templates;
     }
     return this.loadedTemplates;
+  }
+
+  /**
+   * Named template paths (--prompt-template, settings' `prompts`) that do not exist, said at
+   * start as a missing --skill is: the templates themselves load on first use, which a
+   * `-p` run may never reach. Same words as the loader's, so a later load says it once.
+   */
+  reportMissingTemplatePaths(): void {
+    const places = templatePlaces(this.placeOptions(this.options.userSettings.prompts, this.options.projectSettings.prompts, this.options.promptTemplatePaths, [], this.options.noPromptTemplates));
+    this.report(places.filter((place) => place.explicit && !existsSync(place.path)).map((place) => `prompt template path ${place.path} does not exist`));
   }
 
   /**

@@ -127,8 +127,18 @@ describe("an unreadable working folder", () => {
       chmodSync(fake.home.home, 0o755);
       if (isRoot) chownSync(project, NOBODY, NOBODY);
       // The folder is entered, then closed: as when its permissions change under a shell that is in it.
-      const script = `cd '${project}' && chmod 000 '${project}' && exec '${ensureBinary()}' --model fake/m -p hi`;
-      const proc = Bun.spawn(unprivileged(["sh", "-c", script]), { env: fake.home.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      // As root, root enters it (spawn's cwd) and setpriv starts the binary as `nobody` from there: a
+      // shell run as `nobody` could not reach the binary when the checkout sits in a folder only root
+      // may enter (/root, a `mktemp -d` folder), and would exit 126 before xcsh ran.
+      const argv = [ensureBinary(), "--model", "fake/m", "-p", "hi"];
+      let proc;
+      if (isRoot) {
+        chmodSync(project, 0o000);
+        proc = Bun.spawn(unprivileged(argv), { env: fake.home.env, cwd: project, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      } else {
+        const script = `cd '${project}' && chmod 000 '${project}' && exec ${argv.map((word) => `'${word}'`).join(" ")}`;
+        proc = Bun.spawn(["sh", "-c", script], { env: fake.home.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      }
       const [stderr, exitCode] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
       expect(exitCode).toBe(2);
       expect(stderr).toContain(`${project}: the working folder cannot be opened (permission denied)`);

@@ -168,12 +168,12 @@ describe("--fork", () => {
 });
 
 describe("-r / --resume", () => {
-  test("with -p and no terminal to pick on, nothing runs and xcsh exits 0 (as pi), saying why", async () => {
+  test("with -p and no terminal to pick on, nothing runs and xcsh exits 2 (a usage error), saying why", async () => {
     const before = fixture.server.requests.length;
     const files = readdirSync(join(fixture.home.agentDir, "sessions")).length;
     for (const mode of [["-p"], ["--mode", "json"]]) {
       const result = await run([...mode, "-r", "hi"], { stdin: "" });
-      expect(result.exitCode).toBe(0);
+      expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe("");
       expect(result.stderr).toContain("--resume: standard input is not a terminal to pick a session on, so nothing was run");
     }

@@ -129,7 +129,7 @@ describe("thinking level", () => {
 
   test("an invalid --thinking value lists the levels", () => {
     expect(resolve({ model: "gpt-4o", thinking: "huge" })).toEqual({
-      error: 'Invalid thinking level "huge". Use one of: off, minimal, low, medium, high, xhigh.',
+      error: 'Invalid thinking level "huge". Use one of: off, minimal, low, medium, high, xhigh, max.',
     });
   });
 });

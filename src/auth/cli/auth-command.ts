@@ -135,7 +135,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>, op
     return 1;
   }
   await store.set(provider, { type: "api_key", key });
-  process.stderr.write(`Stored the API key of ${provider} in ${store.path}.\n`);
+  process.stderr.write(`Stored the API key for ${provider} in ${store.path}.\n`);
   return 0;
 }
 

@@ -112,6 +112,7 @@ class SearchableList implements Component, Focusable {
     searchable: boolean,
     private readonly onPick: (item: SelectItem | undefined) => void,
     initialIndex = 0,
+    private readonly noMatch = "No match",
   ) {
     this.list = this.makeList(items);
     if (initialIndex > 0) this.list.setSelectedIndex(initialIndex);
@@ -148,6 +149,9 @@ class SearchableList implements Component, Focusable {
   }
   render(width: number): string[] {
     const lines = this.search ? [...this.search.render(width), ""] : [];
+    // pi-tui's own empty-list line speaks of "commands"; a dialog says what it lists.
+    const filtered = this.search && this.search.getValue().trim() !== "" && this.list.getSelectedItem() === null;
+    if (filtered) return [...lines, ...loadPiTui().wrapTextWithAnsi(this.theme.fg("warning", `  ${this.noMatch}`), width)];
     return [...lines, ...this.list.render(width)];
   }
 }
@@ -156,7 +160,7 @@ export function selectDialog(
   host: DialogHost,
   title: string,
   items: SelectItem[],
-  options: DialogLimits & { searchable?: boolean; initialIndex?: number; message?: string } = {},
+  options: DialogLimits & { searchable?: boolean; initialIndex?: number; message?: string; noMatch?: string } = {},
 ): Promise<SelectItem | undefined> {
   const searchable = options.searchable ?? items.length > 8;
   return openDialog<SelectItem | undefined>(
@@ -165,7 +169,7 @@ export function selectDialog(
       new Frame(
         host,
         title,
-        new SearchableList(items, host.theme(), searchable, settle, options.initialIndex),
+        new SearchableList(items, host.theme(), searchable, settle, options.initialIndex, options.noMatch),
         `↑↓ move · enter select · esc cancel${searchable ? " · type to search" : ""}`,
         options.message,
       ),

@@ -447,6 +447,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   try {
     const created = await createSessionFromArgs(args, {
       requireApiKey: false,
+      openWithoutAnyKey: true,
       quietLoadWarnings: true,
       extensions: {
         mode: "tui",
@@ -462,6 +463,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
     app.attach(created.session, extensions);
     for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
     app.showKeymapWarnings();
+    if (created.setup.noKeyHint) app.say(`! ${created.setup.noKeyHint}`, "", "warning");
     // The command line's prompts, one after another (the @files' text and images with the first).
     const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
     void (async () => {

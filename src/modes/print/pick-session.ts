@@ -5,19 +5,22 @@
  * terminal it lists this project's sessions on stderr, newest first, and reads the
  * number of the one to resume. An empty answer cancels, as Esc does in pi.
  */
+import { uniqueIdPrefixes } from "../../session/id-prefix.ts";
 import { SessionManager } from "../../session/session-manager.ts";
 import type { SessionInfo } from "../../session/types.ts";
 
 /** The session file picked, or why none was (for the caller to say what happens instead). */
-export type PickedSession = { kind: "picked"; path: string } | { kind: "cancelled"; reason: string };
+/** `noTerminal`: nobody could be asked, a usage error (exit 2) rather than a person's "none". */
+export type PickedSession = { kind: "picked"; path: string } | { kind: "cancelled"; reason: string; noTerminal?: true };
 
 const SHOWN = 20;
 
-function describe(info: SessionInfo, index: number): string {
+function describe(info: SessionInfo, index: number, prefixes: Map<string, string>): string {
   const title = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim() || "(no messages)";
   const shortTitle = title.length > 60 ? `${title.slice(0, 59)}…` : title;
   const when = info.modified.toISOString().slice(0, 16).replace("T", " ");
-  return `${String(index + 1).padStart(3)}  ${shortTitle}  (${info.messageCountEstimated ? "~" : ""}${info.messageCount} messages, ${when})`;
+  // The id's shortest unique start: what `--session` takes to open this one without the picker.
+  return `${String(index + 1).padStart(3)}  ${prefixes.get(info.id) ?? info.id}  ${shortTitle}  (${info.messageCountEstimated ? "~" : ""}${info.messageCount} messages, ${when})`;
 }
 
 /** Lines typed on the terminal, read one at a time. */
@@ -45,11 +48,13 @@ export function terminalLines(): TerminalLines {
 /** `input`: a reader the caller goes on using afterwards (plain mode); without one, stdin is let go once answered. */
 export async function pickSessionOnTerminal(cwd: string, sessionDir: string | undefined, input?: TerminalLines): Promise<PickedSession> {
   if (!process.stdin.isTTY) {
-    return { kind: "cancelled", reason: "standard input is not a terminal to pick a session on" };
+    return { kind: "cancelled", reason: "standard input is not a terminal to pick a session on", noTerminal: true };
   }
-  const sessions = (await SessionManager.list(cwd, sessionDir)).sort((a, b) => b.modified.getTime() - a.modified.getTime()).slice(0, SHOWN);
+  const every = await SessionManager.list(cwd, sessionDir);
+  const sessions = [...every].sort((a, b) => b.modified.getTime() - a.modified.getTime()).slice(0, SHOWN);
   if (sessions.length === 0) return { kind: "cancelled", reason: "this project has no saved session" };
-  process.stderr.write(`Sessions of ${cwd}, newest first:\n${sessions.map(describe).join("\n")}\n`);
+  const prefixes = uniqueIdPrefixes(every.map((info) => info.id));
+  process.stderr.write(`Sessions of ${cwd}, newest first:\n${sessions.map((info, index) => describe(info, index, prefixes)).join("\n")}\n`);
   const typed = input ?? terminalLines();
   try {
     for (;;) {

@@ -121,14 +121,15 @@ async function runPrompt(
   // Extension errors before the session exists are kept and written after the header, so the header stays first.
   const early: object[] = [];
   let headerWritten = false;
-  // -r: the session comes from the person at the terminal; with no one to ask, nothing runs (as in pi).
+  // -r: the session comes from the person at the terminal. With no one to ask nothing runs, and
+  // that is a usage error (exit 2): a script must not take "nothing ran" for success.
   let sessions: SessionChoice | undefined;
   if (args.resume) {
     await noteTrustWithoutAsking(args.trustProject, process.cwd());
     const picked = await pickSessionOnTerminal(process.cwd(), args.sessionDir === undefined ? undefined : resolve(args.sessionDir));
     if (picked.kind === "cancelled") {
       process.stderr.write(`xcsh: --resume: ${picked.reason}, so nothing was run. Name the session with --session <file|id>, or use --continue for the latest.\n`);
-      return 0;
+      return picked.noTerminal ? 2 : 0;
     }
     sessions = { session: picked.path, sessionDir: args.sessionDir, name: args.name };
   }

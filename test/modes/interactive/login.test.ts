@@ -59,7 +59,7 @@ describe("/login", () => {
         pane.keys("Enter"); // blank: github.com
         await approveDeviceCode(pane);
         const screen = await pane.waitFor("✓ Signed in to GitHub Copilot");
-        expect(screen).toMatch(/8 models to choose from with \/model/);
+        expect(screen).toMatch(/8 GitHub Copilot models to choose from with \/model/);
 
         const stored = authJson(fixture)["github-copilot"];
         expect(stored).toMatchObject({ type: "oauth", refresh: GITHUB_TOKEN, access: oauth.copilotTokensIssued[0] });
@@ -116,7 +116,7 @@ describe("/login", () => {
         await pane.waitFor("Enterprise");
         pane.keys("Enter");
         await approveDeviceCode(pane);
-        await pane.waitFor(/✓ Signed in to GitHub Copilot\s+2 models to choose from/);
+        await pane.waitFor(/✓ Signed in to GitHub Copilot\s+2 GitHub Copilot models to choose from/);
         // Asked with the new Copilot token.
         expect(oauth.copilotModelsRequests).toEqual([`Bearer ${oauth.copilotTokensIssued[0]}`]);
         expect(authJson(fixture)["github-copilot"].availableModelIds).toEqual(["gpt-5-mini", "grok-4.5", "some-model-xcsh-does-not-know"]);
@@ -195,7 +195,7 @@ describe("/login", () => {
         const typed = await pane.waitFor("•".repeat(secret.length));
         expect(typed).not.toContain("SECRET");
         pane.keys("Enter");
-        const stored = await pane.waitFor("✓ Stored the API key of Groq");
+        const stored = await pane.waitFor(/✓ Stored the API key for Groq\s+\d+ Groq models to choose from with \/model/);
         expect(stored).not.toContain("SECRET");
         expect(authJson(fixture).groq).toEqual({ type: "api_key", key: secret });
         expect(fileMode(fixture)).toBe(0o600);

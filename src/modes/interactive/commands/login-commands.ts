@@ -12,6 +12,7 @@
  * third-party tools, so no Claude sign-in is offered.
  */
 import type { AuthStore } from "../../../auth/auth-store.ts";
+import { DEFAULT_MODEL_IDS } from "../../../ai/models-catalog.ts";
 import { authStoreAt } from "../../../auth/credentials.ts";
 import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../auth/login-targets.ts";
 import type { App, BuiltinCommand } from "../app.ts";
@@ -27,11 +28,31 @@ function modelCount(app: App, provider: string): number {
   return app.session.models.availableModels().filter((model) => model.provider === provider).length;
 }
 
+/** "12 Anthropic models to choose from…": the provider named with its models, so the line reads on its own. */
+function modelsLine(count: number, providerName: string): string {
+  return `${count} ${providerName} model${count === 1 ? "" : "s"} to choose from with /model`;
+}
+
 /** After auth.json changed: the model list, the footer and the header follow it. */
 function credentialsChanged(app: App): void {
   app.session.registry.refreshCredentials();
   app.footer.refresh();
   app.refreshHeader();
+}
+
+/**
+ * A session opened without any key (a first start) sits on a model it cannot use: once a
+ * credential lands, move to the new provider's everyday model, so the next prompt works.
+ */
+async function moveOffKeylessModel(app: App, provider: string): Promise<void> {
+  if (app.session.registry.hasAuth(app.session.model)) return;
+  const usable = app.session.models.availableModels().filter((model) => model.provider === provider);
+  const chosen = usable.find((model) => model.id === DEFAULT_MODEL_IDS[provider]) ?? usable[0];
+  if (!chosen) return;
+  await app.session.models.setModel(chosen);
+  app.footer.refresh();
+  app.refreshHeader();
+  app.say(`Model: ${chosen.provider}/${chosen.id}`, "the model in use had no API key", "accent");
 }
 
 async function chooseTarget(app: App, targets: LoginTarget[]): Promise<LoginTarget | undefined> {
@@ -69,7 +90,8 @@ async function signIn(app: App, target: LoginTarget): Promise<void> {
   await store.set(target.id, credential);
   credentialsChanged(app);
   const count = modelCount(app, target.id);
-  app.say(`✓ Signed in to ${target.name}`, `${count} model${count === 1 ? "" : "s"} to choose from with /model · saved to ${shortenHome(store.path)}`, "success");
+  app.say(`✓ Signed in to ${target.name}`, `${modelsLine(count, target.name)} · saved to ${shortenHome(store.path)}`, "success");
+  await moveOffKeylessModel(app, target.id);
 }
 
 async function storeApiKey(app: App, target: LoginTarget): Promise<void> {
@@ -86,8 +108,9 @@ async function storeApiKey(app: App, target: LoginTarget): Promise<void> {
   await store.set(target.id, { type: "api_key", key });
   credentialsChanged(app);
   const count = modelCount(app, target.id);
-  const models = count > 0 ? `${count} model${count === 1 ? "" : "s"} to choose from with /model` : "no built-in models: add them in models.json";
-  app.say(`✓ Stored the API key of ${target.name}`, `${models} · saved to ${shortenHome(store.path)}`, "success");
+  const models = count > 0 ? modelsLine(count, target.name) : "no built-in models: add them in models.json";
+  app.say(`✓ Stored the API key for ${target.name}`, `${models} · saved to ${shortenHome(store.path)}`, "success");
+  await moveOffKeylessModel(app, target.id);
 }
 
 async function logout(app: App, args: string): Promise<void> {

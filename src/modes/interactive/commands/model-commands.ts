@@ -9,6 +9,12 @@ import { selectDialog } from "../dialogs.ts";
 
 const key = (model: Model) => `${model.provider}/${model.id}`;
 
+/** Why a list of models may be short: only providers with a key are in it. */
+const HOW_TO_ADD = "Only providers with an API key are listed: /login adds one (or set a key such as ANTHROPIC_API_KEY and restart).";
+
+/** True when no real provider has a key: the offline faux models at most. */
+const onlyOffline = (available: readonly Model[]) => available.every((model) => model.provider === "faux");
+
 async function chooseModel(app: App, pattern: string): Promise<void> {
   const { session } = app;
   const available = session.models.availableModels();
@@ -18,7 +24,7 @@ async function chooseModel(app: App, pattern: string): Promise<void> {
     const exact = available.find((model) => key(model).toLowerCase() === lower || model.id.toLowerCase() === lower);
     const partial = available.filter((model) => key(model).toLowerCase().includes(lower) || (model.name ?? "").toLowerCase().includes(lower));
     chosen = exact ?? (partial.length === 1 ? partial[0] : undefined);
-    if (!chosen && partial.length === 0) return app.say("✗ No model matches", `"${pattern}" — /model lists the models you can use`, "error");
+    if (!chosen && partial.length === 0) return app.say("✗ No model matches", `"${pattern}" — /model lists the models you can use. ${HOW_TO_ADD}`, "error");
   }
   if (!chosen) {
     const current = key(session.model);
@@ -29,9 +35,11 @@ async function chooseModel(app: App, pattern: string): Promise<void> {
         .filter(Boolean)
         .join(" · "),
     }));
-    if (items.length === 0) return app.say("✗ No model has an API key configured", "", "error");
+    if (items.length === 0) return app.say("✗ No model has an API key configured", `${HOW_TO_ADD} To try xcsh offline: xcsh --provider faux.`, "error");
     const picked = await selectDialog(app.surface, "Select a model", items, {
       searchable: true,
+      ...(onlyOffline(available) ? { message: "Only the offline faux models: no provider has an API key yet. /login adds one (or set a key such as ANTHROPIC_API_KEY and restart)." } : {}),
+      noMatch: `No model matches. ${HOW_TO_ADD}`,
       initialIndex: Math.max(0, available.findIndex((model) => key(model) === current)),
     });
     if (!picked) return;

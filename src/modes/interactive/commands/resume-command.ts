@@ -8,8 +8,11 @@
  * Ctrl+P shows file paths. A search matches name, first message and folder
  * fuzzily; `"a phrase"` or `re:<pattern>` search the messages' text (of a big
  * session, its first and last messages: lists read only heads and tails).
- * Resuming another project's session keeps tools working in this folder.
+ * Resuming another project's session keeps tools working in this folder. Each row
+ * ends with the id's shortest unique start; a search of hex digits finds ids that
+ * start so, and `/resume <id prefix>` opens such a session without the picker.
  */
+import { uniqueIdPrefixes } from "../../../session/id-prefix.ts";
 import { unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadPiTui } from "../../../extensions/tui-helpers.ts";
@@ -64,13 +67,16 @@ function sessionRows(app: App, state: ResumeState, query: string, current: strin
   const text = query.trim();
   const phrase = /^"(.+)"$/.exec(text)?.[1];
   const regex = text.startsWith("re:") ? safeRegExp(text.slice(3)) : undefined;
-  if (phrase) sessions = sessions.filter((info) => `${info.name ?? ""} ${info.allMessagesText}`.toLowerCase().includes(phrase.toLowerCase()));
+  if (looksLikeIdPrefix(text) && sessions.some((info) => info.id.startsWith(text.toLowerCase()))) sessions = sessions.filter((info) => info.id.startsWith(text.toLowerCase()));
+  else if (phrase) sessions = sessions.filter((info) => `${info.name ?? ""} ${info.allMessagesText}`.toLowerCase().includes(phrase.toLowerCase()));
   else if (text.startsWith("re:")) sessions = regex ? sessions.filter((info) => regex.test(`${info.name ?? ""}\n${info.allMessagesText}`)) : [];
   else if (text) {
     const matched = fuzzyFilter(sessions, text, (info) => `${info.name ?? ""} ${info.firstMessage} ${info.cwd}`);
     sessions = state.sort === "fuzzy" ? matched : sessions.filter((info) => matched.includes(info));
   }
   const ordered = state.sort === "threaded" && !text ? threaded(sessions) : sessions.map((info) => ({ info, depth: 0 }));
+  // Each id by its shortest unique start (ids are time ordered: 8 characters often are not enough).
+  const prefixes = uniqueIdPrefixes([...state.folder, ...(state.all ?? [])].map((info) => info.id));
   return ordered.map(({ info, depth }) => {
     const title = oneLine(info.name ? `${info.name} — ${info.firstMessage}` : info.firstMessage, 200);
     const where = state.showPath ? shortenHome(info.path) : state.scope === "all" ? shortenHome(info.cwd) : "";
@@ -78,9 +84,43 @@ function sessionRows(app: App, state: ResumeState, query: string, current: strin
     return {
       id: info.path,
       text: `${depth ? `${"  ".repeat(depth - 1)}└ ` : ""}${title}${mark}`,
-      right: [where, `${info.messageCountEstimated ? "~" : ""}${info.messageCount} msg`, age(info.modified)].filter(Boolean).join(" · "),
+      right: [where, `${info.messageCountEstimated ? "~" : ""}${info.messageCount} msg`, age(info.modified), prefixes.get(info.id)].filter(Boolean).join(" · "),
     };
   });
+}
+
+/** Hex digits and dashes, as a session id starts: searched as an id prefix, not fuzzily. */
+function looksLikeIdPrefix(text: string): boolean {
+  return /^[0-9a-f]{4,}[0-9a-f-]*$/i.test(text);
+}
+
+/**
+ * `/resume <id prefix>`: the one session whose id starts so (this folder's, then every
+ * project's), resumed without the picker; several are listed by their shortest unique starts.
+ */
+async function resumeById(app: App, prefix: string): Promise<void> {
+  const manager = app.session.sessionManager;
+  const wanted = prefix.toLowerCase();
+  const every = [...(await listSessions(manager.getSessionDir())), ...(await listAllSessions())];
+  const byPath = new Map(every.map((info) => [info.path, info]));
+  const found = [...byPath.values()].filter((info) => info.id.startsWith(wanted));
+  if (found.length === 0) return app.say(`✗ No session id starts with "${prefix}"`, "/resume without an id lists the sessions", "error");
+  if (found.length > 1) {
+    const prefixes = uniqueIdPrefixes(found.map((info) => info.id));
+    const lines = found.slice(0, 10).map((info) => `${prefixes.get(info.id)}  ${oneLine(info.name ?? info.firstMessage, 60)}`);
+    return app.say(`✗ ${found.length} sessions start with "${prefix}"`, `give more of the id:\n${lines.join("\n")}`, "error");
+  }
+  await openSession(app, found[0]!);
+}
+
+/** Switches to `picked`, saying where it was started when that is not here. */
+async function openSession(app: App, picked: SessionInfo): Promise<void> {
+  if (picked.path === app.session.sessionManager.getSessionFile()) return app.say("Already in this session", "", "muted");
+  const outcome = await app.session.navigation.switchSession(picked.path);
+  if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
+  app.redraw();
+  const elsewhere = picked.cwd && resolve(picked.cwd) !== resolve(app.cwd) ? ` (started in ${shortenHome(picked.cwd)}; tools work in ${shortenHome(app.cwd)})` : "";
+  app.say(`Resumed ${shortenHome(picked.path)}${elsewhere}`, "", "accent");
 }
 
 function safeRegExp(source: string): RegExp | undefined {
@@ -185,12 +225,12 @@ async function resume(app: App): Promise<void> {
     return picker;
   });
   if (!picked) return;
-  if (picked.path === current) return app.say("Already in this session", "", "muted");
-  const outcome = await app.session.navigation.switchSession(picked.path);
-  if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
-  app.redraw();
-  const elsewhere = picked.cwd && resolve(picked.cwd) !== resolve(app.cwd) ? ` (started in ${shortenHome(picked.cwd)}; tools work in ${shortenHome(app.cwd)})` : "";
-  app.say(`Resumed ${shortenHome(picked.path)}${elsewhere}`, "", "accent");
+  await openSession(app, picked);
 }
 
-export const resumeCommand: BuiltinCommand = { name: "resume", description: "Resume a saved session (this folder's or any project's; rename, delete)", run: resume };
+export const resumeCommand: BuiltinCommand = {
+  name: "resume",
+  description: "Resume a saved session (this folder's or any project's; rename, delete)",
+  argumentHint: "[id prefix]",
+  run: (app, args) => (args.trim() ? resumeById(app, args.trim()) : resume(app)),
+};
