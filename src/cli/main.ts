@@ -54,6 +54,11 @@ async function main(argv: string[]): Promise<number> {
     const { runMcpCommand } = await import("../mcp/cli.ts");
     return runMcpCommand(argv.slice(1));
   }
+  // `xcsh models update`: refreshes the model catalog from models.dev, on request only (src/cli/models-command.ts).
+  if (argv[0] === "models") {
+    const { runModelsCommand } = await import("./models-command.ts");
+    return runModelsCommand(argv.slice(1));
+  }
   // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/);
   // `check|print-api-key|print-bearer-token` (pi 1.6.0) resolve them through the registry (cli/auth-credentials.ts).
   if (argv[0] === "auth") {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
 import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
 import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
+import { DEFAULT_MODEL_IDS } from "../../src/ai/models-catalog.ts";
 import type { Model } from "../../src/ai/types.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -57,6 +58,8 @@ describe("the provider index", () => {
       "moonshotai-cn": "MOONSHOT_API_KEY",
       "qwen-token-plan": "QWEN_TOKEN_PLAN_API_KEY",
       "qwen-token-plan-cn": "QWEN_TOKEN_PLAN_CN_API_KEY",
+      "qwen-token-plan-individual": "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+      "qwen-token-plan-individual-cn": "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
       xiaomi: "XIAOMI_API_KEY",
       "xiaomi-token-plan-cn": "XIAOMI_TOKEN_PLAN_CN_API_KEY",
       "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
@@ -110,21 +113,27 @@ describe("the generated models", () => {
         expect(model.input).toContain("text");
         for (const price of Object.values(model.cost)) expect(price).toBeGreaterThanOrEqual(0);
         expect(APIS).toContain(model.api);
-        if (model.api === info.api) expect(model.baseUrl).toBe(info.baseUrl);
+        // Bedrock's EU-only models name their region's endpoint; every other model served
+        // over its provider's API is at its provider's endpoint.
+        if (model.api === info.api && !model.id.startsWith("eu.")) expect(model.baseUrl).toBe(info.baseUrl);
       }
     }
   });
 
-  test("each provider's default model is in its list", () => {
+  test("each provider's default model is pi 1.6.0's and is in its list", () => {
+    expect(DEFAULT_MODEL_IDS).toMatchObject({ anthropic: "claude-opus-5-5", openai: "gpt-6.2-sol", google: "gemini-4-argon", "azure-openai-responses": "gpt-6.2-sol" });
     for (const provider of getCatalogProviders()) {
-      if (provider.defaultModel) expect(getModel(provider.id, provider.defaultModel)?.id).toBe(provider.defaultModel);
+      const id = DEFAULT_MODEL_IDS[provider.id];
+      if (id) expect(getModel(provider.id, id)?.id).toBe(id);
+      else expect(getModels(provider.id)).toEqual([]);
     }
   });
 
   test("a model served over another API carries that API's endpoint", () => {
-    expect(getModel("opencode", "claude-sonnet-4")).toMatchObject({ api: "anthropic-messages", baseUrl: "https://opencode.ai/zen" });
-    expect(getModel("opencode", "gpt-5")).toMatchObject({ api: "openai-responses", baseUrl: "https://opencode.ai/zen/v1" });
-    expect(getModel("opencode", "qwen3-coder")).toMatchObject({ api: "openai-completions", baseUrl: "https://opencode.ai/zen/v1" });
+    expect(getModel("opencode", "claude-sonnet-5-5")).toMatchObject({ api: "anthropic-messages", baseUrl: "https://opencode.ai/inference/anthropic" });
+    expect(getModel("opencode", "gpt-6.2-sol")).toMatchObject({ api: "openai-responses", baseUrl: "https://opencode.ai/inference/openai/v1" });
+    expect(getModel("opencode", "kimi-k3")).toMatchObject({ api: "openai-completions", baseUrl: "https://opencode.ai/inference/openai/v1" });
+    expect(getModel("opencode", "gemini-4-argon")).toMatchObject({ api: "google-generative-ai", baseUrl: "https://opencode.ai/inference/google/v1beta" });
   });
 
   test("only the providers with a key set are offered without being named", () => {
