@@ -70,7 +70,7 @@ interface SourceModel {
   baseUrl: string;
   reasoning: boolean;
   input: ("text" | "image")[];
-  cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  cost: CatalogModel["cost"];
   contextWindow: number;
   maxTokens: number;
   thinkingLevelMap?: CatalogModel["thinkingLevelMap"];
@@ -106,6 +106,8 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
     contextWindow: model.contextWindow,
     maxTokens: model.maxTokens,
   };
+  // Long-context prices, as pi states them.
+  if (model.cost.tiers?.length) row.cost.tiers = model.cost.tiers.map((tier) => ({ ...tier }));
   if (api !== provider.api) row.api = api;
   if (baseUrl !== provider.baseUrl) row.baseUrl = baseUrl;
   if (model.thinkingLevelMap) row.thinkingLevelMap = model.thinkingLevelMap;

@@ -27,7 +27,7 @@ onRefreshedCatalogChange(() => loaded.clear());
 
 /** What a refreshed row may change in a built-in one: the facts a catalog publishes, not the quirks. */
 function overlay(row: CatalogModel, fresh: CatalogModel): CatalogModel {
-  return { ...row, name: fresh.name || row.name, reasoning: fresh.reasoning, input: fresh.input, cost: fresh.cost, contextWindow: fresh.contextWindow, maxTokens: fresh.maxTokens };
+  return { ...row, name: fresh.name || row.name, reasoning: fresh.reasoning, input: fresh.input, cost: row.cost.tiers ? { ...fresh.cost, tiers: row.cost.tiers } : fresh.cost, contextWindow: fresh.contextWindow, maxTokens: fresh.maxTokens };
 }
 
 /** The built-in rows with the refreshed catalog's changes, then the models only the refreshed catalog has. */
@@ -66,7 +66,7 @@ function toModel(row: CatalogModel, provider: CatalogProviderInfo): Model {
     baseUrl: row.baseUrl ?? provider.baseUrl,
     reasoning: row.reasoning,
     input: [...row.input],
-    cost: { ...row.cost },
+    cost: structuredClone(row.cost),
     contextWindow: row.contextWindow,
     maxTokens: row.maxTokens,
   };

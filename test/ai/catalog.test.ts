@@ -4,10 +4,13 @@
  * takes from them, and that the committed files are what the generator makes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { canonicalProvider } from "../../src/ai/provider-aliases.ts";
 import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
 import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
 import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
+import { calculateCost } from "../../src/ai/usage.ts";
 import { DEFAULT_MODEL_IDS } from "../../src/ai/models-catalog.ts";
 import type { Model } from "../../src/ai/types.ts";
 
@@ -111,7 +114,7 @@ describe("the generated models", () => {
         expect(model.contextWindow).toBeGreaterThanOrEqual(model.maxTokens);
         expect(model.maxTokens).toBeGreaterThan(0);
         expect(model.input).toContain("text");
-        for (const price of Object.values(model.cost)) expect(price).toBeGreaterThanOrEqual(0);
+        for (const prices of [model.cost, ...(model.cost.tiers ?? [])]) for (const key of ["input", "output", "cacheRead", "cacheWrite"] as const) expect(prices[key]).toBeGreaterThanOrEqual(0);
         expect(APIS).toContain(model.api);
         // Bedrock's EU-only models name their region's endpoint; every other model served
         // over its provider's API is at its provider's endpoint.
@@ -142,6 +145,35 @@ describe("the generated models", () => {
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "faux"]);
     setEnv("DEEPSEEK_API_KEY", "sk-ds");
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "deepseek", "faux"]);
+  });
+
+  test("every model of pi 1.6.0's data has pi's prices (cache prices too), limits, thinking levels and quirks", () => {
+    const data = join(ROOT, "node_modules", "pi-coding-agent-160", "node_modules", "@earendil-works", "pi-ai", "dist", "providers", "data");
+    let compared = 0;
+    for (const file of readdirSync(data).filter((name) => name.endsWith(".json"))) {
+      const provider = canonicalProvider(file.slice(0, -5));
+      if (!getCatalogProviders().some((candidate) => candidate.id === provider)) continue;
+      const groups = JSON.parse(readFileSync(join(data, file), "utf8")) as Record<string, Record<string, Record<string, any>>>;
+      for (const source of Object.values(groups).flatMap((group) => Object.values(group))) {
+        if (source.type !== "chat" || !APIS.includes(source.api === "mistral-conversations" ? "openai-completions" : source.api)) continue;
+        const model = getModel(provider, source.id);
+        expect(model, `${provider}/${source.id}`).toBeDefined();
+        expect(model!.cost).toEqual(source.cost);
+        expect([model!.contextWindow, model!.maxTokens, model!.reasoning, model!.name]).toEqual([source.contextWindow, source.maxTokens, source.reasoning, source.name]);
+        if (source.thinkingLevelMap) expect(model!.thinkingLevelMap).toEqual(source.thinkingLevelMap);
+        if (source.compat) expect(model!.compat).toEqual(source.compat);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1_500);
+  });
+
+  test("a prompt above a long-context tier's threshold pays that tier's prices", () => {
+    const model = getModels("anthropic").find((candidate) => candidate.cost.tiers?.length)!;
+    const tier = model.cost.tiers![0];
+    const usage = (input: number) => ({ input, output: 1_000_000, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+    expect(calculateCost(model, usage(tier.inputTokensAbove)).output).toBe(model.cost.output);
+    expect(calculateCost(model, usage(tier.inputTokensAbove + 1)).output).toBe(tier.output);
   });
 
   test("the committed files are what the generator makes from the source", () => {
