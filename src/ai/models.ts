@@ -56,7 +56,11 @@ function catalogModels(provider: string): readonly Model[] {
   return models;
 }
 
-/** A catalog row as a Model: the provider's endpoint, API and thinking levels fill what the row leaves out. */
+/**
+ * A catalog row as a Model: the provider's endpoint, API and thinking levels fill what the
+ * row leaves out. The row is fresh from JSON.parse and owned here, so its parts are taken
+ * as they are.
+ */
 function toModel(row: CatalogModel, provider: CatalogProviderInfo): Model {
   const model: Model = {
     id: row.id,
@@ -65,16 +69,30 @@ function toModel(row: CatalogModel, provider: CatalogProviderInfo): Model {
     provider: provider.id,
     baseUrl: row.baseUrl ?? provider.baseUrl,
     reasoning: row.reasoning,
-    input: [...row.input],
-    cost: structuredClone(row.cost),
+    input: row.input,
+    cost: row.cost,
     contextWindow: row.contextWindow,
     maxTokens: row.maxTokens,
   };
   const levels = row.thinkingLevelMap ?? (row.reasoning ? provider.thinkingLevelMap : undefined);
   if (levels) model.thinkingLevelMap = { ...levels };
-  if (row.compat) model.compat = structuredClone(row.compat);
-  if (row.headers) model.headers = { ...row.headers };
+  if (row.compat) model.compat = row.compat;
+  if (row.headers) model.headers = row.headers;
   return model;
+}
+
+/**
+ * A copy of a catalog model that shares nothing with it. Written out rather than
+ * structuredClone: --list-models and start-up copy hundreds, and this is several times faster.
+ */
+function copyModel(model: Model): Model {
+  const copy: Model = { ...model, input: [...model.input], cost: { ...model.cost } };
+  if (model.cost.tiers) copy.cost.tiers = model.cost.tiers.map((tier) => ({ ...tier }));
+  if (model.thinkingLevelMap) copy.thinkingLevelMap = { ...model.thinkingLevelMap };
+  if (model.headers) copy.headers = { ...model.headers };
+  // Quirks may hold lists and objects (routing, fallbacks): a deep copy.
+  if (model.compat) copy.compat = JSON.parse(JSON.stringify(model.compat)) as Model["compat"];
+  return copy;
 }
 
 /** Where the catalog in use comes from and how old it is: the refreshed copy when valid, else the built-in one. */
@@ -111,13 +129,13 @@ export function getCatalogProviders(): CatalogProviderInfo[] {
 
 /** The built-in models of a provider (empty for a provider the catalog does not know). */
 export function getModels(provider: string): Model[] {
-  return catalogModels(canonicalProvider(provider)).map((model) => structuredClone(model));
+  return catalogModels(canonicalProvider(provider)).map(copyModel);
 }
 
 /** One built-in model, or undefined when the provider or id is unknown. */
 export function getModel(provider: string, id: string): Model | undefined {
   const model = catalogModels(canonicalProvider(provider)).find((candidate) => candidate.id === id);
-  return model ? structuredClone(model) : undefined;
+  return model ? copyModel(model) : undefined;
 }
 
 /** Two models are the same model when provider and id agree; a missing model equals nothing. */
