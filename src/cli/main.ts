@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "auth") {
     const credentials = await import("./auth-credentials.ts");
     if (credentials.isCredentialCommand(argv[1])) return credentials.runCredentialCommand(argv[1], argv.slice(2));
-    const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
+    const { runAuthCommand } = await import("./auth-command.ts");
     return runAuthCommand(argv.slice(1));
   }
   // `xcsh config [list|enable|disable …]`: which resources of each package load (src/packages/config-command.ts).

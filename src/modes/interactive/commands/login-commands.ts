@@ -13,7 +13,7 @@
  */
 import type { AuthStore } from "../../../auth/auth-store.ts";
 import { authStoreAt } from "../../../auth/credentials.ts";
-import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../auth/login-targets.ts";
+import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../config/login-targets.ts";
 import type { App, BuiltinCommand } from "../app.ts";
 import { selectDialog } from "../dialogs.ts";
 import { shortenHome } from "../footer.ts";
