@@ -216,6 +216,16 @@ export interface ModelCost {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Prices for a request whose whole prompt is above `inputTokensAbove` tokens (the highest such tier wins). */
+  tiers?: ModelCostTier[];
+}
+
+export interface ModelCostTier {
+  inputTokensAbove: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 
 export interface Model<TApi extends Api = Api> {

@@ -20,13 +20,32 @@ export function roundCost(dollars: number): number {
   return Math.round(dollars * 1e10) / 1e10;
 }
 
+/**
+ * The prices a request pays: the base ones, or those of the highest tier whose threshold
+ * the request's whole prompt (fresh, cached and cache-written tokens) is above — the
+ * long-context prices some providers charge.
+ */
+function pricesFor(cost: Model["cost"], usage: Usage): Omit<Model["cost"], "tiers"> {
+  const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+  let prices: Omit<Model["cost"], "tiers"> = cost;
+  let threshold = -1;
+  for (const tier of cost.tiers ?? []) {
+    if (prompt > tier.inputTokensAbove && tier.inputTokensAbove > threshold) {
+      prices = tier;
+      threshold = tier.inputTokensAbove;
+    }
+  }
+  return prices;
+}
+
 /** Fills `usage.cost` from the model's per-million-token prices and returns it. */
 export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["cost"] {
   const perToken = (pricePerMillion: number, tokens: number) => roundCost((pricePerMillion / 1_000_000) * tokens);
-  usage.cost.input = perToken(model.cost.input, usage.input);
-  usage.cost.output = perToken(model.cost.output, usage.output);
-  usage.cost.cacheRead = perToken(model.cost.cacheRead, usage.cacheRead);
-  usage.cost.cacheWrite = perToken(model.cost.cacheWrite, usage.cacheWrite);
+  const prices = pricesFor(model.cost, usage);
+  usage.cost.input = perToken(prices.input, usage.input);
+  usage.cost.output = perToken(prices.output, usage.output);
+  usage.cost.cacheRead = perToken(prices.cacheRead, usage.cacheRead);
+  usage.cost.cacheWrite = perToken(prices.cacheWrite, usage.cacheWrite);
   usage.cost.total = roundCost(usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite);
   return usage.cost;
 }

@@ -15,10 +15,10 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Static, TSchema } from "typebox";
 import { Type } from "../schema/type.ts";
-import { ConfigError } from "../config/errors.ts";
-import { assertMatchesSchema, readJsonFile } from "../config/json-file.ts";
-import { getAgentDir } from "../config/paths.ts";
-import { writePrivateFileAtomically } from "../config/private-files.ts";
+import { ConfigError } from "../files/errors.ts";
+import { assertMatchesSchema, readJsonFile } from "../files/json-file.ts";
+import { getAgentDir } from "../files/paths.ts";
+import { writePrivateFileAtomically } from "../files/private-files.ts";
 
 const ApiKeyCredentialSchema = Type.Object({
   type: Type.Literal("api_key"),

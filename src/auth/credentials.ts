@@ -5,7 +5,7 @@
  * endpoint and headers that account needs. Key order (pi's): `--api-key`, then this,
  * then models.json, then the environment; the registry applies it.
  */
-import type { ConfigError } from "../config/errors.ts";
+import type { ConfigError } from "../files/errors.ts";
 import type { OAuthCredential } from "./auth-file.ts";
 import { AuthStore } from "./auth-store.ts";
 import { isStoredKeyConfigured, resolveStoredKey, StoredKeyError } from "./stored-key.ts";

@@ -12,6 +12,8 @@ Usage:
   git diff | xcsh -p "Review this" Piped input comes before the first prompt
   xcsh -p -- "-prompt"             -- ends the options (for a prompt that starts with -)
   xcsh --list-models [search]      List the models you can use
+  xcsh models update               Refresh the model catalog from models.dev
+                                   (docs/providers.md); never done on its own
   xcsh auth login|logout|status [provider]
                                    Sign in (github-copilot, openai-codex) or store
                                    an API key in auth.json (docs/providers.md)

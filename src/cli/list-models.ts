@@ -5,9 +5,11 @@
  *
  * The registry offers a catalog provider's models only once its key is set (start-up
  * reads nothing else); a listing shows them all, so it reads the rest of the catalog.
+ * The last line says which catalog that is and how old: the built-in one, or the copy
+ * `xcsh models update` fetched.
  */
 import { findEnvKeys } from "../ai/env-api-keys.ts";
-import { getCatalogProviders, getModels, getProviders } from "../ai/models.ts";
+import { catalogAge, getCatalogProviders, getModels, getProviders } from "../ai/models.ts";
 import type { Model } from "../ai/types.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 
@@ -40,6 +42,17 @@ function everyModel(registry: ModelRegistry): Model[] {
   const byProvider = new Map<string, Model[]>();
   for (const model of known) byProvider.set(model.provider, [...(byProvider.get(model.provider) ?? []), model]);
   return order.flatMap((provider) => byProvider.get(provider) ?? (offered.has(provider) ? [] : getModels(provider)));
+}
+
+/** "Model catalog: …" — which catalog the listing shows and how old it is. */
+function catalogAgeLine(now = Date.now()): string {
+  const age = catalogAge();
+  const days = Math.max(0, Math.floor((now - age.date.getTime()) / 86_400_000));
+  const old = days === 0 ? "today" : days === 1 ? "1 day old" : `${days} days old`;
+  const day = age.date.toISOString().slice(0, 10);
+  return age.kind === "refreshed"
+    ? `Model catalog: fetched from ${age.source} on ${day} (${old}), ${age.path}; refresh with \`xcsh models update\``
+    : `Model catalog: built-in, ${age.source}, of ${day} (${old}); refresh with \`xcsh models update\``;
 }
 
 /** Lists the models of `registry` (with extensions' providers, when any loaded) and of the whole catalog. */
@@ -81,6 +94,7 @@ export function listModels(search: string, registry: ModelRegistry = ModelRegist
       ]),
     );
   }
+  out += `\n${catalogAgeLine()}\n`;
   process.stdout.write(out);
   return 0;
 }

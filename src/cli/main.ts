@@ -54,12 +54,17 @@ async function main(argv: string[]): Promise<number> {
     const { runMcpCommand } = await import("../mcp/cli.ts");
     return runMcpCommand(argv.slice(1));
   }
+  // `xcsh models update`: refreshes the model catalog from models.dev, on request only (src/cli/models-command.ts).
+  if (argv[0] === "models") {
+    const { runModelsCommand } = await import("./models-command.ts");
+    return runModelsCommand(argv.slice(1));
+  }
   // `xcsh auth login|logout|status [provider]`: the credentials in auth.json (src/auth/);
   // `check|print-api-key|print-bearer-token` (pi 1.6.0) resolve them through the registry (cli/auth-credentials.ts).
   if (argv[0] === "auth") {
     const credentials = await import("./auth-credentials.ts");
     if (credentials.isCredentialCommand(argv[1])) return credentials.runCredentialCommand(argv[1], argv.slice(2));
-    const { runAuthCommand } = await import("../auth/cli/auth-command.ts");
+    const { runAuthCommand } = await import("./auth-command.ts");
     return runAuthCommand(argv.slice(1));
   }
   // `xcsh config [list|enable|disable …]`: which resources of each package load (src/packages/config-command.ts).

@@ -14,6 +14,7 @@
  */
 import { canonicalProvider } from "../ai/provider-aliases.ts";
 import { dirname, join } from "node:path";
+import { REFRESHED_CATALOG_FILE, setRefreshedCatalogPath } from "../ai/catalog/refreshed.ts";
 import { getEnvApiKey } from "../ai/env-api-keys.ts";
 import { getModels, getProviders as getCatalogProviderIds, getProvidersToOffer } from "../ai/models.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
@@ -113,6 +114,8 @@ export class ModelRegistry {
   /** Builds the registry from the built-in catalog and models.json; throws ConfigError for a bad file. */
   static load(options: ModelRegistryOptions = {}): ModelRegistry {
     const path = options.modelsJsonPath ?? getModelsJsonPath();
+    // The refreshed catalog (`xcsh models update`) sits beside models.json.
+    setRefreshedCatalogPath(join(dirname(path), REFRESHED_CATALOG_FILE));
     const authPath = options.authJsonPath ?? (options.modelsJsonPath ? join(dirname(options.modelsJsonPath), "auth.json") : getAuthJsonPath());
     return new ModelRegistry(path, loadModelsJson(path).providers, authStoreAt(authPath));
   }

@@ -4,10 +4,14 @@
  * takes from them, and that the committed files are what the generator makes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { canonicalProvider } from "../../src/ai/provider-aliases.ts";
 import { AMBIENT_CREDENTIAL_VARIABLES, findEnvKeys, getEnvApiKey } from "../../src/ai/env-api-keys.ts";
 import { getCatalogProviders, getModel, getModels, getProviders, getProvidersToOffer } from "../../src/ai/models.ts";
 import { detectCompat, mistralToolCallId } from "../../src/ai/providers/openai-completions-convert.ts";
+import { calculateCost } from "../../src/ai/usage.ts";
+import { DEFAULT_MODEL_IDS } from "../../src/ai/models-catalog.ts";
 import type { Model } from "../../src/ai/types.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -57,6 +61,8 @@ describe("the provider index", () => {
       "moonshotai-cn": "MOONSHOT_API_KEY",
       "qwen-token-plan": "QWEN_TOKEN_PLAN_API_KEY",
       "qwen-token-plan-cn": "QWEN_TOKEN_PLAN_CN_API_KEY",
+      "qwen-token-plan-individual": "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+      "qwen-token-plan-individual-cn": "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
       xiaomi: "XIAOMI_API_KEY",
       "xiaomi-token-plan-cn": "XIAOMI_TOKEN_PLAN_CN_API_KEY",
       "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
@@ -108,23 +114,29 @@ describe("the generated models", () => {
         expect(model.contextWindow).toBeGreaterThanOrEqual(model.maxTokens);
         expect(model.maxTokens).toBeGreaterThan(0);
         expect(model.input).toContain("text");
-        for (const price of Object.values(model.cost)) expect(price).toBeGreaterThanOrEqual(0);
+        for (const prices of [model.cost, ...(model.cost.tiers ?? [])]) for (const key of ["input", "output", "cacheRead", "cacheWrite"] as const) expect(prices[key]).toBeGreaterThanOrEqual(0);
         expect(APIS).toContain(model.api);
-        if (model.api === info.api) expect(model.baseUrl).toBe(info.baseUrl);
+        // Bedrock's EU-only models name their region's endpoint; every other model served
+        // over its provider's API is at its provider's endpoint.
+        if (model.api === info.api && !model.id.startsWith("eu.")) expect(model.baseUrl).toBe(info.baseUrl);
       }
     }
   });
 
-  test("each provider's default model is in its list", () => {
+  test("each provider's default model is pi 1.6.0's and is in its list", () => {
+    expect(DEFAULT_MODEL_IDS).toMatchObject({ anthropic: "claude-opus-5-5", openai: "gpt-6.2-sol", google: "gemini-4-argon", "azure-openai-responses": "gpt-6.2-sol" });
     for (const provider of getCatalogProviders()) {
-      if (provider.defaultModel) expect(getModel(provider.id, provider.defaultModel)?.id).toBe(provider.defaultModel);
+      const id = DEFAULT_MODEL_IDS[provider.id];
+      if (id) expect(getModel(provider.id, id)?.id).toBe(id);
+      else expect(getModels(provider.id)).toEqual([]);
     }
   });
 
   test("a model served over another API carries that API's endpoint", () => {
-    expect(getModel("opencode", "claude-sonnet-4")).toMatchObject({ api: "anthropic-messages", baseUrl: "https://opencode.ai/zen" });
-    expect(getModel("opencode", "gpt-5")).toMatchObject({ api: "openai-responses", baseUrl: "https://opencode.ai/zen/v1" });
-    expect(getModel("opencode", "qwen3-coder")).toMatchObject({ api: "openai-completions", baseUrl: "https://opencode.ai/zen/v1" });
+    expect(getModel("opencode", "claude-sonnet-5-5")).toMatchObject({ api: "anthropic-messages", baseUrl: "https://opencode.ai/inference/anthropic" });
+    expect(getModel("opencode", "gpt-6.2-sol")).toMatchObject({ api: "openai-responses", baseUrl: "https://opencode.ai/inference/openai/v1" });
+    expect(getModel("opencode", "kimi-k3")).toMatchObject({ api: "openai-completions", baseUrl: "https://opencode.ai/inference/openai/v1" });
+    expect(getModel("opencode", "gemini-4-argon")).toMatchObject({ api: "google-generative-ai", baseUrl: "https://opencode.ai/inference/google/v1beta" });
   });
 
   test("only the providers with a key set are offered without being named", () => {
@@ -133,6 +145,35 @@ describe("the generated models", () => {
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "faux"]);
     setEnv("DEEPSEEK_API_KEY", "sk-ds");
     expect(getProvidersToOffer()).toEqual(["anthropic", "openai", "google", "deepseek", "faux"]);
+  });
+
+  test("every model of pi 1.6.0's data has pi's prices (cache prices too), limits, thinking levels and quirks", () => {
+    const data = join(ROOT, "node_modules", "pi-coding-agent-160", "node_modules", "@earendil-works", "pi-ai", "dist", "providers", "data");
+    let compared = 0;
+    for (const file of readdirSync(data).filter((name) => name.endsWith(".json"))) {
+      const provider = canonicalProvider(file.slice(0, -5));
+      if (!getCatalogProviders().some((candidate) => candidate.id === provider)) continue;
+      const groups = JSON.parse(readFileSync(join(data, file), "utf8")) as Record<string, Record<string, Record<string, any>>>;
+      for (const source of Object.values(groups).flatMap((group) => Object.values(group))) {
+        if (source.type !== "chat" || !APIS.includes(source.api === "mistral-conversations" ? "openai-completions" : source.api)) continue;
+        const model = getModel(provider, source.id);
+        expect(model, `${provider}/${source.id}`).toBeDefined();
+        expect(model!.cost).toEqual(source.cost);
+        expect([model!.contextWindow, model!.maxTokens, model!.reasoning, model!.name]).toEqual([source.contextWindow, source.maxTokens, source.reasoning, source.name]);
+        if (source.thinkingLevelMap) expect(model!.thinkingLevelMap).toEqual(source.thinkingLevelMap);
+        if (source.compat) expect(model!.compat).toEqual(source.compat);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1_500);
+  });
+
+  test("a prompt above a long-context tier's threshold pays that tier's prices", () => {
+    const model = getModels("anthropic").find((candidate) => candidate.cost.tiers?.length)!;
+    const tier = model.cost.tiers![0];
+    const usage = (input: number) => ({ input, output: 1_000_000, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+    expect(calculateCost(model, usage(tier.inputTokensAbove)).output).toBe(model.cost.output);
+    expect(calculateCost(model, usage(tier.inputTokensAbove + 1)).output).toBe(tier.output);
   });
 
   test("the committed files are what the generator makes from the source", () => {

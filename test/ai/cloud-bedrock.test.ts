@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ensureBinary, makeTestHome, runXcsh, type RunResult, type TestHome } from "../support/cli.ts";
 import { bedrockException, encodeEventMessage, startFakeBedrock, type FakeBedrockServer } from "../support/fake-llm/bedrock.ts";
 
-const MODEL_ID = "anthropic.claude-sonnet-4-20250514-v1:0";
+const MODEL_ID = "anthropic.claude-sonnet-4-5-20250929-v1:0";
 const MODEL = ["--model", `amazon-bedrock/${MODEL_ID}`];
 const KEY_ID = "AKIDXCSHTEST";
 const SECRET = "wJalr/XCSH+test/SECRET";
@@ -54,7 +54,7 @@ describe("Amazon Bedrock", () => {
     expect(result.exitCode).toBe(0);
 
     const [first, second] = server.requests.slice(before);
-    expect(first.path).toBe("/model/anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream");
+    expect(first.path).toBe("/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream");
     expect(first.auth).toBe("sigv4");
     expect(first.scope).toEqual({ region: "eu-west-3", service: "bedrock", accessKeyId: KEY_ID });
     expect(first.headers["x-amz-security-token"]).toBe("session-token-7");
@@ -104,7 +104,7 @@ describe("Amazon Bedrock", () => {
   test("an auth.json entry whose env holds the credentials counts as configured (--list-models, auth status)", async () => {
     writeFileSync(join(home.agentDir, "auth.json"), JSON.stringify({ "amazon-bedrock": { type: "api_key", env: { AWS_PROFILE: "work" } } }), { mode: 0o600 });
     const listed = await runXcsh(["--list-models", "amazon-bedrock"], { env: home.env });
-    expect(listed.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\syes$/m);
+    expect(listed.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-5-20250929-v1:0\s.*\syes$/m);
     const status = await runXcsh(["auth", "status", "amazon-bedrock"], { env: home.env });
     expect(status.stdout).toContain("amazon-bedrock: credentials in the env of its auth.json entry");
   });
@@ -288,8 +288,8 @@ describe("Amazon Bedrock", () => {
 
   test("--list-models shows Bedrock's models, keyed once credentials are set", async () => {
     const without = await runXcsh(["--list-models", "amazon-bedrock"], { env: home.env });
-    expect(without.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\sno$/m);
+    expect(without.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-5-20250929-v1:0\s.*\sno$/m);
     const withKeys = await runXcsh(["--list-models", "amazon-bedrock"], { env: { ...home.env, ...ACCESS_KEYS } });
-    expect(withKeys.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-20250514-v1:0\s.*\syes$/m);
+    expect(withKeys.stdout).toMatch(/amazon-bedrock\s+anthropic\.claude-sonnet-4-5-20250929-v1:0\s.*\syes$/m);
   });
 });

@@ -49,7 +49,7 @@ describe("a catalog provider with only its key set", () => {
   test("groq: the key goes as a bearer token to Groq's chat/completions, in Groq's dialect", async () => {
     overrideBaseUrls({ groq: server.baseUrl("openai-completions") });
     server.enqueue({ content: [{ type: "text", text: "hi from groq" }] });
-    const { request, stdout, exitCode } = await prompt(["--provider", "groq", "--model", "openai/gpt-oss-120b", "--thinking", "minimal"], {
+    const { request, stdout, exitCode } = await prompt(["--provider", "groq", "--model", "openai/gpt-oss-120b", "--thinking", "low"], {
       GROQ_API_KEY: "gsk-test-key",
     });
     expect(stdout).toBe("hi from groq\n");
@@ -61,7 +61,7 @@ describe("a catalog provider with only its key set", () => {
     expect(request.body.messages[0].role).toBe("system");
     expect(request.body.stream_options).toEqual({ include_usage: true });
     expect(request.body.store).toBeUndefined();
-    // Groq's effort levels start at "low": "minimal" is sent as "low".
+    // Groq's effort levels start at "low" (pi 1.6.0's level map for the model has no "minimal").
     expect(request.body.reasoning_effort).toBe("low");
   });
 
@@ -87,13 +87,14 @@ describe("a catalog provider with only its key set", () => {
   test("openrouter: reasoning as OpenRouter's `reasoning` object, cache breakpoints for Claude", async () => {
     overrideBaseUrls({ openrouter: server.baseUrl("openai-completions") });
     server.enqueue({ content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "routed" }] });
-    const { request, stdout } = await prompt(["--model", "openrouter/anthropic/claude-sonnet-4", "--thinking", "high"], {
+    const { request, stdout } = await prompt(["--model", "openrouter/anthropic/claude-sonnet-4.6:batch", "--thinking", "high"], {
       OPENROUTER_API_KEY: "sk-or-test",
     });
     expect(stdout).toBe("routed\n");
     expect(request.path).toBe("/v1/chat/completions");
     expect(request.headers.authorization).toBe("Bearer sk-or-test");
-    expect(request.body.model).toBe("anthropic/claude-sonnet-4");
+    // (pi 1.6.0 serves the plain anthropic/ ids over Anthropic Messages; the :batch ones over Chat Completions.)
+    expect(request.body.model).toBe("anthropic/claude-sonnet-4.6:batch");
     expect(request.body.reasoning).toEqual({ effort: "high" });
     expect(request.body.reasoning_effort).toBeUndefined();
     expect(request.body.messages[0].role).toBe("system");
@@ -108,7 +109,7 @@ describe("a catalog provider with only its key set", () => {
       { content: [{ type: "text", text: "done" }] },
     );
     const before = server.requests.length;
-    const result = await runXcsh(["-p", "List.", "--no-session", "--model", "deepseek/deepseek-reasoner", "--thinking", "high"], {
+    const result = await runXcsh(["-p", "List.", "--no-session", "--model", "deepseek/deepseek-v4-pro", "--thinking", "high"], {
       env: { ...home.env, DEEPSEEK_API_KEY: "sk-ds-test" },
       timeoutMs: 60_000,
     });
@@ -131,7 +132,7 @@ describe("a catalog provider with only its key set", () => {
       { content: [{ type: "text", text: "finished" }] },
     );
     const before = server.requests.length;
-    const result = await runXcsh(["-p", "Run it.", "--no-session", "--model", "mistral/devstral-medium-2507"], {
+    const result = await runXcsh(["-p", "Run it.", "--no-session", "--model", "mistral/devstral-medium-latest"], {
       env: { ...home.env, MISTRAL_API_KEY: "mistral-test" },
       timeoutMs: 60_000,
     });
@@ -171,26 +172,29 @@ describe("--list-models", () => {
     const result = await runXcsh(["--list-models"], { env: { ...home.env, GROQ_API_KEY: "gsk-test-key" } });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^groq\s+llama-3\.3-70b-versatile\s+131\.1K\s+32\.8K\s+no\s+no\s+yes$/m);
-    expect(result.stdout).toMatch(/^openrouter\s+anthropic\/claude-sonnet-4\s+.*\s+no$/m);
-    expect(result.stdout).toMatch(/^deepseek\s+deepseek-chat\s/m);
+    expect(result.stdout).toMatch(/^openrouter\s+anthropic\/claude-sonnet-4\.6\s+.*\s+no$/m);
+    expect(result.stdout).toMatch(/^deepseek\s+deepseek-v4-pro\s/m);
     expect(result.stdout).toMatch(/^anthropic\s+claude-sonnet-4-6\s/m);
   });
 
-  test("shows the providers without built-in models with their key variable, and whether it is set", async () => {
+  test("the providers that once had no built-in models list pi 1.6.0's, keyed by their variable", async () => {
+    // Every provider of the index has built-in models now: no "Providers without built-in models" part.
     const unset = await runXcsh(["--list-models", "minimax"], { env: home.env });
     expect(unset.exitCode).toBe(0);
-    expect(unset.stdout).toContain("Providers without built-in models");
-    expect(unset.stdout).toMatch(/^minimax\s+MINIMAX_API_KEY\s+no\s+https:\/\/api\.minimax\.io\/anthropic\s+anthropic-messages$/m);
+    expect(unset.stdout).not.toContain("Providers without built-in models");
+    expect(unset.stdout).toMatch(/^minimax\s+MiniMax-M3\s+1M\s+524\.3K\s+yes\s+yes\s+no$/m);
     const set = await runXcsh(["--list-models", "minimax"], { env: { ...home.env, MINIMAX_API_KEY: "mm-test" } });
-    expect(set.stdout).toMatch(/^minimax\s+MINIMAX_API_KEY\s+yes\s/m);
+    expect(set.stdout).toMatch(/^minimax\s+MiniMax-M3\s+.*\s+yes$/m);
+    expect(set.stdout).toMatch(/^minimax-cn\s+MiniMax-M3\s+.*\s+no$/m);
   });
 
   test("a search narrows the list: every word must match provider/id or name", async () => {
-    const result = await runXcsh(["--list-models", "groq llama"], { env: home.env });
+    const result = await runXcsh(["--list-models", "groq gpt"], { env: home.env });
     expect(result.exitCode).toBe(0);
-    const rows = result.stdout.trim().split("\n").slice(1);
+    // The table, without its header and the catalog line after the blank one.
+    const rows = result.stdout.split("\n\n")[0].trim().split("\n").slice(1);
     expect(rows.length).toBeGreaterThan(2);
-    for (const row of rows) expect(row).toMatch(/^groq\s+\S*llama/);
+    for (const row of rows) expect(row).toMatch(/^groq\s+\S*gpt/);
   });
 });
 
@@ -208,8 +212,8 @@ describe("get_available_models over RPC", () => {
   test("without keys: only models with a credential, none from the catalog's keyless providers", async () => {
     const { ids, stderr } = await availableIds({});
     expect(ids).toEqual(["fake/fake-model"]);
-    // Start-up read no provider's model list.
-    expect(stderr).not.toContain("loaded catalog/");
+    // Start-up read no keyless provider's model list: only the three offered without a key.
+    expect(stderr.match(/loaded catalog\/\S+/g)?.sort()).toEqual(["loaded catalog/anthropic", "loaded catalog/google", "loaded catalog/openai"]);
   });
 
   test("with GROQ_API_KEY: Groq's models too, and only Groq's list was read", async () => {
@@ -217,7 +221,6 @@ describe("get_available_models over RPC", () => {
     expect(ids).toContain("groq/llama-3.3-70b-versatile");
     expect(ids).toContain("fake/fake-model");
     expect(ids.some((id) => id.startsWith("openrouter/") || id.startsWith("anthropic/"))).toBe(false);
-    expect(stderr).toContain("loaded catalog/groq");
-    expect(stderr.match(/loaded catalog\//g)).toHaveLength(1);
+    expect(stderr.match(/loaded catalog\/\S+/g)?.sort()).toEqual(["loaded catalog/anthropic", "loaded catalog/google", "loaded catalog/groq", "loaded catalog/openai"]);
   });
 });

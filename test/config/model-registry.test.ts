@@ -99,7 +99,8 @@ describe("merging models.json into the catalog", () => {
     const registry = registryWith({ openai: { api: "openai-completions", compat: { supportsStore: false } } });
     const model = registry.find("openai", "gpt-4o")!;
     expect(model.api).toBe("openai-completions");
-    expect(model.compat).toEqual({ supportsStore: false });
+    // Over the model's own quirks from the catalog.
+    expect(model.compat).toEqual({ ...getModels("openai").find((candidate) => candidate.id === "gpt-4o")!.compat, supportsStore: false });
   });
 
   test("custom models are upserted by id into a built-in provider", () => {

@@ -52,9 +52,10 @@ describe("--model matching", () => {
   });
 
   test("a pattern matches id or name, case-insensitively, first in catalog order", () => {
-    expect(picked(resolve({ model: "sonnet" })).ref).toBe("anthropic/claude-sonnet-4-6");
-    expect(picked(resolve({ model: "Flash-Lite" })).ref).toBe("google/gemini-2.5-flash-lite");
-    expect(picked(resolve({ model: "anthropic/haiku" })).ref).toBe("anthropic/claude-haiku-4-5");
+    // Each provider's ids run highest version first, so a family name finds its newest model.
+    expect(picked(resolve({ model: "sonnet" })).ref).toBe("anthropic/claude-sonnet-5-5");
+    expect(picked(resolve({ model: "2.5 Flash-Lite" })).ref).toBe("google/gemini-2.5-flash-lite");
+    expect(picked(resolve({ model: "anthropic/haiku" })).ref).toBe("anthropic/claude-haiku-5-5");
   });
 
   test("among several matches, one with an API key beats catalog order", () => {
@@ -63,7 +64,7 @@ describe("--model matching", () => {
     });
     expect(picked(resolve({ model: "sonnet" }, withProxy)).ref).toBe("proxy/team-sonnet");
     sandbox.setEnv("ANTHROPIC_API_KEY", "sk-ant");
-    expect(picked(resolve({ model: "sonnet" }, withProxy)).ref).toBe("anthropic/claude-sonnet-4-6");
+    expect(picked(resolve({ model: "sonnet" }, withProxy)).ref).toBe("anthropic/claude-sonnet-5-5");
   });
 
   test("the provider given wins over availability and catalog order", () => {
@@ -96,7 +97,7 @@ describe("--model matching", () => {
 
 describe("thinking level", () => {
   test("a :level suffix sets the thinking level, and is only stripped when it is a level", () => {
-    expect(picked(resolve({ model: "sonnet:high" }))).toMatchObject({ ref: "anthropic/claude-sonnet-4-6", thinking: "high" });
+    expect(picked(resolve({ model: "sonnet:high" }))).toMatchObject({ ref: "anthropic/claude-sonnet-5-5", thinking: "high" });
     expect(picked(resolve({ model: "llama3.1:8b:high" }))).toMatchObject({ ref: "ollama/llama3.1:8b", thinking: "off" });
     expect(picked(resolve({ model: "ollama/gpt-oss:20b:medium" }))).toEqual({ ref: "ollama/gpt-oss:20b", thinking: "medium", warning: undefined });
     // A model whose id really ends in ":low" is taken whole.
@@ -105,10 +106,10 @@ describe("thinking level", () => {
 
   test("explicit thinking beats the suffix, which beats settings, which beat off", () => {
     const settings = { defaultThinkingLevel: "low" as const };
-    expect(picked(resolve({ model: "sonnet:high", thinking: "minimal", settings })).thinking).toBe("minimal");
-    expect(picked(resolve({ model: "sonnet:high", settings })).thinking).toBe("high");
-    expect(picked(resolve({ model: "sonnet", settings })).thinking).toBe("low");
-    expect(picked(resolve({ model: "sonnet" })).thinking).toBe("off");
+    expect(picked(resolve({ model: "claude-sonnet-4-5:high", thinking: "minimal", settings })).thinking).toBe("minimal");
+    expect(picked(resolve({ model: "claude-sonnet-4-5:high", settings })).thinking).toBe("high");
+    expect(picked(resolve({ model: "claude-sonnet-4-5", settings })).thinking).toBe("low");
+    expect(picked(resolve({ model: "claude-sonnet-4-5" })).thinking).toBe("off");
   });
 
   test("a level the model lacks is clamped, with a warning when the user asked for it", () => {
@@ -124,7 +125,8 @@ describe("thinking level", () => {
     });
     // From settings or the default: clamped quietly.
     expect(picked(resolve({ model: "gpt-4o", settings: { defaultThinkingLevel: "high" } }))).toEqual({ ref: "openai/gpt-4o", thinking: "off", warning: undefined });
-    expect(picked(resolve({ model: "gemini-2.5-pro" }))).toEqual({ ref: "google/gemini-2.5-pro", thinking: "minimal", warning: undefined });
+    // GPT-6.2 Sol always reasons, at "low" at least.
+    expect(picked(resolve({ model: "gpt-6.2-sol" }))).toEqual({ ref: "openai/gpt-6.2-sol", thinking: "low", warning: undefined });
   });
 
   test("an invalid --thinking value lists the levels", () => {
@@ -151,15 +153,15 @@ describe("without --model", () => {
     const local = registry();
     expect(picked(resolve({}, local)).ref).toBe("ollama/llama3.1:8b");
     sandbox.setEnv("GEMINI_API_KEY", "gem");
-    expect(picked(resolve({}, local)).ref).toBe("google/gemini-2.5-pro");
+    expect(picked(resolve({}, local)).ref).toBe("google/gemini-4-argon");
     sandbox.setEnv("OPENAI_API_KEY", "sk-openai");
-    expect(picked(resolve({}, local)).ref).toBe("openai/gpt-5.1");
+    expect(picked(resolve({}, local)).ref).toBe("openai/gpt-6.2-sol");
     sandbox.setEnv("ANTHROPIC_API_KEY", "sk-ant");
-    expect(picked(resolve({}, local)).ref).toBe("anthropic/claude-sonnet-4-6");
+    expect(picked(resolve({}, local)).ref).toBe("anthropic/claude-opus-5-5");
   });
 
   test("--provider alone picks that provider's everyday model", () => {
-    expect(picked(resolve({ provider: "openai" })).ref).toBe("openai/gpt-5.1");
+    expect(picked(resolve({ provider: "openai" })).ref).toBe("openai/gpt-6.2-sol");
     expect(picked(resolve({ provider: "ollama" })).ref).toBe("ollama/llama3.1:8b");
     const settings = { defaultProvider: "openai", defaultModel: "gpt-4.1" };
     expect(picked(resolve({ provider: "openai", settings })).ref).toBe("openai/gpt-4.1");

@@ -3,11 +3,12 @@
  * it needs — the environment variable that holds its key (the same names pi uses), its
  * endpoint, the API it speaks and the quirks of that API's dialect. This table is small
  * and loaded at start-up (the key look-up needs it); the providers' model lists are
- * generated into ./models/ and loaded only when asked for (./model-loaders.ts).
+ * generated into ./models/ (scripts/generate-catalog.ts, from pi 1.6.0's catalog) and
+ * loaded only when asked for (../models.ts).
  *
  * Written by hand: these are facts about each service, not data a catalog publishes.
- * `modelsFrom` names the models.dev provider whose models scripts/generate-catalog.ts
- * takes; a provider without it has no built-in models (add them in models.json).
+ * `modelsFrom` names the models.dev provider whose models `xcsh models update` takes
+ * for it (./models-dev.ts).
  *
  * Quirks are `compat` switches of the openai-completions provider (the same switches
  * models.json's `compat` sets): they are read per request from here, so a provider keeps
@@ -29,25 +30,26 @@ export interface CatalogProviderInfo {
   modelCompat?: readonly { idPrefix: string; compat: ModelCompat }[];
   /** Thinking levels of the provider's reasoning models, when they differ from the defaults. */
   thinkingLevelMap?: ThinkingLevelMap;
-  /** The model picked when only the provider is named: a capable everyday model. */
-  defaultModel?: string;
-  /** Generation only: the models.dev provider whose models this provider serves. */
+  /**
+   * Offered (its models listed to the default-model search) even without a key: the
+   * providers most people start with, so "set ANTHROPIC_API_KEY" is the hint they get.
+   */
+  offeredWithoutKey?: true;
+  /** `xcsh models update` only: the models.dev provider whose models this provider serves. */
   modelsFrom?: string;
   /**
-   * Generation only: models served over another API or endpoint than the provider's
+   * `xcsh models update` only: models served over another API or endpoint than the provider's
    * (by id prefix; models.dev's own per-model `provider.npm` wins where it has one).
    */
   modelApis?: readonly { idPrefix: string; api: KnownApi; baseUrl?: string }[];
-  /** Generation only: a model id must match this to be kept (drops stale ids a source still lists). */
+  /** `xcsh models update` only: a model id must match this to be kept (drops stale ids a source still lists). */
   modelIdPattern?: string;
   /**
-   * Generation only: models also offered under prefixed ids, each before the plain one
+   * `xcsh models update` only: models also offered under prefixed ids, each before the plain one
    * (Bedrock's cross-region inference profiles: `us.anthropic.claude-…`, which newer
    * models need for on-demand use).
    */
   modelIdVariants?: readonly { idPrefix: string; prefixes: readonly string[] }[];
-  /** Where the generated models come from instead, when not from models.dev (the hand-written catalog). */
-  builtIn?: true;
 }
 
 /** Switches shared by servers that only imitate OpenAI's API: no `store`, no `developer` role. */
@@ -58,7 +60,7 @@ const IMITATION_MAX_TOKENS: ModelCompat = { ...IMITATION, maxTokensField: "max_t
 const EFFORT_WITHOUT_MINIMAL: ThinkingLevelMap = { minimal: "low" };
 
 /**
- * In the order providers are offered: the three with hand-written catalogs first (the
+ * In the order providers are offered: Anthropic, OpenAI and Google first (the
  * default-model search tries them in this order), then the rest.
  */
 export const CATALOG_PROVIDERS = [
@@ -68,7 +70,8 @@ export const CATALOG_PROVIDERS = [
     envKeys: ["ANTHROPIC_API_KEY"],
     baseUrl: "https://api.anthropic.com",
     api: "anthropic-messages",
-    builtIn: true,
+    offeredWithoutKey: true,
+    modelsFrom: "anthropic",
   },
   {
     id: "openai",
@@ -76,7 +79,8 @@ export const CATALOG_PROVIDERS = [
     envKeys: ["OPENAI_API_KEY"],
     baseUrl: "https://api.openai.com/v1",
     api: "openai-responses",
-    builtIn: true,
+    offeredWithoutKey: true,
+    modelsFrom: "openai",
   },
   {
     id: "google",
@@ -84,7 +88,8 @@ export const CATALOG_PROVIDERS = [
     envKeys: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     baseUrl: "https://generativelanguage.googleapis.com/v1beta",
     api: "google-generative-ai",
-    builtIn: true,
+    offeredWithoutKey: true,
+    modelsFrom: "google",
   },
   {
     id: "openrouter",
@@ -95,7 +100,6 @@ export const CATALOG_PROVIDERS = [
     compat: { ...IMITATION, thinkingFormat: "openrouter" },
     // OpenRouter passes Anthropic's cache breakpoints through to Claude.
     modelCompat: [{ idPrefix: "anthropic/", compat: { cacheControlFormat: "anthropic" } }],
-    defaultModel: "anthropic/claude-sonnet-4",
     modelsFrom: "openrouter",
   },
   {
@@ -105,7 +109,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://ai-gateway.vercel.sh/v1",
     api: "openai-completions",
     compat: IMITATION,
-    defaultModel: "anthropic/claude-4-sonnet",
     modelsFrom: "vercel",
   },
   {
@@ -116,7 +119,6 @@ export const CATALOG_PROVIDERS = [
     api: "openai-completions",
     compat: IMITATION,
     thinkingLevelMap: EFFORT_WITHOUT_MINIMAL,
-    defaultModel: "openai/gpt-oss-120b",
     modelsFrom: "groq",
   },
   {
@@ -127,7 +129,6 @@ export const CATALOG_PROVIDERS = [
     api: "openai-completions",
     compat: IMITATION,
     thinkingLevelMap: EFFORT_WITHOUT_MINIMAL,
-    defaultModel: "qwen-3-coder-480b",
     modelsFrom: "cerebras",
   },
   {
@@ -138,7 +139,6 @@ export const CATALOG_PROVIDERS = [
     api: "openai-completions",
     // Thinking is switched with `thinking: {type}`, and the reasoning of earlier tool-call steps must be sent back.
     compat: { ...IMITATION_MAX_TOKENS, thinkingFormat: "deepseek", requiresReasoningContentOnAssistantMessages: true },
-    defaultModel: "deepseek-chat",
     modelsFrom: "deepseek",
   },
   {
@@ -156,7 +156,6 @@ export const CATALOG_PROVIDERS = [
       requiresThinkingAsText: true,
       toolCallIdFormat: "mistral",
     },
-    defaultModel: "devstral-medium-2507",
     modelsFrom: "mistral",
   },
   {
@@ -167,7 +166,6 @@ export const CATALOG_PROVIDERS = [
     api: "openai-completions",
     // Grok 4 reasons on its own and rejects reasoning_effort.
     compat: { ...IMITATION, supportsReasoningEffort: false },
-    defaultModel: "grok-4",
     modelsFrom: "xai",
   },
   {
@@ -177,7 +175,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://api.together.ai/v1",
     api: "openai-completions",
     compat: { ...IMITATION_MAX_TOKENS, supportsReasoningEffort: false, supportsLongCacheRetention: false },
-    defaultModel: "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8",
     modelsFrom: "togetherai",
   },
   {
@@ -188,7 +185,6 @@ export const CATALOG_PROVIDERS = [
     api: "openai-completions",
     compat: IMITATION_MAX_TOKENS,
     thinkingLevelMap: EFFORT_WITHOUT_MINIMAL,
-    defaultModel: "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct",
     modelsFrom: "fireworks-ai",
   },
   {
@@ -198,7 +194,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://router.huggingface.co/v1",
     api: "openai-completions",
     compat: IMITATION,
-    defaultModel: "Qwen/Qwen3-Coder-480B-A35B-Instruct",
     modelsFrom: "huggingface",
   },
   {
@@ -228,7 +223,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://api.z.ai/api/coding/paas/v4",
     api: "openai-completions",
     compat: { ...IMITATION_MAX_TOKENS, thinkingFormat: "zai" },
-    defaultModel: "glm-4.5",
     modelsFrom: "zai-coding-plan",
   },
   {
@@ -238,7 +232,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://open.bigmodel.cn/api/coding/paas/v4",
     api: "openai-completions",
     compat: { ...IMITATION_MAX_TOKENS, thinkingFormat: "zai" },
-    defaultModel: "glm-4.5",
     modelsFrom: "zai-coding-plan",
   },
   {
@@ -248,7 +241,6 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://api.moonshot.ai/v1",
     api: "openai-completions",
     compat: { ...IMITATION_MAX_TOKENS, supportsReasoningEffort: false },
-    defaultModel: "kimi-k2-0905-preview",
     modelsFrom: "moonshotai",
   },
   {
@@ -258,22 +250,20 @@ export const CATALOG_PROVIDERS = [
     baseUrl: "https://api.moonshot.cn/v1",
     api: "openai-completions",
     compat: { ...IMITATION_MAX_TOKENS, supportsReasoningEffort: false },
-    defaultModel: "kimi-k2-0905-preview",
     modelsFrom: "moonshotai-cn",
   },
   {
     id: "opencode",
     name: "OpenCode Zen",
     envKeys: ["OPENCODE_API_KEY"],
-    baseUrl: "https://opencode.ai/zen/v1",
+    baseUrl: "https://opencode.ai/inference/openai/v1",
     api: "openai-completions",
     compat: IMITATION_MAX_TOKENS,
     // Zen serves Claude over Anthropic's Messages API and GPT over OpenAI's Responses API.
     modelApis: [
-      { idPrefix: "claude-", api: "anthropic-messages", baseUrl: "https://opencode.ai/zen" },
+      { idPrefix: "claude-", api: "anthropic-messages", baseUrl: "https://opencode.ai/inference/anthropic" },
       { idPrefix: "gpt-", api: "openai-responses" },
     ],
-    defaultModel: "claude-sonnet-4",
     modelsFrom: "opencode",
   },
   // Cloud providers: a key is one way in, their cloud's own credentials another
@@ -286,7 +276,6 @@ export const CATALOG_PROVIDERS = [
     // The region is the account's: AWS_REGION replaces the one in this endpoint.
     baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com",
     api: "bedrock-converse-stream",
-    defaultModel: "us.anthropic.claude-sonnet-4-20250514-v1:0",
     modelsFrom: "amazon-bedrock",
     // Claude is served on demand through the geographies' inference profiles.
     modelIdVariants: [{ idPrefix: "anthropic.claude-", prefixes: ["us.", "eu.", "apac."] }],
@@ -298,7 +287,6 @@ export const CATALOG_PROVIDERS = [
     // The SDK picks the host from GOOGLE_CLOUD_LOCATION (or the global express endpoint).
     baseUrl: "https://{location}-aiplatform.googleapis.com",
     api: "google-vertex",
-    defaultModel: "gemini-2.5-pro",
     modelsFrom: "google-vertex",
   },
   {
@@ -308,16 +296,15 @@ export const CATALOG_PROVIDERS = [
     // Filled from AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME per request.
     baseUrl: "https://{resource}.openai.azure.com/openai/v1",
     api: "azure-openai-responses",
-    defaultModel: "gpt-5",
     modelsFrom: "azure",
   },
-  // Providers the model source does not list yet: their key, endpoint and dialect are
-  // known; their models are added in models.json (docs/providers.md shows how).
+  // Providers models.dev does not list: their models come from pi's catalog alone (or
+  // from models.json, docs/providers.md shows how).
   {
     id: "opencode-go",
     name: "OpenCode Go",
     envKeys: ["OPENCODE_API_KEY"],
-    baseUrl: "https://opencode.ai/zen/go/v1",
+    baseUrl: "https://opencode.ai/inference/go/openai/v1",
     api: "openai-completions",
     compat: IMITATION_MAX_TOKENS,
   },
@@ -346,7 +333,23 @@ export const CATALOG_PROVIDERS = [
     id: "qwen-token-plan",
     name: "Qwen Token Plan",
     envKeys: ["QWEN_TOKEN_PLAN_API_KEY"],
-    baseUrl: "https://token-plan.ap-southeast-1.maas.aliyuncs.com/compatible-mode/v1",
+    baseUrl: "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+    api: "openai-completions",
+    compat: { ...IMITATION, thinkingFormat: "qwen" },
+  },
+  {
+    id: "qwen-token-plan-individual",
+    name: "Qwen Token Plan (Individual)",
+    envKeys: ["QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+    baseUrl: "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+    api: "openai-completions",
+    compat: { ...IMITATION, thinkingFormat: "qwen" },
+  },
+  {
+    id: "qwen-token-plan-individual-cn",
+    name: "Qwen Token Plan (Individual, China)",
+    envKeys: ["QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"],
+    baseUrl: "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
     api: "openai-completions",
     compat: { ...IMITATION, thinkingFormat: "qwen" },
   },
@@ -354,7 +357,7 @@ export const CATALOG_PROVIDERS = [
     id: "qwen-token-plan-cn",
     name: "Qwen Token Plan (China)",
     envKeys: ["QWEN_TOKEN_PLAN_CN_API_KEY"],
-    baseUrl: "https://token-plan.cn-beijing.maas.aliyuncs.com/compatible-mode/v1",
+    baseUrl: "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
     api: "openai-completions",
     compat: { ...IMITATION, thinkingFormat: "qwen" },
   },

@@ -14,7 +14,7 @@
 import type { AuthStore } from "../../../auth/auth-store.ts";
 import { DEFAULT_MODEL_IDS } from "../../../ai/models-catalog.ts";
 import { authStoreAt } from "../../../auth/credentials.ts";
-import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../auth/login-targets.ts";
+import { ANTHROPIC_KEY_ONLY, loginTargets, type LoginTarget } from "../../../config/login-targets.ts";
 import type { App, BuiltinCommand } from "../app.ts";
 import { selectDialog } from "../dialogs.ts";
 import { shortenHome } from "../footer.ts";

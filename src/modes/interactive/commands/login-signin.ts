@@ -8,7 +8,7 @@
  * (blank: github.com).
  */
 import type { OAuthCredential } from "../../../auth/auth-file.ts";
-import type { LoginTarget } from "../../../auth/login-targets.ts";
+import type { LoginTarget } from "../../../config/login-targets.ts";
 import { signInProvider, type LoginIO, type LoginOptions } from "../../../auth/signin/providers.ts";
 import type { App } from "../app.ts";
 import { LoginPanel, withLoginPanel } from "./login-panel.ts";

@@ -6,9 +6,9 @@
  * subscriptions out of third-party tools).
  */
 import { CATALOG_PROVIDERS } from "../ai/catalog/providers.ts";
-import { loadModelsJson } from "../config/models-json.ts";
-import { getModelsJsonPath } from "../config/paths.ts";
-import { SIGN_IN_PROVIDERS } from "./signin/providers.ts";
+import { SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
+import { loadModelsJson } from "./models-json.ts";
+import { getModelsJsonPath } from "./paths.ts";
 
 export interface LoginTarget {
   id: string;

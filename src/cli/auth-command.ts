@@ -11,15 +11,15 @@
  *
  * Exit codes: 0 done, 1 failed (or `status <provider>` found nothing), 2 bad usage.
  */
-import { ConfigError } from "../../config/errors.ts";
-import { loadModelsJson } from "../../config/models-json.ts";
-import { getModelsJsonPath } from "../../config/paths.ts";
-import { getAuthJsonPath } from "../auth-file.ts";
-import { authStoreAt } from "../credentials.ts";
-import { ANTHROPIC_KEY_ONLY, loginTarget } from "../login-targets.ts";
-import { normalizeEnterpriseDomain, SIGN_IN_PROVIDERS, signInProvider, type LoginIO, type LoginOptions } from "../signin/providers.ts";
-import { renderStatus } from "./status.ts";
-import { readHiddenLine, stdinLines } from "./terminal-input.ts";
+import { getAuthJsonPath } from "../auth/auth-file.ts";
+import { renderStatus } from "../auth/cli/status.ts";
+import { readHiddenLine, stdinLines } from "../auth/cli/terminal-input.ts";
+import { authStoreAt } from "../auth/credentials.ts";
+import { normalizeEnterpriseDomain, SIGN_IN_PROVIDERS, signInProvider, type LoginIO, type LoginOptions } from "../auth/signin/providers.ts";
+import { ConfigError } from "../config/errors.ts";
+import { ANTHROPIC_KEY_ONLY, loginTarget } from "../config/login-targets.ts";
+import { loadModelsJson } from "../config/models-json.ts";
+import { getModelsJsonPath } from "../config/paths.ts";
 
 export const AUTH_USAGE = `Usage: xcsh auth <command> [provider]
 
