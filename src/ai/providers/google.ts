@@ -145,7 +145,10 @@ class ChunkReader {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.readPart(part);
-    if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+    if (candidate?.finishReason) {
+      this.finishReason = candidate.finishReason;
+      this.builder.markComplete();
+    }
     if (candidate?.finishMessage) this.finishMessage = candidate.finishMessage;
   }
 
@@ -213,7 +216,7 @@ class ChunkReader {
         this.builder.setStopReason("length");
         return;
       case undefined:
-        throw new Error("Gemini stream ended without a finish reason: connection closed early");
+        return; // a cut stream: runProviderStream's rule reports it
       default: {
         const detail = this.finishMessage ? `: ${this.finishMessage}` : "";
         throw new Error(`Gemini stopped the response (finishReason ${this.finishReason})${detail}`);
@@ -280,7 +283,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
       } finally {
         stop.abort();
       }
-    });
+    }, { requiresCompletion: "Gemini" });
   };
 }
 

@@ -119,9 +119,6 @@ class ResponsesEventReader {
   private readonly blocks = new Map<number, number>();
   /** Function calls whose arguments arrived as deltas (so `.done` must not repeat them). */
   private readonly streamedArguments = new Set<number>();
-  /** True once the response reached a final state; a stream that ends before is a dropped connection. */
-  finished = false;
-
   constructor(private readonly builder: AssistantMessageBuilder) {}
 
   handle(event: ResponseStreamEvent): void {
@@ -193,7 +190,7 @@ class ResponsesEventReader {
       case "response.completed":
         applyUsage(builder, event.response.usage);
         builder.setStopReason("stop");
-        this.finished = true;
+        builder.markComplete();
         break;
 
       case "response.incomplete": {
@@ -201,7 +198,7 @@ class ResponsesEventReader {
         const reason = event.response.incomplete_details?.reason;
         if (reason && reason !== "max_output_tokens") throw new Error(`The response is incomplete: ${reason}`);
         builder.setStopReason("length");
-        this.finished = true;
+        builder.markComplete();
         break;
       }
 
@@ -277,9 +274,8 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
       } catch (error) {
         throw describeStreamError(error);
       }
-      // The SDK ends the iteration quietly on abort; runProviderStream reports that.
-      if (!reader.finished && !opts?.signal?.aborted) throw new Error("Connection closed before the response completed");
-    });
+      // A stream that ends before response.completed is runProviderStream's rule (an abort too).
+    }, { requiresCompletion: "OpenAI Responses" });
   };
 }
 
