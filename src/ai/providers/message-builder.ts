@@ -270,6 +270,16 @@ function receivedCharacters(output: AssistantMessage): number {
   return total;
 }
 
+/**
+ * A connection that closed in the middle of an event leaves the SDK half a JSON text, which
+ * it reports as malformed: before the provider said it finished, that is a cut stream too.
+ */
+function isTornEvent(error: unknown, builder: AssistantMessageBuilder): boolean {
+  if (builder.isComplete) return false;
+  const message = error instanceof Error ? error.message : "";
+  return error instanceof SyntaxError || /malformed server-sent event|Incomplete JSON segment|Unexpected end of JSON/i.test(message);
+}
+
 export interface ProviderStreamRules {
   /** Name of the API in messages ("Anthropic", "OpenAI Chat Completions"…); set, the provider must call `markComplete`. */
   requiresCompletion?: string;
@@ -297,7 +307,7 @@ export function runProviderStream(
       if (rules.requiresCompletion && !builder.isComplete) throw new StreamCutError(rules.requiresCompletion, receivedCharacters(builder.output));
       builder.finish();
     } catch (error) {
-      builder.fail(error, signal);
+      builder.fail(rules.requiresCompletion && !signal?.aborted && isTornEvent(error, builder) ? new StreamCutError(rules.requiresCompletion, receivedCharacters(builder.output)) : error, signal);
     }
   })();
   return stream;
