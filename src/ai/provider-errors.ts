@@ -184,14 +184,36 @@ function describeHttp(error: ErrorLike, provider: string): ProviderFailure | und
   };
 }
 
-/** Anything a provider threw, as a ProviderFailure. */
-export function describeProviderFailure(error: unknown, provider: string): ProviderFailure {
+/** host:port of a base URL, for failures that carry no address of their own. */
+function hostOf(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl) return undefined;
+  return addressOf({ path: baseUrl });
+}
+
+/**
+ * The SDKs' connection errors without a known code ("Connection error.", "Request timed
+ * out."): what the cause chain says, and where the request went.
+ */
+function connectionFailure(error: unknown, baseUrl: string | undefined): string | undefined {
+  const chain = causeChain(error);
+  // The OpenAI and Anthropic SDKs' APIConnectionError and APIConnectionTimeoutError, known by their fixed texts.
+  const text = typeof chain[0]?.message === "string" ? chain[0].message : "";
+  const timedOut = /^Request timed out\.?$/.test(text);
+  if (!timedOut && text !== "Connection error.") return undefined;
+  const where = hostOf(baseUrl) ?? "the provider";
+  if (timedOut) return `Cannot reach ${where}: the request timed out`;
+  const inner = chain.slice(1).find((link) => typeof link.message === "string" && link.message);
+  return `Cannot reach ${where}: ${inner ? String(inner.message) : "the connection failed"}`;
+}
+
+/** Anything a provider threw, as a ProviderFailure. `baseUrl` names where a request went when the error does not. */
+export function describeProviderFailure(error: unknown, provider: string, baseUrl?: string): ProviderFailure {
   const certificate = certificateFailure(error);
   if (certificate) return { message: `Certificate not trusted: ${certificate}. ${CA_HINT}` };
   if (error && typeof error === "object") {
     const http = describeHttp(error as ErrorLike, provider);
     if (http) return http;
-    const network = networkFailure(error);
+    const network = networkFailure(error) ?? connectionFailure(error, baseUrl);
     if (network) return { message: network };
     // An error event inside a stream (Anthropic's `overloaded_error` mid-reply): a body without a status.
     const text = (error as ErrorLike).message;

@@ -226,7 +226,7 @@ export class AssistantMessageBuilder {
     if (aborted) {
       this.output.errorMessage = "Request was aborted";
     } else if (this.output.errorMessage === undefined) {
-      const failure = describeProviderFailure(error, this.model.provider);
+      const failure = describeProviderFailure(error, this.model.provider, this.model.baseUrl);
       this.output.errorMessage = failure.message;
       // For the session's retry (the wait the provider asked for) and for whoever debugs (the raw body).
       if (failure.retryAfterMs !== undefined) this.output.retryAfterMs = failure.retryAfterMs;
