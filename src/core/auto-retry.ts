@@ -16,8 +16,9 @@ export interface AutoRetrySettings {
 
 const DEFAULT_MAX_AGENT_DELAY_MS = 60_000;
 
-/** A retry wait for people: "2 s", "1.5 s", "0.1 s", "45 s", "2 min". */
+/** A retry wait for people: "700 ms", "2 s", "1.5 s", "45 s", "2 min". */
 export function formatRetryDelay(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   const seconds = ms / 1000;
   return `${seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 10) / 10} s`;

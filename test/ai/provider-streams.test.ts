@@ -227,6 +227,11 @@ describe("network failures", () => {
       expect(result.exitCode).not.toBe(0);
       expect(result.stderr).toContain(`Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED)`);
       expect(result.stderr).not.toContain("Connection error.");
+      // One line for the retried attempt, one for the final failure.
+      expect(result.stderr.split("\n").filter((line) => line.includes("Cannot reach"))).toEqual([
+        `xcsh: Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED) — retrying in 10 ms (attempt 1 of 1)`,
+        `xcsh: gpt/m: Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+      ]);
     } finally {
       refused.cleanup();
     }
