@@ -129,6 +129,40 @@ describe("a stream cut mid-way", () => {
   }
 });
 
+describe("the end of a Chat Completions stream", () => {
+  test("a server that sends data: [DONE] but no finish_reason has finished: the answer stands", async () => {
+    const body = recording(PROVIDERS.gpt.text).replace('"finish_reason":"stop"', '"finish_reason":null');
+    server.enqueue({ type: "raw", body });
+    const { frames } = await ask("gpt");
+    const [reply] = assistantEnds(frames);
+    expect(reply.stopReason).toBe("stop");
+    expect(textOf(reply)).toBe(SKY);
+  });
+
+  test("without finish_reason and without [DONE] the reply is incomplete", async () => {
+    const body = recording(PROVIDERS.gpt.text).replace('"finish_reason":"stop"', '"finish_reason":null').replace("data: [DONE]\n\n", "");
+    server.enqueue({ type: "raw", body }, { type: "raw", body: recording(PROVIDERS.gpt.text) });
+    const { frames } = await ask("gpt");
+    const [cut, whole] = assistantEnds(frames);
+    expect(cut.errorMessage).toContain("stream ended before the provider said it finished");
+    expect(textOf(cut)).toBe(SKY);
+    expect(whole.stopReason).toBe("stop");
+  });
+});
+
+describe("an error event inside the stream", () => {
+  test("Anthropic's overloaded_error after the reply began reads as its kind and message, and is retried", async () => {
+    server.enqueue({ type: "raw", body: recording("anthropic-overloaded-midstream.sse") }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const { frames } = await ask("claude");
+    const [failed, answered] = assistantEnds(frames);
+    expect(failed.stopReason).toBe("error");
+    expect(failed.errorMessage).toBe("overloaded_error: Overloaded");
+    expect(textOf(failed)).toBe("The sky is blue because air ");
+    expect(frames.some((frame) => frame.type === "auto_retry_start")).toBe(true);
+    expect(textOf(answered)).toBe(SKY);
+  });
+});
+
 describe("tool calls the APIs stream in their own ways", () => {
   test("OpenAI Responses: a custom_tool_call runs the tool with its raw input, and goes back as a custom call", async () => {
     server.enqueue({ type: "raw", body: recording("openai-responses-custom-tool-call.sse"), chunkBytes: 120 }, { type: "raw", body: recording(PROVIDERS.gptr.text) });

@@ -8,9 +8,9 @@ import { resolveProviderApiKey } from "./api-key.ts";
  * (Mistral, vLLM…) put `message` at the top level, which the SDK would drop ("status code
  * (no body)"). Such a body is handed over wrapped in `error`, so its message survives.
  */
-async function fetchKeepingErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+async function fetchKeepingErrorBodies(input: string | URL | Request, init?: RequestInit, watch?: StreamWatch): Promise<Response> {
   const response = await fetch(input, init);
-  if (response.ok) return response;
+  if (response.ok) return watch && response.body ? watchForDone(response, watch) : response;
   const text = await response.text();
   let body = text;
   try {
@@ -22,7 +22,34 @@ async function fetchKeepingErrorBodies(input: string | URL | Request, init?: Req
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-export function createOpenAIClient(model: Model, options: StreamOptions | undefined): OpenAI {
+/** What was seen on the wire that the SDK does not tell: whether the stream ended with `data: [DONE]`. */
+export interface StreamWatch {
+  sawDone: boolean;
+}
+
+/**
+ * Passes the body through unchanged, noting a `data: [DONE]` line: the SDK ends its
+ * iteration there without saying so, and a server that sends it has finished even when
+ * it left out `finish_reason`.
+ */
+function watchForDone(response: Response, watch: StreamWatch): Response {
+  const decoder = new TextDecoder();
+  let tail = "";
+  const body = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        // A little of the previous chunk, so that a marker split across chunks is found.
+        const text = tail + decoder.decode(chunk, { stream: true });
+        if (/(^|\n)data: ?\[DONE\]/.test(text)) watch.sawDone = true;
+        tail = text.slice(-16);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+export function createOpenAIClient(model: Model, options: StreamOptions | undefined, watch?: StreamWatch): OpenAI {
   return new OpenAI({
     apiKey: resolveProviderApiKey(model, options),
     baseURL: model.baseUrl,
@@ -30,7 +57,7 @@ export function createOpenAIClient(model: Model, options: StreamOptions | undefi
     // Retrying is the session's job, where the user can see and abort it.
     maxRetries: options?.maxRetries ?? 0,
     timeout: options?.timeoutMs,
-    fetch: fetchKeepingErrorBodies as typeof fetch,
+    fetch: ((input: string | URL | Request, init?: RequestInit) => fetchKeepingErrorBodies(input, init, watch)) as typeof fetch,
     dangerouslyAllowBrowser: true,
   });
 }

@@ -182,7 +182,8 @@ function withStreamErrorCode(error: unknown): unknown {
 export const stream: ApiStreamFunction = (model, context, rawOptions) => {
   const options = rawOptions as OpenAICompletionsOptions | undefined;
   return runProviderStream(model, options?.signal, async (builder) => {
-    const client = createOpenAIClient(model, options);
+    const watch = { sawDone: false };
+    const client = createOpenAIClient(model, options, watch);
     const compat = detectCompat(model);
     let payload: unknown = buildPayload(model, context, compat, {
       maxTokens: options?.maxTokens,
@@ -207,6 +208,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     } catch (error) {
       throw withStreamErrorCode(error);
     }
+    // `data: [DONE]` says the server finished, even from one that sends no finish_reason.
+    if (watch.sawDone) builder.markComplete();
   }, { requiresCompletion: "OpenAI Chat Completions" });
 };
 
