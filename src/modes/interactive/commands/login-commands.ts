@@ -67,7 +67,10 @@ async function login(app: App, args: string): Promise<void> {
 
 async function signIn(app: App, target: LoginTarget): Promise<void> {
   const store = storeOf(app);
-  const credential = await runSignIn(app, target);
+  // The installation keeps its id across sign-ins (Sign in with ChatGPT names it).
+  const previous = store.has(target.id) ? store.get(target.id) : undefined;
+  const deviceId = previous?.type === "oauth" && typeof previous.deviceId === "string" ? previous.deviceId : undefined;
+  const credential = await runSignIn(app, target, deviceId);
   if (!credential) return;
   await store.set(target.id, credential);
   credentialsChanged(app);
