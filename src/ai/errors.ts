@@ -1,3 +1,4 @@
+import { FINAL_FAILURE_MARK } from "./provider-errors.ts";
 import { CA_HINT, certificateFailure, isCertificateErrorText } from "./tls-errors.ts";
 import type { AssistantMessage } from "./types.ts";
 
@@ -53,6 +54,7 @@ const TRANSIENT_PATTERNS: RegExp[] = [
   /\bECONNRESET\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEPIPE\b|socket hang up/i,
   /connection (error|reset|refused|closed)/i,
   /network error|fetch failed|terminated/i,
+  /stream ended before the provider said it finished/i,
   /timed? ?out/i,
 ];
 
@@ -72,7 +74,7 @@ export function isTransientError(input: string | Pick<AssistantMessage, "stopRea
     text = input.errorMessage;
   }
   if (OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return false;
-  if (isCertificateErrorText(text)) return false;
+  if (isCertificateErrorText(text) || text.includes(FINAL_FAILURE_MARK)) return false;
   if (/^4(00|01|03|04|13|22)\b/.test(text)) return false;
   return TRANSIENT_PATTERNS.some((pattern) => pattern.test(text));
 }

@@ -108,6 +108,10 @@ export interface AssistantMessage {
   usage: Usage;
   stopReason: StopReason;
   errorMessage?: string;
+  /** xcsh: how long the provider asked to wait before another request (retry-after, retryDelay); the session's retry honours it. */
+  retryAfterMs?: number;
+  /** xcsh: the provider's error body as it arrived, for debugging (errorMessage holds only its message). */
+  errorBody?: string;
   /** The thinking level the request was sent with (pi 1.x records it on every answer). */
   thinkingLevel?: ModelThinkingLevel;
   timestamp: number;

@@ -2,9 +2,10 @@
  * `xcsh auth login|logout|status [provider]`: managing what auth.json holds.
  *
  *   login <provider>   GitHub Copilot (device code; `--enterprise <domain>` for a GitHub
- *                      Enterprise server) and OpenAI Codex (browser, PKCE) sign in; any
- *                      other provider takes an API key, read from the terminal (hidden)
- *                      or the first line of stdin. Instructions go to stderr.
+ *                      Enterprise server), OpenAI Codex and, with `--chatgpt`, OpenAI
+ *                      (browser, PKCE) sign in; any other provider (and OpenAI without
+ *                      `--chatgpt`) takes an API key, read from the terminal (hidden) or
+ *                      the first line of stdin. Instructions go to stderr.
  *   logout <provider>  removes the stored credential (not variables, not models.json,
  *                      and it revokes nothing at the provider).
  *   status [provider]  where each credential comes from (stdout); see status.ts.
@@ -17,7 +18,7 @@ import { readHiddenLine, stdinLines } from "../auth/cli/terminal-input.ts";
 import { authStoreAt } from "../auth/credentials.ts";
 import { normalizeEnterpriseDomain, SIGN_IN_PROVIDERS, signInProvider, type LoginIO, type LoginOptions } from "../auth/signin/providers.ts";
 import { ConfigError } from "../config/errors.ts";
-import { ANTHROPIC_KEY_ONLY, loginTarget } from "../config/login-targets.ts";
+import { ANTHROPIC_KEY_ONLY, loginTarget, loginTargets } from "../config/login-targets.ts";
 import { loadModelsJson } from "../config/models-json.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
 
@@ -26,6 +27,7 @@ export const AUTH_USAGE = `Usage: xcsh auth <command> [provider]
 Commands:
   login <provider>    Sign in (${SIGN_IN_PROVIDERS.map((provider) => provider.id).join(", ")}) or store an API key
                       --enterprise <domain>: GitHub Copilot at a GitHub Enterprise server
+                      --chatgpt: OpenAI with a ChatGPT plan (Sign in with ChatGPT) instead of a key
   logout <provider>   Remove the stored credential of a provider
   status [provider]   Show where each provider's credential comes from
   check --provider <p> | --model <p/m> [--json] [--credentials] [--no-refresh]
@@ -39,7 +41,9 @@ Credentials are kept in auth.json in the config root (~/.xcsh/agent/), readable 
 `;
 
 export async function runAuthCommand(argv: string[]): Promise<number> {
-  const split = takeEnterprise(argv);
+  // `--chatgpt`: OpenAI through Sign in with ChatGPT rather than an API key.
+  const chatgpt = argv.includes("--chatgpt");
+  const split = takeEnterprise(argv.filter((arg) => arg !== "--chatgpt"));
   if (typeof split === "string") return usageError(split);
   const [command, provider, ...extra] = split.rest;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
@@ -58,7 +62,8 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
       case "login": {
         if (!provider) return usageError("Name the provider to sign in to.");
         if (split.enterprise !== undefined && provider !== "github-copilot") return usageError("--enterprise applies to github-copilot only.");
-        const options: LoginOptions = {};
+        if (chatgpt && provider !== "openai") return usageError("--chatgpt applies to openai only.");
+        const options: LoginOptions = { signIn: chatgpt };
         if (split.enterprise !== undefined) {
           const domain = normalizeEnterpriseDomain(split.enterprise);
           if (!domain) return usageError(`"${split.enterprise}" is not a GitHub Enterprise domain (for example ghe.example.com).`);
@@ -67,6 +72,7 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
         return await login(provider, store, options);
       }
       case "logout":
+        if (chatgpt) return usageError("--chatgpt applies to login only.");
         if (split.enterprise !== undefined) return usageError("--enterprise applies to login only.");
         if (!provider) return usageError("Name the provider to sign out of.");
         return await logout(provider, store);
@@ -105,7 +111,11 @@ function usageError(text: string): number {
 
 async function login(provider: string, store: ReturnType<typeof authStoreAt>, options: LoginOptions): Promise<number> {
   const signIn = signInProvider(provider);
-  if (signIn) {
+  // A provider that also takes a key (OpenAI) signs in only when asked to (--chatgpt).
+  if (signIn && (!signIn.alsoTakesApiKeys || options.signIn)) {
+    // The installation keeps its id across sign-ins (Sign in with ChatGPT names it).
+    const previous = store.has(provider) ? store.get(provider) : undefined;
+    if (previous?.type === "oauth" && typeof previous.deviceId === "string") options.deviceId = previous.deviceId;
     const lines = stdinLines();
     const cancel = new AbortController();
     const io: LoginIO = { say: (text) => process.stderr.write(`${text}\n`), readLine: () => lines.readLine(), signal: cancel.signal };
@@ -119,7 +129,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>, op
     process.stderr.write(`Saved to ${store.path}.\n`);
     return 0;
   }
-  if (loginTarget(provider)?.kind !== "api-key") {
+  if (!loginTargets().some((target) => target.id === provider && target.kind === "api-key")) {
     process.stderr.write(
       `xcsh: Unknown provider "${provider}". Sign in to ${SIGN_IN_PROVIDERS.map((p) => p.id).join(" or ")}, ` +
         `or store a key for a provider of \`xcsh --list-models\` or of models.json.\n`,
@@ -129,6 +139,7 @@ async function login(provider: string, store: ReturnType<typeof authStoreAt>, op
   if (provider === "anthropic") {
     process.stderr.write(`${ANTHROPIC_KEY_ONLY}\n`);
   }
+  if (signIn?.alsoTakesApiKeys) process.stderr.write(`To use a ChatGPT plan instead of a key: xcsh auth login ${provider} --chatgpt\n`);
   const key = await readApiKey(provider);
   if (!key) {
     process.stderr.write("xcsh: No key was entered; nothing was stored.\n");

@@ -24,7 +24,8 @@ export const ANTHROPIC_KEY_ONLY =
 /** Sign-in providers first, then the catalog's API-key providers, then models.json's own. */
 export function loginTargets(modelsJsonPath = getModelsJsonPath()): LoginTarget[] {
   const targets: LoginTarget[] = SIGN_IN_PROVIDERS.map((provider) => ({ id: provider.id, name: provider.name, kind: "sign-in", envKeys: [] }));
-  const taken = new Set(targets.map((target) => target.id));
+  // A provider that signs in and takes a key (OpenAI) is offered both ways.
+  const taken = new Set(SIGN_IN_PROVIDERS.filter((provider) => !provider.alsoTakesApiKeys).map((provider) => provider.id));
   for (const provider of CATALOG_PROVIDERS) {
     if (taken.has(provider.id)) continue;
     taken.add(provider.id);

@@ -227,7 +227,7 @@ export class ModelRegistry {
       throw this.unresolvable(configured, what, new UnsetVariableError(missingVariables(configured.text)));
     }
     const signIn = fromEnv === undefined ? signInProvider(model.provider) : undefined;
-    if (signIn) throw new StoredKeyError(`Not signed in to ${signIn.name}: run \`${loginCommand(signIn.id)}\`.`);
+    if (signIn && !signIn.alsoTakesApiKeys) throw new StoredKeyError(`Not signed in to ${signIn.name}: run \`${loginCommand(signIn.id)}\`.`);
     return fromEnv;
   }
 
@@ -308,12 +308,13 @@ export class ModelRegistry {
     const offered = new Set<string>(getProvidersToOffer());
     const catalog = getCatalogProviderIds().filter((id) => id !== "faux" && (offered.has(id) || this.authStore.has(id)));
     const signedIn = SIGN_IN_PROVIDERS.map((provider) => provider.id).filter((id) => hasStoredCredential(this.authStore, id));
-    return [...catalog, ...signedIn, "faux"];
+    return [...new Set([...catalog, ...signedIn]), "faux"];
   }
 
   /** A provider's built-in models: the catalog's, or a signed-in provider's at its account's endpoint. */
   private builtinModels(provider: string): Model[] {
-    if (!signInProvider(provider)) return getModels(provider);
+    const signIn = signInProvider(provider);
+    if (!signIn || signIn.alsoTakesApiKeys) return getModels(provider);
     if (!hasStoredCredential(this.authStore, provider)) return [];
     // Loaded only when someone signed in: nobody else pays for the list.
     const { signInModels } = require("../auth/signin/models.ts") as typeof import("../auth/signin/models.ts");

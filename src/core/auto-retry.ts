@@ -16,6 +16,14 @@ export interface AutoRetrySettings {
 
 const DEFAULT_MAX_AGENT_DELAY_MS = 60_000;
 
+/** A retry wait for people: "700 ms", "2 s", "1.5 s", "45 s", "2 min". */
+export function formatRetryDelay(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
+  const seconds = ms / 1000;
+  return `${seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 10) / 10} s`;
+}
+
 export class AutoRetry {
   enabled: boolean;
   private waitController: AbortController | undefined;
@@ -28,9 +36,13 @@ export class AutoRetry {
     return this.settings.maxRetries;
   }
 
-  /** 2s, 4s, 8s… for attempts 1, 2, 3 with the default base, up to maxAgentDelayMs. */
-  delayFor(attempt: number): number {
-    const delay = this.settings.baseDelayMs * 2 ** (attempt - 1);
+  /**
+   * 2s, 4s, 8s… for attempts 1, 2, 3 with the default base; when the provider said how long
+   * to wait (retry-after, Gemini's retryDelay), that wait instead, as retrying sooner is
+   * refused again. Either way no longer than maxAgentDelayMs.
+   */
+  delayFor(attempt: number, askedMs?: number): number {
+    const delay = askedMs !== undefined && askedMs >= 0 ? askedMs : this.settings.baseDelayMs * 2 ** (attempt - 1);
     const cap = this.settings.maxAgentDelayMs ?? DEFAULT_MAX_AGENT_DELAY_MS;
     return cap > 0 ? Math.min(delay, cap) : delay;
   }

@@ -46,8 +46,8 @@ function providerMessage(errorMessage: string): string {
       // Not JSON after all: the whole text is the reason.
     }
   }
-  // "400 Invalid image." — the status says nothing the note needs.
-  return errorMessage.trim().replace(/^\d{3}\s+/, "");
+  // "400 Invalid image.", "400 invalid_request_error: …" — the status and the error's kind say nothing the note needs.
+  return errorMessage.trim().replace(/^\d{3}\s+([A-Za-z_]+:\s+)?/, "");
 }
 
 /** Why the provider refused an image in the request this reply answered, or undefined when it did not. */

@@ -65,7 +65,7 @@ export class RunRecovery {
           return;
         }
         attempt++;
-        const delayMs = this.autoRetry.delayFor(attempt);
+        const delayMs = this.autoRetry.delayFor(attempt, last.retryAfterMs);
         await session.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
         this.dropLastMessage();
         if (!(await this.autoRetry.wait(delayMs))) {

@@ -212,7 +212,7 @@ describe("Amazon Bedrock", () => {
     home.writeSettings({ retry: { enabled: false } });
     const result = await run(ACCESS_KEYS);
     expect(result.exitCode).not.toBe(0);
-    expect(result.stderr).toContain("connection closed early");
+    expect(result.stderr).toContain("stream ended before the provider said it finished");
   });
 
   test("ECS task credentials: fetched from AWS_CONTAINER_CREDENTIALS_FULL_URI with the authorization token", async () => {

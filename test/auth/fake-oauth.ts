@@ -46,6 +46,8 @@ export interface FakeOAuth {
 export const USER_CODE = "WDJB-MJHT";
 export const GITHUB_TOKEN = "gho_fake_github_token";
 export const CHATGPT_ACCOUNT = "acct-1234";
+/** The client id OpenAI issues a Sign in with ChatGPT agent at sign-in (it comes back with the redirect). */
+export const CHATGPT_ISSUED_CLIENT = "agent-client-issued-1";
 
 /** A JWT-shaped token (unsigned: xcsh only reads its claims) naming a ChatGPT account. */
 export function fakeJwt(claims: Record<string, unknown>): string {
@@ -122,6 +124,30 @@ export function startFakeOAuth(): FakeOAuth {
           const access = fakeJwt({ n: ++openaiSerial, "https://api.openai.com/auth": { chatgpt_account_id: CHATGPT_ACCOUNT } });
           state.openaiAccessTokens.push(access);
           return json({ access_token: access, refresh_token: `refresh-${openaiSerial}`, id_token: "x.y.z", expires_in: 3600 });
+        }
+        case "/api/accounts/oauth/token": {
+          // Sign in with ChatGPT for the API: a client registered at sign-in, tokens for api.openai.com.
+          state.openaiTokenRequests.push(form);
+          if (form.client_id !== CHATGPT_ISSUED_CLIENT || form.resource !== "https://api.openai.com/v1") {
+            return json({ error: "invalid_client", error_description: "unknown client or resource" }, 400);
+          }
+          if (form.grant_type === "authorization_code") {
+            const challenge = form.code_verifier ? createHash("sha256").update(form.code_verifier).digest("base64url") : undefined;
+            if (form.code !== "auth-code-1" || !challenge || challenge !== state.expectedChallenge) {
+              return json({ error: "invalid_grant", error_description: "code or code_verifier does not match" }, 400);
+            }
+          } else if (form.grant_type !== "refresh_token") {
+            return json({ error: "unsupported_grant_type" }, 400);
+          }
+          const access = `chatgpt-api-token-${++openaiSerial}`;
+          state.openaiAccessTokens.push(access);
+          return json({
+            access_token: access,
+            refresh_token: `refresh-${openaiSerial}`,
+            id_token: "x.y.z",
+            scope: "openid profile email offline_access resource.invoke chatgpt.tokens.use.direct",
+            expires_in: 3600,
+          });
         }
         default:
           return json({ error: "not_found" }, 404);

@@ -165,7 +165,6 @@ class AnthropicEventReader {
   private readonly blocks = new Map<number, WireBlock>();
   private stopReason: StopReason | "refusal" | undefined;
   private refusalDetail = "";
-  completed = false;
 
   constructor(private readonly builder: AssistantMessageBuilder) {}
 
@@ -193,7 +192,11 @@ class AnthropicEventReader {
         this.stopBlock(event.index);
         break;
       case "message_delta": {
-        if (event.delta.stop_reason) this.stopReason = mapStopReason(event.delta.stop_reason);
+        if (event.delta.stop_reason) {
+          this.stopReason = mapStopReason(event.delta.stop_reason);
+          // Some Anthropic-compatible servers stop here without a message_stop.
+          builder.markComplete();
+        }
         const details = event.delta.stop_details;
         if (details?.type === "refusal") {
           this.refusalDetail = [details.category, details.explanation].filter(Boolean).join(": ");
@@ -209,16 +212,14 @@ class AnthropicEventReader {
         break;
       }
       case "message_stop":
-        this.completed = true;
+        builder.markComplete();
         break;
     }
   }
 
-  /** Settles the stop reason once the stream is over; throws for a refusal or a cut-off stream. */
+  /** Settles the stop reason once the stream is over; throws for a refusal (a cut stream is runProviderStream's rule). */
   finish(): void {
-    if (!this.completed && this.stopReason === undefined) {
-      throw new Error("Anthropic stream: connection closed before the response was complete");
-    }
+    if (!this.builder.isComplete) return;
     if (this.stopReason === "refusal") {
       const detail = this.refusalDetail ? ` (${this.refusalDetail})` : "";
       throw new Error(`The model refused to continue (stop_reason: refusal)${detail}`);
@@ -328,7 +329,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     // An abort ends the SDK's iteration quietly; runProviderStream reports it.
     if (options.signal?.aborted) return;
     reader.finish();
-  });
+  }, { requiresCompletion: "Anthropic" });
 };
 
 export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {

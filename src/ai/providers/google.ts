@@ -13,12 +13,13 @@ import {
   type GenerateContentResponse,
   type GenerateContentResponseUsageMetadata,
   type Part,
+  type PartialArg,
   type ThinkingConfig,
 } from "@google/genai";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, thinkingBudget } from "../thinking.ts";
-import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets } from "../types.ts";
+import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets, ToolCall } from "../types.ts";
 import { resolveProviderApiKey } from "./api-key.ts";
 import { convertMessages, convertSystemPrompt, convertTools, isGemini3, newLocalCallId } from "./google-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
@@ -128,9 +129,40 @@ interface OpenBlock {
   index: number;
 }
 
+/** A JSON path as Vertex writes it ("$.a.b[0].c", "$['a b']") as keys and indexes. */
+function pathSteps(path: string): (string | number)[] {
+  const steps: (string | number)[] = [];
+  const pattern = /\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]/g;
+  for (const match of path.replace(/^\$/, "").matchAll(pattern)) {
+    if (match[1] !== undefined) steps.push(match[1]);
+    else if (match[2] !== undefined) steps.push(Number(match[2]));
+    else steps.push((match[3] ?? match[4])!);
+  }
+  return steps;
+}
+
+/** Sets one streamed piece of a call's arguments; string pieces of one path are joined. */
+function applyPartialArg(args: Record<string, any>, piece: PartialArg): void {
+  const steps = pathSteps(piece.jsonPath ?? "");
+  if (steps.length === 0) return;
+  let target: any = args;
+  for (let i = 0; i < steps.length - 1; i++) {
+    const step = steps[i];
+    if (target[step] === undefined || target[step] === null || typeof target[step] !== "object") target[step] = typeof steps[i + 1] === "number" ? [] : {};
+    target = target[step];
+  }
+  const last = steps[steps.length - 1];
+  if (piece.stringValue !== undefined) target[last] = (typeof target[last] === "string" ? target[last] : "") + piece.stringValue;
+  else if (piece.numberValue !== undefined) target[last] = piece.numberValue;
+  else if (piece.boolValue !== undefined) target[last] = piece.boolValue;
+  else if (piece.nullValue !== undefined) target[last] = null;
+}
+
 /** Translates streamed chunks into builder calls; remembers what the last chunk said. */
 class ChunkReader {
   private open: OpenBlock | undefined;
+  /** A function call whose arguments are still arriving in pieces. */
+  private streamedCall: { index: number; name: string; args: Record<string, any> } | undefined;
   finishReason: string | undefined;
   finishMessage: string | undefined;
   blockReason: string | undefined;
@@ -145,7 +177,10 @@ class ChunkReader {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.readPart(part);
-    if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+    if (candidate?.finishReason) {
+      this.finishReason = candidate.finishReason;
+      this.builder.markComplete();
+    }
     if (candidate?.finishMessage) this.finishMessage = candidate.finishMessage;
   }
 
@@ -158,14 +193,10 @@ class ChunkReader {
 
   private readPart(part: Part): void {
     if (part.functionCall) {
-      this.closeOpenBlock();
-      const call = part.functionCall;
-      const args = call.args ?? {};
-      const index = this.builder.startToolCall(call.id || newLocalCallId(), call.name ?? "", part.thoughtSignature);
-      this.builder.appendToolArguments(index, JSON.stringify(args));
-      this.builder.endToolCall(index, args);
+      this.readFunctionCall(part);
       return;
     }
+    this.endStreamedCall();
     if (part.text === undefined && !part.thoughtSignature) return; // inline data, code execution: not ours
     const kind = part.thought ? "thinking" : "text";
     const text = part.text ?? "";
@@ -179,6 +210,45 @@ class ChunkReader {
       this.builder.appendText(index, text);
       if (part.thoughtSignature) (this.builder.output.content[index] as TextContent).textSignature = part.thoughtSignature;
     }
+  }
+
+  /**
+   * A function call, whole (`args`) or streamed in pieces (Vertex's streamFunctionCallArguments:
+   * a first part with the name and `willContinue`, then parts whose `partialArgs` set values by
+   * JSON path, the last without `willContinue`): the pieces make one call.
+   */
+  private readFunctionCall(part: Part): void {
+    const call = part.functionCall!;
+    const streaming = this.streamedCall;
+    // A part naming another function starts another call.
+    if (streaming && call.name && call.name !== streaming.name) this.endStreamedCall();
+    if (!this.streamedCall && !call.willContinue && !call.partialArgs?.length) {
+      this.closeOpenBlock();
+      const args = call.args ?? {};
+      const index = this.builder.startToolCall(call.id || newLocalCallId(), call.name ?? "", part.thoughtSignature);
+      this.builder.appendToolArguments(index, JSON.stringify(args));
+      this.builder.endToolCall(index, args);
+      return;
+    }
+    if (!this.streamedCall) {
+      this.closeOpenBlock();
+      const index = this.builder.startToolCall(call.id || newLocalCallId(), call.name ?? "", part.thoughtSignature);
+      this.streamedCall = { index, name: call.name ?? "", args: {} };
+    }
+    const open = this.streamedCall!;
+    if (call.args) Object.assign(open.args, call.args);
+    for (const piece of call.partialArgs ?? []) applyPartialArg(open.args, piece);
+    if (part.thoughtSignature) (this.builder.output.content[open.index] as ToolCall).thoughtSignature = part.thoughtSignature;
+    (this.builder.output.content[open.index] as ToolCall).arguments = structuredClone(open.args);
+    if (!call.willContinue) this.endStreamedCall();
+  }
+
+  /** Closes a call whose arguments were streaming. */
+  endStreamedCall(): void {
+    const open = this.streamedCall;
+    if (!open) return;
+    this.streamedCall = undefined;
+    this.builder.endToolCall(open.index, open.args);
   }
 
   private blockFor(kind: OpenBlock["kind"]): number {
@@ -203,6 +273,7 @@ class ChunkReader {
   /** Sets the stop reason, or throws when the service ended the turn with a failure. */
   finish(): void {
     this.closeOpenBlock();
+    this.endStreamedCall();
     if (this.blockReason && !this.finishReason) throw new Error(`Gemini blocked the prompt: ${this.blockReason}`);
     switch (this.finishReason) {
       case "STOP":
@@ -213,7 +284,7 @@ class ChunkReader {
         this.builder.setStopReason("length");
         return;
       case undefined:
-        throw new Error("Gemini stream ended without a finish reason: connection closed early");
+        return; // a cut stream: runProviderStream's rule reports it
       default: {
         const detail = this.finishMessage ? `: ${this.finishMessage}` : "";
         throw new Error(`Gemini stopped the response (finishReason ${this.finishReason})${detail}`);
@@ -280,7 +351,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
       } finally {
         stop.abort();
       }
-    });
+    }, { requiresCompletion: "Gemini" });
   };
 }
 

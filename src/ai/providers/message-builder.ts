@@ -4,7 +4,7 @@
  * `error` event instead of a throw. A provider only translates its wire events
  * into calls on the builder.
  */
-import { errorText } from "../errors.ts";
+import { describeProviderFailure } from "../provider-errors.ts";
 import { AssistantMessageEventStream } from "../event-stream.ts";
 import { parseStreamingJson } from "../json-parse.ts";
 import type { AssistantMessage, Model, StopReason, TextContent, ThinkingContent, ToolCall } from "../types.ts";
@@ -27,6 +27,8 @@ export class AssistantMessageBuilder {
   /** How long the arguments' text was when last parsed, per open tool call. */
   private readonly parsedArgsLength = new Map<number, number>();
   private readonly open = new Set<number>();
+  /** Set when the provider said the response is complete (a stop reason, `message_stop`, `[DONE]`…). */
+  private completed = false;
 
   constructor(
     private readonly model: Model,
@@ -178,6 +180,18 @@ export class AssistantMessageBuilder {
     calculateCost(this.model, usage);
   }
 
+  /**
+   * The provider said the response is complete. A stream that ends without this was cut
+   * (a dropped connection, a proxy's timeout): see `endOfStream`.
+   */
+  markComplete(): void {
+    this.completed = true;
+  }
+
+  get isComplete(): boolean {
+    return this.completed;
+  }
+
   setStopReason(reason: StopReason): void {
     this.output.stopReason = reason;
   }
@@ -209,7 +223,15 @@ export class AssistantMessageBuilder {
   fail(error: unknown, signal?: AbortSignal): void {
     const aborted = signal?.aborted === true;
     this.output.stopReason = aborted ? "aborted" : "error";
-    this.output.errorMessage = aborted ? "Request was aborted" : this.output.errorMessage ?? errorText(error);
+    if (aborted) {
+      this.output.errorMessage = "Request was aborted";
+    } else if (this.output.errorMessage === undefined) {
+      const failure = describeProviderFailure(error, this.model.provider, this.model.baseUrl);
+      this.output.errorMessage = failure.message;
+      // For the session's retry (the wait the provider asked for) and for whoever debugs (the raw body).
+      if (failure.retryAfterMs !== undefined) this.output.retryAfterMs = failure.retryAfterMs;
+      if (failure.rawBody !== undefined) this.output.errorBody = failure.rawBody;
+    }
     // Drop the partial-JSON bookkeeping; blocks stay as they were streamed.
     this.open.clear();
     this.toolArgs.clear();
@@ -226,6 +248,44 @@ export class AssistantMessageBuilder {
 }
 
 /**
+ * The one rule every client keeps: a reply is complete only when the provider said so.
+ * A stream that simply stops (the connection closed, no stop reason, no `[DONE]`) is a
+ * failure worth retrying, never half an answer passed off as a whole one.
+ */
+export class StreamCutError extends Error {
+  constructor(api: string, received: number) {
+    super(`${api} stream ended before the provider said it finished (connection closed after ${received} characters of reply); the reply is incomplete`);
+    this.name = "StreamCutError";
+  }
+}
+
+/** How much reply had arrived, for the cut-stream message. */
+function receivedCharacters(output: AssistantMessage): number {
+  let total = 0;
+  for (const block of output.content) {
+    if (block.type === "text") total += block.text.length;
+    else if (block.type === "thinking") total += block.thinking.length;
+    else total += JSON.stringify(block.arguments ?? {}).length;
+  }
+  return total;
+}
+
+/**
+ * A connection that closed in the middle of an event leaves the SDK half a JSON text, which
+ * it reports as malformed: before the provider said it finished, that is a cut stream too.
+ */
+function isTornEvent(error: unknown, builder: AssistantMessageBuilder): boolean {
+  if (builder.isComplete) return false;
+  const message = error instanceof Error ? error.message : "";
+  return error instanceof SyntaxError || /malformed server-sent event|Incomplete JSON segment|Unexpected end of JSON/i.test(message);
+}
+
+export interface ProviderStreamRules {
+  /** Name of the API in messages ("Anthropic", "OpenAI Chat Completions"…); set, the provider must call `markComplete`. */
+  requiresCompletion?: string;
+}
+
+/**
  * Runs a provider's request in the background and returns its event stream at
  * once. Whatever `run` throws, including an abort, ends the stream with an
  * `error` event: consumers never see an exception from a provider.
@@ -234,6 +294,7 @@ export function runProviderStream(
   model: Model,
   signal: AbortSignal | undefined,
   run: (builder: AssistantMessageBuilder) => Promise<void>,
+  rules: ProviderStreamRules = {},
 ): AssistantMessageEventStream {
   const stream = new AssistantMessageEventStream();
   const builder = new AssistantMessageBuilder(model, stream);
@@ -243,9 +304,10 @@ export function runProviderStream(
       if (signal?.aborted) throw new Error("Request was aborted");
       await run(builder);
       if (signal?.aborted) throw new Error("Request was aborted");
+      if (rules.requiresCompletion && !builder.isComplete) throw new StreamCutError(rules.requiresCompletion, receivedCharacters(builder.output));
       builder.finish();
     } catch (error) {
-      builder.fail(error, signal);
+      builder.fail(rules.requiresCompletion && !signal?.aborted && isTornEvent(error, builder) ? new StreamCutError(rules.requiresCompletion, receivedCharacters(builder.output)) : error, signal);
     }
   })();
   return stream;

@@ -33,7 +33,20 @@ type Usage = CompletionUsage & {
   /** DeepSeek reports its cache hits here. */
   prompt_cache_hit_tokens?: number;
 };
-type Choice = ChatCompletionChunk.Choice & { usage?: Usage | null };
+type Choice = ChatCompletionChunk.Choice & { usage?: Usage | null; message?: Delta };
+
+/**
+ * A content part as Mistral's reasoning models send it: `delta.content` is then an array
+ * of `{type:"text",text}` and `{type:"thinking",thinking:[{type:"text",text}]}` parts.
+ */
+type ContentPart = { type?: string; text?: unknown; thinking?: unknown };
+
+/** The text of a thinking part's `thinking` (an array of text parts, or a plain string). */
+function thinkingText(thinking: unknown): string {
+  if (typeof thinking === "string") return thinking;
+  if (!Array.isArray(thinking)) return "";
+  return thinking.map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : "")).join("");
+}
 type Chunk = Omit<ChatCompletionChunk, "choices" | "usage"> & { choices?: Choice[]; usage?: Usage | null };
 
 function stopReasonOf(finishReason: string): StopReason {
@@ -68,15 +81,29 @@ class ChunkReader {
     const choice = chunk.choices?.[0];
     if (!choice) return;
     if (choice.usage) this.readUsage(choice.usage);
-    const delta = (choice.delta ?? {}) as Delta;
+    // A few servers answer a streamed request with whole `message`s instead of deltas.
+    const delta = (choice.delta ?? choice.message ?? {}) as Delta;
 
     // Servers name the reasoning field differently and some send two names for the same text: take one.
     const field = REASONING_FIELDS.find((name) => typeof delta[name] === "string" && delta[name] !== "");
     if (field) this.appendRunning("thinking", delta[field]!, field);
-    if (typeof delta.content === "string" && delta.content !== "") this.appendRunning("text", delta.content);
+    const content = delta.content as unknown;
+    if (typeof content === "string" && content !== "") this.appendRunning("text", content);
+    else if (Array.isArray(content)) this.readContentParts(content as ContentPart[]);
     delta.tool_calls?.forEach((call, position) => this.readToolCall(call, position));
 
     if (choice.finish_reason) this.finish(choice.finish_reason);
+  }
+
+  private readContentParts(parts: ContentPart[]): void {
+    for (const part of parts) {
+      if (part?.type === "thinking") {
+        const text = thinkingText(part.thinking);
+        if (text) this.appendRunning("thinking", text);
+      } else if (typeof part?.text === "string" && part.text !== "") {
+        this.appendRunning("text", part.text);
+      }
+    }
   }
 
   private appendRunning(kind: "text" | "thinking", delta: string, signature?: string): void {
@@ -124,6 +151,7 @@ class ChunkReader {
     for (const index of [...this.toolCalls.values()].sort((a, b) => a - b)) this.builder.endToolCall(index);
     const reason = stopReasonOf(finishReason);
     this.builder.setStopReason(reason);
+    this.builder.markComplete();
     if (reason === "error") this.builder.output.errorMessage = `The provider's content filter stopped the response (finish_reason: ${finishReason})`;
   }
 
@@ -154,7 +182,8 @@ function withStreamErrorCode(error: unknown): unknown {
 export const stream: ApiStreamFunction = (model, context, rawOptions) => {
   const options = rawOptions as OpenAICompletionsOptions | undefined;
   return runProviderStream(model, options?.signal, async (builder) => {
-    const client = createOpenAIClient(model, options);
+    const watch = { sawDone: false };
+    const client = createOpenAIClient(model, options, watch);
     const compat = detectCompat(model);
     let payload: unknown = buildPayload(model, context, compat, {
       maxTokens: options?.maxTokens,
@@ -179,7 +208,9 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     } catch (error) {
       throw withStreamErrorCode(error);
     }
-  });
+    // `data: [DONE]` says the server finished, even from one that sends no finish_reason.
+    if (watch.sawDone) builder.markComplete();
+  }, { requiresCompletion: "OpenAI Chat Completions" });
 };
 
 /** The provider value for a level, or undefined when the model will not reason. */

@@ -34,8 +34,38 @@ export function normalizeToolCallId(id: string): string {
   if (separator === -1) return sanitizeId(id) || "call";
   const callId = sanitizeId(id.slice(0, separator)) || "call";
   const itemId = id.slice(separator + 1);
-  if (!itemId.startsWith("fc_")) return callId;
+  if (!itemId.startsWith("fc_") && !itemId.startsWith(CUSTOM_ITEM_PREFIX)) return callId;
   return `${callId}|${sanitizeId(itemId)}`;
+}
+
+/**
+ * The parameter of a tool that takes a custom call's free text: its only property, or its
+ * only required string property; `input` when the schema says nothing better.
+ */
+export function customInputParameter(tool: Pick<Tool, "parameters"> | undefined): string {
+  const schema = tool?.parameters as { properties?: Record<string, { type?: unknown }>; required?: string[] } | undefined;
+  const properties = Object.keys(schema?.properties ?? {});
+  if (properties.length === 1) return properties[0];
+  const strings = (schema?.required ?? []).filter((name) => schema?.properties?.[name]?.type === "string");
+  return strings.length === 1 ? strings[0] : "input";
+}
+
+/** Item ids of custom (free-form) tool calls start so; the id says how the call goes back. */
+const CUSTOM_ITEM_PREFIX = "ctc_";
+
+/** Our id for a custom tool call: as a function call's, with the item part marking it custom even when the item has no id. */
+export function customToolCallId(callId: string, itemId: string | undefined): string {
+  return `${callId}|${itemId?.startsWith(CUSTOM_ITEM_PREFIX) ? itemId : CUSTOM_ITEM_PREFIX}`;
+}
+
+function isCustomToolCallId(id: string): boolean {
+  return splitToolCallId(id).itemId?.startsWith(CUSTOM_ITEM_PREFIX) === true;
+}
+
+/** A custom call's raw input from its arguments: the one string they hold. */
+function customInput(args: Record<string, any> | undefined): string {
+  const values = Object.values(args ?? {});
+  return values.length === 1 && typeof values[0] === "string" ? values[0] : JSON.stringify(args ?? {});
 }
 
 export function splitToolCallId(id: string): { callId: string; itemId?: string } {
@@ -110,6 +140,13 @@ function assistantItems(message: AssistantMessage, model: Model): ResponseInputI
       if (block.text) items.push(assistantTextItem(block, replayIds));
     } else {
       const { callId, itemId } = splitToolCallId(block.id);
+      if (isCustomToolCallId(block.id)) {
+        // A free-form call goes back as it came: its input is the raw text, not JSON.
+        const custom: ResponseInputItem = { type: "custom_tool_call", call_id: callId, name: block.name, input: customInput(block.arguments) };
+        if (replayIds && itemId && itemId.length > CUSTOM_ITEM_PREFIX.length) custom.id = itemId;
+        items.push(custom);
+        continue;
+      }
       const call: ResponseFunctionToolCall = {
         type: "function_call",
         call_id: callId,
@@ -141,7 +178,9 @@ function toolResultItems(results: ToolResultMessage[], model: Model): ResponseIn
   const items: ResponseInputItem[] = [];
   const images: ResponseInputContent[] = [];
   for (const result of results) {
-    items.push({ type: "function_call_output", call_id: splitToolCallId(result.toolCallId).callId, output: toolResultText(result) });
+    const callId = splitToolCallId(result.toolCallId).callId;
+    const type = isCustomToolCallId(result.toolCallId) ? "custom_tool_call_output" : "function_call_output";
+    items.push({ type, call_id: callId, output: toolResultText(result) });
     if (model.input.includes("image")) {
       for (const block of result.content) if (block.type === "image") images.push(imagePart(block));
     }

@@ -15,9 +15,9 @@ import type {
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
-import type { Context, Model, ProviderStreamOptions, StreamOptions, ThinkingLevel, ModelThinkingLevel } from "../types.ts";
+import type { Context, Model, Tool, ToolCall, ProviderStreamOptions, StreamOptions, ThinkingLevel, ModelThinkingLevel } from "../types.ts";
 import { createOpenAIClient } from "./openai-client.ts";
-import { convertInput, convertTools } from "./openai-responses-convert.ts";
+import { convertInput, convertTools, customInputParameter, customToolCallId } from "./openai-responses-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
 traceModuleLoad("openai");
@@ -117,12 +117,14 @@ function parseArguments(raw: string): Record<string, any> | undefined {
  */
 class ResponsesEventReader {
   private readonly blocks = new Map<number, number>();
+  /** Custom (free-form) tool calls: their raw input so far, by output index. */
+  private readonly customInputs = new Map<number, string>();
   /** Function calls whose arguments arrived as deltas (so `.done` must not repeat them). */
   private readonly streamedArguments = new Set<number>();
-  /** True once the response reached a final state; a stream that ends before is a dropped connection. */
-  finished = false;
-
-  constructor(private readonly builder: AssistantMessageBuilder) {}
+  constructor(
+    private readonly builder: AssistantMessageBuilder,
+    private readonly tools: readonly Tool[] = [],
+  ) {}
 
   handle(event: ResponseStreamEvent): void {
     const builder = this.builder;
@@ -145,7 +147,27 @@ class ResponsesEventReader {
             builder.appendToolArguments(index, item.arguments);
             this.streamedArguments.add(event.output_index);
           }
+        } else if (item.type === "custom_tool_call") {
+          // A free-form call: its input is raw text, not JSON (customToolCallId marks it for the way back).
+          const index = builder.startToolCall(customToolCallId(item.call_id, item.id), item.name);
+          this.blocks.set(event.output_index, index);
+          this.customInputs.set(event.output_index, item.input ?? "");
+          this.setCustomInput(event.output_index);
         }
+        break;
+      }
+
+      case "response.custom_tool_call_input.delta": {
+        if (!this.customInputs.has(event.output_index)) break;
+        this.customInputs.set(event.output_index, this.customInputs.get(event.output_index)! + event.delta);
+        this.setCustomInput(event.output_index);
+        break;
+      }
+
+      case "response.custom_tool_call_input.done": {
+        if (!this.customInputs.has(event.output_index)) break;
+        this.customInputs.set(event.output_index, event.input);
+        this.setCustomInput(event.output_index);
         break;
       }
 
@@ -193,7 +215,7 @@ class ResponsesEventReader {
       case "response.completed":
         applyUsage(builder, event.response.usage);
         builder.setStopReason("stop");
-        this.finished = true;
+        builder.markComplete();
         break;
 
       case "response.incomplete": {
@@ -201,7 +223,7 @@ class ResponsesEventReader {
         const reason = event.response.incomplete_details?.reason;
         if (reason && reason !== "max_output_tokens") throw new Error(`The response is incomplete: ${reason}`);
         builder.setStopReason("length");
-        this.finished = true;
+        builder.markComplete();
         break;
       }
 
@@ -212,6 +234,14 @@ class ResponsesEventReader {
       case "error":
         throw new Error(event.code ? `${event.code}: ${event.message}` : event.message);
     }
+  }
+
+  /** Shows the custom call's input so far as its arguments; returns them. */
+  private setCustomInput(outputIndex: number): Record<string, any> {
+    const index = this.blocks.get(outputIndex)!;
+    const block = this.builder.output.content[index] as ToolCall;
+    block.arguments = customArguments(this.tools.find((tool) => tool.name === block.name), this.customInputs.get(outputIndex) ?? "");
+    return block.arguments;
   }
 
   /** The item's final form: fills in anything the deltas missed and closes its block. */
@@ -233,11 +263,20 @@ class ResponsesEventReader {
         builder.appendText(index, text);
       }
       builder.endText(index, item.id);
+    } else if (item.type === "custom_tool_call" && block.type === "toolCall") {
+      this.customInputs.set(outputIndex, item.input);
+      builder.endToolCall(index, this.setCustomInput(outputIndex));
+      this.customInputs.delete(outputIndex);
     } else if (item.type === "function_call" && block.type === "toolCall") {
       if (!this.streamedArguments.has(outputIndex)) builder.appendToolArguments(index, item.arguments);
       builder.endToolCall(index, parseArguments(item.arguments));
     }
   }
+}
+
+/** The arguments a custom call's raw input becomes: the tool's one string parameter holds it. */
+function customArguments(tool: Tool | undefined, input: string): Record<string, any> {
+  return { [customInputParameter(tool)]: input };
 }
 
 /** Errors from an `error` event inside the stream carry no HTTP status; keep the provider's code. */
@@ -271,15 +310,14 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
       const { data: events, response } = await client.responses.create(payload, { signal: opts?.signal }).withResponse();
       await opts?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
 
-      const reader = new ResponsesEventReader(builder);
+      const reader = new ResponsesEventReader(builder, context.tools);
       try {
         for await (const event of events) reader.handle(event);
       } catch (error) {
         throw describeStreamError(error);
       }
-      // The SDK ends the iteration quietly on abort; runProviderStream reports that.
-      if (!reader.finished && !opts?.signal?.aborted) throw new Error("Connection closed before the response completed");
-    });
+      // A stream that ends before response.completed is runProviderStream's rule (an abort too).
+    }, { requiresCompletion: "OpenAI Responses" });
   };
 }
 

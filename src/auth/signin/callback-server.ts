@@ -9,6 +9,8 @@
 export interface CallbackServer {
   /** The code of the first redirect with the right state. */
   code: Promise<string>;
+  /** That redirect's whole query (a flow that registers its client at sign-in reads the issued `client_id` there). */
+  query: Promise<URLSearchParams>;
   close(): void;
 }
 
@@ -17,12 +19,15 @@ const PAGE = (title: string, text: string) =>
 
 /** Starts the server; undefined when the port is taken (the caller falls back to a pasted URL). */
 export function startCallbackServer(port: number, path: string, expectedState: string): CallbackServer | undefined {
-  let deliver!: (code: string) => void;
+  let deliverQuery!: (query: URLSearchParams) => void;
   let fail!: (error: Error) => void;
-  const code = new Promise<string>((resolve, reject) => {
-    deliver = resolve;
+  const query = new Promise<URLSearchParams>((resolve, reject) => {
+    deliverQuery = resolve;
     fail = reject;
   });
+  const code = query.then((params) => params.get("code")!);
+  // Whoever waits on only one of the two still sees a failure there; the other must not go unhandled.
+  code.catch(() => {});
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
@@ -45,7 +50,7 @@ export function startCallbackServer(port: number, path: string, expectedState: s
         }
         const received = url.searchParams.get("code");
         if (!received) return html(400, "Sign-in failed", "The redirect carries no authorization code.");
-        deliver(received);
+        deliverQuery(url.searchParams);
         return html(200, "Signed in", "xcsh has the authorization. You can close this tab and return to the terminal.");
       },
     });
@@ -54,6 +59,7 @@ export function startCallbackServer(port: number, path: string, expectedState: s
   }
   return {
     code,
+    query,
     close() {
       // Not forced at once: the page answering the browser's last request may still be on its way.
       void server.stop();

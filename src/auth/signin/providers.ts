@@ -33,6 +33,10 @@ export interface LoginIO {
 export interface LoginOptions {
   /** GitHub Copilot: the GitHub Enterprise Server domain to sign in at (default github.com). */
   enterpriseDomain?: string;
+  /** For a provider that also takes an API key: sign in rather than store a key (`--chatgpt`). */
+  signIn?: boolean;
+  /** Sign in with ChatGPT: this installation's id (a UUID), kept from the previous sign-in. */
+  deviceId?: string;
 }
 
 /** The network part of a sign-in provider, loaded on demand. */
@@ -49,6 +53,11 @@ export interface SignInProvider {
   refreshMarginMs: number;
   requestAuth(credential: OAuthCredential): RequestAuth;
   loadFlow(): Promise<SignInFlow>;
+  /**
+   * A provider that takes an API key as well (OpenAI): its models stay the catalog's,
+   * and without either credential the error is the usual missing key, not "not signed in".
+   */
+  alsoTakesApiKeys?: boolean;
 }
 
 // Facts about GitHub Copilot's API: it wants to know which editor integration calls it.
@@ -126,7 +135,17 @@ const openaiCodex: SignInProvider = {
   loadFlow: () => import("./openai-codex.ts"),
 };
 
-export const SIGN_IN_PROVIDERS: readonly SignInProvider[] = [githubCopilot, openaiCodex];
+/** Sign in with ChatGPT on `openai` (pi 0.99): the plan's token goes to api.openai.com as the key. */
+const openaiChatGPT: SignInProvider = {
+  id: "openai",
+  name: "OpenAI (Sign in with ChatGPT)",
+  refreshMarginMs: 3 * 60_000,
+  requestAuth: (credential) => ({ apiKey: credential.access }),
+  loadFlow: () => import("./openai-chatgpt.ts"),
+  alsoTakesApiKeys: true,
+};
+
+export const SIGN_IN_PROVIDERS: readonly SignInProvider[] = [githubCopilot, openaiCodex, openaiChatGPT];
 
 export function signInProvider(id: string): SignInProvider | undefined {
   return SIGN_IN_PROVIDERS.find((provider) => provider.id === id);

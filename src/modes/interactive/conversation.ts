@@ -10,6 +10,7 @@ import type { Component, Container, TUI } from "@earendil-works/pi-tui";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";
 import type { AgentSessionEvent } from "../../core/session-events.ts";
+import { formatRetryDelay } from "../../core/auto-retry.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import type { CustomEntry } from "../../session/types.ts";
 import { AssistantMessageView, CustomEntryView, CustomMessageView, NoticeView, UserMessageView, type ViewContext } from "./message-views.ts";
@@ -210,7 +211,7 @@ export class ConversationView {
         this.options.tui.requestRender();
         return;
       case "auto_retry_start":
-        this.notice(`↻ Retrying in ${Math.round(event.delayMs / 1000)}s (attempt ${event.attempt} of ${event.maxAttempts})`, event.errorMessage, "warning");
+        this.notice(`↻ Retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})`, event.errorMessage, "warning");
         return;
       case "auto_retry_end":
         if (!event.success) this.notice("✗ Retries gave up", event.finalError ?? "", "error");

@@ -10,6 +10,7 @@ import type { RunOptions } from "../../core/run-options.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { UserError } from "../../core/user-error.ts";
 import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-limits.ts";
+import { formatRetryDelay } from "../../core/auto-retry.ts";
 import { emptyUsage } from "../../ai/usage.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
@@ -54,7 +55,7 @@ function attachTextOutput(session: AgentSession, streamLive: () => boolean, out:
       const args = JSON.stringify(event.args);
       process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
     } else if (event.type === "auto_retry_start") {
-      process.stderr.write(`xcsh: ${event.errorMessage} — retrying in ${Math.round(event.delayMs / 1000)}s (attempt ${event.attempt} of ${event.maxAttempts})\n`);
+      process.stderr.write(`xcsh: ${event.errorMessage} — retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})\n`);
     } else if (event.type === "compaction_start" && event.reason !== "manual") {
       process.stderr.write("xcsh: the context is full; summarizing earlier messages…\n");
     }

@@ -528,7 +528,8 @@ describe("errors", () => {
     ] as const) {
       const message = await failWith(status, text);
       expect(message.stopReason).toBe("error");
-      expect(message.errorMessage).toBe(`${status} ${text}`);
+      expect(message.errorMessage).toStartWith(`${status} `);
+      expect(message.errorMessage).toContain(text);
       expect(isTransientError(message)).toBe(true);
     }
   });

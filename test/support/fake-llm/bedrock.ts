@@ -215,6 +215,7 @@ export function startFakeBedrock(options: FakeBedrockOptions = {}): FakeBedrockS
         headers: Object.fromEntries(req.headers),
         body,
         model: decodeURIComponent(match[1]),
+        receivedAt: Date.now(),
         ...checkAuth(req, rawPath, text, options),
       };
       requests.push(recorded);
@@ -232,6 +233,7 @@ export function startFakeBedrock(options: FakeBedrockOptions = {}): FakeBedrockS
         const message = response.message ?? `Scripted error ${response.status}`;
         return Response.json(response.body ?? { message }, { status: response.status, headers: response.headers });
       }
+      if (response.type === "raw") throw new Error("fake-bedrock: raw replies are not supported; enqueue frames");
       const frames = raw ?? encodeConverseReply(normalizeReply(response, recorded as unknown as RecordedRequest, ++sequence));
       return new Response(
         new ReadableStream({

@@ -45,7 +45,26 @@ export interface FakeHttpError {
   delayMs?: number;
 }
 
-export type FakeResponse = FakeReply | FakeHttpError;
+/**
+ * Bytes served verbatim: a provider stream or error body as recorded, not built by an
+ * encoder. `cutAtByte` closes the connection after that many bytes, mid-stream.
+ */
+export interface FakeRawReply {
+  type: "raw";
+  body: string | Uint8Array;
+  /** HTTP status; default 200. */
+  status?: number;
+  /** Default text/event-stream for 200, application/json otherwise. */
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Send only the first N bytes, then end the response (the client sees the stream stop). */
+  cutAtByte?: number;
+  /** Bytes per write (default: all at once). */
+  chunkBytes?: number;
+  delayMs?: number;
+}
+
+export type FakeResponse = FakeReply | FakeHttpError | FakeRawReply;
 
 export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai";
 
@@ -59,6 +78,8 @@ export interface RecordedRequest {
   body: any;
   /** Model named by the request (body field, or Gemini's path segment). */
   model: string;
+  /** When the request arrived (Date.now()): tests check how long a retry waited. */
+  receivedAt: number;
   /** Set when the server's limits refused the request: the error message it answered with. */
   refused?: string;
 }

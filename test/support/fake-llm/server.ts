@@ -12,6 +12,7 @@ import {
   normalizeReply,
   type FakeApi,
   type FakeHttpError,
+  type FakeRawReply,
   type FakeResponse,
   type RecordedRequest,
   type ScriptStep,
@@ -81,6 +82,37 @@ function modelOf(api: FakeApi, path: string, body: any): string {
   return typeof body?.model === "string" ? body.model : "unknown";
 }
 
+/** A recorded response served byte for byte, cut short when asked. */
+function rawResponse(reply: FakeRawReply, opened: () => void, closed: () => void): Response {
+  const all = typeof reply.body === "string" ? new TextEncoder().encode(reply.body) : reply.body;
+  const bytes = reply.cutAtByte !== undefined ? all.subarray(0, reply.cutAtByte) : all;
+  const status = reply.status ?? 200;
+  const headers = { "content-type": reply.contentType ?? (status === 200 ? "text/event-stream" : "application/json"), ...reply.headers };
+  const step = reply.chunkBytes ?? bytes.length;
+  let offset = 0;
+  let done = false;
+  opened();
+  const finish = () => {
+    if (!done) {
+      done = true;
+      closed();
+    }
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) {
+        finish();
+        controller.close();
+        return;
+      }
+      controller.enqueue(bytes.slice(offset, offset + Math.max(1, step)));
+      offset += Math.max(1, step);
+    },
+    cancel: finish,
+  });
+  return new Response(stream, { status, headers });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
@@ -129,6 +161,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
         headers: Object.fromEntries(req.headers),
         body,
         model: modelOf(api, url.pathname, body),
+        receivedAt: Date.now(),
       };
       const encoder = ENCODERS[api];
       // A refusal comes before the script: a provider refuses without answering.
@@ -142,6 +175,7 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
       const response = typeof step === "function" ? step(recorded) : step;
       if (response.delayMs) await sleep(response.delayMs);
       if (response.type === "error") return errorResponse(encoder, response);
+      if (response.type === "raw") return rawResponse(response, () => open++, () => open--);
 
       sequence++;
       const frames = encoder.encode(normalizeReply(response, recorded, sequence), recorded);

@@ -69,7 +69,6 @@ const STOP_REASONS: Record<string, "stop" | "length" | "toolUse"> = {
 /** Translates ConverseStream events into builder calls; blocks are keyed by contentBlockIndex. */
 class ConverseEventReader {
   private readonly blocks = new Map<number, number>();
-  stopped = false;
 
   constructor(private readonly builder: AssistantMessageBuilder) {}
 
@@ -100,7 +99,7 @@ class ConverseEventReader {
         break;
       }
       case "messageStop": {
-        this.stopped = true;
+        this.builder.markComplete();
         const reason = payload.stopReason as string;
         if (reason === "guardrail_intervened" || reason === "content_filtered") throw new Error(`Bedrock stopped the response: ${reason}`);
         builder.setStopReason(STOP_REASONS[reason] ?? "stop");
@@ -182,8 +181,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const reader = new ConverseEventReader(builder);
     for await (const message of readEventStream(response.body)) reader.handle(message);
-    if (!reader.stopped && !signal?.aborted) throw new Error("Bedrock stream ended before the response completed: connection closed early");
-  });
+  }, { requiresCompletion: "Bedrock" });
 };
 
 /** Claude reasons with a token budget; other Bedrock models take no thinking parameters. */

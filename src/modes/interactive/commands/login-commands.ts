@@ -58,12 +58,12 @@ async function moveOffKeylessModel(app: App, provider: string): Promise<void> {
 async function chooseTarget(app: App, targets: LoginTarget[]): Promise<LoginTarget | undefined> {
   const store = storeOf(app);
   const items = targets.map((target) => ({
-    value: target.id,
+    value: `${target.kind}:${target.id}`,
     label: target.name === target.id ? target.id : `${target.name} (${target.id})`,
     description: [target.kind === "sign-in" ? "sign in with your account" : "API key", store.has(target.id) ? "✓ stored" : ""].filter(Boolean).join(" · "),
   }));
   const picked = await selectDialog(app.surface, "Sign in or store an API key", items, { searchable: true });
-  return picked ? targets.find((target) => target.id === picked.value) : undefined;
+  return picked ? targets.find((target) => `${target.kind}:${target.id}` === picked.value) : undefined;
 }
 
 async function login(app: App, args: string): Promise<void> {
@@ -73,7 +73,10 @@ async function login(app: App, args: string): Promise<void> {
   const targets = loginTargets(app.session.registry.modelsJsonPath);
   let target: LoginTarget | undefined;
   if (wanted) {
-    target = targets.find((candidate) => candidate.id === wanted);
+    const named = targets.filter((candidate) => candidate.id === wanted);
+    // OpenAI takes a ChatGPT sign-in or a key: the person picks which.
+    target = named.length > 1 ? await chooseTarget(app, named) : named[0];
+    if (named.length > 1 && !target) return;
     if (!target) return app.say(`✗ Unknown provider "${wanted}"`, "/login without a name lists the providers you can sign in to or store a key for", "error");
   } else {
     target = await chooseTarget(app, targets);
@@ -85,7 +88,10 @@ async function login(app: App, args: string): Promise<void> {
 
 async function signIn(app: App, target: LoginTarget): Promise<void> {
   const store = storeOf(app);
-  const credential = await runSignIn(app, target);
+  // The installation keeps its id across sign-ins (Sign in with ChatGPT names it).
+  const previous = store.has(target.id) ? store.get(target.id) : undefined;
+  const deviceId = previous?.type === "oauth" && typeof previous.deviceId === "string" ? previous.deviceId : undefined;
+  const credential = await runSignIn(app, target, deviceId);
   if (!credential) return;
   await store.set(target.id, credential);
   credentialsChanged(app);

@@ -16,7 +16,7 @@ import { LoginPanel, withLoginPanel } from "./login-panel.ts";
 const WAITING = "Follow the steps above; this waits until the provider answers.";
 
 /** The credential the flow produced, or undefined when it was cancelled or failed (both said in the transcript). */
-export async function runSignIn(app: App, target: LoginTarget): Promise<OAuthCredential | undefined> {
+export async function runSignIn(app: App, target: LoginTarget, deviceId?: string): Promise<OAuthCredential | undefined> {
   const signIn = signInProvider(target.id);
   if (!signIn) return undefined;
   const cancel = new AbortController();
@@ -33,7 +33,7 @@ export async function runSignIn(app: App, target: LoginTarget): Promise<OAuthCre
   };
   try {
     return await withLoginPanel(app.surface.replaceEditor, panel, async () => {
-      const options: LoginOptions = {};
+      const options: LoginOptions = deviceId ? { deviceId } : {};
       if (target.id === "github-copilot") {
         panel.setLines(["Signing in to a GitHub Enterprise server? Enter its domain (ghe.example.com). Leave it blank for github.com."]);
         const domain = await panel.ask({ prompt: "domain: ", placeholder: "github.com" });

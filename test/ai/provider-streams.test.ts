@@ -1,0 +1,273 @@
+/**
+ * Provider traffic replayed byte for byte through the built binary: the streams and error
+ * bodies in test/fixtures/provider-streams (written from each API's documented wire format;
+ * each file names its source) for Anthropic, OpenAI Chat Completions, OpenAI Responses,
+ * Gemini and Mistral. A stream cut mid-way must be an error that is retried, never half an
+ * answer; each API's quirks must reach the user whole; an HTTP error must read as its
+ * message and wait as long as the provider asked.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
+import { startFakeLlm, type FakeApi, type FakeLlmServer, type FakeRawReply } from "../support/fake-llm/server.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures", "provider-streams");
+
+/** A recorded stream without its header (the leading `#` lines that name the source). */
+function recording(name: string): string {
+  const text = readFileSync(join(FIXTURES, name), "utf8");
+  return text.replace(/^(#[^\n]*\n)+\n/, "");
+}
+
+const ERROR_BODIES = JSON.parse(readFileSync(join(FIXTURES, "error-bodies.json"), "utf8")) as Record<
+  string,
+  { status: number; headers: Record<string, string>; body: unknown }
+>;
+
+function errorReply(name: string): FakeRawReply {
+  const { status, headers, body } = ERROR_BODIES[name];
+  return { type: "raw", status, headers, body: JSON.stringify(body) };
+}
+
+/** Each provider of the test's models.json: its API and the recording of a plain answer. */
+const PROVIDERS = {
+  claude: { api: "anthropic-messages", model: "claude-sonnet-4-5", text: "anthropic-text.sse" },
+  gpt: { api: "openai-completions", model: "gpt-4o-mini", text: "openai-chat-text.sse" },
+  gptr: { api: "openai-responses", model: "gpt-4.1", text: "openai-responses-text.sse" },
+  gemini: { api: "google-generative-ai", model: "gemini-2.5-flash", text: "gemini-text.sse" },
+  mistral: { api: "openai-completions", model: "magistral-medium", text: "mistral-magistral-thinking.sse" },
+} as const satisfies Record<string, { api: FakeApi; model: string; text: string }>;
+type ProviderName = keyof typeof PROVIDERS;
+
+const SKY = "The sky is blue because air scatters short wavelengths of sunlight more than long ones.";
+
+let server: FakeLlmServer;
+let home: TestHome;
+
+beforeAll(() => {
+  server = startFakeLlm();
+  home = makeTestHome();
+  const providers: Record<string, unknown> = {};
+  for (const [name, { api, model }] of Object.entries(PROVIDERS)) {
+    providers[name] = { baseUrl: server.baseUrl(api), api, apiKey: "test-key", models: [{ id: model, reasoning: name === "mistral" }] };
+  }
+  home.writeModelsJson({ providers });
+  home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2 } });
+});
+afterEach(() => {
+  server.clearScript();
+  server.requests.length = 0;
+});
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+type Frame = Record<string, any>;
+
+async function ask(provider: ProviderName, prompt = "Why is the sky blue?"): Promise<{ frames: Frame[]; stderr: string; exitCode: number }> {
+  const { model } = PROVIDERS[provider];
+  const result = await runXcsh(["--mode", "json", "-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 30_000 });
+  const frames = result.stdout
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as Frame);
+  return { frames, stderr: result.stderr, exitCode: result.exitCode };
+}
+
+const assistantEnds = (frames: Frame[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
+const textOf = (message: Frame) =>
+  message.content
+    .filter((block: Frame) => block.type === "text")
+    .map((block: Frame) => block.text)
+    .join("");
+
+describe("recorded streams replayed whole", () => {
+  for (const name of ["claude", "gpt", "gptr", "gemini"] as const) {
+    test(`${name} (${PROVIDERS[name].api}): the whole answer, stop reason stop`, async () => {
+      server.enqueue({ type: "raw", body: recording(PROVIDERS[name].text), chunkBytes: 97 });
+      const { frames } = await ask(name);
+      const [reply] = assistantEnds(frames);
+      expect(reply.stopReason).toBe("stop");
+      expect(textOf(reply)).toBe(SKY);
+      expect(reply.usage.output).toBe(15);
+    });
+  }
+
+  test("mistral: a reasoning model's content-part arrays become thinking and text", async () => {
+    server.enqueue({ type: "raw", body: recording(PROVIDERS.mistral.text), chunkBytes: 64 });
+    const { frames } = await ask("mistral");
+    const [reply] = assistantEnds(frames);
+    expect(reply.stopReason).toBe("stop");
+    expect(reply.content.map((block: Frame) => block.type)).toEqual(["thinking", "text"]);
+    expect(reply.content[0].thinking).toBe("The user asks why the sky is blue. Rayleigh scattering explains it.");
+    expect(textOf(reply)).toBe("Air scatters blue light more than red.");
+  });
+});
+
+describe("a stream cut mid-way", () => {
+  for (const name of Object.keys(PROVIDERS) as ProviderName[]) {
+    for (const where of ["between events", "inside an event"] as const) {
+      test(`${name}, cut ${where}: an error saying the stream ended early, retried, then the whole answer`, async () => {
+        const body = recording(PROVIDERS[name].text);
+        // The first part of the answer's text arrives, then the connection ends.
+        const inText = body.indexOf(name === "mistral" ? "Air scatters" : "The sky is blue because air ");
+        const cutAt = where === "inside an event" ? inText + 5 : body.indexOf("\n\n", inText) + 2;
+        server.enqueue({ type: "raw", body, cutAtByte: cutAt }, { type: "raw", body });
+        const { frames } = await ask(name);
+        const [cut, whole] = assistantEnds(frames);
+        expect(cut.stopReason).toBe("error");
+        expect(cut.errorMessage).toContain("stream ended before the provider said it finished");
+        if (where === "between events") expect(textOf(cut)).toBe(name === "mistral" ? "Air scatters blue light " : "The sky is blue because air ");
+        const retry = frames.find((frame) => frame.type === "auto_retry_start");
+        expect(retry).toMatchObject({ attempt: 1, errorMessage: cut.errorMessage });
+        expect(whole.stopReason).toBe("stop");
+        expect(server.requests).toHaveLength(2);
+      });
+    }
+  }
+});
+
+describe("the end of a Chat Completions stream", () => {
+  test("a server that sends data: [DONE] but no finish_reason has finished: the answer stands", async () => {
+    const body = recording(PROVIDERS.gpt.text).replace('"finish_reason":"stop"', '"finish_reason":null');
+    server.enqueue({ type: "raw", body });
+    const { frames } = await ask("gpt");
+    const [reply] = assistantEnds(frames);
+    expect(reply.stopReason).toBe("stop");
+    expect(textOf(reply)).toBe(SKY);
+  });
+
+  test("without finish_reason and without [DONE] the reply is incomplete", async () => {
+    const body = recording(PROVIDERS.gpt.text).replace('"finish_reason":"stop"', '"finish_reason":null').replace("data: [DONE]\n\n", "");
+    server.enqueue({ type: "raw", body }, { type: "raw", body: recording(PROVIDERS.gpt.text) });
+    const { frames } = await ask("gpt");
+    const [cut, whole] = assistantEnds(frames);
+    expect(cut.errorMessage).toContain("stream ended before the provider said it finished");
+    expect(textOf(cut)).toBe(SKY);
+    expect(whole.stopReason).toBe("stop");
+  });
+});
+
+describe("an error event inside the stream", () => {
+  test("Anthropic's overloaded_error after the reply began reads as its kind and message, and is retried", async () => {
+    server.enqueue({ type: "raw", body: recording("anthropic-overloaded-midstream.sse") }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const { frames } = await ask("claude");
+    const [failed, answered] = assistantEnds(frames);
+    expect(failed.stopReason).toBe("error");
+    expect(failed.errorMessage).toBe("overloaded_error: Overloaded");
+    expect(textOf(failed)).toBe("The sky is blue because air ");
+    expect(frames.some((frame) => frame.type === "auto_retry_start")).toBe(true);
+    expect(textOf(answered)).toBe(SKY);
+  });
+});
+
+describe("tool calls the APIs stream in their own ways", () => {
+  test("OpenAI Responses: a custom_tool_call runs the tool with its raw input, and goes back as a custom call", async () => {
+    server.enqueue({ type: "raw", body: recording("openai-responses-custom-tool-call.sse"), chunkBytes: 120 }, { type: "raw", body: recording(PROVIDERS.gptr.text) });
+    const { frames } = await ask("gptr", "run the check");
+    const [call] = assistantEnds(frames);
+    expect(call.stopReason).toBe("toolUse");
+    expect(call.content).toEqual([expect.objectContaining({ type: "toolCall", name: "bash", arguments: { command: "echo custom-tool-ran" } })]);
+    const result = frames.find((frame) => frame.type === "tool_execution_end");
+    expect(JSON.stringify(result?.result)).toContain("custom-tool-ran");
+    const next = server.requests[1].body.input as Frame[];
+    expect(next).toContainEqual(expect.objectContaining({ type: "custom_tool_call", call_id: "call_Zx9CustomA1", name: "bash", input: "echo custom-tool-ran" }));
+    const output = next.find((item) => item.type === "custom_tool_call_output");
+    expect(output).toMatchObject({ call_id: "call_Zx9CustomA1" });
+    expect(output!.output).toContain("custom-tool-ran");
+  });
+
+  test("Gemini: function-call arguments streamed in pieces make one call with the whole arguments", async () => {
+    server.enqueue({ type: "raw", body: recording("vertex-streamed-function-args.sse") }, { type: "raw", body: recording(PROVIDERS.gemini.text) });
+    const { frames } = await ask("gemini", "run the check");
+    const [call] = assistantEnds(frames);
+    const calls = call.content.filter((block: Frame) => block.type === "toolCall");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "echo streamed-args-ok" } });
+    const result = frames.find((frame) => frame.type === "tool_execution_end");
+    expect(JSON.stringify(result?.result)).toContain("streamed-args-ok");
+    const sentBack = (server.requests[1].body.contents as Frame[]).flatMap((content) => content.parts).filter((part: Frame) => part.functionCall);
+    expect(sentBack).toHaveLength(1);
+  });
+});
+
+describe("HTTP errors with the providers' real bodies", () => {
+  const cases: { provider: ProviderName; fixture: string; message: string; askedMs?: number }[] = [
+    { provider: "claude", fixture: "anthropic-429", message: "429 rate limited by claude: Number of request tokens has exceeded your per-minute rate limit", askedMs: 1000 },
+    { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded" },
+    { provider: "gpt", fixture: "openai-429", message: "429 rate limited by gpt: Rate limit reached for gpt-4o-mini", askedMs: 700 },
+    { provider: "gptr", fixture: "openai-500", message: "500 server_error: The server had an error while processing your request." },
+    { provider: "gemini", fixture: "gemini-429", message: "429 rate limited by gemini: You exceeded your current quota", askedMs: 1000 },
+    { provider: "gemini", fixture: "gemini-503", message: "503 UNAVAILABLE: The model is overloaded. Please try again later." },
+    { provider: "mistral", fixture: "mistral-429", message: "429 rate limited by mistral: Requests rate limit exceeded", askedMs: 1000 },
+  ];
+  for (const { provider, fixture, message, askedMs } of cases) {
+    const waits = askedMs === undefined ? "retried after the backoff" : `retried after the ${askedMs} ms the provider asked`;
+    test(`${fixture}: reads "${message.slice(0, 40)}…", ${waits}`, async () => {
+      server.enqueue(errorReply(fixture), { type: "raw", body: recording(PROVIDERS[provider].text) });
+      const { frames } = await ask(provider);
+      const [failed, answered] = assistantEnds(frames);
+      expect(failed.errorMessage).toStartWith(message);
+      // The body is reduced to its message; the raw body stays on the message for debugging.
+      expect(failed.errorMessage).not.toContain("{");
+      expect(JSON.parse(failed.errorBody)).toBeTruthy();
+      expect(answered.stopReason).toBe("stop");
+      const retry = frames.find((frame) => frame.type === "auto_retry_start");
+      expect(retry?.delayMs).toBe(askedMs ?? 10);
+      const waited = server.requests[1].receivedAt - server.requests[0].receivedAt;
+      expect(waited).toBeGreaterThanOrEqual((askedMs ?? 10) - 5);
+    });
+  }
+
+  test("a wait the provider asks for is capped by retry.maxAgentDelayMs", async () => {
+    const capped = makeTestHome();
+    try {
+      capped.writeModelsJson({ providers: { claude: { baseUrl: server.baseUrl("anthropic-messages"), api: "anthropic-messages", apiKey: "k", models: [{ id: "c" }] } } });
+      capped.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 1, maxAgentDelayMs: 300 } });
+      server.enqueue({ ...errorReply("anthropic-429"), headers: { "retry-after": "30" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+      const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "claude/c"], { env: capped.env, timeoutMs: 20_000 });
+      const retry = result.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .find((frame) => frame.type === "auto_retry_start");
+      expect(retry?.delayMs).toBe(300);
+    } finally {
+      capped.cleanup();
+    }
+  });
+
+  test("print mode shows the reduced message and the honoured wait in its retry notice", async () => {
+    server.enqueue(errorReply("anthropic-429"), { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const result = await runXcsh(["-p", "hi", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });
+    expect(result.stdout.trim()).toBe(SKY);
+    expect(result.stderr).toContain("429 rate limited by claude: Number of request tokens");
+    expect(result.stderr).toContain("retrying in 1 s (attempt 1 of 2)");
+  });
+});
+
+describe("network failures", () => {
+  test("a refused connection names the address and the cause, once per attempt", async () => {
+    const closed = startFakeLlm();
+    const port = closed.port;
+    await closed.close();
+    const refused = makeTestHome();
+    try {
+      refused.writeModelsJson({ providers: { gpt: { baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "k", models: [{ id: "m" }] } } });
+      refused.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 1 } });
+      const result = await runXcsh(["-p", "hi", "--model", "gpt/m"], { env: refused.env, timeoutMs: 20_000 });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toContain(`Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED)`);
+      expect(result.stderr).not.toContain("Connection error.");
+      // One line for the retried attempt, one for the final failure.
+      expect(result.stderr.split("\n").filter((line) => line.includes("Cannot reach"))).toEqual([
+        `xcsh: Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED) — retrying in 10 ms (attempt 1 of 1)`,
+        `xcsh: gpt/m: Cannot reach 127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
+      ]);
+    } finally {
+      refused.cleanup();
+    }
+  });
+});
