@@ -5,7 +5,10 @@
  * agent's tool array is updated in place, so a run in progress sees a change
  * at its next model call. With codemode active and `codemode.mode` "only", the
  * other built-in and extension tools stay active (scripts call them) but are
- * not declared to the model.
+ * not declared to the model. An MCP tool's exposure (src/mcp/exposure.ts) decides
+ * whether it is declared (`direct`), reached only from scripts and tool_search
+ * (`codemode`, `deferred`: declared once tool_search loaded it), or not at all (`hidden`);
+ * the first such tool of a kind switches codemode or tool_search on.
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
@@ -13,13 +16,24 @@ import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
+import type { ToolExposure } from "../mcp/exposure.ts";
 import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
+import { TOOL_SEARCH_NAME } from "./tool-search.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
   sourceInfo: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** An MCP tool's exposure; other tools are direct. */
+  exposure?: ToolExposure;
+  /** Words tool_search ranks by besides the name and description (the server's description). */
+  searchText?: string;
+}
+
+/** Reached from scripts and tool_search rather than declared. */
+function isIndirect(entry: ToolEntry | undefined): boolean {
+  return entry?.exposure === "codemode" || entry?.exposure === "deferred";
 }
 
 export type PromptBase = Omit<SystemPromptOptions, "tools">;
@@ -45,8 +59,12 @@ export class ToolSet {
   private active: string[];
   private hostTools: AgentTool<any>[] = [];
   private readonly builtins = new Map<string, CodingTool<any>>();
+  /** Indirect tools tool_search loaded: declared from the next model call on. */
+  private readonly loaded = new Set<string>();
   /** The system prompt for the active tools, before any per-prompt change by an extension. */
   baseSystemPrompt = "";
+  /** Waits for the MCP servers still connecting (set once MCP starts): scripts and tool_search see every server's tools. */
+  waitForAllServers: () => Promise<void> = async () => {};
 
   constructor(
     private readonly agent: Agent,
@@ -57,6 +75,8 @@ export class ToolSet {
     private readonly registeredStartsActive: (name: string) => boolean = () => true,
     /** settings' `codemode.mode`, read at each rebuild. */
     private readonly codemodeMode: () => CodemodeMode = () => "on",
+    /** Whether codemode / tool_search may switch on by themselves when an MCP tool needs them (not excluded by the command line). */
+    private readonly autoActivates: (name: string) => boolean = () => true,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -85,7 +105,40 @@ export class ToolSet {
     this.entries.set(tool.name, { tool, ...info });
     // A registered tool is active, also when it replaces a built-in that was switched off.
     if (activate && !this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
+    // The way to reach it comes on with it: codemode for codemode tools, tool_search for deferred ones.
+    if (activate && (info.exposure === "codemode" || info.exposure === "deferred")) this.switchOnReacher(info.exposure);
     this.apply();
+  }
+
+  /** Switches on codemode (for codemode tools) or tool_search (deferred ones), unless the command line left it out. */
+  enableReacher(exposure: "codemode" | "deferred"): void {
+    if (this.switchOnReacher(exposure)) this.apply();
+  }
+
+  private switchOnReacher(exposure: "codemode" | "deferred"): boolean {
+    const reacher = exposure === "codemode" ? CODEMODE_TOOL_NAME : TOOL_SEARCH_NAME;
+    if (!this.entries.has(reacher) || this.active.includes(reacher) || !this.autoActivates(reacher)) return false;
+    this.active.push(reacher);
+    return true;
+  }
+
+  /**
+   * Declares indirect tools from the next model call on (tool_search found them);
+   * returns the names that were loaded. Tools that are not indirect are left alone.
+   */
+  load(names: readonly string[]): string[] {
+    const loadable = names.filter((name) => isIndirect(this.entries.get(name)) && this.active.includes(name));
+    for (const name of loadable) this.loaded.add(name);
+    if (loadable.length > 0) this.apply();
+    return loadable;
+  }
+
+  /** The indirect tools tool_search may find: codemode and deferred MCP tools the command line left in. */
+  searchable(): { tool: AgentTool<any>; searchText?: string }[] {
+    return this.active.flatMap((name) => {
+      const entry = this.entries.get(name);
+      return entry && isIndirect(entry) ? [{ tool: entry.tool, searchText: entry.searchText }] : [];
+    });
   }
 
   /** Takes a tool away (an MCP server's tool that is gone); a built-in of that name comes back. */
@@ -95,6 +148,7 @@ export class ToolSet {
     else {
       this.entries.delete(name);
       this.active = this.active.filter((active) => active !== name);
+      this.loaded.delete(name);
     }
     this.apply();
   }
@@ -154,16 +208,35 @@ export class ToolSet {
 
   /** The active tools the model is given: all of them, unless codemode stands in for the others ("only"). */
   declaredNames(): string[] {
-    if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return [...this.active];
-    return this.active.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
+    const reachable = this.active.filter((name) => {
+      const entry = this.entries.get(name);
+      if (entry?.exposure === "hidden") return false;
+      return !isIndirect(entry) || this.loaded.has(name);
+    });
+    if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return reachable;
+    return reachable.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
   }
 
-  /** What a codemode script may call: every active tool but codemode itself, and the RPC host's tools. */
+  /**
+   * What a codemode script may call: every active tool but codemode itself and hidden
+   * MCP tools, and the RPC host's tools. Indirect MCP tools are marked `unlisted`: the
+   * codemode description leaves them out (it stays the same as servers connect) and
+   * scripts find them with searchTools().
+   */
   callableByScripts(): { tool: AgentTool<any>; info: CallableTool }[] {
-    const entries = this.active.filter((name) => name !== CODEMODE_TOOL_NAME).flatMap((name) => this.entries.get(name) ?? []);
-    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined }))].map(({ tool, promptGuidelines }) => ({
+    const entries = this.active
+      .filter((name) => name !== CODEMODE_TOOL_NAME)
+      .flatMap((name) => this.entries.get(name) ?? [])
+      .filter((entry) => entry.exposure !== "hidden");
+    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined }))].map(({ tool, promptGuidelines, exposure }) => ({
       tool,
-      info: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(promptGuidelines ? { promptGuidelines } : {}) },
+      info: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(promptGuidelines ? { promptGuidelines } : {}),
+        ...(exposure === "codemode" || exposure === "deferred" ? { unlisted: true } : {}),
+      },
     }));
   }
 

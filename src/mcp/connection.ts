@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -24,6 +25,7 @@ import {
   type Resource,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { basename } from "node:path";
 import { traceModuleLoad } from "../ai/load-trace.ts";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
@@ -78,8 +80,14 @@ export class McpConnection {
     readonly spec: McpServerSpec,
     private readonly events: ConnectionEvents,
     clientInfo: { name: string; version: string },
+    /** The project folder, offered to the server as its one root (`roots/list`). */
+    projectDir?: string,
   ) {
-    this.client = new Client(clientInfo, { capabilities: {} });
+    this.client = new Client(clientInfo, { capabilities: projectDir ? { roots: { listChanged: false } } : {} });
+    if (projectDir) {
+      const root = { uri: Bun.pathToFileURL(projectDir).href, name: basename(projectDir) || projectDir };
+      this.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
+    }
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.track(this.refreshTools()));
     this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.track(this.refreshPrompts()));
     this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.track(this.refreshResources()));

@@ -23,12 +23,15 @@ import { mcpAgentTool } from "./tool-adapter.ts";
 import { READ_RESOURCE_TOOL, readResourceAgentTool, readResourceToolSpec, resourceMentions, resourceText, type McpResourceItem } from "./resources.ts";
 import type { McpServerStatus } from "./status.ts";
 import { within } from "./wait.ts";
+import { exposureOf, type ToolExposure } from "./exposure.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
 export interface McpToolSink {
-  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo }, activate: boolean): void;
+  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; exposure?: ToolExposure; searchText?: string }, activate: boolean): void;
   remove(name: string): void;
   batch(changes: () => void): void;
+  /** Switches on what reaches tools of that exposure (codemode, tool_search), unless the command line left it out. */
+  enableReacher?(exposure: "codemode" | "deferred"): void;
 }
 
 export interface McpHubOptions {
@@ -39,6 +42,8 @@ export interface McpHubOptions {
   tools: McpToolSink;
   /** A line for the person running xcsh (stderr, an RPC notice frame, an ACP notice). */
   report(message: string): void;
+  /** The project folder: every server gets it as its root. */
+  projectDir?: string;
 }
 
 /** How xcsh introduces itself to servers. */
@@ -90,7 +95,7 @@ export class McpHub {
     let connection: McpConnection | undefined;
     // A connection replaced meanwhile (reconnect) no longer speaks for its server.
     const current = () => connection === undefined || this.connections.get(spec.name) === connection;
-    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO);
+    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir);
     this.connections.set(spec.name, connection);
     return connection;
   }
@@ -110,8 +115,8 @@ export class McpHub {
    * Waits for the servers still connecting, each until its startupTimeout has passed
    * since it started; one still not ready is reported (once) and the prompt goes on.
    */
-  async ready(): Promise<void> {
-    const connecting = [...this.connections.values()].filter((connection) => connection.state === "connecting");
+  async ready(wanted: (spec: McpServerSpec) => boolean = () => true): Promise<void> {
+    const connecting = [...this.connections.values()].filter((connection) => connection.state === "connecting" && wanted(connection.spec));
     if (connecting.length === 0) return;
     await Promise.all(
       connecting.map((connection) => {
@@ -264,7 +269,10 @@ export class McpHub {
         this.registered.set(name, entry);
         // A changed tool keeps whether it is active; a new one follows the command line's choice.
         const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name);
-        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
+        const spec = entry.connection.spec;
+        // The resource reader goes the way of the server's widest exposure (pi's rule).
+        const exposure = entry.readsResources ? widestExposure(spec, entry.connection.tools) : exposureOf(spec, entry.tool.name);
+        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(spec), exposure, ...(spec.description ? { searchText: spec.description } : {}) }, !known);
       }
     });
     this.prompts.clear();
@@ -281,6 +289,14 @@ export class McpHub {
     }
     this.report(`MCP ${kind} name ${name} is taken by server "${holder.connection.spec.name}"; the one of server "${entry.connection.spec.name}" is left out`);
   }
+}
+
+/** direct, then codemode or deferred, then hidden: the reach of whichever tool reaches furthest. */
+function widestExposure(spec: McpServerSpec, tools: readonly Tool[]): ToolExposure {
+  const exposures = tools.map((tool) => exposureOf(spec, tool.name));
+  if (exposures.length === 0) return exposureOf(spec, "");
+  for (const kind of ["direct", "codemode", "deferred"] as const) if (exposures.includes(kind)) return kind;
+  return "hidden";
 }
 
 function sourceInfoOf(spec: McpServerSpec): SourceInfo {

@@ -110,7 +110,7 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
     }
     const inert = INERT_KEYS.filter((key) => (declaration.entry as Record<string, unknown>)[key] !== undefined);
     if (inert.length > 0) {
-      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (every tool of a connected server is declared to the model; sign-in registers xcsh's own client). See docs/mcp.md.`);
+      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (sign-in registers xcsh's own client). See docs/mcp.md.`);
     }
     try {
       servers.push(toSpec(declaration, cwd, env));
@@ -123,7 +123,7 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
 }
 
 /** pi 1.x keys kept in the entry that change nothing in xcsh yet. */
-const INERT_KEYS = ["exposure", "toolExposure", "description", "oauth"] as const;
+const INERT_KEYS = ["oauth"] as const;
 
 /** `"enabled": false` (pi 1.x) or `"disabled": true` (xcsh, pi 0.x): declared, not connected. */
 export function isSwitchedOff(entry: McpServerEntry | null | undefined): boolean {
@@ -178,6 +178,9 @@ function toSpec(declaration: DeclaredServer, cwd: string, processEnv: Record<str
     origin: declaration.origin,
     callTimeoutMs: (entry.timeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
     startupWaitMs: (entry.startupTimeout ?? DEFAULT_STARTUP_WAIT_SECONDS) * 1000,
+    ...(entry.exposure !== undefined ? { exposure: entry.exposure } : {}),
+    ...(entry.toolExposure !== undefined ? { toolExposure: entry.toolExposure } : {}),
+    ...(entry.description !== undefined ? { description: entry.description } : {}),
   };
   if (entry.command !== undefined) {
     const dir = entry.cwd === undefined ? cwd : expandVariables(entry.cwd);

@@ -13,12 +13,18 @@ import type { DeclaredServer } from "./config-files.ts";
 import type { McpHub, McpToolSink } from "./hub.ts";
 import type { McpResourceItem } from "./resources.ts";
 import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
+import { indirectExposures, mayHaveDirectTools } from "./exposure.ts";
 import type { McpServerStatus } from "./status.ts";
 
 /** What the session asks of MCP (src/core/agent-session.ts). */
 export interface McpSessionLink {
-  /** Resolves once no server is still connecting (each waited for at most its startupTimeout). */
+  /**
+   * Resolves once no server that may have `direct` tools is still connecting (each waited for
+   * at most its startupTimeout): the first prompt must declare those; the others are waited for when reached.
+   */
   ready(): Promise<void>;
+  /** Resolves once no server at all is still connecting (codemode scripts and tool_search). */
+  readyAll(): Promise<void>;
   /** An MCP prompt command expanded; other input as it is; undefined when the command failed (reported). */
   expandCommand(input: { text: string; images?: ImageContent[] }): Promise<{ text: string; images?: ImageContent[] } | undefined>;
   /** The servers' prompts as commands. */
@@ -69,6 +75,8 @@ class LazyMcpSession implements McpSessionLink {
   private readonly listeners: (() => void)[] = [];
   private closed = false;
   private trusted: boolean;
+  /** Whether the latest plan has a server that may declare tools directly. */
+  private hasDirectServers = false;
   /** Settles once the latest plan has been handed to the hub. */
   private configured: Promise<void> = Promise.resolve();
   private startNow: () => void = () => {};
@@ -101,6 +109,9 @@ class LazyMcpSession implements McpSessionLink {
     const plan = planServers({ declared, problems: [] }, this.options.cwd, trusted);
     for (const problem of plan.problems) this.options.report(problem);
     for (const note of plan.notes) this.options.report(note);
+    this.hasDirectServers = plan.servers.some(mayHaveDirectTools);
+    // Before the servers connect, so the first request already has the way to their tools (and it does not change later).
+    for (const kind of new Set(plan.servers.flatMap(indirectExposures))) this.options.tools.enableReacher?.(kind);
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;
     this.configured = this.load().then(
       // Closed before the client loaded: no server is started only to be stopped.
@@ -113,7 +124,7 @@ class LazyMcpSession implements McpSessionLink {
     this.loading ??= this.started
       .then(() => import("./hub.ts"))
       .then(({ McpHub }) => {
-        const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
+        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd });
         for (const listener of this.listeners) hub.onChange(listener);
         this.hub = hub;
         return hub;
@@ -122,9 +133,16 @@ class LazyMcpSession implements McpSessionLink {
   }
 
   async ready(): Promise<void> {
+    if (!this.hasDirectServers) return;
     this.startNow();
     await this.configured;
-    await this.hub?.ready();
+    await this.hub?.ready((spec) => mayHaveDirectTools(spec));
+  }
+
+  async readyAll(): Promise<void> {
+    this.startNow();
+    await this.configured;
+    await this.hub?.ready(() => true);
   }
 
   async expandCommand(input: { text: string; images?: ImageContent[] }) {

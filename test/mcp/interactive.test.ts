@@ -58,7 +58,7 @@ describe("MCP in the terminal", () => {
         expect(screen).toMatch(/bad\s+failed/);
         expect(screen).toContain("fatal: the test server was told to crash");
         expect(screen).toMatch(/good\s+connected/);
-        expect(screen).toContain("10 tools, 1 prompt, 0 resources");
+        expect(screen).toContain("11 tools, 1 prompt, 0 resources");
 
         writeMcpJson(mcpJson, { good: stdioServer(events, { MCP_NAME: "good" }), bad: stdioServer(events, { MCP_NAME: "bad" }) });
         send(pane, "/mcp reconnect bad");
@@ -110,7 +110,7 @@ describe("MCP in the terminal", () => {
         {
           width: 600,
           env: { XCSH_TEST_OAUTH_CALLBACK_PORT: callbackPort },
-          before: (fakeHome) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl } }),
+          before: (fakeHome) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl, exposure: "direct" } }),
         },
       );
     } finally {

@@ -13,6 +13,8 @@
  * Resources (with MCP_RESOURCES=1, or `resources: true`): file:///docs/guide.md and memo://notes/today.
  * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
+ * MCP_MANY=N: N more tools, `record_<i>` {id, fields?, limit?}, each about a subject of its own (a large server).
+ * die: exits the process at once (a crash in the middle of a call).
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -37,6 +39,23 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
       contents: [{ uri: uri.href, mimeType: "text/plain", text: "Notes: buy oranges." }],
     }));
   }
+  const subjects = ["invoices", "customers", "shipments", "tickets", "payments", "repositories", "calendars", "documents", "alerts", "deployments"];
+  for (let i = 0; i < Number(process.env.MCP_MANY ?? 0); i++) {
+    const subject = subjects[i % subjects.length];
+    server.registerTool(
+      `record_${i}`,
+      {
+        description: `Fetches one of the ${subject} (collection ${i}) by its id, with the fields asked for. Use it to look up ${subject} records before changing them.`,
+        inputSchema: {
+          id: z.string().describe(`The id of the record among the ${subject}`),
+          fields: z.array(z.string()).optional().describe("Which fields to return; all when absent"),
+          limit: z.number().int().min(1).max(100).optional().describe("How many related records to include"),
+        },
+      },
+      async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
+    );
+  }
+  server.registerTool("die", { description: "Exits the server at once" }, async () => process.exit(7));
   server.registerTool("echo", { description: "Echoes the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text: `${name} echo: ${text}` }],
   }));
