@@ -1,0 +1,79 @@
+/**
+ * xcsh's MCP client against a real server from npm, `@modelcontextprotocol/server-everything`
+ * (a devDependency), and a bare one that sends a call's progress and result in one write
+ * (support/burst-server.ts), started over stdio by the built binary in RPC mode: every progress
+ * notification of a long-running call reaches the host in order (the last one used to be
+ * lost when it arrived in the same read as the result), and the server sees the project
+ * folder as the client's root.
+ */
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { ensureBinary, makeFakeModelHome } from "../support/cli.ts";
+import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
+import { bodyText, writeMcpJson } from "./support/mcp-fixture.ts";
+
+ensureBinary();
+const EVERYTHING = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const fixture = await makeFakeModelHome();
+const { home, server } = fixture;
+writeMcpJson(join(home.agentDir, "mcp.json"), {
+  everything: { command: process.execPath, args: [EVERYTHING, "stdio"], exposure: "direct" },
+  burst: { command: process.execPath, args: [join(import.meta.dir, "support", "burst-server.ts")], exposure: "direct" },
+});
+const started: RpcProcess[] = [];
+afterAll(async () => {
+  for (const rpc of started) rpc.kill();
+  await fixture.cleanup();
+});
+beforeEach(() => server.clearScript());
+
+async function runPrompt(message: string): Promise<RpcProcess> {
+  const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+  started.push(rpc);
+  const from = rpc.mark();
+  expect((await rpc.request({ type: "prompt", message })).success).toBe(true);
+  await rpc.waitForEvent("agent_end", () => true, 25_000, from);
+  return rpc;
+}
+
+describe("server-everything", () => {
+  test("a long-running call's progress notifications all reach the host, in order, before its result", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "p1", name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 0.6, steps: 3 } }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const rpc = await runPrompt("run it");
+    const updates = rpc
+      .ofType("tool_execution_update")
+      .filter((frame) => frame.toolCallId === "p1")
+      .map((frame) => frame.partialResult.content[0].text);
+    expect(updates).toEqual(["progress (1/3)", "progress (2/3)", "progress (3/3)"]);
+    expect(rpc.ofType("tool_execution_end").at(-1)!.result.content[0].text).toContain("Long running operation completed");
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+
+  test("progress notifications read in the same chunk as the result are all shown, before it", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "b1", name: "mcp__burst__steps", arguments: {} }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const rpc = await runPrompt("run the steps");
+    const updates = rpc
+      .ofType("tool_execution_update")
+      .filter((frame) => frame.toolCallId === "b1")
+      .map((frame) => frame.partialResult.content[0].text);
+    expect(updates).toEqual(["progress (1/3)", "progress (2/3)", "progress (3/3)"]);
+    expect(rpc.ofType("tool_execution_end").at(-1)!.result.content[0].text).toBe("three steps done");
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+
+  test("the server gets the project folder as the client's root", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "r1", name: "mcp__everything__get-roots-list", arguments: {} }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const rpc = await runPrompt("which roots");
+    expect(bodyText(server.requests.at(-1)!)).toContain(`URI: ${Bun.pathToFileURL(home.home).href}`);
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+});
