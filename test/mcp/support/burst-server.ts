@@ -1,3 +1,4 @@
+export {};
 /**
  * A bare stdio MCP server that answers its one tool, `steps`, with three progress
  * notifications and the result in a single write: the client then reads them in one
