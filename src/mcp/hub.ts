@@ -248,7 +248,9 @@ export class McpHub {
     const wantedTools = new Map<string, RegisteredTool>();
     const wantedPrompts = new Map<string, RegisteredPrompt>();
     for (const connection of this.connections.values()) {
-      if (connection.state !== "connected") continue;
+      // A stopped local server keeps its tools (the next call starts it again), also while it restarts.
+      const offers = connection.state === "connected" || connection.state === "disconnected" || (connection.state === "connecting" && connection.tools.length > 0);
+      if (!offers) continue;
       for (const tool of connection.tools) this.claim(wantedTools, mcpName(connection.spec.name, tool.name), { connection, tool }, "tool");
       const readerName = mcpName(connection.spec.name, READ_RESOURCE_TOOL);
       // The server's own tool of that name, if any, keeps it.

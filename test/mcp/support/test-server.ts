@@ -39,23 +39,6 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
       contents: [{ uri: uri.href, mimeType: "text/plain", text: "Notes: buy oranges." }],
     }));
   }
-  const subjects = ["invoices", "customers", "shipments", "tickets", "payments", "repositories", "calendars", "documents", "alerts", "deployments"];
-  for (let i = 0; i < Number(process.env.MCP_MANY ?? 0); i++) {
-    const subject = subjects[i % subjects.length];
-    server.registerTool(
-      `record_${i}`,
-      {
-        description: `Fetches one of the ${subject} (collection ${i}) by its id, with the fields asked for. Use it to look up ${subject} records before changing them.`,
-        inputSchema: {
-          id: z.string().describe(`The id of the record among the ${subject}`),
-          fields: z.array(z.string()).optional().describe("Which fields to return; all when absent"),
-          limit: z.number().int().min(1).max(100).optional().describe("How many related records to include"),
-        },
-      },
-      async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
-    );
-  }
-  server.registerTool("die", { description: "Exits the server at once" }, async () => process.exit(7));
   server.registerTool("echo", { description: "Echoes the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text: `${name} echo: ${text}` }],
   }));
@@ -100,6 +83,23 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
     server.registerTool("extra", { description: "Added at run time" }, async () => ({ content: [{ type: "text", text: "extra ran" }] }));
     return { content: [{ type: "text", text: "added extra" }] };
   });
+  const subjects = ["invoices", "customers", "shipments", "tickets", "payments", "repositories", "calendars", "documents", "alerts", "deployments"];
+  for (let i = 0; i < Number(process.env.MCP_MANY ?? 0); i++) {
+    const subject = subjects[i % subjects.length];
+    server.registerTool(
+      `record_${i}`,
+      {
+        description: `Fetches one of the ${subject} (collection ${i}) by its id, with the fields asked for. Use it to look up ${subject} records before changing them.`,
+        inputSchema: {
+          id: z.string().describe(`The id of the record among the ${subject}`),
+          fields: z.array(z.string()).optional().describe("Which fields to return; all when absent"),
+          limit: z.number().int().min(1).max(100).optional().describe("How many related records to include"),
+        },
+      },
+      async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
+    );
+  }
+  server.registerTool("die", { description: "Exits the server at once" }, async () => process.exit(7));
   server.registerPrompt("review", { description: "Review a topic", argsSchema: { topic: z.string() } }, ({ topic }) => ({
     messages: [{ role: "user", content: { type: "text", text: `Please review ${topic} carefully (from ${name}).` } }],
   }));
