@@ -16,7 +16,7 @@ import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpConnection } from "./connection.ts";
 import packageJson from "../../package.json" with { type: "json" };
-import { MCP_TOOL_SOURCE, mcpName } from "./names.ts";
+import { MCP_TOOL_SOURCE, mcpName, mcpToolNames } from "./names.ts";
 import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
 import { sameServer } from "./server-plan.ts";
 import { mcpAgentTool } from "./tool-adapter.ts";
@@ -54,6 +54,8 @@ interface RegisteredTool {
   tool: Tool;
   /** The server's resource reader (resources.ts), not one of its own tools. */
   readsResources?: boolean;
+  /** The name xcsh used before pi's naming rule, still accepted in calls. */
+  alias?: string;
 }
 
 interface RegisteredPrompt {
@@ -251,7 +253,11 @@ export class McpHub {
       // A stopped local server keeps its tools (the next call starts it again), also while it restarts.
       const offers = connection.state === "connected" || connection.state === "disconnected" || (connection.state === "connecting" && connection.tools.length > 0);
       if (!offers) continue;
-      for (const tool of connection.tools) this.claim(wantedTools, mcpName(connection.spec.name, tool.name), { connection, tool }, "tool");
+      const names = mcpToolNames(connection.spec.name, connection.tools.map((tool) => tool.name));
+      for (const tool of connection.tools) {
+        const { name, alias } = names.get(tool.name)!;
+        this.claim(wantedTools, name, { connection, tool, ...(alias ? { alias } : {}) }, "tool");
+      }
       const readerName = mcpName(connection.spec.name, READ_RESOURCE_TOOL);
       // The server's own tool of that name, if any, keeps it.
       if (connection.resources.length > 0 && !wantedTools.has(readerName)) {
@@ -270,7 +276,7 @@ export class McpHub {
         if (known && known.connection === entry.connection && known.tool === entry.tool) continue;
         this.registered.set(name, entry);
         // A changed tool keeps whether it is active; a new one follows the command line's choice.
-        const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name);
+        const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name, entry.alias);
         const spec = entry.connection.spec;
         // The resource reader goes the way of the server's widest exposure (pi's rule).
         const exposure = entry.readsResources ? widestExposure(spec, entry.connection.tools) : exposureOf(spec, entry.tool.name);

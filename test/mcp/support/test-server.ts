@@ -15,6 +15,7 @@
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
  * MCP_MANY=N: N more tools, `record_<i>` {id, fields?, limit?}, each about a subject of its own (a large server).
  * die: exits the process at once (a crash in the middle of a call).
+ * MCP_DASHED=1: `add-note` {text}, and `get-weather` and `get_weather`, whose names meet once `-` becomes `_`.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -98,6 +99,11 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
       },
       async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
     );
+  }
+  if (process.env.MCP_DASHED === "1") {
+    server.registerTool("add-note", { description: "Adds a note", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `noted: ${text}` }] }));
+    server.registerTool("get-weather", { description: "Weather, dashed" }, async () => ({ content: [{ type: "text", text: "dashed weather" }] }));
+    server.registerTool("get_weather", { description: "Weather, underscored" }, async () => ({ content: [{ type: "text", text: "underscored weather" }] }));
   }
   server.registerTool("die", { description: "Exits the server at once" }, async () => process.exit(7));
   server.registerPrompt("review", { description: "Review a topic", argsSchema: { topic: z.string() } }, ({ topic }) => ({
