@@ -12,6 +12,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   McpError,
@@ -30,6 +31,7 @@ import { traceModuleLoad } from "../ai/load-trace.ts";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
+import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
@@ -85,6 +87,8 @@ export class McpConnection {
     private readonly clientInfo: { name: string; version: string },
     /** The project folder, offered to the server as its one root (`roots/list`). */
     private readonly projectDir?: string,
+    /** The mode's dialogs: a server's questions (elicitation) are asked through them. */
+    private readonly dialogs?: McpDialogs,
   ) {
     this.client = this.makeClient();
     this.settled = this.connect();
@@ -92,7 +96,14 @@ export class McpConnection {
 
   /** A fresh SDK client (one per connection attempt: a restart after a crash gets its own). */
   private makeClient(): Client {
-    const client = new Client(this.clientInfo, { capabilities: this.projectDir ? { roots: { listChanged: false } } : {} });
+    const client = new Client(this.clientInfo, {
+      capabilities: {
+        ...(this.projectDir ? { roots: { listChanged: false } } : {}),
+        ...(this.dialogs ? { elicitation: { form: {} } } : {}),
+      },
+    });
+    const dialogs = this.dialogs;
+    if (dialogs) client.setRequestHandler(ElicitRequestSchema, (request) => elicitThroughDialogs(dialogs, this.spec.name, request.params));
     if (this.projectDir) {
       const root = { uri: Bun.pathToFileURL(this.projectDir).href, name: basename(this.projectDir) || this.projectDir };
       client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));

@@ -24,6 +24,7 @@ import { READ_RESOURCE_TOOL, readResourceAgentTool, readResourceToolSpec, resour
 import type { McpServerStatus } from "./status.ts";
 import { within } from "./wait.ts";
 import { exposureOf, type ToolExposure } from "./exposure.ts";
+import type { McpDialogs } from "./elicitation.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
 export interface McpToolSink {
@@ -44,6 +45,8 @@ export interface McpHubOptions {
   report(message: string): void;
   /** The project folder: every server gets it as its root. */
   projectDir?: string;
+  /** The mode's dialogs, for servers' questions (elicitation). */
+  dialogs?: McpDialogs;
 }
 
 /** How xcsh introduces itself to servers. */
@@ -97,7 +100,7 @@ export class McpHub {
     let connection: McpConnection | undefined;
     // A connection replaced meanwhile (reconnect) no longer speaks for its server.
     const current = () => connection === undefined || this.connections.get(spec.name) === connection;
-    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir);
+    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir, this.options.dialogs);
     this.connections.set(spec.name, connection);
     return connection;
   }

@@ -14,6 +14,7 @@ import type { McpHub, McpToolSink } from "./hub.ts";
 import type { McpResourceItem } from "./resources.ts";
 import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
 import { indirectExposures, mayHaveDirectTools } from "./exposure.ts";
+import type { McpDialogs } from "./elicitation.ts";
 import type { McpServerStatus } from "./status.ts";
 
 /** What the session asks of MCP (src/core/agent-session.ts). */
@@ -48,6 +49,8 @@ export interface McpStartOptions extends McpSources {
   /** Registers what to do when the project is trusted later (the RPC or terminal trust question). */
   onProjectTrusted?(listener: () => void): void;
   report(message: string): void;
+  /** The mode's dialogs (ctx.ui): servers' questions are asked through them. */
+  dialogs?: McpDialogs;
 }
 
 /** undefined when no server is declared anywhere: nothing of MCP is loaded. */
@@ -124,7 +127,7 @@ class LazyMcpSession implements McpSessionLink {
     this.loading ??= this.started
       .then(() => import("./hub.ts"))
       .then(({ McpHub }) => {
-        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd });
+        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd, dialogs: this.options.dialogs });
         for (const listener of this.listeners) hub.onChange(listener);
         this.hub = hub;
         return hub;

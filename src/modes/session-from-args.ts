@@ -293,6 +293,8 @@ function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSy
     projectTrusted: system?.isProjectTrusted() ?? false,
     onProjectTrusted: system ? (listener) => system.onProjectTrusted(listener) : undefined,
     report,
+    // Servers' questions go through the mode's dialogs (terminal, RPC frames; print mode's defaults decline).
+    ...(options.extensions?.ui ? { dialogs: options.extensions.ui } : {}),
   });
   if (!link) return;
   session.mcp = link;

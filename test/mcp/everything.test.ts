@@ -3,12 +3,13 @@
  * (a devDependency), and a bare one that sends a call's progress and result in one write
  * (support/burst-server.ts), started over stdio by the built binary in RPC mode: every progress
  * notification of a long-running call reaches the host in order (the last one used to be
- * lost when it arrived in the same read as the result), and the server sees the project
- * folder as the client's root.
+ * lost when it arrived in the same read as the result), the server sees the project
+ * folder as the client's root, and its questions (elicitation) reach the host as dialogs
+ * — or are declined in print mode, where nobody can be asked.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ensureBinary, makeFakeModelHome } from "../support/cli.ts";
+import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
 import { startRpc, type RpcProcess } from "../support/rpc-harness.ts";
 import { bodyText, writeMcpJson } from "./support/mcp-fixture.ts";
 
@@ -75,5 +76,64 @@ describe("server-everything", () => {
     const rpc = await runPrompt("which roots");
     expect(bodyText(server.requests.at(-1)!)).toContain(`URI: ${Bun.pathToFileURL(home.home).href}`);
     expect(await rpc.close()).toBe(0);
+  }, 40_000);
+});
+
+/** Answers every dialog the way a person filling in the form would, until the call ends. */
+async function answerDialogs(rpc: RpcProcess, toolCallId: string): Promise<string[]> {
+  const answered = new Set<string>();
+  const asked: string[] = [];
+  const typed: Record<string, string> = { "Your full, legal name": "Ada Lovelace", email: "ada@example.com", website: "https://ada.example", birth: "1815-12-10", "Favorite number": "7.5" };
+  const until = Date.now() + 20_000;
+  while (!rpc.ofType("tool_execution_end").some((frame) => frame.toolCallId === toolCallId)) {
+    if (Date.now() > until) throw new Error("the call did not end");
+    for (const frame of rpc.ofType("extension_ui_request")) {
+      if (answered.has(frame.id) || !["confirm", "select", "input"].includes(frame.method)) continue;
+      answered.add(frame.id);
+      asked.push(`${frame.method}: ${frame.title}`);
+      if (frame.method === "confirm") rpc.send({ type: "extension_ui_response", id: frame.id, confirmed: true });
+      else if (frame.method === "select") rpc.send({ type: "extension_ui_response", id: frame.id, value: frame.options[0] });
+      else {
+        const key = Object.keys(typed).find((word) => String(frame.title).includes(word));
+        rpc.send({ type: "extension_ui_response", id: frame.id, value: key ? typed[key] : "" });
+      }
+    }
+    await Bun.sleep(20);
+  }
+  return asked;
+}
+
+describe("elicitation", () => {
+  test("over RPC the server's form is asked field by field, and the answers reach it", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "q1", name: "mcp__everything__trigger_elicitation_request", arguments: {} }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    started.push(rpc);
+    const from = rpc.mark();
+    expect((await rpc.request({ type: "prompt", message: "ask me" })).success).toBe(true);
+    const asked = await answerDialogs(rpc, "q1");
+    await rpc.waitForEvent("agent_end", () => true, 20_000, from);
+    expect(asked[0]).toBe('confirm: MCP server "everything" asks');
+    expect(asked.length).toBeGreaterThan(5);
+    const result = rpc.ofType("tool_execution_end").find((frame) => frame.toolCallId === "q1")!;
+    const text = result.result.content.map((block: any) => block.text).join("\n");
+    expect(text).toContain("User provided the requested information");
+    expect(text).toContain("- Name: Ada Lovelace");
+    expect(text).toContain("- Agreed to terms: true");
+    expect(text).toContain("- Favorite Integer: 42");
+    expect(text).toContain("- Favorite Number: 7.5");
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+
+  test("in print mode nobody can be asked: the question is declined and the run goes on", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "q2", name: "mcp__everything__trigger_elicitation_request", arguments: {} }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "ask me"], { env: home.env, cwd: home.home, timeoutMs: 25_000 });
+    expect(result.exitCode).toBe(0);
+    expect(bodyText(server.requests.at(-1)!)).toContain("User declined to provide the requested information");
   }, 40_000);
 });
