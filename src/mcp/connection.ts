@@ -12,6 +12,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
@@ -32,6 +33,7 @@ import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
 import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
@@ -89,6 +91,8 @@ export class McpConnection {
     private readonly projectDir?: string,
     /** The mode's dialogs: a server's questions (elicitation) are asked through them. */
     private readonly dialogs?: McpDialogs,
+    /** Answers a server's requests for the model (sampling). */
+    private readonly sampler?: McpSampler,
   ) {
     this.client = this.makeClient();
     this.settled = this.connect();
@@ -100,8 +104,11 @@ export class McpConnection {
       capabilities: {
         ...(this.projectDir ? { roots: { listChanged: false } } : {}),
         ...(this.dialogs ? { elicitation: { form: {} } } : {}),
+        ...(this.sampler ? { sampling: {} } : {}),
       },
     });
+    const sampler = this.sampler;
+    if (sampler) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampler.sample(this.spec.name, request.params, extra.signal));
     const dialogs = this.dialogs;
     if (dialogs) client.setRequestHandler(ElicitRequestSchema, (request) => elicitThroughDialogs(dialogs, this.spec.name, request.params));
     if (this.projectDir) {

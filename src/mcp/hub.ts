@@ -25,6 +25,7 @@ import type { McpServerStatus } from "./status.ts";
 import { within } from "./wait.ts";
 import { exposureOf, type ToolExposure } from "./exposure.ts";
 import type { McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
 export interface McpToolSink {
@@ -47,6 +48,8 @@ export interface McpHubOptions {
   projectDir?: string;
   /** The mode's dialogs, for servers' questions (elicitation). */
   dialogs?: McpDialogs;
+  /** Answers servers' requests for the model (sampling). */
+  sampler?: McpSampler;
 }
 
 /** How xcsh introduces itself to servers. */
@@ -100,7 +103,7 @@ export class McpHub {
     let connection: McpConnection | undefined;
     // A connection replaced meanwhile (reconnect) no longer speaks for its server.
     const current = () => connection === undefined || this.connections.get(spec.name) === connection;
-    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir, this.options.dialogs);
+    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir, this.options.dialogs, this.options.sampler);
     this.connections.set(spec.name, connection);
     return connection;
   }

@@ -15,6 +15,7 @@ import type { McpResourceItem } from "./resources.ts";
 import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
 import { indirectExposures, mayHaveDirectTools } from "./exposure.ts";
 import type { McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 import type { McpServerStatus } from "./status.ts";
 
 /** What the session asks of MCP (src/core/agent-session.ts). */
@@ -51,6 +52,8 @@ export interface McpStartOptions extends McpSources {
   report(message: string): void;
   /** The mode's dialogs (ctx.ui): servers' questions are asked through them. */
   dialogs?: McpDialogs;
+  /** Answers servers' requests for the model (sampling); without one, sampling is not offered. */
+  sampler?: McpSampler;
 }
 
 /** undefined when no server is declared anywhere: nothing of MCP is loaded. */
@@ -127,7 +130,7 @@ class LazyMcpSession implements McpSessionLink {
     this.loading ??= this.started
       .then(() => import("./hub.ts"))
       .then(({ McpHub }) => {
-        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd, dialogs: this.options.dialogs });
+        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd, dialogs: this.options.dialogs, sampler: this.options.sampler });
         for (const listener of this.listeners) hub.onChange(listener);
         this.hub = hub;
         return hub;

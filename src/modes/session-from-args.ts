@@ -23,6 +23,7 @@ import { MCP_PREFIX } from "../mcp/names.ts";
 import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../core/builtin-extensions.ts";
 import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 import { TOOL_SEARCH_NAME } from "../core/tool-search.ts";
+import { createMcpSampler } from "../core/mcp-sampling.ts";
 import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
@@ -295,6 +296,8 @@ function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSy
     report,
     // Servers' questions go through the mode's dialogs (terminal, RPC frames; print mode's defaults decline).
     ...(options.extensions?.ui ? { dialogs: options.extensions.ui } : {}),
+    // A server's request for the model: the session's model, once the person agreed (refused where nobody can be asked).
+    sampler: createMcpSampler(session, options.extensions?.ui),
   });
   if (!link) return;
   session.mcp = link;

@@ -137,3 +137,41 @@ describe("elicitation", () => {
     expect(bodyText(server.requests.at(-1)!)).toContain("User declined to provide the requested information");
   }, 40_000);
 });
+
+describe("sampling", () => {
+  test("over RPC the person is asked first, then the session's model answers the server", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "s1", name: "mcp__everything__trigger_sampling_request", arguments: { prompt: "name a fruit", maxTokens: 50 } }] },
+      { content: [{ type: "text", text: "plum pudding" }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    started.push(rpc);
+    const from = rpc.mark();
+    const before = server.requests.length;
+    expect((await rpc.request({ type: "prompt", message: "sample" })).success).toBe(true);
+    const asked = await answerDialogs(rpc, "s1");
+    await rpc.waitForEvent("agent_end", () => true, 20_000, from);
+    expect(asked).toEqual(['confirm: MCP server "everything" wants to use the model fake/m']);
+    const sampling = server.requests[before + 1]!;
+    expect(bodyText(sampling)).toContain("You are a helpful test server.");
+    expect(bodyText(sampling)).toContain("name a fruit");
+    const result = rpc.ofType("tool_execution_end").find((frame) => frame.toolCallId === "s1")!;
+    expect(result.isError).toBe(false);
+    expect(result.result.content[0].text).toContain("plum pudding");
+    expect(await rpc.close()).toBe(0);
+  }, 40_000);
+
+  test("in print mode nobody can be asked: the request is refused and the model is not used for it", async () => {
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "s2", name: "mcp__everything__trigger_sampling_request", arguments: { prompt: "name a fruit" } }] },
+      { content: [{ type: "text", text: "done" }] },
+    );
+    const before = server.requests.length;
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "sample"], { env: home.env, cwd: home.home, timeoutMs: 25_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("done\n");
+    expect(server.requests.length - before).toBe(2);
+    expect(bodyText(server.requests.at(-1)!)).toContain("did not allow MCP server");
+  }, 40_000);
+});
