@@ -54,13 +54,28 @@ function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
   return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
+/** The tools the tool_search results among `messages` loaded. */
+function loadedBy(messages: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown } }[]) {
+    if (message.role !== "toolResult" || message.toolName !== TOOL_SEARCH_NAME || !Array.isArray(message.details?.loaded)) continue;
+    for (const name of message.details.loaded) if (typeof name === "string") names.add(name);
+  }
+  return names;
+}
+
 export class ToolSet {
   private readonly entries = new Map<string, ToolEntry>();
   private active: string[];
   private hostTools: AgentTool<any>[] = [];
   private readonly builtins = new Map<string, CodingTool<any>>();
-  /** Indirect tools tool_search loaded: declared from the next model call on. */
+  /**
+   * Indirect tools tool_search loaded in this process, not yet in a result on the branch.
+   * With the ones the branch's tool_search results name (`details.loaded`), they are declared:
+   * a resumed session, or a /tree back to where they were found, has them again.
+   */
   private readonly loaded = new Set<string>();
+  private loadedOnBranch = new Set<string>();
   /** The system prompt for the active tools, before any per-prompt change by an extension. */
   baseSystemPrompt = "";
   /** Waits for the MCP servers still connecting (set once MCP starts): scripts and tool_search see every server's tools. */
@@ -131,6 +146,17 @@ export class ToolSet {
     for (const name of loadable) this.loaded.add(name);
     if (loadable.length > 0) this.apply();
     return loadable;
+  }
+
+  /** Whether tool_search loaded tools on this branch that are not registered (yet): their servers are still connecting. */
+  awaitsLoadedTools(): boolean {
+    return [...loadedBy(this.agent.state.messages)].some((name) => !this.entries.has(name));
+  }
+
+  /** The branch changed (resume, /tree, a fork): the tools it loaded are read from its messages again. */
+  branchChanged(): void {
+    this.loaded.clear();
+    this.apply();
   }
 
   /** The indirect tools tool_search may find: codemode and deferred MCP tools the command line left in. */
@@ -211,7 +237,7 @@ export class ToolSet {
     const reachable = this.active.filter((name) => {
       const entry = this.entries.get(name);
       if (entry?.exposure === "hidden") return false;
-      return !isIndirect(entry) || this.loaded.has(name);
+      return !isIndirect(entry) || this.loaded.has(name) || this.loadedOnBranch.has(name);
     });
     if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return reachable;
     return reachable.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
@@ -299,6 +325,7 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
+    this.loadedOnBranch = loadedBy(this.agent.state.messages);
     const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
     const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
     const next = [...noted, ...this.hostTools];

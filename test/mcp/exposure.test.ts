@@ -119,6 +119,24 @@ describe("MCP tool exposure", () => {
     expect(toolResultTexts(third)).toContain("quince");
   }, 30_000);
 
+  test("tools tool_search loaded stay declared when the session is resumed", async () => {
+    const cwd = freshDir();
+    const file = join(cwd, "mcp.json");
+    writeMcpJson(file, { t: { ...plainServer(join(home.home, "resume.log")), exposure: "deferred" } });
+    const runIn = (args: string[]) => runXcsh(["-p", "--model", "fake/m", "--no-mcp", "--mcp-config", file, ...args], { env: home.env, cwd, timeoutMs: 25_000 });
+    server.enqueue(
+      { content: [{ type: "toolCall", id: "s1", name: "tool_search", arguments: { query: "echo the text back", limit: 1 } }] },
+      { content: [{ type: "text", text: "found it" }] },
+    );
+    expect((await runIn(["find the echo tool"])).exitCode).toBe(0);
+    server.enqueue({ content: [{ type: "text", text: "still here" }] });
+    expect((await runIn(["--continue", "use it"])).exitCode).toBe(0);
+    expect(offeredTools(server.requests.at(-1)!)).toContain("mcp__t__echo");
+    server.enqueue({ content: [{ type: "text", text: "new" }] });
+    expect((await runIn(["a new session"])).exitCode).toBe(0);
+    expect(offeredTools(server.requests.at(-1)!)).not.toContain("mcp__t__echo");
+  }, 40_000);
+
   test("`hidden` with a toolExposure pattern: only the matching tool is declared, the rest cannot be reached", async () => {
     server.enqueue(
       { content: [{ type: "toolCall", id: "c1", name: "codemode", arguments: { code: "return await tools.mcp__t__getenv({ name: 'HOME' });" } }] },
