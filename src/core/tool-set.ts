@@ -126,8 +126,10 @@ export class ToolSet {
   }
 
   /** Switches on codemode (for codemode tools) or tool_search (deferred ones), unless the command line left it out. */
-  enableReacher(exposure: "codemode" | "deferred"): void {
+  enableReacher(exposure: "codemode" | "deferred"): boolean {
     if (this.switchOnReacher(exposure)) this.apply();
+    // Either way of reaching indirect tools serves both kinds.
+    return this.active.includes(CODEMODE_TOOL_NAME) || this.active.includes(TOOL_SEARCH_NAME);
   }
 
   private switchOnReacher(exposure: "codemode" | "deferred"): boolean {

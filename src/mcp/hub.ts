@@ -32,8 +32,11 @@ export interface McpToolSink {
   upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; exposure?: ToolExposure; searchText?: string }, activate: boolean): void;
   remove(name: string): void;
   batch(changes: () => void): void;
-  /** Switches on what reaches tools of that exposure (codemode, tool_search), unless the command line left it out. */
-  enableReacher?(exposure: "codemode" | "deferred"): void;
+  /**
+   * Switches on what reaches tools of that exposure (codemode, tool_search), unless the
+   * command line left it out; returns whether something reaches them now.
+   */
+  enableReacher?(exposure: "codemode" | "deferred"): boolean;
 }
 
 export interface McpHubOptions {

@@ -81,6 +81,8 @@ class LazyMcpSession implements McpSessionLink {
   private readonly listeners: (() => void)[] = [];
   private closed = false;
   private trusted: boolean;
+  /** Said once: indirect tools with nothing to reach them. */
+  private unreachableReported = false;
   /** Whether the latest plan has a server that may declare tools directly. */
   private hasDirectServers = false;
   /** Settles once the latest plan has been handed to the hub. */
@@ -117,7 +119,15 @@ class LazyMcpSession implements McpSessionLink {
     for (const note of plan.notes) this.options.report(note);
     this.hasDirectServers = plan.servers.some(mayHaveDirectTools);
     // Before the servers connect, so the first request already has the way to their tools (and it does not change later).
-    for (const kind of new Set(plan.servers.flatMap(indirectExposures))) this.options.tools.enableReacher?.(kind);
+    for (const kind of new Set(plan.servers.flatMap(indirectExposures))) {
+      const reached = this.options.tools.enableReacher?.(kind) ?? true;
+      if (reached || this.unreachableReported) continue;
+      this.unreachableReported = true;
+      const servers = plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => `"${spec.name}"`);
+      this.options.report(
+        `MCP server ${servers.join(", ")}: tools of exposure codemode or deferred cannot be called, since neither codemode nor tool_search is on (the command line left them out). Add +codemode to --tools, or give the server "exposure": "direct".`,
+      );
+    }
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;
     this.configured = this.load().then(
       // Closed before the client loaded: no server is started only to be stopped.

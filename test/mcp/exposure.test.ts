@@ -151,6 +151,14 @@ describe("MCP tool exposure", () => {
     expect(toolResultTexts(second)).toContain("mcp__t__picture");
   }, 30_000);
 
+  test("codemode left out by --tools: the server's tools cannot be reached, and that is said once", async () => {
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const result = await run({ t: plainServer(join(home.home, "unreached.log")) }, "hi", ["--tools", "read,bash"]);
+    expect(result.exitCode).toBe(0);
+    expect(offeredTools(server.requests.at(-1)!)).toEqual(["read", "bash"]);
+    expect(result.stderr.split("neither codemode nor tool_search is on")).toHaveLength(2);
+  }, 30_000);
+
   test("the first prompt waits for a server that declares tools, not for one reached only by scripts", async () => {
     const mute = (exposure?: string) => ({
       command: "bash",
