@@ -150,6 +150,12 @@ export class ToolSet {
     return loadable;
   }
 
+  /** The MCP servers the system prompt names (their tools are not declared); rebuilt only when the list changed. */
+  describeServers(servers: { name: string; description?: string }[]): void {
+    if (JSON.stringify(servers) === JSON.stringify(this.base.mcpServers ?? [])) return;
+    this.updatePromptBase({ mcpServers: servers });
+  }
+
   /** Whether tool_search loaded tools on this branch that are not registered (yet): their servers are still connecting. */
   awaitsLoadedTools(): boolean {
     return [...loadedBy(this.agent.state.messages)].some((name) => !this.entries.has(name));

@@ -37,6 +37,8 @@ export interface McpToolSink {
    * command line left it out; returns whether something reaches them now.
    */
   enableReacher?(exposure: "codemode" | "deferred"): boolean;
+  /** The servers whose tools are not declared, for the system prompt's `<mcp_servers>` list. */
+  describeServers?(servers: { name: string; description?: string }[]): void;
 }
 
 export interface McpHubOptions {

@@ -119,6 +119,9 @@ class LazyMcpSession implements McpSessionLink {
     for (const note of plan.notes) this.options.report(note);
     this.hasDirectServers = plan.servers.some(mayHaveDirectTools);
     // Before the servers connect, so the first request already has the way to their tools (and it does not change later).
+    this.options.tools.describeServers?.(
+      plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => ({ name: spec.name, ...(spec.description ? { description: spec.description } : {}) })),
+    );
     for (const kind of new Set(plan.servers.flatMap(indirectExposures))) {
       const reached = this.options.tools.enableReacher?.(kind) ?? true;
       if (reached || this.unreachableReported) continue;

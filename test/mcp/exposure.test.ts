@@ -87,9 +87,14 @@ describe("MCP tool exposure", () => {
       { content: [{ type: "toolCall", id: "c1", name: "codemode", arguments: { code: script } }] },
       { content: [{ type: "text", text: "done" }] },
     );
-    const result = await run({ t: plainServer(join(home.home, "codemode.log")) }, "use the server");
+    const result = await run({ t: { ...plainServer(join(home.home, "codemode.log")), description: "Echoes words and draws pictures" } }, "use the server");
     expect(result.exitCode).toBe(0);
     const [first, second] = server.requests.slice(-2);
+    // The system prompt names the server, what it offers and how to reach its tools.
+    const system = first.body.messages[0].content as string;
+    expect(system).toContain("<mcp_servers>");
+    expect(system).toContain("- t: Echoes words and draws pictures");
+    expect(system).toContain("searchTools()");
     const offered = offeredTools(first);
     // codemode came on by itself, for the server's tools; none of them is declared or listed in its description.
     expect(offered).toContain("codemode");
@@ -109,6 +114,7 @@ describe("MCP tool exposure", () => {
     expect(result.exitCode).toBe(0);
     const [first, second, third] = server.requests.slice(-3);
     expect(offeredTools(first)).toContain("tool_search");
+    expect(first.body.messages[0].content).toContain("load them with tool_search");
     expect(offeredTools(first).filter((name) => name.startsWith("mcp__"))).toEqual([]);
     expect(toolResultTexts(second)).toContain("mcp__t__echo");
     expect(offeredTools(second)).toContain("mcp__t__echo");
