@@ -144,7 +144,7 @@ export class ToolSet {
    * returns the names that were loaded. Tools that are not indirect are left alone.
    */
   load(names: readonly string[]): string[] {
-    const loadable = names.filter((name) => isIndirect(this.entries.get(name)) && this.active.includes(name));
+    const loadable = names.filter((name) => this.isReachableIndirect(name));
     for (const name of loadable) this.loaded.add(name);
     if (loadable.length > 0) this.apply();
     return loadable;
@@ -169,10 +169,16 @@ export class ToolSet {
 
   /** The indirect tools tool_search may find: codemode and deferred MCP tools the command line left in. */
   searchable(): { tool: AgentTool<any>; searchText?: string }[] {
-    return this.active.flatMap((name) => {
-      const entry = this.entries.get(name);
-      return entry && isIndirect(entry) ? [{ tool: entry.tool, searchText: entry.searchText }] : [];
-    });
+    return [...this.entries].flatMap(([name, entry]) => (this.isReachableIndirect(name) ? [{ tool: entry.tool, searchText: entry.searchText }] : []));
+  }
+
+  /**
+   * An indirect MCP tool the command line did not leave out. Whether it is active does not
+   * matter (pi's rule): an extension's setActiveTools, a /tree or a resume leaves scripts and
+   * tool_search their reach.
+   */
+  private isReachableIndirect(name: string): boolean {
+    return isIndirect(this.entries.get(name)) && (this.active.includes(name) || this.registeredStartsActive(name));
   }
 
   /** Takes a tool away (an MCP server's tool that is gone); a built-in of that name comes back. */
@@ -242,11 +248,10 @@ export class ToolSet {
 
   /** The active tools the model is given: all of them, unless codemode stands in for the others ("only"). */
   declaredNames(): string[] {
-    const reachable = this.active.filter((name) => {
-      const entry = this.entries.get(name);
-      if (entry?.exposure === "hidden") return false;
-      return !isIndirect(entry) || this.loaded.has(name) || this.loadedOnBranch.has(name);
-    });
+    const wasLoaded = (name: string) => this.loaded.has(name) || this.loadedOnBranch.has(name);
+    const direct = this.active.filter((name) => this.entries.get(name)?.exposure !== "hidden" && !isIndirect(this.entries.get(name)));
+    const loaded = [...this.entries.keys()].filter((name) => wasLoaded(name) && this.isReachableIndirect(name));
+    const reachable = [...direct, ...loaded];
     if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return reachable;
     return reachable.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
   }
@@ -258,7 +263,8 @@ export class ToolSet {
    * scripts find them with searchTools().
    */
   callableByScripts(): { tool: AgentTool<any>; info: CallableTool }[] {
-    const entries = this.active
+    const indirect = [...this.entries.keys()].filter((name) => !this.active.includes(name) && this.isReachableIndirect(name));
+    const entries = [...this.active, ...indirect]
       .filter((name) => name !== CODEMODE_TOOL_NAME)
       .flatMap((name) => this.entries.get(name) ?? [])
       .filter((entry) => entry.exposure !== "hidden");
