@@ -8,7 +8,7 @@
  * not declared to the model. An MCP tool's exposure (src/mcp/exposure.ts) decides
  * whether it is declared (`direct`), reached only from scripts and tool_search
  * (`codemode`, `deferred`: declared once tool_search loaded it), or not at all (`hidden`);
- * the first such tool of a kind switches codemode or tool_search on.
+ * MCP switches codemode or tool_search on for servers that need them (enableReacher).
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
@@ -120,14 +120,16 @@ export class ToolSet {
     this.entries.set(tool.name, { tool, ...info });
     // A registered tool is active, also when it replaces a built-in that was switched off.
     if (activate && !this.active.includes(tool.name) && this.registeredStartsActive(tool.name)) this.active.push(tool.name);
-    // The way to reach it comes on with it: codemode for codemode tools, tool_search for deferred ones.
-    if (activate && (info.exposure === "codemode" || info.exposure === "deferred")) this.switchOnReacher(info.exposure);
     this.apply();
   }
 
-  /** Switches on codemode (for codemode tools) or tool_search (deferred ones), unless the command line left it out. */
-  enableReacher(exposure: "codemode" | "deferred"): boolean {
-    if (this.switchOnReacher(exposure)) this.apply();
+  /**
+   * Switches on codemode (for codemode tools) or tool_search (deferred ones), unless the
+   * command line left it out ("none": nothing, only the answer); MCP asks as it reads the
+   * config, before servers connect. Returns whether something reaches indirect tools now.
+   */
+  enableReacher(exposure: "codemode" | "deferred" | "none"): boolean {
+    if (exposure !== "none" && this.switchOnReacher(exposure)) this.apply();
     // Either way of reaching indirect tools serves both kinds.
     return this.active.includes(CODEMODE_TOOL_NAME) || this.active.includes(TOOL_SEARCH_NAME);
   }

@@ -57,6 +57,8 @@ export const McpServerEntrySchema = Type.Object({
 
 export const McpFileSchema = Type.Object({
   mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** pi 1.x: false keeps codemode off when servers of `codemode` exposure are configured. */
+  autoEnableCodemode: Type.Optional(Type.Boolean()),
 });
 
 /** Where a server was declared: the scope decides trust, the file is shown to the person. */

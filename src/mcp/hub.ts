@@ -36,7 +36,7 @@ export interface McpToolSink {
    * Switches on what reaches tools of that exposure (codemode, tool_search), unless the
    * command line left it out; returns whether something reaches them now.
    */
-  enableReacher?(exposure: "codemode" | "deferred"): boolean;
+  enableReacher?(exposure: "codemode" | "deferred" | "none"): boolean;
   /** The servers whose tools are not declared, for the system prompt's `<mcp_servers>` list. */
   describeServers?(servers: { name: string; description?: string }[]): void;
 }

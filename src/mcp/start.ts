@@ -12,7 +12,7 @@ import type { SlashCommand } from "../resources/commands.ts";
 import type { DeclaredServer } from "./config-files.ts";
 import type { McpHub, McpToolSink } from "./hub.ts";
 import type { McpResourceItem } from "./resources.ts";
-import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
+import { planServers, readDeclarations, type McpDeclarations, type McpSources } from "./server-plan.ts";
 import { indirectExposures, mayHaveDirectTools } from "./exposure.ts";
 import type { McpDialogs } from "./elicitation.ts";
 import type { McpSampler } from "./sampling.ts";
@@ -61,7 +61,7 @@ export function startMcp(options: McpStartOptions): McpSessionLink | undefined {
   const first = readDeclarations(options);
   for (const problem of first.problems) options.report(problem);
   if (first.declared.length === 0) return undefined;
-  return new LazyMcpSession(options, first.declared);
+  return new LazyMcpSession(options, first);
 }
 
 /** Servers given for one session (an ACP client's), declared as a file declares them. */
@@ -100,21 +100,22 @@ class LazyMcpSession implements McpSessionLink {
 
   constructor(
     private readonly options: McpStartOptions,
-    declared: DeclaredServer[],
+    declarations: McpDeclarations,
   ) {
     this.trusted = options.projectTrusted;
-    this.apply(declared, options.projectTrusted);
+    this.apply(declarations, options.projectTrusted);
     options.onProjectTrusted?.(() => {
       if (this.closed) return;
       this.trusted = true;
       const again = readDeclarations(this.options);
       for (const problem of again.problems) this.options.report(problem);
-      this.apply(again.declared, true);
+      this.apply(again, true);
     });
   }
 
-  private apply(declared: DeclaredServer[], trusted: boolean): void {
-    const plan = planServers({ declared, problems: [] }, this.options.cwd, trusted);
+  private apply(declarations: McpDeclarations, trusted: boolean): void {
+    // Problems of the files were reported as they were read.
+    const plan = planServers({ ...declarations, problems: [] }, this.options.cwd, trusted);
     for (const problem of plan.problems) this.options.report(problem);
     for (const note of plan.notes) this.options.report(note);
     this.hasDirectServers = plan.servers.some(mayHaveDirectTools);
@@ -123,12 +124,13 @@ class LazyMcpSession implements McpSessionLink {
       plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => ({ name: spec.name, ...(spec.description ? { description: spec.description } : {}) })),
     );
     for (const kind of new Set(plan.servers.flatMap(indirectExposures))) {
-      const reached = this.options.tools.enableReacher?.(kind) ?? true;
+      // `"autoEnableCodemode": false` beside mcpServers: codemode stays as the command line and settings have it.
+      const reached = kind === "codemode" && !plan.autoEnableCodemode ? (this.options.tools.enableReacher?.("none") ?? true) : (this.options.tools.enableReacher?.(kind) ?? true);
       if (reached || this.unreachableReported) continue;
       this.unreachableReported = true;
       const servers = plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => `"${spec.name}"`);
       this.options.report(
-        `MCP server ${servers.join(", ")}: tools of exposure codemode or deferred cannot be called, since neither codemode nor tool_search is on (the command line left them out). Add +codemode to --tools, or give the server "exposure": "direct".`,
+        `MCP server ${servers.join(", ")}: tools of exposure codemode or deferred cannot be called, since neither codemode nor tool_search is on (the command line or "autoEnableCodemode": false left them out). Add +codemode to --tools, or give the server "exposure": "direct".`,
       );
     }
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;

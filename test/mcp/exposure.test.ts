@@ -165,6 +165,17 @@ describe("MCP tool exposure", () => {
     expect(result.stderr.split("neither codemode nor tool_search is on")).toHaveLength(2);
   }, 30_000);
 
+  test('"autoEnableCodemode": false beside mcpServers keeps codemode off, and says the tools cannot be reached', async () => {
+    const cwd = freshDir();
+    const file = join(cwd, "mcp.json");
+    await Bun.write(file, JSON.stringify({ autoEnableCodemode: false, mcpServers: { t: plainServer(join(home.home, "auto.log")) } }));
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--no-mcp", "--mcp-config", file, "hi"], { env: home.env, cwd, timeoutMs: 25_000 });
+    expect(result.exitCode).toBe(0);
+    expect(offeredTools(server.requests.at(-1)!)).toEqual(["read", "bash", "edit", "write"]);
+    expect(result.stderr).toContain("neither codemode nor tool_search is on");
+  }, 30_000);
+
   test("the first prompt waits for a server that declares tools, not for one reached only by scripts", async () => {
     const mute = (exposure?: string) => ({
       command: "bash",
