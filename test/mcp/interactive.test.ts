@@ -117,4 +117,32 @@ describe("MCP in the terminal", () => {
       await oauth.close();
     }
   }, 60_000);
+
+  test("a server's question (elicitation) is asked in dialogs, and the answers reach it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/mcp");
+        await pane.waitFor(/asker\s+connected/);
+        fake.server.enqueue(
+          { content: [{ type: "toolCall", id: "a1", name: "mcp__asker__ask", arguments: {} }] },
+          { content: [{ type: "text", text: "thanks for answering" }] },
+        );
+        send(pane, "ask me");
+        await pane.waitFor("Who are you?");
+        pane.type("y");
+        await pane.waitFor("Name");
+        pane.type("Ada");
+        pane.keys("Enter");
+        await pane.waitFor("large");
+        pane.keys("Enter");
+        await pane.waitFor("thanks for answering");
+        expect(bodyText(fake.server.requests.at(-1)!)).toContain('answer: accept {\\"name\\":\\"Ada\\",\\"size\\":\\"small\\"}');
+      },
+      {
+        before: (fakeHome) => {
+          writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { asker: stdioServer(join(fakeHome.home.home, "events.log"), { MCP_NAME: "asker", MCP_ASK: "1" }) });
+        },
+      },
+    );
+  }, 60_000);
 });

@@ -15,6 +15,7 @@
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
  * MCP_MANY=N: N more tools, `record_<i>` {id, fields?, limit?}, each about a subject of its own (a large server).
  * die: exits the process at once (a crash in the middle of a call).
+ * MCP_ASK=1: `ask` asks the user (elicitation) for a name and a size, and answers with what came back.
  * MCP_DASHED=1: `add-note` {text}, and `get-weather` and `get_weather`, whose names meet once `-` becomes `_`.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
@@ -99,6 +100,19 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
       },
       async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
     );
+  }
+  if (process.env.MCP_ASK === "1") {
+    server.registerTool("ask", { description: "Asks the user for a name and a size" }, async () => {
+      const answer = await server.server.elicitInput({
+        message: "Who are you?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string", title: "Name" }, size: { type: "string", title: "Size", enum: ["small", "large"] } },
+          required: ["name", "size"],
+        },
+      });
+      return { content: [{ type: "text", text: `answer: ${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
+    });
   }
   if (process.env.MCP_DASHED === "1") {
     server.registerTool("add-note", { description: "Adds a note", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `noted: ${text}` }] }));
