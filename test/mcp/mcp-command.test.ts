@@ -2,11 +2,11 @@
  * `/mcp` outside the terminal, through the built binary: in RPC mode the prompt's response
  * carries the servers' rows and text (and a `notify` extension_ui_request shows it, as
  * pi's hosts expect); `/mcp reconnect <name>` connects a fixed server afresh; in ACP the
- * answer is an agent message and no run starts. The model is never asked.
+ * answer is an agent message and no run starts; with -p it is printed. The model is never asked.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ensureBinary, makeFakeModelHome } from "../support/cli.ts";
+import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
 import { startRpc } from "../support/rpc-harness.ts";
 import { createAcpFixture } from "../modes/acp/support/acp-harness.ts";
 import { stdioServer, TEST_SERVER, writeMcpJson } from "./support/mcp-fixture.ts";
@@ -45,6 +45,17 @@ describe("/mcp over RPC", () => {
     expect(unknown.data.mcp.text).toContain('no MCP server "nope"');
     expect(server.requests.length).toBe(before);
     expect(await rpc.close()).toBe(0);
+  }, 30_000);
+});
+
+describe("/mcp in print mode", () => {
+  test("prints the servers' state; the model is not asked", async () => {
+    writeMcpJson(join(home.agentDir, "mcp.json"), { good: stdioServer(join(home.home, "print.log"), { MCP_NAME: "good" }) });
+    const before = server.requests.length;
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "/mcp"], { env: home.env, cwd: home.home, timeoutMs: 20_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/good\s+connected/);
+    expect(server.requests.length).toBe(before);
   }, 30_000);
 });
 
