@@ -108,7 +108,7 @@ export async function runToolCall(call: ToolCall, run: ToolCallRun): Promise<Too
 async function prepareAndRun(call: ToolCall, run: ToolCallRun): Promise<ToolCallOutcome> {
   if (run.skipNow?.()) return { result: textResult(SKIPPED), isError: true };
   const tools = run.tools ?? run.context.tools ?? [];
-  const tool = tools.find((candidate) => candidate.name === call.name);
+  const tool = findTool(tools, call.name);
   if (!tool) {
     const names = tools.map((candidate) => candidate.name).join(", ") || "none";
     return { result: textResult(`Tool "${call.name}" not found. Available tools: ${names}.`), isError: true };
@@ -258,7 +258,7 @@ async function runParallel(
 ): Promise<ToolCallOutcome[]> {
   const running: Promise<ToolCallOutcome>[] = [];
   for (const call of calls) {
-    const tool = context.tools?.find((candidate) => candidate.name === call.name);
+    const tool = findTool(context.tools ?? [], call.name);
     if (tool?.executionMode === "sequential") {
       await Promise.all(running);
       const outcome = runOne(call);
@@ -269,4 +269,9 @@ async function runParallel(
     }
   }
   return Promise.all(running);
+}
+
+/** The tool a call names: by its name, else by one of its aliases. */
+function findTool(tools: readonly AgentTool<any>[], name: string): AgentTool<any> | undefined {
+  return tools.find((candidate) => candidate.name === name) ?? tools.find((candidate) => candidate.aliases?.includes(name) === true);
 }

@@ -81,6 +81,8 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any
    * read-only mode does not run it.
    */
   changesState?: boolean;
+  /** Other names a call may use for this tool (an MCP tool's name before a renaming); never declared. */
+  aliases?: readonly string[];
 }
 
 export interface AgentContext {

@@ -18,7 +18,7 @@ import { readHiddenLine, stdinLines } from "../auth/cli/terminal-input.ts";
 import { authStoreAt } from "../auth/credentials.ts";
 import { normalizeEnterpriseDomain, SIGN_IN_PROVIDERS, signInProvider, type LoginIO, type LoginOptions } from "../auth/signin/providers.ts";
 import { ConfigError } from "../config/errors.ts";
-import { ANTHROPIC_KEY_ONLY, loginTarget, loginTargets } from "../config/login-targets.ts";
+import { ANTHROPIC_KEY_ONLY, loginTargets } from "../config/login-targets.ts";
 import { loadModelsJson } from "../config/models-json.ts";
 import { getModelsJsonPath } from "../config/paths.ts";
 

@@ -12,6 +12,8 @@ export interface CallableTool {
   description: string;
   parameters: TSchema;
   promptGuidelines?: string[];
+  /** Left out of the codemode description (an indirect MCP tool): found with searchTools() and ALL_TOOLS. */
+  unlisted?: boolean;
 }
 
 /** The property of `tools` a tool is reached by: characters not allowed in an identifier become `_`. */

@@ -29,6 +29,8 @@ export interface CodemodeHost {
   mode(): CodemodeMode;
   /** Estimated tokens (characters / 4) the description may spend on tool declarations (settings' `codemode.inlineBudget`). */
   inlineBudget(): number;
+  /** Waits for what scripts may reach that is still arriving (MCP servers connecting); resolves, never throws. */
+  prepare?(): Promise<void>;
   /** Runs one call of a script through core's tool path; never throws. */
   runNestedCall(call: ToolCall, parentToolCallId: string, signal: AbortSignal): Promise<ToolCallOutcome>;
   /** The values `store()` kept on this branch of the session. */
@@ -56,7 +58,8 @@ export const DEFAULT_INLINE_BUDGET = 3000;
 
 function description(host: CodemodeHost): string {
   // `on`: the declared tools are the model's already; `only`: they are listed here, declarations and all.
-  const unlisted = host.callableTools().filter((tool) => host.mode() === "only" || !host.isDeclared(tool.name));
+  // Indirect MCP tools are never listed: the description then stays the same as servers connect.
+  const unlisted = host.callableTools().filter((tool) => !tool.unlisted && (host.mode() === "only" || !host.isDeclared(tool.name)));
   if (unlisted.length === 0) return PREAMBLE;
   // Declarations share a budget; the ones past it are still callable, and found with searchTools().
   let budget = host.inlineBudget() * 4;
@@ -82,6 +85,7 @@ export function createCodemodeTool(host: CodemodeHost): CodingTool<typeof codemo
     promptGuidelines: ["Use codemode to run independent tool calls together (Promise.allSettled), chain them, or filter large output before it reaches you, instead of many separate calls."],
     parameters: codemodeSchema,
     async execute(toolCallId: string, params: { code: string }, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback): Promise<AgentToolResult> {
+      await host.prepare?.();
       const { runScript } = await import("./run-script.ts");
       return runScript({ host, toolCallId, code: params.code, signal, onUpdate });
     },

@@ -298,8 +298,9 @@ export class AgentSession {
   /** Extension commands and the `input` event see every typed message first; then skills and templates expand. */
   private async route(text: string, images: ImageContent[] | undefined, source: InputSource, streamingBehavior?: "steer" | "followUp") {
     // MCP servers still connecting get their short wait (their tools and prompts may be what this asks
-    // for); an extension command does not wait for them.
-    if (this.mcp && !this.isCommand(text)) await this.mcp.ready();
+    // for); an extension command does not wait for them. Servers with direct tools only, unless
+    // tool_search loaded tools on this branch that no server has brought yet: those must be declared too.
+    if (this.mcp && !this.isCommand(text)) await (this.tools.awaitsLoadedTools() ? this.mcp.readyAll() : this.mcp.ready());
     const routed = this.hooks ? await this.hooks.routeInput({ text, images, source, streamingBehavior }) : { text, images };
     const input = routed && this.mcp ? await this.mcp.expandCommand(routed) : routed;
     return input && this.resources ? { ...input, text: this.resources.expand(input.text) } : input;

@@ -21,7 +21,8 @@ import type { SessionManager } from "../session/session-manager.ts";
 import { trimKeptToolResults } from "./compaction/kept-tool-results.ts";
 import type { RunSetup } from "./run-setup.ts";
 import { ToolSet } from "./tool-set.ts";
-import { activeBuiltins, startsActive, type ToolSelection } from "./tool-selection.ts";
+import { createToolSearchTool, TOOL_SEARCH_NAME } from "./tool-search.ts";
+import { activeBuiltins, mayActivateByItself, startsActive, type ToolSelection } from "./tool-selection.ts";
 import { codemodeStore } from "./codemode-store.ts";
 
 /**
@@ -93,10 +94,18 @@ export function createCodingAgent(
     isDeclared: (name) => toolSet?.declaredNames().includes(name) ?? false,
     mode: codemodeMode,
     inlineBudget: () => codemodeSettings().inlineBudget ?? DEFAULT_INLINE_BUDGET,
+    // A script sees every MCP server's tools: the ones still connecting are waited for (each up to its startup timeout).
+    prepare: () => toolSet?.waitForAllServers() ?? Promise.resolve(),
     runNestedCall: (call, parentToolCallId, signal) =>
       agent.runNestedToolCall(call, parentToolCallId, toolSet?.callableByScripts().map(({ tool }) => tool) ?? [], signal),
     loadStore: store.load,
     saveStore: store.save,
+  });
+  const toolSearch = createToolSearchTool({
+    waitForAllServers: () => toolSet?.waitForAllServers() ?? Promise.resolve(),
+    searchable: () => toolSet?.searchable() ?? [],
+    isDeclared: (name) => toolSet?.declaredNames().includes(name) ?? false,
+    load: (names) => toolSet?.load(names) ?? [],
   });
   // Every built-in exists (extensions can list and enable them); the selected ones are active.
   toolSet = new ToolSet(
@@ -115,11 +124,12 @@ export function createCodingAgent(
         commandPrefix: setup.settings.shellCommandPrefix,
         sessionContext: () => ({ sessionManager: session, model: agent.state.model, thinkingLevel: agent.state.thinkingLevel }),
       },
-    }).concat(codemode),
-    // codemode is off unless named (--tools, settings' defaultTools).
-    [...activeBuiltins(selection), ...(startsActive(selection, CODEMODE_TOOL_NAME, true) ? [CODEMODE_TOOL_NAME] : [])],
+    }).concat(codemode, toolSearch),
+    // codemode and tool_search are off unless named (--tools, settings' defaultTools) or an MCP server's tools need them.
+    [...activeBuiltins(selection), ...[CODEMODE_TOOL_NAME, TOOL_SEARCH_NAME].filter((name) => startsActive(selection, name, true))],
     (name) => startsActive(selection, name, false),
     codemodeMode,
+    (name) => mayActivateByItself(selection, name),
   );
   return { agent, toolSet };
 }

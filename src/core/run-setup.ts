@@ -16,6 +16,7 @@ import { applyHttpProxySetting, loadSettingsWithTrust, type Settings } from "../
 import { takeConfigWarnings } from "../config/unknown-keys.ts";
 import { allToolNames, type ToolName } from "../tools/index.ts";
 import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
+import { TOOL_SEARCH_NAME } from "./tool-search.ts";
 import { setCommandPolicy } from "../sandbox/active-policy.ts";
 import { noteCredentialVariables } from "../sandbox/child-environment.ts";
 import { credentialVariablesIn, credentialVariablesInAuthFile } from "../sandbox/configured-credentials.ts";
@@ -142,7 +143,7 @@ async function checkFauxScript(): Promise<void> {
 function settingsWarnings(settings: Settings): string[] {
   // `+name`/`-name` change the default selection (tool-selection.ts); the names are what may be missing.
   // An extension's tool is judged later, once extensions loaded: here only built-ins are known.
-  const missingTools = [...new Set((settings.defaultTools ?? []).map(toolEntryName))].filter((name) => !allToolNames.has(name as ToolName) && name !== CODEMODE_TOOL_NAME);
+  const missingTools = [...new Set((settings.defaultTools ?? []).map(toolEntryName))].filter((name) => !allToolNames.has(name as ToolName) && name !== CODEMODE_TOOL_NAME && name !== TOOL_SEARCH_NAME);
   if (missingTools.length === 0) return [];
   return [`settings defaultTools: xcsh has no built-in tool ${missingTools.map((name) => `"${name}"`).join(", ")}; unless an extension provides it, it is left out and the other entries apply.`];
 }

@@ -12,6 +12,7 @@ import type { ModelRegistry } from "../config/model-registry.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { messageText } from "./message-text.ts";
 import type { ModelControl } from "./model-control.ts";
+import type { ToolSet } from "./tool-set.ts";
 
 /** What navigation needs of the session. */
 export interface NavigationHost {
@@ -20,6 +21,8 @@ export interface NavigationHost {
   readonly sessionManager: SessionManager;
   readonly models: ModelControl;
   readonly hooks: SessionHooks | undefined;
+  /** The session's tools: what tool_search loaded follows the branch. */
+  readonly tools: Pick<ToolSet, "branchChanged">;
   abort(): Promise<void>;
 }
 
@@ -132,6 +135,8 @@ export class SessionNavigator {
     agent.clearQueues();
     const context = this.session.sessionManager.buildSessionContext();
     agent.state.messages = context.messages;
+    // Tools tool_search loaded on this branch are declared again; others' are not.
+    this.session.tools.branchChanged();
     if (!options.restoreModel) return;
     if (context.model) {
       const model = this.session.registry.find(context.model.provider, context.model.modelId);

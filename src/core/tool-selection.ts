@@ -120,6 +120,18 @@ export function startsActive(selection: ToolSelection, name: string, builtin: bo
   return !removedBy([...(selection.defaultBuiltins ?? []), ...(selection.changes ?? [])]).has(name);
 }
 
+/**
+ * Whether codemode or tool_search may switch on when an MCP server's tools need it:
+ * not when the command line left it out (`--exclude-tools`, a `--tools` list without
+ * it, `--no-tools`) or a `-name` entry removed it.
+ */
+export function mayActivateByItself(selection: ToolSelection, name: string): boolean {
+  if (matchesAny(selection.exclude, name)) return false;
+  if (selection.only !== undefined) return matchesAny(selection.only, name);
+  if (selection.noTools) return false;
+  return !removedBy([...(selection.defaultBuiltins ?? []), ...(selection.changes ?? [])]).has(name);
+}
+
 /** The built-in tools active at start. */
 export function activeBuiltins(selection: ToolSelection): string[] {
   return [...allToolNames].filter((name) => startsActive(selection, name, true));

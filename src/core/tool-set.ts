@@ -5,7 +5,10 @@
  * agent's tool array is updated in place, so a run in progress sees a change
  * at its next model call. With codemode active and `codemode.mode` "only", the
  * other built-in and extension tools stay active (scripts call them) but are
- * not declared to the model.
+ * not declared to the model. An MCP tool's exposure (src/mcp/exposure.ts) decides
+ * whether it is declared (`direct`), reached only from scripts and tool_search
+ * (`codemode`, `deferred`: declared once tool_search loaded it), or not at all (`hidden`);
+ * MCP switches codemode or tool_search on for servers that need them (enableReacher).
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
@@ -13,13 +16,24 @@ import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
+import type { ToolExposure } from "../mcp/exposure.ts";
 import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
+import { TOOL_SEARCH_NAME } from "./tool-search.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
   sourceInfo: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** An MCP tool's exposure; other tools are direct. */
+  exposure?: ToolExposure;
+  /** Words tool_search ranks by besides the name and description (the server's description). */
+  searchText?: string;
+}
+
+/** Reached from scripts and tool_search rather than declared. */
+function isIndirect(entry: ToolEntry | undefined): boolean {
+  return entry?.exposure === "codemode" || entry?.exposure === "deferred";
 }
 
 export type PromptBase = Omit<SystemPromptOptions, "tools">;
@@ -40,13 +54,32 @@ function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
   return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
+/** The tools the tool_search results among `messages` loaded. */
+function loadedBy(messages: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown } }[]) {
+    if (message.role !== "toolResult" || message.toolName !== TOOL_SEARCH_NAME || !Array.isArray(message.details?.loaded)) continue;
+    for (const name of message.details.loaded) if (typeof name === "string") names.add(name);
+  }
+  return names;
+}
+
 export class ToolSet {
   private readonly entries = new Map<string, ToolEntry>();
   private active: string[];
   private hostTools: AgentTool<any>[] = [];
   private readonly builtins = new Map<string, CodingTool<any>>();
+  /**
+   * Indirect tools tool_search loaded in this process, not yet in a result on the branch.
+   * With the ones the branch's tool_search results name (`details.loaded`), they are declared:
+   * a resumed session, or a /tree back to where they were found, has them again.
+   */
+  private readonly loaded = new Set<string>();
+  private loadedOnBranch = new Set<string>();
   /** The system prompt for the active tools, before any per-prompt change by an extension. */
   baseSystemPrompt = "";
+  /** Waits for the MCP servers still connecting (set once MCP starts): scripts and tool_search see every server's tools. */
+  waitForAllServers: () => Promise<void> = async () => {};
 
   constructor(
     private readonly agent: Agent,
@@ -57,6 +90,8 @@ export class ToolSet {
     private readonly registeredStartsActive: (name: string) => boolean = () => true,
     /** settings' `codemode.mode`, read at each rebuild. */
     private readonly codemodeMode: () => CodemodeMode = () => "on",
+    /** Whether codemode / tool_search may switch on by themselves when an MCP tool needs them (not excluded by the command line). */
+    private readonly autoActivates: (name: string) => boolean = () => true,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -88,6 +123,66 @@ export class ToolSet {
     this.apply();
   }
 
+  /**
+   * Switches on codemode (for codemode tools) or tool_search (deferred ones), unless the
+   * command line left it out ("none": nothing, only the answer); MCP asks as it reads the
+   * config, before servers connect. Returns whether something reaches indirect tools now.
+   */
+  enableReacher(exposure: "codemode" | "deferred" | "none"): boolean {
+    if (exposure !== "none" && this.switchOnReacher(exposure)) this.apply();
+    // Either way of reaching indirect tools serves both kinds.
+    return this.active.includes(CODEMODE_TOOL_NAME) || this.active.includes(TOOL_SEARCH_NAME);
+  }
+
+  private switchOnReacher(exposure: "codemode" | "deferred"): boolean {
+    const reacher = exposure === "codemode" ? CODEMODE_TOOL_NAME : TOOL_SEARCH_NAME;
+    if (!this.entries.has(reacher) || this.active.includes(reacher) || !this.autoActivates(reacher)) return false;
+    this.active.push(reacher);
+    return true;
+  }
+
+  /**
+   * Declares indirect tools from the next model call on (tool_search found them);
+   * returns the names that were loaded. Tools that are not indirect are left alone.
+   */
+  load(names: readonly string[]): string[] {
+    const loadable = names.filter((name) => this.isReachableIndirect(name));
+    for (const name of loadable) this.loaded.add(name);
+    if (loadable.length > 0) this.apply();
+    return loadable;
+  }
+
+  /** The MCP servers the system prompt names (their tools are not declared); rebuilt only when the list changed. */
+  describeServers(servers: { name: string; description?: string }[]): void {
+    if (JSON.stringify(servers) === JSON.stringify(this.base.mcpServers ?? [])) return;
+    this.updatePromptBase({ mcpServers: servers });
+  }
+
+  /** Whether tool_search loaded tools on this branch that are not registered (yet): their servers are still connecting. */
+  awaitsLoadedTools(): boolean {
+    return [...loadedBy(this.agent.state.messages)].some((name) => !this.entries.has(name));
+  }
+
+  /** The branch changed (resume, /tree, a fork): the tools it loaded are read from its messages again. */
+  branchChanged(): void {
+    this.loaded.clear();
+    this.apply();
+  }
+
+  /** The indirect tools tool_search may find: codemode and deferred MCP tools the command line left in. */
+  searchable(): { tool: AgentTool<any>; searchText?: string }[] {
+    return [...this.entries].flatMap(([name, entry]) => (this.isReachableIndirect(name) ? [{ tool: entry.tool, searchText: entry.searchText }] : []));
+  }
+
+  /**
+   * An indirect MCP tool the command line did not leave out. Whether it is active does not
+   * matter (pi's rule): an extension's setActiveTools, a /tree or a resume leaves scripts and
+   * tool_search their reach.
+   */
+  private isReachableIndirect(name: string): boolean {
+    return isIndirect(this.entries.get(name)) && (this.active.includes(name) || this.registeredStartsActive(name));
+  }
+
   /** Takes a tool away (an MCP server's tool that is gone); a built-in of that name comes back. */
   remove(name: string): void {
     const builtin = this.builtins.get(name);
@@ -95,6 +190,7 @@ export class ToolSet {
     else {
       this.entries.delete(name);
       this.active = this.active.filter((active) => active !== name);
+      this.loaded.delete(name);
     }
     this.apply();
   }
@@ -154,16 +250,35 @@ export class ToolSet {
 
   /** The active tools the model is given: all of them, unless codemode stands in for the others ("only"). */
   declaredNames(): string[] {
-    if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return [...this.active];
-    return this.active.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
+    const wasLoaded = (name: string) => this.loaded.has(name) || this.loadedOnBranch.has(name);
+    const direct = this.active.filter((name) => this.entries.get(name)?.exposure !== "hidden" && !isIndirect(this.entries.get(name)));
+    const loaded = [...this.entries.keys()].filter((name) => wasLoaded(name) && this.isReachableIndirect(name));
+    const reachable = [...direct, ...loaded];
+    if (!this.active.includes(CODEMODE_TOOL_NAME) || this.codemodeMode() !== "only") return reachable;
+    return reachable.filter((name) => name === CODEMODE_TOOL_NAME || this.entries.get(name)?.sourceInfo.source === MCP_TOOL_SOURCE);
   }
 
-  /** What a codemode script may call: every active tool but codemode itself, and the RPC host's tools. */
+  /**
+   * What a codemode script may call: every active tool but codemode itself and hidden
+   * MCP tools, and the RPC host's tools. Indirect MCP tools are marked `unlisted`: the
+   * codemode description leaves them out (it stays the same as servers connect) and
+   * scripts find them with searchTools().
+   */
   callableByScripts(): { tool: AgentTool<any>; info: CallableTool }[] {
-    const entries = this.active.filter((name) => name !== CODEMODE_TOOL_NAME).flatMap((name) => this.entries.get(name) ?? []);
-    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined }))].map(({ tool, promptGuidelines }) => ({
+    const indirect = [...this.entries.keys()].filter((name) => !this.active.includes(name) && this.isReachableIndirect(name));
+    const entries = [...this.active, ...indirect]
+      .filter((name) => name !== CODEMODE_TOOL_NAME)
+      .flatMap((name) => this.entries.get(name) ?? [])
+      .filter((entry) => entry.exposure !== "hidden");
+    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined }))].map(({ tool, promptGuidelines, exposure }) => ({
       tool,
-      info: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(promptGuidelines ? { promptGuidelines } : {}) },
+      info: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(promptGuidelines ? { promptGuidelines } : {}),
+        ...(exposure === "codemode" || exposure === "deferred" ? { unlisted: true } : {}),
+      },
     }));
   }
 
@@ -226,6 +341,7 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
+    this.loadedOnBranch = loadedBy(this.agent.state.messages);
     const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
     const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
     const next = [...noted, ...this.hostTools];

@@ -63,6 +63,7 @@ export async function navigateTree(
     if (label) manager.appendLabelChange(targetId, label);
   }
   session.agent.state.messages = manager.buildSessionContext().messages;
+  session.tools.branchChanged();
   await runner.emit("session_tree", {
     type: "session_tree",
     newLeafId: manager.getLeafId(),

@@ -27,6 +27,8 @@ export interface DeclaredServer {
 export interface McpFileRead {
   servers: DeclaredServer[];
   problems: string[];
+  /** The file's `autoEnableCodemode`, when it sets one. */
+  autoEnableCodemode?: boolean;
 }
 
 export function userMcpConfigPath(): string {
@@ -65,9 +67,9 @@ export function readMcpFile(file: string, scope: McpScope): McpFileRead {
   try {
     const content = readJsonFile(file);
     if (content === undefined) return { servers: [], problems: [] };
-    assertMatchesSchema<{ mcpServers?: Record<string, unknown> }>(McpFileSchema, content, file, "Fix the file; its MCP servers are not started.");
+    assertMatchesSchema<{ mcpServers?: Record<string, unknown>; autoEnableCodemode?: boolean }>(McpFileSchema, content, file, "Fix the file; its MCP servers are not started.");
     const servers = Object.entries(content.mcpServers ?? {}).map(([name, entry]) => ({ name, entry, scope, origin: file }));
-    return { servers, problems: [] };
+    return { servers, problems: [], ...(content.autoEnableCodemode !== undefined ? { autoEnableCodemode: content.autoEnableCodemode } : {}) };
   } catch (error) {
     return { servers: [], problems: [(error as Error).message] };
   }

@@ -29,9 +29,9 @@ export const McpServerEntrySchema = Type.Object({
   disabled: Type.Optional(Type.Boolean()),
   /** pi 1.x's switch: false keeps the entry without connecting (the same as `"disabled": true`). */
   enabled: Type.Optional(Type.Boolean()),
-  /** pi 1.x: how the server's tools reach the model. Accepted and kept; xcsh declares every tool directly. */
+  /** pi 1.x: how the server's tools reach the model (src/mcp/exposure.ts); `codemode` when absent. */
   exposure: Type.Optional(Type.Enum(MCP_EXPOSURES)),
-  /** pi 1.x: per-tool exposure (names or `*` patterns). Accepted and kept, like `exposure`. */
+  /** pi 1.x: per-tool exposure (server tool names or `*` patterns). */
   toolExposure: Type.Optional(Type.Record(Type.String(), Type.Enum(MCP_EXPOSURES))),
   /** pi 1.x: what the server offers, in a sentence. */
   description: Type.Optional(Type.String()),
@@ -57,6 +57,8 @@ export const McpServerEntrySchema = Type.Object({
 
 export const McpFileSchema = Type.Object({
   mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** pi 1.x: false keeps codemode off when servers of `codemode` exposure are configured. */
+  autoEnableCodemode: Type.Optional(Type.Boolean()),
 });
 
 /** Where a server was declared: the scope decides trust, the file is shown to the person. */
@@ -92,6 +94,10 @@ interface McpServerCommon {
   callTimeoutMs: number;
   /** Milliseconds the first prompt waits for the connection. */
   startupWaitMs: number;
+  exposure?: McpExposure;
+  toolExposure?: Record<string, McpExposure>;
+  /** What the server offers, in a sentence (tool_search and searchTools() rank by it). */
+  description?: string;
 }
 
 export interface McpStdioSpec {

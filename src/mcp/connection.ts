@@ -12,7 +12,10 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
+  ListRootsRequestSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -24,16 +27,22 @@ import {
   type Resource,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { basename } from "node:path";
 import { traceModuleLoad } from "../ai/load-trace.ts";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
+import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
 
-/** "needs-auth": a remote server wants an OAuth sign-in that auth.json does not hold (`xcsh mcp login`). */
-export type ConnectionState = "connecting" | "connected" | "failed" | "needs-auth" | "closed";
+/**
+ * "needs-auth": a remote server wants an OAuth sign-in that auth.json does not hold (`xcsh mcp login`).
+ * "disconnected": it was connected and stopped (a crashed stdio server); its tools stay, and the next call starts it again.
+ */
+export type ConnectionState = "connecting" | "connected" | "disconnected" | "failed" | "needs-auth" | "closed";
 
 export interface ConnectionEvents {
   /** The tool, prompt or resource list changed (first listing included), or the state did. */
@@ -67,9 +76,9 @@ export class McpConnection {
   /** Why the connection failed or stopped (for /mcp). */
   lastError: string | undefined;
   /** Settles when connecting ends, either way. */
-  readonly settled: Promise<void>;
-  readonly startedAt = Date.now();
-  private readonly client: Client;
+  settled: Promise<void>;
+  startedAt = Date.now();
+  private client: Client;
   private transport: Transport | undefined;
   private oauth: StoredMcpOAuth | undefined;
   private reportedFailure = false;
@@ -77,14 +86,52 @@ export class McpConnection {
   constructor(
     readonly spec: McpServerSpec,
     private readonly events: ConnectionEvents,
-    clientInfo: { name: string; version: string },
+    private readonly clientInfo: { name: string; version: string },
+    /** The project folder, offered to the server as its one root (`roots/list`). */
+    private readonly projectDir?: string,
+    /** The mode's dialogs: a server's questions (elicitation) are asked through them. */
+    private readonly dialogs?: McpDialogs,
+    /** Answers a server's requests for the model (sampling). */
+    private readonly sampler?: McpSampler,
   ) {
-    this.client = new Client(clientInfo, { capabilities: {} });
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.track(this.refreshTools()));
-    this.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.track(this.refreshPrompts()));
-    this.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.track(this.refreshResources()));
-    this.client.onclose = () => this.onClosed();
+    this.client = this.makeClient();
     this.settled = this.connect();
+  }
+
+  /** A fresh SDK client (one per connection attempt: a restart after a crash gets its own). */
+  private makeClient(): Client {
+    const client = new Client(this.clientInfo, {
+      capabilities: {
+        ...(this.projectDir ? { roots: { listChanged: false } } : {}),
+        ...(this.dialogs ? { elicitation: { form: {} } } : {}),
+        ...(this.sampler ? { sampling: {} } : {}),
+      },
+    });
+    const sampler = this.sampler;
+    if (sampler) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampler.sample(this.spec.name, request.params, extra.signal));
+    const dialogs = this.dialogs;
+    if (dialogs) client.setRequestHandler(ElicitRequestSchema, (request) => elicitThroughDialogs(dialogs, this.spec.name, request.params));
+    if (this.projectDir) {
+      const root = { uri: Bun.pathToFileURL(this.projectDir).href, name: basename(this.projectDir) || this.projectDir };
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.track(this.refreshTools()));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.track(this.refreshPrompts()));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void this.track(this.refreshResources()));
+    client.onclose = () => {
+      if (client === this.client) this.onClosed();
+    };
+    return client;
+  }
+
+  /** A stopped stdio server, started again for a call: resolves once it is connected, or failed for good. */
+  private restart(): Promise<void> {
+    if (this.state !== "disconnected") return this.settled;
+    this.state = "connecting";
+    this.startedAt = Date.now();
+    this.client = this.makeClient();
+    this.settled = this.connect();
+    return this.settled;
   }
 
   private async connect(): Promise<void> {
@@ -194,6 +241,7 @@ export class McpConnection {
 
   /** Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled). */
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void): Promise<CallToolResult> {
+    if (this.state === "disconnected") await this.restart();
     if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, {
@@ -235,10 +283,23 @@ export class McpConnection {
     await this.transport?.close().catch(() => {});
   }
 
-  /** The connection ended. While connecting, connect() reports it with the reason it got. */
+  /**
+   * The connection ended. While connecting, connect() reports it with the reason it got.
+   * A local server that stops keeps its tools: the next call starts it again (pi's rule). A
+   * remote one's connection is the server's to keep, so it fails as before.
+   */
   private onClosed(): void {
     if (this.state !== "connected") return;
-    this.fail(`stopped${this.exitNote()}; its tools are gone until xcsh starts again`);
+    if (this.spec.transport !== "stdio") {
+      this.fail(`stopped${this.exitNote()}; its tools are gone until xcsh starts again`);
+      return;
+    }
+    this.state = "disconnected";
+    const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
+    this.lastError = `stopped${this.exitNote()}; it starts again on the next call of one of its tools${stderr ? `\n${lastLines(stderr, 5)}` : ""}`;
+    // Each stop is news (the first call after it restarts the server, which may stop again).
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
+    this.events.changed();
   }
 
   private exitNote(): string {

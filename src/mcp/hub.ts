@@ -16,19 +16,29 @@ import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpConnection } from "./connection.ts";
 import packageJson from "../../package.json" with { type: "json" };
-import { MCP_TOOL_SOURCE, mcpName } from "./names.ts";
+import { MCP_TOOL_SOURCE, mcpName, mcpToolNames } from "./names.ts";
 import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
 import { sameServer } from "./server-plan.ts";
 import { mcpAgentTool } from "./tool-adapter.ts";
 import { READ_RESOURCE_TOOL, readResourceAgentTool, readResourceToolSpec, resourceMentions, resourceText, type McpResourceItem } from "./resources.ts";
 import type { McpServerStatus } from "./status.ts";
 import { within } from "./wait.ts";
+import { exposureOf, type ToolExposure } from "./exposure.ts";
+import type { McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
 export interface McpToolSink {
-  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo }, activate: boolean): void;
+  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; exposure?: ToolExposure; searchText?: string }, activate: boolean): void;
   remove(name: string): void;
   batch(changes: () => void): void;
+  /**
+   * Switches on what reaches tools of that exposure (codemode, tool_search), unless the
+   * command line left it out; returns whether something reaches them now.
+   */
+  enableReacher?(exposure: "codemode" | "deferred" | "none"): boolean;
+  /** The servers whose tools are not declared, for the system prompt's `<mcp_servers>` list. */
+  describeServers?(servers: { name: string; description?: string }[]): void;
 }
 
 export interface McpHubOptions {
@@ -39,6 +49,12 @@ export interface McpHubOptions {
   tools: McpToolSink;
   /** A line for the person running xcsh (stderr, an RPC notice frame, an ACP notice). */
   report(message: string): void;
+  /** The project folder: every server gets it as its root. */
+  projectDir?: string;
+  /** The mode's dialogs, for servers' questions (elicitation). */
+  dialogs?: McpDialogs;
+  /** Answers servers' requests for the model (sampling). */
+  sampler?: McpSampler;
 }
 
 /** How xcsh introduces itself to servers. */
@@ -49,6 +65,8 @@ interface RegisteredTool {
   tool: Tool;
   /** The server's resource reader (resources.ts), not one of its own tools. */
   readsResources?: boolean;
+  /** The name xcsh used before pi's naming rule, still accepted in calls. */
+  alias?: string;
 }
 
 interface RegisteredPrompt {
@@ -90,7 +108,7 @@ export class McpHub {
     let connection: McpConnection | undefined;
     // A connection replaced meanwhile (reconnect) no longer speaks for its server.
     const current = () => connection === undefined || this.connections.get(spec.name) === connection;
-    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO);
+    connection = new McpConnection(spec, { changed: () => this.sync(), failed: (message) => void (current() && this.report(message)) }, CLIENT_INFO, this.options.projectDir, this.options.dialogs, this.options.sampler);
     this.connections.set(spec.name, connection);
     return connection;
   }
@@ -110,8 +128,8 @@ export class McpHub {
    * Waits for the servers still connecting, each until its startupTimeout has passed
    * since it started; one still not ready is reported (once) and the prompt goes on.
    */
-  async ready(): Promise<void> {
-    const connecting = [...this.connections.values()].filter((connection) => connection.state === "connecting");
+  async ready(wanted: (spec: McpServerSpec) => boolean = () => true): Promise<void> {
+    const connecting = [...this.connections.values()].filter((connection) => connection.state === "connecting" && wanted(connection.spec));
     if (connecting.length === 0) return;
     await Promise.all(
       connecting.map((connection) => {
@@ -243,8 +261,14 @@ export class McpHub {
     const wantedTools = new Map<string, RegisteredTool>();
     const wantedPrompts = new Map<string, RegisteredPrompt>();
     for (const connection of this.connections.values()) {
-      if (connection.state !== "connected") continue;
-      for (const tool of connection.tools) this.claim(wantedTools, mcpName(connection.spec.name, tool.name), { connection, tool }, "tool");
+      // A stopped local server keeps its tools (the next call starts it again), also while it restarts.
+      const offers = connection.state === "connected" || connection.state === "disconnected" || (connection.state === "connecting" && connection.tools.length > 0);
+      if (!offers) continue;
+      const names = mcpToolNames(connection.spec.name, connection.tools.map((tool) => tool.name));
+      for (const tool of connection.tools) {
+        const { name, alias } = names.get(tool.name)!;
+        this.claim(wantedTools, name, { connection, tool, ...(alias ? { alias } : {}) }, "tool");
+      }
       const readerName = mcpName(connection.spec.name, READ_RESOURCE_TOOL);
       // The server's own tool of that name, if any, keeps it.
       if (connection.resources.length > 0 && !wantedTools.has(readerName)) {
@@ -263,8 +287,11 @@ export class McpHub {
         if (known && known.connection === entry.connection && known.tool === entry.tool) continue;
         this.registered.set(name, entry);
         // A changed tool keeps whether it is active; a new one follows the command line's choice.
-        const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name);
-        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(entry.connection.spec) }, !known);
+        const agentTool = entry.readsResources ? readResourceAgentTool(entry.connection, name) : mcpAgentTool(entry.connection, entry.tool, name, entry.alias);
+        const spec = entry.connection.spec;
+        // The resource reader goes the way of the server's widest exposure (pi's rule).
+        const exposure = entry.readsResources ? widestExposure(spec, entry.connection.tools) : exposureOf(spec, entry.tool.name);
+        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(spec), exposure, ...(spec.description ? { searchText: spec.description } : {}) }, !known);
       }
     });
     this.prompts.clear();
@@ -281,6 +308,14 @@ export class McpHub {
     }
     this.report(`MCP ${kind} name ${name} is taken by server "${holder.connection.spec.name}"; the one of server "${entry.connection.spec.name}" is left out`);
   }
+}
+
+/** direct, then codemode or deferred, then hidden: the reach of whichever tool reaches furthest. */
+function widestExposure(spec: McpServerSpec, tools: readonly Tool[]): ToolExposure {
+  const exposures = tools.map((tool) => exposureOf(spec, tool.name));
+  if (exposures.length === 0) return exposureOf(spec, "");
+  for (const kind of ["direct", "codemode", "deferred"] as const) if (exposures.includes(kind)) return kind;
+  return "hidden";
 }
 
 function sourceInfoOf(spec: McpServerSpec): SourceInfo {

@@ -39,6 +39,8 @@ export interface McpDeclarations {
   declared: DeclaredServer[];
   /** Files that could not be used. */
   problems: string[];
+  /** Each file's `autoEnableCodemode`, in merge order. */
+  codemodeSwitches?: { scope: DeclaredServer["scope"]; value: boolean }[];
 }
 
 export interface McpPlan {
@@ -51,16 +53,20 @@ export interface McpPlan {
   disabled: string[];
   /** Keys accepted but not acted on, one line per server: worth telling, not a problem. */
   notes: string[];
+  /** Whether codemode comes on for servers of `codemode` exposure (the last file's `autoEnableCodemode`; true by default). */
+  autoEnableCodemode: boolean;
 }
 
 /** Reads every file that applies, in merge order. */
 export function readDeclarations(sources: McpSources): McpDeclarations {
   const declared: DeclaredServer[] = [];
   const problems: string[] = [];
+  const codemodeSwitches: { scope: DeclaredServer["scope"]; value: boolean }[] = [];
   const take = (file: string, scope: DeclaredServer["scope"]) => {
     const read = readMcpFile(file, scope);
     declared.push(...read.servers);
     problems.push(...read.problems);
+    if (read.autoEnableCodemode !== undefined) codemodeSwitches.push({ scope, value: read.autoEnableCodemode });
   };
   if (sources.useConfigFiles) {
     take(userMcpConfigPath(), "user");
@@ -72,7 +78,7 @@ export function readDeclarations(sources: McpSources): McpDeclarations {
     else take(file, "temporary");
   }
   declared.push(...(sources.extra ?? []));
-  return { declared, problems };
+  return { declared, problems, codemodeSwitches };
 }
 
 /** The servers to connect: the winning declaration of each name, checked and expanded. */
@@ -110,7 +116,7 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
     }
     const inert = INERT_KEYS.filter((key) => (declaration.entry as Record<string, unknown>)[key] !== undefined);
     if (inert.length > 0) {
-      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (every tool of a connected server is declared to the model; sign-in registers xcsh's own client). See docs/mcp.md.`);
+      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (sign-in registers xcsh's own client). See docs/mcp.md.`);
     }
     try {
       servers.push(toSpec(declaration, cwd, env));
@@ -119,11 +125,14 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
       problems.push(`MCP server "${declaration.name}" (${declaration.origin}): ${why}. The server is not started.`);
     }
   }
-  return { servers, problems, waitingForTrust: [...waitingForTrust], disabled, notes };
+  // A project's switch counts once it is trusted, like its servers.
+  const switches = (declarations.codemodeSwitches ?? []).filter((item) => item.scope !== "project" || projectTrusted);
+  const autoEnableCodemode = switches.at(-1)?.value ?? true;
+  return { servers, problems, waitingForTrust: [...waitingForTrust], disabled, notes, autoEnableCodemode };
 }
 
 /** pi 1.x keys kept in the entry that change nothing in xcsh yet. */
-const INERT_KEYS = ["exposure", "toolExposure", "description", "oauth"] as const;
+const INERT_KEYS = ["oauth"] as const;
 
 /** `"enabled": false` (pi 1.x) or `"disabled": true` (xcsh, pi 0.x): declared, not connected. */
 export function isSwitchedOff(entry: McpServerEntry | null | undefined): boolean {
@@ -178,6 +187,9 @@ function toSpec(declaration: DeclaredServer, cwd: string, processEnv: Record<str
     origin: declaration.origin,
     callTimeoutMs: (entry.timeout ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
     startupWaitMs: (entry.startupTimeout ?? DEFAULT_STARTUP_WAIT_SECONDS) * 1000,
+    ...(entry.exposure !== undefined ? { exposure: entry.exposure } : {}),
+    ...(entry.toolExposure !== undefined ? { toolExposure: entry.toolExposure } : {}),
+    ...(entry.description !== undefined ? { description: entry.description } : {}),
   };
   if (entry.command !== undefined) {
     const dir = entry.cwd === undefined ? cwd : expandVariables(entry.cwd);

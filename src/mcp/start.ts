@@ -12,13 +12,21 @@ import type { SlashCommand } from "../resources/commands.ts";
 import type { DeclaredServer } from "./config-files.ts";
 import type { McpHub, McpToolSink } from "./hub.ts";
 import type { McpResourceItem } from "./resources.ts";
-import { planServers, readDeclarations, type McpSources } from "./server-plan.ts";
+import { planServers, readDeclarations, type McpDeclarations, type McpSources } from "./server-plan.ts";
+import { indirectExposures, mayHaveDirectTools } from "./exposure.ts";
+import type { McpDialogs } from "./elicitation.ts";
+import type { McpSampler } from "./sampling.ts";
 import type { McpServerStatus } from "./status.ts";
 
 /** What the session asks of MCP (src/core/agent-session.ts). */
 export interface McpSessionLink {
-  /** Resolves once no server is still connecting (each waited for at most its startupTimeout). */
+  /**
+   * Resolves once no server that may have `direct` tools is still connecting (each waited for
+   * at most its startupTimeout): the first prompt must declare those; the others are waited for when reached.
+   */
   ready(): Promise<void>;
+  /** Resolves once no server at all is still connecting (codemode scripts and tool_search). */
+  readyAll(): Promise<void>;
   /** An MCP prompt command expanded; other input as it is; undefined when the command failed (reported). */
   expandCommand(input: { text: string; images?: ImageContent[] }): Promise<{ text: string; images?: ImageContent[] } | undefined>;
   /** The servers' prompts as commands. */
@@ -42,6 +50,10 @@ export interface McpStartOptions extends McpSources {
   /** Registers what to do when the project is trusted later (the RPC or terminal trust question). */
   onProjectTrusted?(listener: () => void): void;
   report(message: string): void;
+  /** The mode's dialogs (ctx.ui): servers' questions are asked through them. */
+  dialogs?: McpDialogs;
+  /** Answers servers' requests for the model (sampling); without one, sampling is not offered. */
+  sampler?: McpSampler;
 }
 
 /** undefined when no server is declared anywhere: nothing of MCP is loaded. */
@@ -49,7 +61,7 @@ export function startMcp(options: McpStartOptions): McpSessionLink | undefined {
   const first = readDeclarations(options);
   for (const problem of first.problems) options.report(problem);
   if (first.declared.length === 0) return undefined;
-  return new LazyMcpSession(options, first.declared);
+  return new LazyMcpSession(options, first);
 }
 
 /** Servers given for one session (an ACP client's), declared as a file declares them. */
@@ -69,6 +81,10 @@ class LazyMcpSession implements McpSessionLink {
   private readonly listeners: (() => void)[] = [];
   private closed = false;
   private trusted: boolean;
+  /** Said once: indirect tools with nothing to reach them. */
+  private unreachableReported = false;
+  /** Whether the latest plan has a server that may declare tools directly. */
+  private hasDirectServers = false;
   /** Settles once the latest plan has been handed to the hub. */
   private configured: Promise<void> = Promise.resolve();
   private startNow: () => void = () => {};
@@ -84,23 +100,39 @@ class LazyMcpSession implements McpSessionLink {
 
   constructor(
     private readonly options: McpStartOptions,
-    declared: DeclaredServer[],
+    declarations: McpDeclarations,
   ) {
     this.trusted = options.projectTrusted;
-    this.apply(declared, options.projectTrusted);
+    this.apply(declarations, options.projectTrusted);
     options.onProjectTrusted?.(() => {
       if (this.closed) return;
       this.trusted = true;
       const again = readDeclarations(this.options);
       for (const problem of again.problems) this.options.report(problem);
-      this.apply(again.declared, true);
+      this.apply(again, true);
     });
   }
 
-  private apply(declared: DeclaredServer[], trusted: boolean): void {
-    const plan = planServers({ declared, problems: [] }, this.options.cwd, trusted);
+  private apply(declarations: McpDeclarations, trusted: boolean): void {
+    // Problems of the files were reported as they were read.
+    const plan = planServers({ ...declarations, problems: [] }, this.options.cwd, trusted);
     for (const problem of plan.problems) this.options.report(problem);
     for (const note of plan.notes) this.options.report(note);
+    this.hasDirectServers = plan.servers.some(mayHaveDirectTools);
+    // Before the servers connect, so the first request already has the way to their tools (and it does not change later).
+    this.options.tools.describeServers?.(
+      plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => ({ name: spec.name, ...(spec.description ? { description: spec.description } : {}) })),
+    );
+    for (const kind of new Set(plan.servers.flatMap(indirectExposures))) {
+      // `"autoEnableCodemode": false` beside mcpServers: codemode stays as the command line and settings have it.
+      const reached = kind === "codemode" && !plan.autoEnableCodemode ? (this.options.tools.enableReacher?.("none") ?? true) : (this.options.tools.enableReacher?.(kind) ?? true);
+      if (reached || this.unreachableReported) continue;
+      this.unreachableReported = true;
+      const servers = plan.servers.filter((spec) => indirectExposures(spec).length > 0).map((spec) => `"${spec.name}"`);
+      this.options.report(
+        `MCP server ${servers.join(", ")}: tools of exposure codemode or deferred cannot be called, since neither codemode nor tool_search is on (the command line or "autoEnableCodemode": false left them out). Add +codemode to --tools, or give the server "exposure": "direct".`,
+      );
+    }
     if (plan.servers.length === 0 && !this.hub && !this.loading) return;
     this.configured = this.load().then(
       // Closed before the client loaded: no server is started only to be stopped.
@@ -113,7 +145,7 @@ class LazyMcpSession implements McpSessionLink {
     this.loading ??= this.started
       .then(() => import("./hub.ts"))
       .then(({ McpHub }) => {
-        const hub = new McpHub({ tools: this.options.tools, report: this.options.report });
+        const hub = new McpHub({ tools: this.options.tools, report: this.options.report, projectDir: this.options.cwd, dialogs: this.options.dialogs, sampler: this.options.sampler });
         for (const listener of this.listeners) hub.onChange(listener);
         this.hub = hub;
         return hub;
@@ -122,9 +154,16 @@ class LazyMcpSession implements McpSessionLink {
   }
 
   async ready(): Promise<void> {
+    if (!this.hasDirectServers) return;
     this.startNow();
     await this.configured;
-    await this.hub?.ready();
+    await this.hub?.ready((spec) => mayHaveDirectTools(spec));
+  }
+
+  async readyAll(): Promise<void> {
+    this.startNow();
+    await this.configured;
+    await this.hub?.ready(() => true);
   }
 
   async expandCommand(input: { text: string; images?: ImageContent[] }) {

@@ -9,7 +9,11 @@
  * it out), plus the server's own `env`, which may pass a key on purpose. Under xcsh's sandbox it runs sandboxed like a command (the model calls its
  * tools, so a server that writes files would otherwise be a way around the walls), unless
  * its entry says `"sandbox": false`.
- * Messages are newline-delimited JSON-RPC, framed by the SDK's own ReadBuffer. The
+ * Messages are newline-delimited JSON-RPC, framed by the SDK's own ReadBuffer, and handed
+ * on one at a time with a turn of the event loop between them: the SDK runs notification
+ * handlers a microtask later but settles a response at once, so a progress notification
+ * read in the same chunk as its call's result would otherwise arrive after the call ended
+ * and be dropped. The
  * child is unref'd: a running server never keeps xcsh from exiting. Its stderr is
  * not shown (servers log freely there); the last lines are kept for failure reports.
  */
@@ -129,6 +133,8 @@ export class StdioProcessTransport implements Transport {
           }
           if (message === null) break;
           this.onmessage?.(message);
+          // Let the SDK finish with this one (its handlers run in microtasks) before the next.
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
       }
     } catch (error) {

@@ -12,11 +12,12 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
 import { errorText, toToolResult, type McpToolDetails } from "./tool-result.ts";
 
-export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string): AgentTool<any, McpToolDetails> {
+export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string, alias?: string): AgentTool<any, McpToolDetails> {
   const server = connection.spec.name;
   const title = tool.title ?? tool.annotations?.title;
   return {
     name,
+    ...(alias ? { aliases: [alias] } : {}),
     label: title ?? `${server}: ${tool.name}`,
     description: tool.description ?? title ?? `The ${tool.name} tool of MCP server ${server}.`,
     parameters: parametersOf(tool.inputSchema) as never,

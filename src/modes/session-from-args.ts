@@ -22,6 +22,8 @@ import { hasProjectMcpConfig } from "../mcp/config-files.ts";
 import { MCP_PREFIX } from "../mcp/names.ts";
 import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../core/builtin-extensions.ts";
 import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
+import { TOOL_SEARCH_NAME } from "../core/tool-search.ts";
+import { createMcpSampler } from "../core/mcp-sampling.ts";
 import { startMcp, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
@@ -43,9 +45,9 @@ export function toolSelection(args: RunOptions): ToolSelection {
  */
 function checkToolNames(selection: ToolSelection, tools: Pick<ToolSet, "has" | "all" | "isBuiltinName"> | undefined): void {
   // An MCP tool (`mcp__server__tool`) arrives when its server connects, after this check: its server decides.
-  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never) || name === CODEMODE_TOOL_NAME);
+  const known = (name: string) => name.startsWith(MCP_PREFIX) || (tools ? tools.has(name) : allToolNames.has(name as never) || name === CODEMODE_TOOL_NAME || name === TOOL_SEARCH_NAME);
   const unknown = unknownToolNames(selection, known);
-  const builtins = [...allToolNames, CODEMODE_TOOL_NAME].join(", ");
+  const builtins = [...allToolNames, CODEMODE_TOOL_NAME, TOOL_SEARCH_NAME].join(", ");
   const fromExtensions = tools ? tools.all().filter((tool) => !tools.isBuiltinName(tool.name)).map((tool) => tool.name) : [];
   const available = `Built-in tools: ${builtins}${fromExtensions.length > 0 ? `; from extensions: ${fromExtensions.join(", ")}` : ""}.`;
   const names = (list: string[]) => list.map((name) => `"${name}"`).join(", ");
@@ -295,8 +297,13 @@ function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSy
     projectTrusted: system?.isProjectTrusted() ?? false,
     onProjectTrusted: system ? (listener) => system.onProjectTrusted(listener) : undefined,
     report,
+    // Servers' questions go through the mode's dialogs (terminal, RPC frames; print mode's defaults decline).
+    ...(options.extensions?.ui ? { dialogs: options.extensions.ui } : {}),
+    // A server's request for the model: the session's model, once the person agreed (refused where nobody can be asked).
+    sampler: createMcpSampler(session, options.extensions?.ui),
   });
   if (!link) return;
   session.mcp = link;
+  session.tools.waitForAllServers = () => link.readyAll();
   session.resources?.addCommandSource(() => link.commands());
 }

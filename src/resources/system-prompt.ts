@@ -38,6 +38,13 @@ export interface SystemPromptOptions {
   appendPrompt?: string;
   /** Rules beyond the tools' own (an extension's edit of `promptGuidelines` for one run). */
   extraGuidelines?: string[];
+  /** MCP servers whose tools are not declared (codemode, deferred exposure): named so the model knows to look. */
+  mcpServers?: PromptMcpServer[];
+}
+
+export interface PromptMcpServer {
+  name: string;
+  description?: string;
 }
 
 const BASE_PROMPT = `You are xcsh, an expert coding assistant working in the user's project. You read code, run commands, edit files and write new ones to get the user's task done.`;
@@ -73,12 +80,29 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   const skills = options.skills ?? [];
   if (skills.length > 0 && options.tools.some((tool) => tool.name === "read")) sections.push(skillsSection(skills));
 
+  const reach = ["codemode", "tool_search"].filter((name) => options.tools.some((tool) => tool.name === name));
+  if ((options.mcpServers ?? []).length > 0 && reach.length > 0) sections.push(mcpServersSection(options.mcpServers!, reach));
+
   sections.push(`Current working directory: ${options.cwd}`);
   if (options.appendPrompt?.trim()) sections.push(options.appendPrompt.trim());
   return sections.join("\n\n");
 }
 
 const escapeXml = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+/**
+ * MCP servers whose tools are not declared: their names and what they offer, and how to
+ * reach them with what is active. Built from the configuration, so it stays the same
+ * as the servers connect and the prompt cache keeps.
+ */
+function mcpServersSection(servers: PromptMcpServer[], reach: string[]): string {
+  const how = [
+    ...(reach.includes("codemode") ? ["call them in a codemode script (`tools.mcp__<server>__<tool>(args)`; find them with `searchTools()`)"] : []),
+    ...(reach.includes("tool_search") ? ["load them with tool_search, then call them directly"] : []),
+  ].join(", or ");
+  const lines = servers.map((server) => `- ${escapeXml(server.name)}${server.description ? `: ${escapeXml(server.description.trim().split("\n")[0]!)}` : ""}`);
+  return ["<mcp_servers>", `These MCP servers' tools are not declared to you: ${how}.`, ...lines, "</mcp_servers>"].join("\n");
+}
 
 /** The system prompt's skills list (also what extensions get as `formatSkillsForPrompt`). */
 export function skillsSection(skills: PromptSkill[]): string {

@@ -26,7 +26,7 @@ const run = (args: string[], env: Record<string, string> = {}) =>
 
 describe("remote MCP servers", () => {
   test("over Streamable HTTP, with the configured headers: the model's call and its image come back", async () => {
-    writeMcpJson(join(home.agentDir, "mcp.json"), { web: { type: "http", url: `${web.url}/mcp`, headers: { Authorization: "Bearer ${XCSH_TEST_TOKEN}" } } });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { web: { type: "http", url: `${web.url}/mcp`, headers: { Authorization: "Bearer ${XCSH_TEST_TOKEN}" }, exposure: "direct" } });
     server.enqueue(
       { content: [{ type: "toolCall", id: "c1", name: "mcp__web__echo", arguments: { text: "over http" } }, { type: "toolCall", id: "c2", name: "mcp__web__picture", arguments: {} }] },
       { content: [{ type: "text", text: "done" }] },
@@ -40,7 +40,7 @@ describe("remote MCP servers", () => {
   }, 30_000);
 
   test("over SSE", async () => {
-    writeMcpJson(join(home.agentDir, "mcp.json"), { old: { type: "sse", url: `${web.url}/sse` } });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { old: { type: "sse", url: `${web.url}/sse`, exposure: "direct" } });
     server.enqueue({ content: [{ type: "toolCall", id: "c1", name: "mcp__old__echo", arguments: { text: "over sse" } }] }, { content: [{ type: "text", text: "done" }] });
     const result = await run(["hi"]);
     expect(result.exitCode).toBe(0);
@@ -51,7 +51,7 @@ describe("remote MCP servers", () => {
     const refusing = createServer((_request, response) => response.writeHead(401, { "content-type": "text/plain" }).end("unauthorized"));
     await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
     const { port } = refusing.address() as { port: number };
-    writeMcpJson(join(home.agentDir, "mcp.json"), { locked: { url: `http://127.0.0.1:${port}/mcp` } });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { locked: { url: `http://127.0.0.1:${port}/mcp`, exposure: "direct" } });
     server.enqueue({ content: [{ type: "text", text: "still works" }] });
     const result = await run(["hi"]);
     refusing.close();

@@ -58,7 +58,7 @@ describe("MCP in the terminal", () => {
         expect(screen).toMatch(/bad\s+failed/);
         expect(screen).toContain("fatal: the test server was told to crash");
         expect(screen).toMatch(/good\s+connected/);
-        expect(screen).toContain("10 tools, 1 prompt, 0 resources");
+        expect(screen).toContain("11 tools, 1 prompt, 0 resources");
 
         writeMcpJson(mcpJson, { good: stdioServer(events, { MCP_NAME: "good" }), bad: stdioServer(events, { MCP_NAME: "bad" }) });
         send(pane, "/mcp reconnect bad");
@@ -110,11 +110,39 @@ describe("MCP in the terminal", () => {
         {
           width: 600,
           env: { XCSH_TEST_OAUTH_CALLBACK_PORT: callbackPort },
-          before: (fakeHome) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl } }),
+          before: (fakeHome) => writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl, exposure: "direct" } }),
         },
       );
     } finally {
       await oauth.close();
     }
+  }, 60_000);
+
+  test("a server's question (elicitation) is asked in dialogs, and the answers reach it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/mcp");
+        await pane.waitFor(/asker\s+connected/);
+        fake.server.enqueue(
+          { content: [{ type: "toolCall", id: "a1", name: "mcp__asker__ask", arguments: {} }] },
+          { content: [{ type: "text", text: "thanks for answering" }] },
+        );
+        send(pane, "ask me");
+        await pane.waitFor("Who are you?");
+        pane.type("y");
+        await pane.waitFor("Name");
+        pane.type("Ada");
+        pane.keys("Enter");
+        await pane.waitFor("large");
+        pane.keys("Enter");
+        await pane.waitFor("thanks for answering");
+        expect(bodyText(fake.server.requests.at(-1)!)).toContain('answer: accept {\\"name\\":\\"Ada\\",\\"size\\":\\"small\\"}');
+      },
+      {
+        before: (fakeHome) => {
+          writeMcpJson(join(fakeHome.home.agentDir, "mcp.json"), { asker: stdioServer(join(fakeHome.home.home, "events.log"), { MCP_NAME: "asker", MCP_ASK: "1" }) });
+        },
+      },
+    );
   }, 60_000);
 });

@@ -70,7 +70,7 @@ describe("failures", () => {
 
   test("a server that never answers delays the first prompt only up to its startupTimeout, then is reported", async () => {
     const events = eventsFile();
-    writeMcpJson(mcpJson, { mute: { command: "bash", args: ["-c", `echo "start $$" >> ${events}; exec sleep 38.25`], startupTimeout: 1 } });
+    writeMcpJson(mcpJson, { mute: { command: "bash", args: ["-c", `echo "start $$" >> ${events}; exec sleep 38.25`], startupTimeout: 1, exposure: "direct" } });
     server.enqueue({ content: [{ type: "text", text: "answered" }] });
     const begun = Date.now();
     const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "hello"], { env: home.env, cwd: home.home, timeoutMs: 20_000 });

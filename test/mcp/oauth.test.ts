@@ -58,7 +58,7 @@ async function login(name: string): Promise<{ exitCode: number; stdout: string; 
 
 describe("OAuth for remote MCP servers", () => {
   test("a server that wants a sign-in is reported once with `xcsh mcp login`, and the model still answers", async () => {
-    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl }, old: { type: "sse", url: `${oauth.mcp.url}/sse` } });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl, exposure: "direct" }, old: { type: "sse", url: `${oauth.mcp.url}/sse`, exposure: "direct" } });
     server.enqueue({ content: [{ type: "text", text: "fine without it" }] });
     const result = await run(["hi"]);
     expect(result.exitCode).toBe(0);
@@ -206,7 +206,7 @@ describe("OAuth for remote MCP servers", () => {
   }, 30_000);
 
   test("login names what is wrong: an unknown server, a local one", async () => {
-    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl }, local: { command: "true" } });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { srv: { url: oauth.mcpUrl, exposure: "direct" }, local: { command: "true", exposure: "direct" } });
     const unknown = await runXcsh(["mcp", "login", "nope"], { env, cwd: home.home });
     expect(unknown.exitCode).toBe(1);
     expect(unknown.stderr).toContain('no MCP server "nope"');

@@ -2,7 +2,7 @@
  * pi 1.6.0's mcp.json switches through the built binary: `"enabled": false` keeps an
  * entry without starting its server, and a project entry without command/url/type
  * changes only enabled/exposure/toolExposure of the user's entry of that name (its
- * env stays). `exposure` and `toolExposure` are accepted, kept, and named as not applied.
+ * env stays); the override's exposure applies.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -62,9 +62,9 @@ describe("a project entry without command or url", () => {
     expect(offeredTools(server.requests.at(-1)!)).toContain("mcp__shared__echo");
   }, 30_000);
 
-  test("switching on and setting exposure keeps the user's env; exposure is named as accepted but not applied", async () => {
-    writeMcpJson(userFile, { keep: { ...stdioServer(join(home.home, "keep.log"), { SECRET_WORD: "from-the-user-file" }), disabled: true } });
-    const cwd = freshProject({ keep: { enabled: true, exposure: "direct", toolExposure: { "get*": "direct" } } });
+  test("switching on and setting exposure keeps the user's env; the override's exposure applies", async () => {
+    writeMcpJson(userFile, { keep: { ...stdioServer(join(home.home, "keep.log"), { SECRET_WORD: "from-the-user-file" }), disabled: true, exposure: "hidden" } });
+    const cwd = freshProject({ keep: { enabled: true, exposure: "deferred", toolExposure: { "get*": "direct" } } });
     server.enqueue(
       { content: [{ type: "toolCall", id: "c1", name: "mcp__keep__getenv", arguments: { name: "SECRET_WORD" } }] },
       { content: [{ type: "text", text: "done" }] },
@@ -72,8 +72,9 @@ describe("a project entry without command or url", () => {
     const result = await run(["what is the word"], cwd);
     expect(result.exitCode).toBe(0);
     expect(bodyText(server.requests.at(-1)!)).toContain("SECRET_WORD=from-the-user-file");
-    expect(result.stderr).toContain('MCP server "keep"');
-    expect(result.stderr).toContain('keys xcsh accepts but does not apply: "exposure", "toolExposure"');
+    // getenv is direct by the override's pattern; the rest are deferred, not declared.
+    expect(offeredTools(server.requests.at(-1)!).filter((name) => name.startsWith("mcp__keep__"))).toEqual(["mcp__keep__getenv"]);
+    expect(result.stderr).not.toContain("accepts but does not apply");
   }, 30_000);
 
   test("a bad exposure value is an error naming the field; the other servers still start", async () => {

@@ -135,7 +135,7 @@ describe("other network paths", () => {
     const web = await startHttpMcpServer("web");
     const front = tlsFront(web.url);
     const mcpFile = join(home.home, "corp-mcp.json");
-    writeMcpJson(mcpFile, { corp: { type: "http", url: `https://localhost:${front.port}/mcp` } });
+    writeMcpJson(mcpFile, { corp: { type: "http", url: `https://localhost:${front.port}/mcp`, exposure: "direct" } });
     try {
       llm.enqueue(
         { content: [{ type: "toolCall", id: "c1", name: "mcp__corp__echo", arguments: { text: "through the tunnel" } }] },

@@ -177,8 +177,8 @@ describe.skipIf(!canSandbox)("under a sandbox (workspace-write unless the test s
 
   test("a sandboxed MCP server gets its own env entries and the passthrough, but no other secret; one let out of the sandbox keeps them all", async () => {
     writeMcpJson(join(fixture.home.agentDir, "mcp.json"), {
-      held: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "held", GIVEN_TOKEN: "given-on-purpose" } },
-      free: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "free" }, sandbox: false },
+      held: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "held", GIVEN_TOKEN: "given-on-purpose" }, exposure: "direct" },
+      free: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NAME: "free" }, sandbox: false, exposure: "direct" },
     });
     const getenv = (server: string, name: string) => ({ type: "toolCall" as const, name: `mcp__${server}__getenv`, arguments: { name } });
     try {

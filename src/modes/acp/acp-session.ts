@@ -16,6 +16,7 @@ import type { TodoPhase } from "../../core/todos.ts";
 import { clientBackedTools, clientFileReader } from "./client-tools.ts";
 import { answerOf, decide, isModeId, permissionOptions, SESSION_MODES, type AcpModeId } from "./permissions.ts";
 import { planEntries, todoPhasesFromTool } from "./plan.ts";
+import { answerMcpCommand, isMcpCommand } from "../../mcp/session-command.ts";
 import { promptInput } from "./prompt-input.ts";
 import { SANDBOX_OPTION_ID, sandboxOption, setSandboxOption } from "./sandbox-option.ts";
 import { changedFile, diffContent, toolKind, toolLocations, toolTitle } from "./tool-calls.ts";
@@ -137,6 +138,13 @@ export class AcpSession {
     const meter = this.maxTurns !== undefined ? new RunMeter(this.session, { maxTurns: this.maxTurns }) : undefined;
     try {
       const input = await promptInput(blocks, this.readFile);
+      // /mcp (unless an extension took the name) is answered as a message of the agent; no run starts.
+      if (isMcpCommand(input.text) && !this.session.isCommand(input.text)) {
+        const answer = await answerMcpCommand(this.session.mcp, input.text);
+        this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: answer.text } });
+        await this.flushed();
+        return { stopReason: "end_turn" };
+      }
       const firstNew = this.session.messages.length;
       meter?.start();
       try {
@@ -246,7 +254,12 @@ export class AcpSession {
         name: command.name,
         description: command.description ?? (command.source === "extension" ? "Extension command" : command.source === "skill" ? "Skill" : "Prompt template"),
         ...(command.source === "extension" ? {} : { input: { hint: "optional arguments" } }),
-      })),
+      })).concat(
+        // The session's MCP servers: state and errors, or `reconnect <name>` (src/mcp/session-command.ts).
+        this.session.mcp && !commands.some((command) => command.name === "mcp")
+          ? [{ name: "mcp", description: "MCP servers: state, tools, last error; reconnect <name>", input: { hint: "[reconnect <name>]" } }]
+          : [],
+      ),
     });
   }
 

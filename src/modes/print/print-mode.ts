@@ -5,6 +5,7 @@
  * Every outcome — success, failure, a limit, an interrupt — leaves its exit code
  * from run-outcome.ts, and every non-success one line on stderr (docs/headless.md).
  */
+import { answerMcpCommand, isMcpCommand } from "../../mcp/session-command.ts";
 import type { AssistantMessage } from "../../ai/types.ts";
 import type { RunOptions } from "../../core/run-options.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
@@ -176,6 +177,13 @@ async function runPrompt(
     for (const [index, prompt] of prompts.entries()) {
       if (interruptedBy || meter.reached) break;
       onLastPrompt = index === prompts.length - 1;
+      // `/mcp` (unless an extension took the name) prints the servers' state; nothing is asked of the model.
+      if (isMcpCommand(prompt.text) && !session.isCommand(prompt.text)) {
+        const answer = await answerMcpCommand(session.mcp, prompt.text);
+        if (answerOut) answerOut(`${answer.text}\n`);
+        else process.stderr.write(`${answer.text}\n`);
+        continue;
+      }
       await session.prompt(prompt.text, { source: "interactive", ...(prompt.images.length > 0 ? { images: prompt.images } : {}) });
       await session.waitForIdle();
     }

@@ -13,6 +13,7 @@ import { getSupportedThinkingLevels } from "../../ai/thinking.ts";
 import type { SessionEntry } from "../../session/types.ts";
 import type { RpcCommand, RpcSessionState } from "./rpc-types.ts";
 import { StreamedArray } from "./jsonl.ts";
+import { answerMcpCommand, isMcpCommand } from "../../mcp/session-command.ts";
 
 export interface RpcContext {
   session: AgentSession;
@@ -23,6 +24,8 @@ export interface RpcContext {
   extensions?: ExtensionSystem;
   /** Prompts answered `success:true` whose run may not have begun yet. */
   prompts: AcceptedPrompts;
+  /** Where `/mcp`'s answer is also shown, as pi's hosts expect it: a `notify` extension_ui_request. */
+  notify?(message: string, type: "info" | "error"): void;
 }
 
 /** A result whose follow-up work starts only after the response is written (prompt: the response precedes agent_start). */
@@ -157,6 +160,15 @@ export function sessionState({ session, prompts }: RpcContext): RpcSessionState 
 function acceptPrompt(context: RpcContext, command: { message: string; images?: ImageContent[]; streamingBehavior?: "steer" | "followUp" }): ThenStart | AnswerWhenKnown {
   const { session, prompts } = context;
   const { message, images, streamingBehavior } = command;
+  // /mcp (unless an extension took the name) answers at once: the response carries its text and rows.
+  if (isMcpCommand(message) && !session.isCommand(message)) {
+    return new AnswerWhenKnown((answer) => {
+      void answerMcpCommand(session.mcp, message).then((result) => {
+        context.notify?.(result.text, result.isError ? "error" : "info");
+        answer({ disposition: "handled", mcp: result });
+      });
+    });
+  }
   // An extension command runs at once, whatever the agent is doing, and starts no run of its own.
   if (session.isCommand(message)) {
     return new ThenStart({ disposition: "handled" }, () => void session.prompt(message, { images, streamingBehavior, source: "rpc" }).catch(reportLateFailure));

@@ -128,7 +128,14 @@ export async function runRpcMode(args: RunOptions, hostApi: () => Promise<Record
     guardProcessStdout();
     writeEvent(event);
   });
-  const context: RpcContext = { session, hostTools: new HostToolBridge(write), hostToolNames: new Set(), extensions, prompts: new AcceptedPrompts(session) };
+  const context: RpcContext = {
+    session,
+    hostTools: new HostToolBridge(write),
+    hostToolNames: new Set(),
+    extensions,
+    prompts: new AcceptedPrompts(session),
+    notify: (message, type) => ui.notify(message, type),
+  };
   shutdown = new RpcShutdown({
     abort: () => session.abort(),
     idle: async () => {

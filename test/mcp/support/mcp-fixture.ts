@@ -11,9 +11,13 @@ import { isAlive } from "../../support/process.ts";
 export const TEST_SERVER = join(import.meta.dir, "test-server.ts");
 export { PNG_BASE64 } from "./test-server.ts";
 
-/** A stdio entry that runs the test server, logging to `events`. */
+/**
+ * A stdio entry that runs the test server, logging to `events`. Its tools are `direct`
+ * (declared to the model, as most tests want to see them); pi's default, `codemode`, is
+ * what an entry without `exposure` gets (test/mcp/exposure.test.ts).
+ */
 export function stdioServer(events: string, env: Record<string, string> = {}): Record<string, unknown> {
-  return { command: process.execPath, args: [TEST_SERVER], env: { MCP_EVENTS: events, ...env } };
+  return { command: process.execPath, args: [TEST_SERVER], env: { MCP_EVENTS: events, ...env }, exposure: "direct" };
 }
 
 export function writeMcpJson(file: string, servers: Record<string, unknown>): void {

@@ -13,6 +13,10 @@
  * Resources (with MCP_RESOURCES=1, or `resources: true`): file:///docs/guide.md and memo://notes/today.
  * MCP_CRASH=1: writes to stderr and exits at once. MCP_NAME: the server's name.
  * MCP_LINGER=1: keeps running when its stdin closes, as a careless server does; only a kill ends it.
+ * MCP_MANY=N: N more tools, `record_<i>` {id, fields?, limit?}, each about a subject of its own (a large server).
+ * die: exits the process at once (a crash in the middle of a call).
+ * MCP_ASK=1: `ask` asks the user (elicitation) for a name and a size, and answers with what came back.
+ * MCP_DASHED=1: `add-note` {text}, and `get-weather` and `get_weather`, whose names meet once `-` becomes `_`.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -81,6 +85,41 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
     server.registerTool("extra", { description: "Added at run time" }, async () => ({ content: [{ type: "text", text: "extra ran" }] }));
     return { content: [{ type: "text", text: "added extra" }] };
   });
+  const subjects = ["invoices", "customers", "shipments", "tickets", "payments", "repositories", "calendars", "documents", "alerts", "deployments"];
+  for (let i = 0; i < Number(process.env.MCP_MANY ?? 0); i++) {
+    const subject = subjects[i % subjects.length];
+    server.registerTool(
+      `record_${i}`,
+      {
+        description: `Fetches one of the ${subject} (collection ${i}) by its id, with the fields asked for. Use it to look up ${subject} records before changing them.`,
+        inputSchema: {
+          id: z.string().describe(`The id of the record among the ${subject}`),
+          fields: z.array(z.string()).optional().describe("Which fields to return; all when absent"),
+          limit: z.number().int().min(1).max(100).optional().describe("How many related records to include"),
+        },
+      },
+      async ({ id }) => ({ content: [{ type: "text", text: `${subject} ${id}: found` }] }),
+    );
+  }
+  if (process.env.MCP_ASK === "1") {
+    server.registerTool("ask", { description: "Asks the user for a name and a size" }, async () => {
+      const answer = await server.server.elicitInput({
+        message: "Who are you?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string", title: "Name" }, size: { type: "string", title: "Size", enum: ["small", "large"] } },
+          required: ["name", "size"],
+        },
+      });
+      return { content: [{ type: "text", text: `answer: ${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
+    });
+  }
+  if (process.env.MCP_DASHED === "1") {
+    server.registerTool("add-note", { description: "Adds a note", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `noted: ${text}` }] }));
+    server.registerTool("get-weather", { description: "Weather, dashed" }, async () => ({ content: [{ type: "text", text: "dashed weather" }] }));
+    server.registerTool("get_weather", { description: "Weather, underscored" }, async () => ({ content: [{ type: "text", text: "underscored weather" }] }));
+  }
+  server.registerTool("die", { description: "Exits the server at once" }, async () => process.exit(7));
   server.registerPrompt("review", { description: "Review a topic", argsSchema: { topic: z.string() } }, ({ topic }) => ({
     messages: [{ role: "user", content: { type: "text", text: `Please review ${topic} carefully (from ${name}).` } }],
   }));
