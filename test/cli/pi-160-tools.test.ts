@@ -59,11 +59,11 @@ describe("--tools +name,-name", () => {
 });
 
 describe("--tools +name of a tool xcsh lacks", () => {
-  test("+tool_search (pi 1.6.0's, not xcsh's yet) is a warning; the other changes apply", async () => {
+  test("+powershell (pi 1.6.0's, not xcsh's) is a warning; the other changes apply", async () => {
     server.enqueue({ content: [{ type: "text", text: "ok" }] });
-    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+tool_search,+grep", "hi"], { env: home.env, cwd: freshProject() });
+    const result = await runXcsh(["-p", "--model", "fake/m", "--no-session", "--tools", "+powershell,+grep", "hi"], { env: home.env, cwd: freshProject() });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toContain('--tools: no tool is named "tool_search"');
+    expect(result.stderr).toContain('--tools: no tool is named "powershell"');
     expect((server.requests.at(-1)!.body.tools ?? []).map((tool: any) => tool.function.name).sort()).toEqual(["bash", "edit", "grep", "read", "write"]);
   });
 

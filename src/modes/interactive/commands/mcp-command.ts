@@ -41,7 +41,8 @@ export const mcpCommand: BuiltinCommand = {
     const mcp = app.session?.mcp;
     const [action, name, ...extra] = args.trim().split(/\s+/).filter(Boolean);
     if (action === undefined) {
-      if (mcp) await within(mcp.ready(), SETTLE_MS);
+      // Every server, not only those with direct tools: codemode and deferred servers are listed too.
+      if (mcp) await within(mcp.readyAll(), SETTLE_MS);
       app.conversation.notice("MCP servers", `\n${renderServerStatus(mcp?.status() ?? [])}`, "accent");
       return;
     }
