@@ -301,11 +301,12 @@ describe("a start that fails", () => {
     const shell = new ShellPane(home.env, home.home);
     try {
       await shell.waitFor((screen) => screen.includes("shell$"));
-      // No key and no models.json: the interactive mode starts, then stops with the error.
-      shell.type(`${binary}; echo EXIT-$?`);
+      // A model no provider has: the interactive mode starts (and queries the terminal), then stops with the error.
+      // (A start with no key at all now stays open with a hint: first-start.test.ts.)
+      shell.type(`${binary} --model nosuch-model-zz; echo EXIT-$?`);
       shell.keys("Enter");
       const screen = await shell.waitFor((text) => /EXIT-\d+\s*\n\s*shell\$/.test(text));
-      expect(screen).toContain("No model available");
+      expect(screen).toContain('Unknown model "nosuch-model-zz"');
       // Give a late answer time to arrive, then look at the prompt line.
       await Bun.sleep(500);
       const prompt = shell.screen().trimEnd().split("\n").at(-1)!;
