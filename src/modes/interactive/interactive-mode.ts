@@ -36,6 +36,8 @@ import { Footer, shortenHome } from "./footer.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
+import { createFullscreenTui, mountFullscreen } from "./fullscreen/screen.ts";
+import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { themeForBackground, type UiTheme } from "./theme.ts";
@@ -47,6 +49,7 @@ class InteractiveApp implements App {
   session!: AgentSession;
   extensions: ExtensionSystem | undefined;
   readonly tui: TUI;
+  private readonly tuiChoice: TuiChoice;
   readonly conversation: ConversationView;
   readonly footer: Footer;
   readonly layout: Layout;
@@ -94,7 +97,11 @@ class InteractiveApp implements App {
     this.theme = this.themes.theme;
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
-    this.tui = new TuiMainScreen(new ProcessTerminal());
+    this.tuiChoice = chooseTuiMode(args.tuiMode, this.cwd);
+    this.tui =
+      this.tuiChoice.mode === "fullscreen"
+        ? createFullscreenTui(new ProcessTerminal(), this.tuiChoice.fullscreen, () => this.theme)
+        : new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
@@ -110,7 +117,13 @@ class InteractiveApp implements App {
       entryRenderer: (type) => entryRenderer(this.extensions, type),
       transformMarkdown: (markdown, context) => transformMarkdown(this.extensions, markdown, context),
     });
-    this.layout = new Layout(this.tui, () => this.theme, this.conversation.root);
+    const fullscreen = this.tuiChoice.mode === "fullscreen" ? this.tuiChoice.fullscreen : undefined;
+    this.layout = new Layout(
+      this.tui,
+      () => this.theme,
+      this.conversation.root,
+      fullscreen && ((transcript, fixed) => mountFullscreen(this.tui, transcript, fixed, fullscreen, () => this.theme)),
+    );
     this.defaultHeader = new Text("", 1, 0);
     this.footer = new Footer(undefined, this.cwd, () => this.theme);
     this.editors = new EditorHost({
@@ -226,7 +239,8 @@ class InteractiveApp implements App {
 
   stop(): void {
     this.layout.stop();
-    this.tui.stop();
+    // Fullscreen: the transcript is printed on the main screen as it leaves, unless only the resume hint is wanted.
+    this.tui.stop(this.tuiChoice.mode === "fullscreen" && this.tuiChoice.fullscreen.exitOutput === "resume-hint" ? { preserveScreen: true } : undefined);
   }
 
   // --- drawing ---------------------------------------------------------------------
