@@ -36,7 +36,7 @@ import { Footer, shortenHome } from "./footer.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
-import { createFullscreenTui, mountFullscreen } from "./fullscreen/screen.ts";
+import { createFullscreenTui, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
@@ -354,6 +354,7 @@ class InteractiveApp implements App {
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
+    showLatest(this.tui);
     this.tui.requestRender();
     images = [...this.attachments.take(), ...images];
     await this.sessionReady;

@@ -37,8 +37,13 @@ export function mountFullscreen(tui: TUI, transcript: readonly Component[], fixe
     scrollbarThumbStyle: (text) => theme().fg("muted", text),
   });
   const root = new VStack([
-    { component: view, basis: 0, grow: 1, shrink: 1 },
+    { component: view, grow: 1, shrink: 1 },
     { component: bottom, shrink: 0 },
   ]);
   (tui as TUI & { setLayoutRoot(component: Component): void }).setLayoutRoot(root);
+}
+
+/** A prompt sent brings the view back to the end, where its answer will appear (no-op inline). */
+export function showLatest(tui: TUI): void {
+  (tui as TUI & { scrollToBottom?: () => void }).scrollToBottom?.();
 }
