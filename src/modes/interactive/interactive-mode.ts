@@ -37,6 +37,7 @@ import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
 import { createFullscreenTui, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
+import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
@@ -50,6 +51,7 @@ class InteractiveApp implements App {
   extensions: ExtensionSystem | undefined;
   readonly tui: TUI;
   private readonly tuiChoice: TuiChoice;
+  private readonly programStatus: ProgramStatusReporter;
   readonly conversation: ConversationView;
   readonly footer: Footer;
   readonly layout: Layout;
@@ -98,11 +100,13 @@ class InteractiveApp implements App {
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
     this.tuiChoice = chooseTuiMode(args.tuiMode, this.cwd);
+    adoptProgramStatusSwitch();
     this.tui =
       this.tuiChoice.mode === "fullscreen"
         ? createFullscreenTui(new ProcessTerminal(), this.tuiChoice.fullscreen, () => this.theme)
         : new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
+    this.programStatus = new ProgramStatusReporter(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
     this.conversation = new ConversationView({
@@ -197,6 +201,7 @@ class InteractiveApp implements App {
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
+    this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
     session.onCompactionProgress(({ part, parts }) => this.conversation.status(`✻ Summarizing part ${part} of ${parts}…`));
     session.subscribe((event) => {
@@ -415,6 +420,7 @@ class InteractiveApp implements App {
       },
       theme: () => app.theme,
       themes: app.themes,
+      blocked: (title) => app.programStatus.block(title),
       notify: (message: string, type: NotifyType) => app.say(type === "info" ? message : `${type === "error" ? "✗" : "!"} ${message}`, "", type === "info" ? "accent" : type),
       setStatus: (key, text) => {
         app.footer.setStatus(key, text);
