@@ -89,7 +89,7 @@ describe("program status (OSC 7501)", () => {
   }, 60_000);
 
   test("PI_PROGRAM_STATUS=0 (or XCSH_PROGRAM_STATUS=0) sends none", async () => {
-    for (const env of [{ PI_PROGRAM_STATUS: "0" }, { XCSH_PROGRAM_STATUS: "0" }]) {
+    for (const env of [{ PI_PROGRAM_STATUS: "0" }, { XCSH_PROGRAM_STATUS: "0" }] as Record<string, string>[]) {
       await withPane(
         async ({ fake, pane }) => {
           const file = record(pane);
