@@ -8,7 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
 import { readPng } from "../../support/png.ts";
+import { ShellPane } from "./shell-pane.ts";
 import { send, visibleLines, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
@@ -181,5 +183,39 @@ describe("fullscreen terminal UI", () => {
       },
       { args: FULLSCREEN, width: 80, height: 24 },
     );
+  }, 60_000);
+
+  test.skipIf(process.platform !== "linux")("under a shell: Ctrl+Z and fg leave and re-enter the alternate screen; /quit leaves a usable prompt", async () => {
+    const fake = await makeFakeModelHome([{ id: "m" }]);
+    const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+    const shell = new ShellPane(fake.home.env, project);
+    const altScreen = () => shell.tmux(["display-message", "-p", "-t", "main", "#{alternate_on}"]).trim();
+    try {
+      await shell.waitFor((screen) => screen.includes("shell$"));
+      shell.type(`${ensureBinary()} --model fake/m --tui-mode fullscreen`);
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /fake\/m\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("1");
+      shell.keys("C-z");
+      await shell.waitFor((screen) => /Stopped/.test(screen) && /shell\$\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("0");
+      // Suspending does not print the conversation on the shell's screen (only the exit does).
+      expect(shell.screen()).not.toMatch(/xcsh \d+\.\d+\.\d+ ·/);
+      shell.type("fg");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /fake\/m\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("1");
+      shell.type("/quit");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("0");
+      shell.type("echo prompt-works");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /^prompt-works$/m.test(screen));
+    } finally {
+      shell.kill();
+      await fake.cleanup();
+      rmSync(project, { recursive: true, force: true });
+    }
   }, 60_000);
 });
