@@ -36,7 +36,7 @@ import { Footer, shortenHome } from "./footer.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
-import { createFullscreenTui, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
+import { createFullscreenTui, LEAVE_FULLSCREEN, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
 import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
@@ -461,7 +461,7 @@ class InteractiveApp implements App {
 export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const app = new InteractiveApp(args);
   const ui = new TuiExtensionUI(app.surface);
-  const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
+  const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true, undoOnFailure: app.tui.mode === "fullscreen" ? LEAVE_FULLSCREEN : undefined });
   const restoreConsole = captureConsole((text, level) => app.say(text, "", level === "error" ? "error" : level === "warn" ? "warning" : "muted"));
   app.start();
   let extensions: ExtensionSystem | undefined;

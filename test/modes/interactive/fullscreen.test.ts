@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
 import { readPng } from "../../support/png.ts";
 import { ShellPane } from "./shell-pane.ts";
-import { send, visibleLines, withPane } from "./fixture.ts";
+import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 const FULLSCREEN = ["--tui-mode", "fullscreen"];
@@ -182,6 +182,35 @@ describe("fullscreen terminal UI", () => {
         await expectRestored(pane);
       },
       { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("an extension that ends the process (process.exit) leaves the terminal restored too", async () => {
+    const extension = withExtension(`export default function (pi) {
+  pi.registerCommand("bye", { description: "Exit hard", handler: async () => { setTimeout(() => process.exit(7), 0); } });
+}`);
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/bye");
+        expect(await pane.waitForExit()).toBe(7);
+        await expectRestored(pane);
+      },
+      { ...extension, args: [...extension.args!, ...FULLSCREEN], width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("an uncaught crash leaves the alternate screen, says why, and gives the terminal back", async () => {
+    const extension = withExtension(`export default function (pi) {
+  pi.registerCommand("boom", { description: "Crash", handler: async () => { setTimeout(() => { throw new Error("kaboom"); }, 0); } });
+}`);
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/boom");
+        expect(await pane.waitForExit()).toBe(1);
+        await expectRestored(pane);
+        expect(pane.screen()).toContain("xcsh: crashed: Error: kaboom");
+      },
+      { ...extension, args: [...extension.args!, ...FULLSCREEN], width: 80, height: 24 },
     );
   }, 60_000);
 

@@ -12,6 +12,9 @@ import { loadPiTui } from "../../../extensions/tui-helpers.ts";
 import type { UiTheme } from "../theme.ts";
 import type { FullscreenOptions } from "./tui-mode.ts";
 
+/** Mouse reporting off, autowrap on, the main screen back: for a stop that failed part way. */
+export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?7h\x1b[?1049l";
+
 export function createFullscreenTui(terminal: Terminal, options: FullscreenOptions, theme: () => UiTheme): TUI {
   const { TuiAltScreen } = loadPiTui();
   return new TuiAltScreen(terminal, false, undefined, {
