@@ -138,6 +138,12 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test("--tui-mode takes fullscreen or regular; anything else is a usage error", () => {
+    const run = Bun.spawnSync([ensureBinary(), "--tui-mode", "bogus", "--provider", "faux", "-p", "hi"], { stdout: "pipe", stderr: "pipe" });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.toString()).toContain('Unknown TUI mode "bogus" (use fullscreen or regular)');
+  });
+
   test("tuiMode in settings picks the layout; --tui-mode regular overrides it", async () => {
     const settings = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "fullscreen" }));
     await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { width: 80, height: 24, before: settings });
