@@ -9,7 +9,10 @@
  * messages back to the editor (twice on an empty idle editor: /tree), Ctrl+C
  * clears and twice exits, Ctrl+D on an empty editor exits; the others are in
  * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
- * way out restores the terminal (terminal-restore.ts).
+ * way out restores the terminal (terminal-restore.ts). The screen is inline or
+ * fullscreen (fullscreen/: the alternate screen, the editor fixed at the
+ * bottom), by --tui-mode or tuiMode; the components are the same in both.
+ * Both report the program status (OSC 7501, program-status.ts).
  */
 import { printResumeHint } from "./resume-hint.ts";
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";

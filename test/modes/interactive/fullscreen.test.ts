@@ -177,6 +177,29 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test('fullscreenExitOutput "resume-hint" leaves only the resume hint on the main screen', async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "not-kept" }] });
+        send(pane, "hello");
+        await pane.waitFor("not-kept");
+        pane.keys("C-c");
+        pane.keys("C-c");
+        expect(await pane.waitForExit()).toBe(0);
+        await expectRestored(pane);
+        const history = pane.tmux(["capture-pane", "-p", "-S", "-100", "-t", "main"]);
+        expect(history).toContain("To resume this session:");
+        expect(history).not.toContain("not-kept");
+      },
+      {
+        args: FULLSCREEN,
+        width: 80,
+        height: 24,
+        before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenExitOutput: "resume-hint" })),
+      },
+    );
+  }, 60_000);
+
   test("SIGTERM leaves the alternate screen and gives the terminal back", async () => {
     await withPane(
       async ({ pane }) => {
