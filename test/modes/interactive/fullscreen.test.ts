@@ -115,6 +115,28 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test("Ctrl+Up and Ctrl+Down jump between the prompts sent", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        for (const [index, name] of ["first", "second"].entries()) {
+          fake.server.enqueue({ content: [{ type: "text", text: longAnswer(20) }] });
+          send(pane, `${name}-prompt`);
+          await pane.waitFor((screen) => fake.server.requests.length === index + 1 && /^ line-20$/m.test(screen) && !/Working/.test(screen));
+        }
+        const topLine = () => visibleLines(pane.screen())[0]!.trim();
+        pane.keys("C-Up");
+        await pane.waitFor(() => topLine() === "second-prompt");
+        pane.keys("C-Up");
+        await pane.waitFor(() => topLine() === "first-prompt");
+        pane.keys("C-Down");
+        await pane.waitFor(() => topLine() === "second-prompt");
+        // The marks never reach the terminal: the pane shows no stray text.
+        expect(pane.screen()).not.toContain("133;A");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
   test("the mouse wheel scrolls by fullscreenWheelScrollLines", async () => {
     await withPane(
       async ({ fake, pane }) => {
