@@ -31,14 +31,12 @@ const SHORT_ALIASES: Record<string, string> = {
 
 /**
  * pi's options with nothing to act on in xcsh, accepted so that a host passing them
- * starts xcsh as it starts pi: --tui-mode picks pi's fullscreen layout, which xcsh's
- * terminal UI does not have, --verbose shows pi's interactive start-up details, which
+ * starts xcsh as it starts pi: --verbose shows pi's interactive start-up details, which
  * xcsh does not print, and --offline turns off automatic network activity, which xcsh
  * has none of (it only talks to the model's provider when asked).
  * The value maps each to whether it takes a value.
  */
 const IGNORED_OPTIONS: Record<string, boolean> = {
-  "--tui-mode": true,
   "--verbose": false,
   "--offline": false,
 };
@@ -51,6 +49,7 @@ const VALUE_OPTIONS: Record<string, keyof RunOptions> = {
   "--provider": "provider",
   "--model": "model",
   "--thinking": "thinking",
+  "--tui-mode": "tuiMode",
   "--api-key": "apiKey",
   "--system-prompt": "systemPrompt",
   "--session": "session",
@@ -292,6 +291,9 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
   }
   if (args.rpcLean && args.rpcWire !== undefined && args.rpcWire !== "lean") {
     return fail(`--rpc-lean is --rpc-wire lean; it cannot be combined with --rpc-wire ${args.rpcWire}`);
+  }
+  if (args.tuiMode !== undefined && args.tuiMode !== "fullscreen" && args.tuiMode !== "regular") {
+    return fail(`Unknown TUI mode "${args.tuiMode}" (use fullscreen or regular)`);
   }
   if (args.mode !== undefined && !MODES.includes(args.mode)) {
     return fail(`Unknown mode "${args.mode}" (use one of: ${MODES.join(", ")})`);

@@ -85,9 +85,10 @@ Options:
   --use-theme <name[/name]>        The theme to draw with in this run (light/dark: by
                                    the terminal's background)
   --no-themes                      Load only the --theme themes
-  --tui-mode <x>, --verbose, --offline
-                                   pi's options, accepted and ignored: xcsh has no
-                                   fullscreen mode or automatic network requests
+  --tui-mode <fullscreen|regular>  The terminal UI: fullscreen (alternate screen, the
+                                   editor fixed at the bottom) or regular (inline)
+  --verbose, --offline             pi's options, accepted and ignored: xcsh has no
+                                   automatic network requests
   -c, --continue                   Continue the most recent session in this directory
   -r, --resume                     Pick the session to resume (with -p: from a list
                                    on the terminal; without one, nothing runs)

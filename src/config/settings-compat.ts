@@ -37,8 +37,8 @@ const never = () => true;
 
 /**
  * pi 0.87.1's settings (its settings.md, table by table) that xcsh does not apply. Keys
- * marked `never` have nothing to apply in xcsh (no changelog, telemetry or fullscreen
- * view to configure) and never warn.
+ * marked `never` have nothing to apply in xcsh (no changelog or telemetry
+ * to configure) and never warn.
  */
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
@@ -48,10 +48,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "compaction.modelOverrides", reason: "per-model compaction settings are not supported; compaction's own settings apply to every model" },
   { path: "branchSummary.reserveTokens", reason: "branch summaries use compaction.reserveTokens", inert: equalTo(16384) },
   { path: "branchSummary.skipPrompt", reason: "/tree does not offer a branch summary", inert: never },
-  { path: "tuiMode", reason: "no fullscreen mode", inert: equalTo("regular") },
-  { path: "fullscreenExitOutput", reason: "no fullscreen mode", inert: never },
-  { path: "fullscreenScrollbar", reason: "no fullscreen mode", inert: never },
-  { path: "fullscreenCopyOnSelect", reason: "no fullscreen mode", inert: never },
   { path: "editorPaddingX", reason: "the editor's padding is fixed", inert: equalTo(0) },
   { path: "outputPad", reason: "the transcript's padding is fixed", inert: equalTo(1) },
   { path: "autocompleteMaxVisible", reason: "the completion list's size is fixed", inert: equalTo(5) },

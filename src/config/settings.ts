@@ -224,10 +224,12 @@ export const settingsFileSchema = lazySchema(() => {
     showCacheMissNotices: Type.Optional(Type.Unknown()),
     cacheWarming: Type.Optional(Type.Unknown()),
     externalEditor: Type.Optional(Type.Unknown()),
+    // The fullscreen terminal UI's (src/modes/interactive/fullscreen/tui-mode.ts reads and checks them).
     tuiMode: Type.Optional(Type.Unknown()),
     fullscreenExitOutput: Type.Optional(Type.Unknown()),
     fullscreenScrollbar: Type.Optional(Type.Unknown()),
     fullscreenCopyOnSelect: Type.Optional(Type.Unknown()),
+    fullscreenWheelScrollLines: Type.Optional(Type.Unknown()),
     outputPad: Type.Optional(Type.Unknown()),
     httpProxy: Type.Optional(Type.String()),
     httpIdleTimeoutMs: Type.Optional(Type.Unknown()),

@@ -17,6 +17,8 @@ export interface RunOptions {
   provider?: string;
   model?: string;
   thinking?: string;
+  /** --tui-mode: the terminal UI's layout (fullscreen or regular); undefined: the settings decide. */
+  tuiMode?: string;
   apiKey?: string;
   /** --system-prompt: text, or a file whose contents replace the system prompt. */
   systemPrompt?: string;

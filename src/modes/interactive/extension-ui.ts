@@ -20,6 +20,8 @@ export interface Surface extends DialogHost {
   theme: () => UiTheme;
   /** The themes that can be chosen, and the choice. */
   themes: ThemeController;
+  /** A dialog waits for the user (OSC 7501 "blocked") until the returned function is called. */
+  blocked?(title: string): () => void;
   notify(message: string, type: NotifyType): void;
   setStatus(key: string, text: string | undefined): void;
   setWidget(key: string, component: Component | undefined, placement: WidgetPlacement): void;
@@ -60,21 +62,34 @@ export class TuiExtensionUI implements ExtensionUIContext {
     return this.surface.theme();
   }
 
+  /** The dialog's answer, reporting xcsh as blocked on the user (program status) until it comes. */
+  private waitingFor<T>(title: string, answer: () => Promise<T>): Promise<T> {
+    const unblock = this.surface.blocked?.(title);
+    let pending: Promise<T>;
+    try {
+      pending = answer();
+    } catch (error) {
+      unblock?.();
+      throw error;
+    }
+    return pending.finally(() => unblock?.());
+  }
+
   select(title: string, options: string[], opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
     const items = (Array.isArray(options) ? options : []).map((option) => ({ value: String(option), label: String(option) }));
-    return selectDialog(this.surface, String(title), items, { timeout: opts?.timeout, signal: opts?.signal }).then((item) => item?.value);
+    return this.waitingFor(String(title), () => selectDialog(this.surface, String(title), items, { timeout: opts?.timeout, signal: opts?.signal })).then((item) => item?.value);
   }
 
   confirm(title: string, message: string, opts?: ExtensionUIDialogOptions): Promise<boolean> {
-    return confirmDialog(this.surface, String(title), String(message ?? ""), { timeout: opts?.timeout, signal: opts?.signal });
+    return this.waitingFor(String(title), () => confirmDialog(this.surface, String(title), String(message ?? ""), { timeout: opts?.timeout, signal: opts?.signal }));
   }
 
   input(title: string, placeholder?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
-    return inputDialog(this.surface, String(title), placeholder, { timeout: opts?.timeout, signal: opts?.signal });
+    return this.waitingFor(String(title), () => inputDialog(this.surface, String(title), placeholder, { timeout: opts?.timeout, signal: opts?.signal }));
   }
 
   editor(title: string, prefill?: string, opts?: ExtensionUIDialogOptions): Promise<string | undefined> {
-    return editorDialog(this.surface, String(title), prefill, { timeout: opts?.timeout, signal: opts?.signal });
+    return this.waitingFor(String(title), () => editorDialog(this.surface, String(title), prefill, { timeout: opts?.timeout, signal: opts?.signal }));
   }
 
   notify(message: string, type: NotifyType = "info"): void {

@@ -9,7 +9,10 @@
  * messages back to the editor (twice on an empty idle editor: /tree), Ctrl+C
  * clears and twice exits, Ctrl+D on an empty editor exits; the others are in
  * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
- * way out restores the terminal (terminal-restore.ts).
+ * way out restores the terminal (terminal-restore.ts). The screen is inline or
+ * fullscreen (fullscreen/: the alternate screen, the editor fixed at the
+ * bottom), by --tui-mode or tuiMode; the components are the same in both.
+ * Both report the program status (OSC 7501, program-status.ts).
  */
 import { printResumeHint } from "./resume-hint.ts";
 import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
@@ -36,6 +39,9 @@ import { Footer, shortenHome } from "./footer.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
+import { createFullscreenTui, LEAVE_FULLSCREEN, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
+import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
+import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import { themeForBackground, type UiTheme } from "./theme.ts";
@@ -47,6 +53,8 @@ class InteractiveApp implements App {
   session!: AgentSession;
   extensions: ExtensionSystem | undefined;
   readonly tui: TUI;
+  private readonly tuiChoice: TuiChoice;
+  private readonly programStatus: ProgramStatusReporter;
   readonly conversation: ConversationView;
   readonly footer: Footer;
   readonly layout: Layout;
@@ -94,8 +102,14 @@ class InteractiveApp implements App {
     this.theme = this.themes.theme;
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
-    this.tui = new TuiMainScreen(new ProcessTerminal());
+    this.tuiChoice = chooseTuiMode(args.tuiMode, this.cwd);
+    adoptProgramStatusSwitch();
+    this.tui =
+      this.tuiChoice.mode === "fullscreen"
+        ? createFullscreenTui(new ProcessTerminal(), this.tuiChoice.fullscreen, () => this.theme)
+        : new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
+    this.programStatus = new ProgramStatusReporter(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
     this.conversation = new ConversationView({
@@ -110,7 +124,13 @@ class InteractiveApp implements App {
       entryRenderer: (type) => entryRenderer(this.extensions, type),
       transformMarkdown: (markdown, context) => transformMarkdown(this.extensions, markdown, context),
     });
-    this.layout = new Layout(this.tui, () => this.theme, this.conversation.root);
+    const fullscreen = this.tuiChoice.mode === "fullscreen" ? this.tuiChoice.fullscreen : undefined;
+    this.layout = new Layout(
+      this.tui,
+      () => this.theme,
+      this.conversation.root,
+      fullscreen && ((transcript, fixed) => mountFullscreen(this.tui, transcript, fixed, fullscreen, () => this.theme)),
+    );
     this.defaultHeader = new Text("", 1, 0);
     this.footer = new Footer(undefined, this.cwd, () => this.theme);
     this.editors = new EditorHost({
@@ -184,6 +204,7 @@ class InteractiveApp implements App {
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.quietHeader = session.settings.quietStartup === true;
     this.footer.setSession(session);
+    this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
     session.onCompactionProgress(({ part, parts }) => this.conversation.status(`✻ Summarizing part ${part} of ${parts}…`));
     session.subscribe((event) => {
@@ -226,7 +247,8 @@ class InteractiveApp implements App {
 
   stop(): void {
     this.layout.stop();
-    this.tui.stop();
+    // Fullscreen: the transcript is printed on the main screen as it leaves, unless only the resume hint is wanted.
+    this.tui.stop(this.tuiChoice.mode === "fullscreen" && this.tuiChoice.fullscreen.exitOutput === "resume-hint" ? { preserveScreen: true } : undefined);
   }
 
   // --- drawing ---------------------------------------------------------------------
@@ -340,6 +362,7 @@ class InteractiveApp implements App {
     this.editors.addToHistory(text);
     appendHistory(this.cwd, text);
     this.editor.setText("");
+    showLatest(this.tui);
     this.tui.requestRender();
     images = [...this.attachments.take(), ...images];
     await this.sessionReady;
@@ -400,6 +423,7 @@ class InteractiveApp implements App {
       },
       theme: () => app.theme,
       themes: app.themes,
+      blocked: (title) => app.programStatus.block(title),
       notify: (message: string, type: NotifyType) => app.say(type === "info" ? message : `${type === "error" ? "✗" : "!"} ${message}`, "", type === "info" ? "accent" : type),
       setStatus: (key, text) => {
         app.footer.setStatus(key, text);
@@ -440,7 +464,7 @@ class InteractiveApp implements App {
 export async function runInteractiveMode(args: RunOptions, hostApi: () => Promise<Record<string, unknown>>): Promise<number> {
   const app = new InteractiveApp(args);
   const ui = new TuiExtensionUI(app.surface);
-  const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true });
+  const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true, undoOnFailure: app.tui.mode === "fullscreen" ? LEAVE_FULLSCREEN : undefined });
   const restoreConsole = captureConsole((text, level) => app.say(text, "", level === "error" ? "error" : level === "warn" ? "warning" : "muted"));
   app.start();
   let extensions: ExtensionSystem | undefined;

@@ -3,7 +3,9 @@
  * queue, working line, widgets above the editor, the editor, widgets below,
  * footer. Each place is a slot whose content can be swapped (an extension's
  * header, footer or editor) without the others moving. The working line is a
- * spinner whose message, frames and visibility extensions may set.
+ * spinner whose message, frames and visibility extensions may set. In the
+ * fullscreen UI the header and conversation scroll and the rest stays fixed at
+ * the bottom (`mount`, fullscreen/screen.ts); inline, all of it is one column.
  */
 import type { Component, Container, Loader, Text, TUI } from "@earendil-works/pi-tui";
 import type { WidgetPlacement } from "../../extensions/ui-types.ts";
@@ -40,10 +42,14 @@ export class Layout {
     private readonly tui: TUI,
     private readonly theme: () => UiTheme,
     conversation: Component,
+    mount?: (transcript: Component[], fixed: Component[]) => void,
   ) {
     const { Text } = loadPiTui();
     this.pending = new Text("", 1, 0);
-    for (const component of [this.header, conversation, this.pending, this.working, this.widgetsAbove, this.editor, this.widgetsBelow, this.footer]) tui.addChild(component);
+    const transcript = [this.header, conversation];
+    const fixed = [this.pending, this.working, this.widgetsAbove, this.editor, this.widgetsBelow, this.footer];
+    if (mount) mount(transcript, fixed);
+    else for (const component of [...transcript, ...fixed]) tui.addChild(component);
   }
 
   /** Puts `component` in a slot (header, editor, footer), replacing what was there. */

@@ -52,6 +52,14 @@ function padTo(line: string, width: number): string {
   return line + " ".repeat(Math.max(0, width - visibleWidth(line)));
 }
 
+/**
+ * OSC 133 "prompt start" before a prompt's first line: the fullscreen layout's
+ * Ctrl+Up/Ctrl+Down jump between the lines that carry it. pi-tui takes the mark
+ * off every line before it reaches the terminal (a terminal would read it as a
+ * shell prompt).
+ */
+const PROMPT_MARK = "\x1b]133;A\x07";
+
 export class UserMessageView extends CachedView {
   constructor(
     private readonly text: string,
@@ -67,9 +75,9 @@ export class UserMessageView extends CachedView {
     const lines = [""];
     const shown = inertIfNeeded(transformed(this.context, this.text, "user", false, inner));
     const body = shown.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
-    for (const line of body) {
+    for (const [index, line] of body.entries()) {
       const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
-      lines.push(theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown));
+      lines.push((index === 0 ? PROMPT_MARK : "") + (theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown)));
     }
     if (this.note) lines.push(theme.fg("dim", " " + this.note));
     return lines;

@@ -4,13 +4,17 @@
  * released, the UI neither draws nor reads keys, and the terminal is as the
  * shell left it (cooked mode, cursor shown, no bracketed paste or keyboard
  * protocol). Taking it back redraws everything: the screen is the shell's or
- * the editor's by then.
+ * the editor's by then. The fullscreen layout leaves the alternate screen
+ * without printing the conversation (`preserveScreen`): that is for the exit.
  */
 import type { TUI } from "@earendil-works/pi-tui";
 
+/** Fullscreen: leave the alternate screen as it is (the inline layout must still move below its lines). */
+const releaseOptions = (tui: TUI) => (tui.mode === "fullscreen" ? { preserveScreen: true } : undefined);
+
 /** Runs `use` with the terminal released, and takes it back whatever happens. */
 export async function withTerminalReleased<T>(tui: TUI, use: () => Promise<T> | T): Promise<T> {
-  tui.stop();
+  tui.stop(releaseOptions(tui));
   try {
     return await use();
   } finally {
@@ -28,7 +32,7 @@ export async function withTerminalReleased<T>(tui: TUI, use: () => Promise<T> | 
  */
 export function suspendToBackground(tui: TUI): boolean {
   if (process.platform === "win32") return false;
-  tui.stop();
+  tui.stop(releaseOptions(tui));
   try {
     process.kill(process.pid, "SIGTSTP");
   } finally {

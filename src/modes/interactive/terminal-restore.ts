@@ -16,7 +16,15 @@ export interface RestoreGuard {
 
 const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGTERM: 143, SIGHUP: 129, SIGINT: 130 };
 
-export function guardTerminal(stop: () => void, options: { onSignal?: (signal: NodeJS.Signals) => void; crashesAreFatal: boolean }): RestoreGuard {
+export function guardTerminal(
+  stop: () => void,
+  options: {
+    onSignal?: (signal: NodeJS.Signals) => void;
+    crashesAreFatal: boolean;
+    /** Written when stop() fails: what else the UI turned on (the fullscreen layout's alternate screen and mouse reporting). */
+    undoOnFailure?: string;
+  },
+): RestoreGuard {
   let restored = false;
   const restore = () => {
     if (restored) return;
@@ -25,6 +33,11 @@ export function guardTerminal(stop: () => void, options: { onSignal?: (signal: N
       stop();
     } catch {
       // Restoring is best effort; the exit must go on.
+      try {
+        if (options.undoOnFailure) process.stdout.write(options.undoOnFailure);
+      } catch {
+        // stdout may be gone
+      }
     }
     // In case stop() failed part way: cursor visible, bracketed paste off, keyboard protocol popped.
     try {

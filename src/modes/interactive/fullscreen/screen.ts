@@ -1,0 +1,52 @@
+/**
+ * The fullscreen terminal UI: pi-tui's alternate-screen renderer with the
+ * transcript (header and conversation) in a scroll view that fills the screen
+ * and follows new output, and the rest (queue, working line, widgets, editor,
+ * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
+ * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
+ * following, reaching the end again resumes it. The renderer leaves the
+ * alternate screen, mouse reporting and the hidden cursor on every stop.
+ */
+import type { Component, TUI, Terminal } from "@earendil-works/pi-tui";
+import { loadPiTui } from "../../../extensions/tui-helpers.ts";
+import type { UiTheme } from "../theme.ts";
+import type { FullscreenOptions } from "./tui-mode.ts";
+
+/** Mouse reporting off, autowrap on, the main screen back: for a stop that failed part way. */
+export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?7h\x1b[?1049l";
+
+export function createFullscreenTui(terminal: Terminal, options: FullscreenOptions, theme: () => UiTheme): TUI {
+  const { TuiAltScreen } = loadPiTui();
+  return new TuiAltScreen(terminal, false, undefined, {
+    mouse: true,
+    wheelScrollLines: options.wheelScrollLines,
+    copyOnSelect: options.copyOnSelect,
+    scrollToEndIndicator: () => theme().fg("accent", " ↓ more below (Ctrl+End) "),
+  });
+}
+
+/** Puts the transcript parts in the scrolled area and the fixed parts under it. */
+export function mountFullscreen(tui: TUI, transcript: readonly Component[], fixed: readonly Component[], options: FullscreenOptions, theme: () => UiTheme): void {
+  const { Container, ScrollView, VStack } = loadPiTui();
+  const document = new Container();
+  for (const component of transcript) document.addChild(component);
+  const bottom = new Container();
+  for (const component of fixed) bottom.addChild(component);
+  const view = new ScrollView(document, {
+    follow: "end",
+    primary: true,
+    scrollbar: options.scrollbar,
+    scrollbarTrackStyle: (text) => theme().fg("dim", text),
+    scrollbarThumbStyle: (text) => theme().fg("muted", text),
+  });
+  const root = new VStack([
+    { component: view, grow: 1, shrink: 1 },
+    { component: bottom, shrink: 0 },
+  ]);
+  (tui as TUI & { setLayoutRoot(component: Component): void }).setLayoutRoot(root);
+}
+
+/** A prompt sent brings the view back to the end, where its answer will appear (no-op inline). */
+export function showLatest(tui: TUI): void {
+  (tui as TUI & { scrollToBottom?: () => void }).scrollToBottom?.();
+}

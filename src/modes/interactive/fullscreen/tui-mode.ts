@@ -1,0 +1,64 @@
+/**
+ * Which terminal UI a run gets, and how the fullscreen one behaves, from
+ * `--tui-mode` and pi 1.x's settings (`tuiMode`, `fullscreen*`), project over
+ * global. Read straight from the files before the session exists, because the
+ * terminal is taken over before the session loads. A value that is not one of
+ * pi's is ignored (its default applies): a typo must not break the screen.
+ */
+import type { WheelScrollLines } from "@earendil-works/pi-tui";
+import { readJsonFile } from "../../../config/json-file.ts";
+import { getProjectSettingsPath, getSettingsPath } from "../../../config/paths.ts";
+
+export type TuiMode = "fullscreen" | "regular";
+
+export interface FullscreenOptions {
+  wheelScrollLines: WheelScrollLines;
+  scrollbar: "auto" | "always" | "hidden";
+  copyOnSelect: boolean;
+  /** What stays on the terminal after leaving: the transcript, or only the resume hint. */
+  exitOutput: "transcript" | "resume-hint";
+}
+
+export interface TuiChoice {
+  mode: TuiMode;
+  fullscreen: FullscreenOptions;
+}
+
+/**
+ * Regular stays the default until the fullscreen layout has what pi 1.x's has (search,
+ * the prompt jumps, images); `tuiMode: "fullscreen"` or `--tui-mode fullscreen` picks it.
+ */
+export const DEFAULT_TUI_MODE: TuiMode = "regular";
+
+function settingsIn(file: string): Record<string, unknown> {
+  try {
+    const content = readJsonFile(file);
+    return typeof content === "object" && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : {};
+  } catch {
+    return {}; // reported where settings load
+  }
+}
+
+const oneOf = <T extends string>(value: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(value as T) ? (value as T) : undefined);
+
+function wheelLines(value: unknown): WheelScrollLines | undefined {
+  if (value === "auto") return "auto";
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 100) return value;
+  return undefined;
+}
+
+export function chooseTuiMode(flag: string | undefined, cwd: string): TuiChoice {
+  const global = settingsIn(getSettingsPath());
+  const project = settingsIn(getProjectSettingsPath(cwd));
+  const pick = <T>(key: string, read: (value: unknown) => T | undefined, fallback: T): T => read(project[key]) ?? read(global[key]) ?? fallback;
+  const modes = ["fullscreen", "regular"] as const;
+  return {
+    mode: oneOf(flag, modes) ?? pick("tuiMode", (value) => oneOf(value, modes), DEFAULT_TUI_MODE),
+    fullscreen: {
+      wheelScrollLines: pick("fullscreenWheelScrollLines", wheelLines, "auto" as WheelScrollLines),
+      scrollbar: pick("fullscreenScrollbar", (value) => oneOf(value, ["auto", "always", "hidden"] as const), "auto"),
+      copyOnSelect: pick("fullscreenCopyOnSelect", (value) => (typeof value === "boolean" ? value : undefined), true),
+      exitOutput: pick("fullscreenExitOutput", (value) => oneOf(value, ["transcript", "resume-hint"] as const), "transcript"),
+    },
+  };
+}

@@ -1,0 +1,301 @@
+/**
+ * The fullscreen terminal UI (--tui-mode fullscreen, settings' tuiMode): the
+ * alternate screen with the editor fixed on the last lines and the transcript
+ * above it, which PageUp/PageDown, Ctrl+Home/End and the mouse wheel scroll;
+ * and a terminal given back as it was on every way out.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
+import { readPng } from "../../support/png.ts";
+import { ShellPane } from "./shell-pane.ts";
+import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
+import type { XcshPane } from "./tmux.ts";
+
+const FULLSCREEN = ["--tui-mode", "fullscreen"];
+const BORDER = /^─{20,}$/;
+
+/** The rows (0-based) of the editor's two border lines. */
+const borderRows = (screen: string) => visibleLines(screen).flatMap((line, row) => (BORDER.test(line) ? [row] : []));
+
+/** A long answer: "line-1" … "line-60", one paragraph each. */
+function longAnswer(count = 60): string {
+  return Array.from({ length: count }, (_, i) => `line-${i + 1}`).join("\n\n");
+}
+
+const shown = (pane: XcshPane, line: string) => new RegExp(`^ ${line}$`, "m").test(pane.screen());
+
+/** Pixel rows of a screenshot where a horizontal rule crosses most of the text's width. */
+function ruleRows(png: Uint8Array): { rules: number[]; lastInk: number } {
+  const picture = readPng(png);
+  const [br, bg, bb] = picture.pixel(0, 0);
+  const ink = (x: number, y: number) => {
+    const [r, g, b] = picture.pixel(x, y);
+    return Math.abs(r - br) + Math.abs(g - bg) + Math.abs(b - bb) > 60;
+  };
+  const rules: number[] = [];
+  let lastInk = 0;
+  for (let y = 0; y < picture.height; y++) {
+    let count = 0;
+    for (let x = 0; x < picture.width; x++) if (ink(x, y)) count++;
+    if (count > 0) lastInk = y;
+    if (count > 500) rules.push(y);
+  }
+  return { rules, lastInk };
+}
+
+describe("fullscreen terminal UI", () => {
+  test("draws on the alternate screen: the header on top, the editor and footer on the last lines", async () => {
+    await withPane(
+      async ({ pane }) => {
+        expect(pane.format("#{alternate_on}")).toBe("1");
+        const screen = pane.screen();
+        const lines = visibleLines(screen);
+        expect(lines[0]).toMatch(/xcsh \d+\.\d+\.\d+/);
+        // Editor borders, then the cwd and the model's footer on the last two rows.
+        expect(borderRows(screen)).toEqual([19, 21]);
+        expect(lines[23]).toContain("fake/m");
+        // Mouse reporting (SGR) is on for the wheel.
+        expect(pane.format("#{mouse_sgr_flag}")).toBe("1");
+
+        // The same as a person sees it: a screenshot whose rules sit at the bottom of the text.
+        const dir = mkdtempSync(join(tmpdir(), "xcsh-shot-"));
+        try {
+          writeFileSync(join(dir, "screen.ans"), pane.screen({ escapes: true }));
+          const made = Bun.spawnSync(["bun", "scripts/pane-to-png.ts", join(dir, "screen.ans"), join(dir, "screen.png")], { cwd: join(import.meta.dir, "../../.."), stderr: "pipe" });
+          expect(made.exitCode).toBe(0);
+          const { rules, lastInk } = ruleRows(new Uint8Array(await Bun.file(join(dir, "screen.png")).arrayBuffer()));
+          // 24 rows of 16.8px under an 8px margin: the rules are on rows 19 and 21, the last ink on row 23.
+          const row = (y: number) => Math.floor((y - 8) / 16.8);
+          expect([...new Set(rules.map(row))]).toEqual([19, 21]);
+          expect(row(lastInk)).toBe(23);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("the transcript scrolls: PageUp shows earlier lines, new output and Ctrl+End return to the bottom", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        // The editor stays put while the answer scrolls above it.
+        expect(borderRows(pane.screen())).toEqual([19, 21]);
+        expect(shown(pane, "line-40")).toBe(false);
+
+        pane.keys("PageUp");
+        await pane.waitFor(/^ line-45$/m);
+        expect(shown(pane, "line-60")).toBe(false);
+        pane.keys("PageUp");
+        await pane.waitFor(/^ line-37$/m);
+        pane.keys("PageDown");
+        await pane.waitFor(/^ line-52$/m);
+
+        // Ctrl+Home: the top; Ctrl+End: back to the end.
+        pane.keys("C-Home");
+        await pane.waitFor(/^ line-1$/m);
+        expect(borderRows(pane.screen())).toEqual([19, 21]);
+        pane.keys("C-End");
+        await pane.waitFor(/^ line-60$/m);
+
+        // A prompt sent when scrolled up brings the view back to the end, where its answer appears.
+        fake.server.enqueue({ content: [{ type: "text", text: "second-answer" }] });
+        pane.keys("PageUp");
+        await pane.waitFor((screen) => !/^ line-60$/m.test(screen));
+        send(pane, "again");
+        await pane.waitFor("second-answer");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("Ctrl+Up and Ctrl+Down jump between the prompts sent", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        for (const [index, name] of ["first", "second"].entries()) {
+          fake.server.enqueue({ content: [{ type: "text", text: longAnswer(20) }] });
+          send(pane, `${name}-prompt`);
+          await pane.waitFor((screen) => fake.server.requests.length === index + 1 && /^ line-20$/m.test(screen) && !/Working/.test(screen));
+        }
+        const topLine = () => visibleLines(pane.screen())[0]!.trim();
+        pane.keys("C-Up");
+        await pane.waitFor(() => topLine() === "second-prompt");
+        pane.keys("C-Up");
+        await pane.waitFor(() => topLine() === "first-prompt");
+        pane.keys("C-Down");
+        await pane.waitFor(() => topLine() === "second-prompt");
+        // The marks never reach the terminal: the pane shows no stray text.
+        expect(pane.screen()).not.toContain("133;A");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("the mouse wheel scrolls by fullscreenWheelScrollLines", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        // Two wheel-up notches of 10 rows each (SGR mouse report, button 64): 20 rows = 10 paragraphs.
+        pane.type("\x1b[<64;10;5M\x1b[<64;10;5M");
+        // (The last row also shows the "more below" label.)
+        await pane.waitFor((screen) => /^ line-50\b/m.test(screen) && !/^ line-51\b/m.test(screen));
+        // Wheel down (button 65) twice returns to the end.
+        pane.type("\x1b[<65;10;5M\x1b[<65;10;5M");
+        await pane.waitFor(/^ line-60$/m);
+      },
+      {
+        args: FULLSCREEN,
+        width: 80,
+        height: 24,
+        before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenWheelScrollLines: 10 })),
+      },
+    );
+  }, 60_000);
+
+  test("--tui-mode takes fullscreen or regular; anything else is a usage error", () => {
+    const run = Bun.spawnSync([ensureBinary(), "--tui-mode", "bogus", "--provider", "faux", "-p", "hi"], { stdout: "pipe", stderr: "pipe" });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr.toString()).toContain('Unknown TUI mode "bogus" (use fullscreen or regular)');
+  });
+
+  test("tuiMode in settings picks the layout; --tui-mode regular overrides it", async () => {
+    const settings = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "fullscreen" }));
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { width: 80, height: 24, before: settings });
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { args: ["--tui-mode", "regular"], width: 80, height: 24, before: settings });
+  }, 60_000);
+
+  /** The pane is back to a normal terminal: main screen, cursor shown, no mouse reporting, modes as before. */
+  async function expectRestored(pane: XcshPane): Promise<void> {
+    await pane.waitFor("xcsh exited");
+    expect(pane.format("#{alternate_on}")).toBe("0");
+    expect(pane.format("#{cursor_flag}")).toBe("1");
+    expect(pane.format("#{mouse_any_flag}")).toBe("0");
+    expect(pane.format("#{mouse_sgr_flag}")).toBe("0");
+    expect(pane.sttyAfter()).toBe(pane.sttyBefore());
+  }
+
+  test("Ctrl+C twice leaves the alternate screen and gives the terminal back", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "kept-in-history" }] });
+        send(pane, "hello");
+        await pane.waitFor("kept-in-history");
+        pane.keys("C-c");
+        pane.keys("C-c");
+        expect(await pane.waitForExit()).toBe(0);
+        await expectRestored(pane);
+        // The transcript is printed on the main screen as it leaves (fullscreenExitOutput: transcript).
+        expect(pane.tmux(["capture-pane", "-p", "-S", "-100", "-t", "main"])).toContain("kept-in-history");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test('fullscreenExitOutput "resume-hint" leaves only the resume hint on the main screen', async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "not-kept" }] });
+        send(pane, "hello");
+        await pane.waitFor("not-kept");
+        pane.keys("C-c");
+        pane.keys("C-c");
+        expect(await pane.waitForExit()).toBe(0);
+        await expectRestored(pane);
+        const history = pane.tmux(["capture-pane", "-p", "-S", "-100", "-t", "main"]);
+        expect(history).toContain("To resume this session:");
+        expect(history).not.toContain("not-kept");
+      },
+      {
+        args: FULLSCREEN,
+        width: 80,
+        height: 24,
+        before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenExitOutput: "resume-hint" })),
+      },
+    );
+  }, 60_000);
+
+  test("SIGTERM leaves the alternate screen and gives the terminal back", async () => {
+    await withPane(
+      async ({ pane }) => {
+        const shell = pane.format("#{pane_pid}");
+        const child = Bun.spawnSync(["pgrep", "-P", shell]).stdout.toString().trim().split("\n")[0]!;
+        expect(child).toMatch(/^\d+$/);
+        process.kill(Number(child), "SIGTERM");
+        expect(await pane.waitForExit()).toBe(143);
+        await expectRestored(pane);
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("an extension that ends the process (process.exit) leaves the terminal restored too", async () => {
+    const extension = withExtension(`export default function (pi) {
+  pi.registerCommand("bye", { description: "Exit hard", handler: async () => { setTimeout(() => process.exit(7), 0); } });
+}`);
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/bye");
+        expect(await pane.waitForExit()).toBe(7);
+        await expectRestored(pane);
+      },
+      { ...extension, args: [...extension.args!, ...FULLSCREEN], width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("an uncaught crash leaves the alternate screen, says why, and gives the terminal back", async () => {
+    const extension = withExtension(`export default function (pi) {
+  pi.registerCommand("boom", { description: "Crash", handler: async () => { setTimeout(() => { throw new Error("kaboom"); }, 0); } });
+}`);
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/boom");
+        expect(await pane.waitForExit()).toBe(1);
+        await expectRestored(pane);
+        expect(pane.screen()).toContain("xcsh: crashed: Error: kaboom");
+      },
+      { ...extension, args: [...extension.args!, ...FULLSCREEN], width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test.skipIf(process.platform !== "linux")("under a shell: Ctrl+Z and fg leave and re-enter the alternate screen; /quit leaves a usable prompt", async () => {
+    const fake = await makeFakeModelHome([{ id: "m" }]);
+    const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+    const shell = new ShellPane(fake.home.env, project);
+    const altScreen = () => shell.tmux(["display-message", "-p", "-t", "main", "#{alternate_on}"]).trim();
+    try {
+      await shell.waitFor((screen) => screen.includes("shell$"));
+      shell.type(`${ensureBinary()} --model fake/m --tui-mode fullscreen`);
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /fake\/m\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("1");
+      shell.keys("C-z");
+      await shell.waitFor((screen) => /Stopped/.test(screen) && /shell\$\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("0");
+      // Suspending does not print the conversation on the shell's screen (only the exit does).
+      expect(shell.screen()).not.toMatch(/xcsh \d+\.\d+\.\d+ ·/);
+      shell.type("fg");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /fake\/m\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("1");
+      shell.type("/quit");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()));
+      expect(altScreen()).toBe("0");
+      shell.type("echo prompt-works");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /^prompt-works$/m.test(screen));
+    } finally {
+      shell.kill();
+      await fake.cleanup();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
