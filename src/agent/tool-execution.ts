@@ -77,6 +77,8 @@ export interface ToolCallRun {
   emit: Emit;
   /** Set for a call a running tool made (a codemode script's): its events carry it. */
   parentToolCallId?: string;
+  /** Also receives the tool's partial results (the calling tool's own listener, for a nested call). */
+  onUpdate?: (partialResult: AgentToolResult<any>) => void;
   /** True once steering interrupted the batch (immediate mode): results say so. */
   interrupted?: () => boolean;
   /** True when the call is to be skipped before it starts (immediate mode, steering waiting). */
@@ -138,6 +140,11 @@ async function execute(tool: AgentTool<any>, call: ToolCall, args: unknown, run:
   try {
     const result = await tool.execute(call.id, args as never, run.signal, (partialResult) => {
       void run.emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult, ...parent });
+      try {
+        run.onUpdate?.(partialResult);
+      } catch {
+        // A caller's listener that throws must not end the tool it listens to.
+      }
     });
     const durationMs = took();
     if (interrupted()) return { result: withNotice(result, INTERRUPTED), isError: true, durationMs };

@@ -52,6 +52,8 @@ export interface NestedCallRecord {
   status: "ok" | "error" | "blocked" | "cancelled";
   arguments: unknown;
   durationMs?: number;
+  /** The failure's text, for a call that did not end "ok" (an extension tool's nested call). */
+  error?: string;
 }
 
 export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolResult<TDetails>) => void;

@@ -232,6 +232,13 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
   }
+  /** What an extension tool may call with ctx.executeTool: what a codemode script may. */
+  callableTools() {
+    return this.session.tools.callableByScripts().map(({ tool }) => tool);
+  }
+  runNestedTool(...[call, parentToolCallId, signal, onUpdate]: Parameters<ExtensionHost["runNestedTool"]>) {
+    return this.session.agent.runNestedToolCall(call, parentToolCallId, this.callableTools(), signal, onUpdate);
+  }
   scopedModels(): { model: Model; thinkingLevel?: ModelThinkingLevel }[] {
     const patterns = this.session.settings.enabledModels ?? [];
     return patterns.length > 0 ? scopeModels(this.session.models.availableModels(), patterns).scoped : [];

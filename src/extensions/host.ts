@@ -24,8 +24,9 @@ import type {
   ToolInfo,
 } from "./types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
+import type { NestedToolRunner } from "./nested-calls.ts";
 
-export interface ExtensionHost {
+export interface ExtensionHost extends NestedToolRunner {
   readonly cwd: string;
   readonly mode: ExtensionMode;
   readonly ui: ExtensionUIContext;

@@ -7,6 +7,7 @@
  */
 import type { AgentTool, AgentToolResult } from "../agent/types.ts";
 import type { ExtensionHost } from "./host.ts";
+import { NestedCallLog, toolExecutionContext, type NestedToolRunner } from "./nested-calls.ts";
 import type { LoadedExtension } from "./runner.ts";
 import type { ExtensionContext, ToolDefinition } from "./types.ts";
 
@@ -17,14 +18,14 @@ export function registerExtensionTool(
   definition: ToolDefinition<any>,
   context: () => ExtensionContext,
 ): void {
-  host.upsertTool(adaptTool(definition, context), {
+  host.upsertTool(adaptTool(definition, context, host), {
     sourceInfo: extension.sourceInfo,
     promptSnippet: definition.promptSnippet,
     promptGuidelines: definition.promptGuidelines,
   });
 }
 
-export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext): AgentTool<any> {
+export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext, runner?: NestedToolRunner): AgentTool<any> {
   return {
     name: definition.name,
     label: definition.label ?? definition.name,
@@ -36,8 +37,21 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
     ...(definition.changesState === true ? { changesState: true } : {}),
     async execute(toolCallId, params, signal, onUpdate) {
       const update = onUpdate ? (partial: unknown) => onUpdate(normalizeResult(definition.name, partial)) : undefined;
-      const result = await definition.execute(toolCallId, params, signal, update as never, context());
-      return normalizeResult(definition.name, result);
+      // Each execution gets its own ctx.executeTool, whose calls are recorded on this result.
+      const log = new NestedCallLog();
+      const ctx = runner ? toolExecutionContext(context(), runner, toolCallId, signal, log) : context();
+      let result: unknown;
+      try {
+        result = await definition.execute(toolCallId, params, signal, update as never, ctx);
+      } catch (error) {
+        // The calls it made before failing stay on record with the failure.
+        const nestedCalls = log.record();
+        if (nestedCalls) return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: undefined, isError: true, nestedCalls };
+        throw error;
+      }
+      const normalized = normalizeResult(definition.name, result);
+      const nestedCalls = log.record();
+      return nestedCalls ? { ...normalized, nestedCalls } : normalized;
     },
   };
 }

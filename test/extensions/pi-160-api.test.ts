@@ -1,0 +1,117 @@
+/**
+ * The rest of pi 1.x's extension API, through the built binary in RPC mode
+ * with the fake LLM: ctx.executeTool (nested calls on the agent's one tool
+ * path, recorded on the calling tool's result) and the smaller pieces.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
+
+let fixture: ExtensionFixture;
+beforeAll(() => {
+  fixture = createExtensionFixture();
+});
+afterEach(() => fixture.server.clearScript());
+afterAll(() => fixture.cleanup());
+
+const callTool = (name: string, args: Record<string, unknown>, id = "call_1") => ({ content: [{ type: "toolCall" as const, id, name, arguments: args }] });
+const done = { content: [{ type: "text" as const, text: "done" }] };
+
+// A tool that runs others through ctx.executeTool and reports what came back.
+const ORCHESTRATOR = `import { Type } from "typebox";
+export default function (pi) {
+  pi.on("tool_call", (event, ctx) => {
+    ctx.ui.notify("tool_call " + event.toolName + " " + event.toolCallId);
+    if (event.toolName === "bash" && String(event.input.command).includes("forbidden")) return { block: true, reason: "no forbidden commands" };
+  });
+  pi.on("tool_result", (event, ctx) => { ctx.ui.notify("tool_result " + event.toolName + " " + event.toolCallId); });
+  pi.registerTool({
+    name: "orchestrate",
+    label: "Orchestrate",
+    description: "Run other tools",
+    parameters: Type.Object({}),
+    async execute(id, _params, _signal, _onUpdate, ctx) {
+      const names = ctx.tools.map((tool) => tool.name);
+      const updates = [];
+      const read = await ctx.executeTool("read", { path: "notes.txt" });
+      const echo = await ctx.executeTool("bash", { command: "echo nested-hello" }, { onUpdate: (partial) => updates.push(partial) });
+      const blocked = await ctx.executeTool("bash", { command: "echo forbidden > escaped.txt" });
+      const unknown = await ctx.executeTool("no_such_tool", {});
+      const invalid = await ctx.executeTool("read", { nope: 1 });
+      const text = (outcome) => outcome.result.content.map((block) => block.text ?? "").join("");
+      const report = {
+        canCall: ["read", "bash"].every((name) => names.includes(name)),
+        read: [read.toolCall.id, read.isError, text(read).trim()],
+        echo: [echo.toolCall.id, echo.isError, text(echo).trim(), typeof echo.durationMs],
+        blocked: [blocked.isError, text(blocked)],
+        unknown: [unknown.isError, text(unknown).startsWith('Tool "no_such_tool" not found')],
+        invalid: invalid.isError,
+        updates: updates.length > 0,
+      };
+      return { content: [{ type: "text", text: JSON.stringify(report) }], details: {} };
+    },
+  });
+}`;
+
+describe("ctx.executeTool", () => {
+  test("nested calls run through hooks and permissions, carry their parent's id, and are recorded on the caller's result", async () => {
+    await Bun.write(`${fixture.cwd}/notes.txt`, "the notes\n");
+    const ext = fixture.writeExtension("orchestrate.ts", ORCHESTRATOR);
+    const rpc = fixture.start(withExtensions(ext));
+    const from = rpc.mark();
+    fixture.server.enqueue(callTool("orchestrate", {}, "o1"), done);
+    await rpc.request({ type: "prompt", message: "orchestrate" });
+    await rpc.waitForEvent("agent_end");
+
+    const ends = rpc.frames.slice(from).filter((frame) => frame.type === "tool_execution_end");
+    const parentEnd = ends.find((frame) => frame.toolCallId === "o1")!;
+    const report = JSON.parse(parentEnd.result.content[0].text);
+    expect(report).toEqual({
+      canCall: true,
+      read: ["o1/1", false, "the notes"],
+      echo: ["o1/2", false, "nested-hello", "number"],
+      blocked: [true, "no forbidden commands"],
+      unknown: [true, true],
+      invalid: true,
+      updates: true,
+    });
+    // A blocked nested call did not run.
+    expect(await Bun.file(`${fixture.cwd}/escaped.txt`).exists()).toBe(false);
+
+    // Events of the nested calls name the parent, and come inside the parent's start and end.
+    const starts = rpc.frames.slice(from).filter((frame) => frame.type === "tool_execution_start");
+    expect(starts.map((frame) => [frame.toolCallId, frame.toolName, frame.parentToolCallId])).toEqual([
+      ["o1", "orchestrate", undefined],
+      ["o1/1", "read", "o1"],
+      ["o1/2", "bash", "o1"],
+      ["o1/3", "bash", "o1"],
+      ["o1/4", "no_such_tool", "o1"],
+      ["o1/5", "read", "o1"],
+    ]);
+    expect(ends.at(-1)!.toolCallId).toBe("o1");
+    // Extension hooks saw the nested calls by their own ids.
+    const seen = notices(rpc);
+    expect(seen).toContain("tool_call read o1/1");
+    expect(seen).toContain("tool_result read o1/1");
+    expect(seen).toContain("tool_call bash o1/3");
+
+    // The transcript holds no nested call; the caller's result message keeps the record.
+    const messages = (await rpc.request({ type: "get_messages" })).data.messages;
+    const toolResults = messages.filter((message: any) => message.role === "toolResult");
+    expect(toolResults.map((message: any) => message.toolCallId)).toEqual(["o1"]);
+    const record = toolResults[0].nestedCalls;
+    expect(record.complete).toBe(true);
+    expect(record.calls.map((call: any) => [call.id, call.name, call.status])).toEqual([
+      ["o1/1", "read", "ok"],
+      ["o1/2", "bash", "ok"],
+      ["o1/3", "bash", "blocked"],
+      ["o1/4", "no_such_tool", "error"],
+      ["o1/5", "read", "error"],
+    ]);
+    expect(record.calls[1].arguments).toEqual({ command: "echo nested-hello" });
+    expect(record.calls[2].error).toBe("no forbidden commands");
+    // Nothing of the nested calls reaches the model but the caller's own result.
+    const sentTools = fixture.server.requests.at(-1)!.body.messages.filter((message: any) => message.role === "tool");
+    expect(sentTools.map((message: any) => message.tool_call_id)).toEqual(["o1"]);
+    expect(await rpc.close()).toBe(0);
+  });
+});
