@@ -222,8 +222,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   setLabel(entryId: string, label: string | undefined): void {
     this.session.setLabel(entryId, label);
   }
-  upsertTool(...args: Parameters<ExtensionHost["upsertTool"]>): void {
-    this.session.tools.upsert(...args);
+  upsertTool(...[tool, { activate, ...info }]: Parameters<ExtensionHost["upsertTool"]>): void {
+    this.session.tools.upsert(tool, info, activate ?? true);
   }
   /** Tool changes made by `changes` take effect together, at its end. */
   batchToolChanges(changes: () => void): void {

@@ -373,6 +373,8 @@ export interface ToolCallEvent<TName extends string = string, TInput = Record<st
   type: "tool_call";
   toolName: TName;
   toolCallId: string;
+  /** Set when another tool (a codemode script, ctx.executeTool) made this call. */
+  parentToolCallId?: string;
   /** Mutable: changes reach the tool (no re-validation). */
   input: TInput;
 }
@@ -385,13 +387,17 @@ export interface ToolResultEvent<TName extends string = string, TDetails = any> 
   type: "tool_result";
   toolName: TName;
   toolCallId: string;
+  parentToolCallId?: string;
   input: Record<string, any>;
   content: (TextContent | ImageContent)[];
   details: TDetails;
+  /** pi 1.x: the machine-readable result of a tool with an outputSchema. */
+  structuredContent?: unknown;
   isError: boolean;
 }
 export interface ToolResultPatch {
   content?: (TextContent | ImageContent)[];
+  structuredContent?: unknown;
   details?: unknown;
   isError?: boolean;
 }

@@ -8,7 +8,7 @@
 import { execCommand } from "./exec.ts";
 import type { ExtensionHost } from "./host.ts";
 import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
-import { registerExtensionTool } from "./tool-adapter.ts";
+import { registerExtensionTool, TOOL_EXPOSURES } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
 import type { VirtualModelDefinition } from "./virtual-models.ts";
 
@@ -58,6 +58,9 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
         throw new Error(`Tool name "${tool.name}" is not allowed: use 1-64 letters, digits, "_" or "-"`);
       }
       if (typeof tool.execute !== "function") throw new Error(`Tool "${tool.name}" has no execute function`);
+      if (tool.exposure !== undefined && !TOOL_EXPOSURES.includes(tool.exposure)) {
+        throw new Error(`Tool "${tool.name}" has exposure "${tool.exposure}": use one of ${TOOL_EXPOSURES.join(", ")}`);
+      }
       extension.tools.set(tool.name, tool);
       // Before the session exists the tool waits in the extension; the system registers it when binding.
       const bound = runtime.runner.boundHost;

@@ -12,16 +12,24 @@ import type { LoadedExtension } from "./runner.ts";
 import type { ExtensionContext, ToolDefinition } from "./types.ts";
 
 /** Puts an extension's tool into the session (or replaces the one of that name), as the agent runs it. */
+export const TOOL_EXPOSURES: readonly string[] = ["direct", "model-only", "codemode", "deferred", "hidden"];
+
 export function registerExtensionTool(
   host: ExtensionHost,
   extension: LoadedExtension,
   definition: ToolDefinition<any>,
   context: () => ExtensionContext,
 ): void {
+  const exposure = definition.exposure ?? "direct";
   host.upsertTool(adaptTool(definition, context, host), {
     sourceInfo: extension.sourceInfo,
     promptSnippet: definition.promptSnippet,
     promptGuidelines: definition.promptGuidelines,
+    ...(exposure === "direct" ? {} : { exposure }),
+    ...(definition.namespace ? { namespace: definition.namespace } : {}),
+    ...(definition.annotations ? { annotations: definition.annotations } : {}),
+    // Only direct and model-only tools become active when registered (pi 1.x), and not with defaultActive: false.
+    activate: (exposure === "direct" || exposure === "model-only") && definition.defaultActive !== false,
   });
 }
 
@@ -66,5 +74,12 @@ function normalizeResult(toolName: string, result: unknown): AgentToolResult<any
     throw new Error(`Tool "${toolName}" returned no result content (expected { content: [...] })`);
   }
   const typed = result as AgentToolResult<any>;
-  return { content: typed.content, details: typed.details, ...(typed.terminate ? { terminate: true } : {}) };
+  return {
+    content: typed.content,
+    details: typed.details,
+    ...(typed.terminate ? { terminate: true } : {}),
+    // pi 1.x: a returned failure keeps its details and structured result, unlike a throw.
+    ...(typed.isError === true ? { isError: true } : {}),
+    ...(typed.structuredContent === undefined ? {} : { structuredContent: typed.structuredContent }),
+  };
 }

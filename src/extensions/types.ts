@@ -129,6 +129,14 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
    * prompts (ACP) ask before it runs, and read-only plan mode does not run it.
    */
   changesState?: boolean;
+  /** pi 1.x: how the model reaches the tool; "direct" by default. */
+  exposure?: ToolExposure;
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
+  /** pi 1.x: false leaves a direct or model-only tool inactive when registered. */
+  defaultActive?: boolean;
+  /** pi 1.x: JSON Schema of `structuredContent` in the tool's results. */
+  outputSchema?: TSchema;
   execute(
     toolCallId: string,
     params: Static<TParameters>,
@@ -146,7 +154,30 @@ export interface ToolInfo {
   description: string;
   parameters: TSchema;
   promptGuidelines?: string[];
+  /** pi 1.x: how the model reaches the tool; "direct" unless the tool or its MCP server says otherwise. */
+  exposure?: ToolExposure;
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
   sourceInfo: SourceInfo;
+}
+
+/** pi 1.x: how the model reaches a tool (declared, from scripts, found by tool_search, or not at all). */
+export type ToolExposure = "direct" | "model-only" | "codemode" | "deferred" | "hidden";
+
+/** pi 1.x: a group of related tools, as an MCP server's tools are. */
+export interface ToolNamespace {
+  name: string;
+  aliases?: readonly string[];
+  description?: string;
+  instructions?: string;
+}
+
+/** pi 1.x: hints about what a tool does, with the meaning of MCP tool annotations (not verified). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 export interface RegisteredCommand {

@@ -115,3 +115,90 @@ describe("ctx.executeTool", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+// Tools of every exposure, and a probe that reports what an extension sees of them.
+const EXPOSURES = `import { Type } from "typebox";
+export default function (pi) {
+  const tool = (name, extra = {}) => pi.registerTool({
+    name, label: name, description: "the " + name + " tool", parameters: Type.Object({}),
+    async execute() { return { content: [{ type: "text", text: name + " ran" }], details: {} }; },
+    ...extra,
+  });
+  tool("plain");
+  tool("modelonly", { exposure: "model-only" });
+  tool("scripted", { exposure: "codemode", namespace: { name: "kit", description: "a kit of tools" }, annotations: { readOnlyHint: true } });
+  tool("findable", { exposure: "deferred" });
+  tool("withdrawn", { exposure: "hidden" });
+  tool("dormant", { defaultActive: false });
+  pi.registerTool({
+    name: "data", label: "data", description: "returns data", parameters: Type.Object({}),
+    outputSchema: Type.Object({ count: Type.Number() }),
+    async execute() { return { content: [{ type: "text", text: "count is 3" }], details: {}, structuredContent: { count: 3 }, isError: true }; },
+  });
+  pi.on("tool_result", (event, ctx) => {
+    if (event.toolName === "data") ctx.ui.notify("structured " + JSON.stringify(event.structuredContent));
+  });
+  pi.registerTool({
+    name: "probe", label: "probe", description: "reports", parameters: Type.Object({}),
+    async execute(_id, _params, _signal, _onUpdate, ctx) {
+      const infos = Object.fromEntries(pi.getAllTools().map((info) => [info.name, [info.exposure, info.namespace?.name ?? null, info.annotations?.readOnlyHint ?? null]]));
+      const call = async (name) => { const outcome = await ctx.executeTool(name, {}); return outcome.isError ? "error" : outcome.result.content[0].text; };
+      const report = {
+        infos: ["plain", "modelonly", "scripted", "findable", "withdrawn", "dormant"].map((name) => infos[name]),
+        active: pi.getActiveTools().filter((name) => ["plain", "modelonly", "scripted", "findable", "withdrawn", "dormant"].includes(name)),
+        callable: ctx.tools.map((tool) => tool.name).filter((name) => ["plain", "modelonly", "scripted", "findable", "withdrawn", "dormant"].includes(name)),
+        calls: [await call("scripted"), await call("findable"), await call("withdrawn"), await call("modelonly")],
+      };
+      return { content: [{ type: "text", text: JSON.stringify(report) }], details: {} };
+    },
+  });
+}`;
+
+describe("tool definitions of pi 1.x", () => {
+  test("exposure decides what the model is offered and what other tools may call; getAllTools reports exposure, namespace and annotations", async () => {
+    const ext = fixture.writeExtension("exposures.ts", EXPOSURES);
+    const rpc = fixture.start(withExtensions(ext));
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue(callTool("probe", {}, "p1"), done);
+    await rpc.request({ type: "prompt", message: "probe" });
+    const end = await rpc.waitForEvent("tool_execution_end", (frame) => frame.toolCallId === "p1");
+    await rpc.waitForEvent("agent_end");
+
+    const offered = (fixture.server.requests[before].body.tools ?? []).map((tool: any) => tool.function.name);
+    expect(offered).toEqual(expect.arrayContaining(["plain", "modelonly", "data", "probe"]));
+    for (const name of ["scripted", "findable", "withdrawn", "dormant"]) expect(offered).not.toContain(name);
+    const report = JSON.parse(end.result.content[0].text);
+    expect(report.infos).toEqual([
+      ["direct", null, null],
+      ["model-only", null, null],
+      ["codemode", "kit", true],
+      ["deferred", null, null],
+      ["hidden", null, null],
+      ["direct", null, null],
+    ]);
+    expect(report.active).toEqual(["plain", "modelonly"]);
+    expect(report.callable).toEqual(["plain", "scripted", "findable"]);
+    expect(report.calls).toEqual(["scripted ran", "findable ran", "error", "error"]);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("a tool's structuredContent is kept on its result message and shown to tool_result handlers; a returned isError is an error result", async () => {
+    const ext = fixture.writeExtension("exposures.ts", EXPOSURES);
+    const rpc = fixture.start(withExtensions(ext));
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue(callTool("data", {}, "d1"), done);
+    await rpc.request({ type: "prompt", message: "data" });
+    const end = await rpc.waitForEvent("tool_execution_end");
+    await rpc.waitForEvent("agent_end");
+
+    expect(end.isError).toBe(true);
+    expect(notices(rpc)).toContain('structured {"count":3}');
+    const messages = (await rpc.request({ type: "get_messages" })).data.messages;
+    const result = messages.find((message: any) => message.role === "toolResult");
+    expect(result).toMatchObject({ toolCallId: "d1", isError: true, structuredContent: { count: 3 } });
+    // The model receives the text content.
+    const sent = fixture.server.requests[before + 1].body.messages.find((message: any) => message.role === "tool");
+    expect(JSON.stringify(sent.content)).toContain("count is 3");
+    expect(await rpc.close()).toBe(0);
+  });
+});
