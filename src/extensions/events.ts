@@ -4,6 +4,7 @@
  * failures, session info), each with what its handlers may return, and the map
  * from event name to both. Field names are the spec's.
  */
+import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import type { AssistantMessageEvent, ImageContent, Message, Model, ModelThinkingLevel, TextContent, ToolResultMessage } from "../ai/types.ts";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.ts";
@@ -369,6 +370,12 @@ export interface ThinkingLevelSelectEvent {
   previousLevel: ModelThinkingLevel;
 }
 
+/** pi 1.x: an extension registered or unregistered an MCP server after start-up; `servers` is every registration now. */
+export interface McpServersChangeEvent {
+  type: "mcp_servers_change";
+  servers: RegisteredMcpServer[];
+}
+
 export interface ToolCallEvent<TName extends string = string, TInput = Record<string, any>> {
   type: "tool_call";
   toolName: TName;
@@ -447,6 +454,7 @@ export interface ExtensionEventMap {
   session_before_tree: [SessionBeforeTreeEvent, SessionBeforeTreeResult | void];
   session_tree: [SessionTreeEvent, void];
   session_shutdown: [SessionShutdownEvent, void];
+  mcp_servers_change: [McpServersChangeEvent, void];
   before_agent_start: [BeforeAgentStartEvent, BeforeAgentStartResult | void];
   agent_start: [AgentStartEvent, void];
   agent_end: [AgentEndEvent, void];

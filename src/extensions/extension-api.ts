@@ -11,6 +11,7 @@ import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
 import { registerExtensionTool, TOOL_EXPOSURES } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
 import type { VirtualModelDefinition } from "./virtual-models.ts";
+import type { McpRegistrations } from "./mcp-registrations.ts";
 
 /** What the API needs beyond the extension itself; shared by every extension of a runtime. */
 export interface ExtensionRuntime {
@@ -25,6 +26,8 @@ export interface ExtensionRuntime {
   unregisterProvider(name: string): void;
   registerVirtualModel(extension: LoadedExtension, definition: VirtualModelDefinition): void;
   unregisterVirtualModel(extension: LoadedExtension, provider: string, id: string): void;
+  /** Servers extensions register (pi.registerMcpServer), shared by the runtime's extensions. */
+  mcpServers: McpRegistrations;
 }
 
 export function createExtensionAPI(extension: LoadedExtension, runtime: ExtensionRuntime): ExtensionAPI {
@@ -123,6 +126,15 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     unregisterProvider: (name) => runtime.unregisterProvider(name),
     registerVirtualModel: (definition) => runtime.registerVirtualModel(extension, definition as VirtualModelDefinition),
     unregisterVirtualModel: (provider, id) => runtime.unregisterVirtualModel(extension, String(provider), String(id)),
+    registerMcpServer: (name, config) => {
+      runtime.assertLive();
+      runtime.mcpServers.register(extension.path, name, config);
+    },
+    unregisterMcpServer: (name) => {
+      runtime.assertLive();
+      runtime.mcpServers.unregister(extension.path, String(name));
+    },
+    getMcpServers: () => runtime.mcpServers.list(),
     get events() {
       return runtime.events;
     },

@@ -4,6 +4,7 @@
  * are in events.ts, re-exported here). Field names are the spec's, so pi's
  * extensions type-check and run unchanged.
  */
+import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { Static, TSchema } from "typebox";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.ts";
 import type {
@@ -310,6 +311,10 @@ export interface ExtensionAPI {
   /** pi 1.x: a model whose `route()` picks a physical model for each request (virtual-models.ts). */
   registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): void;
   unregisterVirtualModel(provider: string, id: string): void;
+  /** pi 1.x: an MCP server for this session, connected like an mcp.json one (a file's server of that name wins). */
+  registerMcpServer(name: string, config: Record<string, unknown>): void;
+  unregisterMcpServer(name: string): void;
+  getMcpServers(): RegisteredMcpServer[];
   readonly events: EventBus;
 }
 

@@ -202,3 +202,81 @@ describe("tool definitions of pi 1.x", () => {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("MCP servers registered by extensions", () => {
+  test("registerMcpServer connects a server like mcp.json's; a later one connects at once, unregisterMcpServer closes it, mcp_servers_change tells", async () => {
+    const { stdioServer, startedPids, allGone, offeredTools } = await import("../mcp/support/mcp-fixture.ts");
+    const firstLog = `${fixture.home.home}/reg-first.log`;
+    const lateLog = `${fixture.home.home}/reg-late.log`;
+    const ext = fixture.writeExtension(
+      "mcp-register.ts",
+      `export default function (pi) {
+  pi.registerMcpServer("first", ${JSON.stringify(stdioServer(firstLog))});
+  try { pi.registerMcpServer("bad name!", { command: "x" }); } catch (error) { pi.on("session_start", (_e, ctx) => ctx.ui.notify("refused: " + error.message)); }
+  try { pi.registerMcpServer("nothing", { args: [] }); } catch (error) { pi.on("session_start", (_e, ctx) => ctx.ui.notify("refused config")); }
+  pi.on("session_start", (_e, ctx) => ctx.ui.notify("servers at start: " + pi.getMcpServers().map((server) => server.name).join(",")));
+  pi.on("mcp_servers_change", (event, ctx) => ctx.ui.notify("change: " + event.servers.map((server) => server.name).join(",")));
+  pi.registerCommand("reg-late", { handler: async () => pi.registerMcpServer("late", ${JSON.stringify(stdioServer(lateLog))}) });
+  pi.registerCommand("unreg-first", { handler: async () => pi.unregisterMcpServer("first") });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    fixture.server.enqueue(done, done, done);
+    let from = rpc.mark();
+    let before = fixture.server.requests.length;
+    await rpc.request({ type: "prompt", message: "one" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000, from);
+    expect(offeredTools(fixture.server.requests[before])).toContain("mcp__first__echo");
+    expect(notices(rpc)).toContain("servers at start: first");
+    expect(notices(rpc).some((line) => line.startsWith('refused: MCP server name "bad name!"'))).toBe(true);
+    expect(notices(rpc)).toContain("refused config");
+
+    await rpc.request({ type: "prompt", message: "/reg-late" });
+    await rpc.waitFor(() => notices(rpc).includes("change: first,late"), 5_000);
+    from = rpc.mark();
+    before = fixture.server.requests.length;
+    await rpc.request({ type: "prompt", message: "two" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000, from);
+    expect(offeredTools(fixture.server.requests[before])).toEqual(expect.arrayContaining(["mcp__first__echo", "mcp__late__echo"]));
+
+    const firstPids = startedPids(firstLog);
+    expect(firstPids.length).toBe(1);
+    await rpc.request({ type: "prompt", message: "/unreg-first" });
+    await rpc.waitFor(() => notices(rpc).includes("change: late"), 5_000);
+    expect(await allGone(firstPids, 5_000)).toBe(true);
+    from = rpc.mark();
+    before = fixture.server.requests.length;
+    await rpc.request({ type: "prompt", message: "three" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000, from);
+    const offered = offeredTools(fixture.server.requests[before]);
+    expect(offered).toContain("mcp__late__echo");
+    expect(offered).not.toContain("mcp__first__echo");
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
+describe("MCP servers registered by extensions, beside mcp.json", () => {
+  test("an mcp.json server of the same name wins over the registration", async () => {
+    const { stdioServer, startedPids, offeredTools, writeMcpJson } = await import("../mcp/support/mcp-fixture.ts");
+    const { rmSync } = await import("node:fs");
+    const fileLog = `${fixture.home.home}/same-file.log`;
+    const extLog = `${fixture.home.home}/same-ext.log`;
+    const mcpJson = `${fixture.home.agentDir}/mcp.json`;
+    writeMcpJson(mcpJson, { same: stdioServer(fileLog) });
+    try {
+      const ext = fixture.writeExtension("mcp-same.ts", `export default function (pi) { pi.registerMcpServer("same", ${JSON.stringify(stdioServer(extLog))}); }`);
+      const rpc = fixture.start(withExtensions(ext));
+      fixture.server.enqueue(done);
+      const from = rpc.mark();
+      const before = fixture.server.requests.length;
+      await rpc.request({ type: "prompt", message: "one" });
+      await rpc.waitForEvent("agent_end", () => true, 15_000, from);
+      expect(offeredTools(fixture.server.requests[before])).toContain("mcp__same__echo");
+      expect(startedPids(fileLog).length).toBe(1);
+      expect(startedPids(extLog)).toEqual([]);
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      rmSync(mcpJson, { force: true });
+    }
+  });
+});
