@@ -150,12 +150,18 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     // Inside before_agent_start: the prompt as chained so far (seed 003).
     return this.chainingPrompt?.systemPrompt ?? this.session.agent.state.systemPrompt;
   }
+  /** Active tools whose declarations the model does not get (codemode "only" stands in for them). */
+  private hiddenTools(): string[] {
+    const declared = new Set(this.session.tools.declaredNames());
+    return this.session.tools.activeNames().filter((name) => !declared.has(name));
+  }
   getSystemPromptOptions(): BuildSystemPromptOptions {
     const base = this.session.tools.promptBase;
     const tools = this.session.tools.promptTools();
     return {
       ...(base.customPrompt ? { customPrompt: base.customPrompt } : {}),
       selectedTools: this.session.tools.activeNames(),
+      hiddenTools: this.hiddenTools(),
       toolSnippets: Object.fromEntries(tools.filter((tool) => !tool.hidden).map((tool) => [tool.name, tool.promptSnippet ?? tool.description])),
       promptGuidelines: tools.flatMap((tool) => tool.promptGuidelines ?? []),
       // pi 1.x's view of the same rules by tool (read-only here: edit promptGuidelines to add rules).

@@ -137,6 +137,8 @@ export interface ContextFileInfo {
 export interface BuildSystemPromptOptions {
   customPrompt?: string;
   selectedTools?: string[];
+  /** pi 1.x: active tools the model is not declared (reached through codemode); the prompt leaves them out. */
+  hiddenTools?: string[];
   toolSnippets?: Record<string, string>;
   promptGuidelines?: string[];
   /** The active tools' rules, by tool name. */

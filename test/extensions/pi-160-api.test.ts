@@ -280,3 +280,60 @@ describe("MCP servers registered by extensions, beside mcp.json", () => {
     }
   });
 });
+
+const SMALL_PIECES = `import { keyText } from "@earendil-works/pi-coding-agent";
+export default function (pi) {
+  pi.registerCommand("probe-registry", {
+    handler: async (_args, ctx) => {
+      const provider = ctx.modelRegistry.getProvider("fake");
+      const auth = await ctx.modelRegistry.getProviderAuth("fake");
+      ctx.ui.notify("provider " + JSON.stringify([provider.id, provider.baseUrl.startsWith("http://"), provider.getModels().map((model) => model.id)]));
+      ctx.ui.notify("unknown " + JSON.stringify([ctx.modelRegistry.getProvider("nope") ?? null, (await ctx.modelRegistry.getProviderAuth("nope")) ?? null]));
+      ctx.ui.notify("auth " + auth.auth.apiKey);
+      ctx.ui.notify("keys " + JSON.stringify([keyText("no.such.binding"), keyText("tui.select.cancel") !== ""]));
+    },
+  });
+  pi.on("before_agent_start", (event, ctx) => {
+    ctx.ui.notify("hidden " + JSON.stringify(event.systemPromptOptions.hiddenTools));
+  });
+}`;
+
+describe("smaller pieces of pi 1.x", () => {
+  test("modelRegistry.getProvider and getProviderAuth, keyText of an id without keys", async () => {
+    const ext = fixture.writeExtension("small.ts", SMALL_PIECES);
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/probe-registry" });
+    await rpc.waitFor(() => notices(rpc).some((line) => line.startsWith("keys ")), 5_000);
+    const seen = notices(rpc);
+    expect(seen).toContain('provider ["fake",true,["fake-model"]]');
+    expect(seen).toContain("unknown [null,null]");
+    // The key pi would send; pi's getApiKeyForProvider exposes the same.
+    expect(seen).toContain("auth test-key");
+    expect(seen).toContain("keys [\"\",true]");
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("systemPromptOptions.hiddenTools names the active tools codemode stands in for", async () => {
+    const only = createExtensionFixture({ settings: { codemode: { mode: "only" } } });
+    try {
+      const ext = only.writeExtension("small.ts", SMALL_PIECES);
+      const plain = only.start(withExtensions(ext));
+      only.server.enqueue(done);
+      await plain.request({ type: "prompt", message: "hi" });
+      await plain.waitForEvent("agent_end");
+      expect(notices(plain)).toContain("hidden []");
+      await plain.close();
+
+      const rpc = only.start(["-e", ext, "--model", "fake/fake-model", "--tools", "codemode,read,bash"]);
+      only.server.enqueue(done);
+      await rpc.request({ type: "prompt", message: "hi" });
+      await rpc.waitForEvent("agent_end");
+      const hidden = JSON.parse(notices(rpc).find((line) => line.startsWith("hidden "))!.slice("hidden ".length));
+      expect(hidden).toEqual(expect.arrayContaining(["read", "bash"]));
+      expect(hidden).not.toContain("codemode");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      await only.cleanup();
+    }
+  });
+});
