@@ -298,12 +298,16 @@ export interface MessageEndResult {
 export interface ToolExecutionStartEvent {
   type: "tool_execution_start";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   args: any;
 }
 export interface ToolExecutionUpdateEvent {
   type: "tool_execution_update";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   args: any;
   partialResult: any;
@@ -311,6 +315,8 @@ export interface ToolExecutionUpdateEvent {
 export interface ToolExecutionEndEvent {
   type: "tool_execution_end";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   result: any;
   isError: boolean;

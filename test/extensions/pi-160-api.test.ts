@@ -20,10 +20,11 @@ const done = { content: [{ type: "text" as const, text: "done" }] };
 const ORCHESTRATOR = `import { Type } from "typebox";
 export default function (pi) {
   pi.on("tool_call", (event, ctx) => {
-    ctx.ui.notify("tool_call " + event.toolName + " " + event.toolCallId);
+    ctx.ui.notify("tool_call " + event.toolName + " " + event.toolCallId + " parent " + event.parentToolCallId);
     if (event.toolName === "bash" && String(event.input.command).includes("forbidden")) return { block: true, reason: "no forbidden commands" };
   });
-  pi.on("tool_result", (event, ctx) => { ctx.ui.notify("tool_result " + event.toolName + " " + event.toolCallId); });
+  pi.on("tool_result", (event, ctx) => { ctx.ui.notify("tool_result " + event.toolName + " " + event.toolCallId + " parent " + event.parentToolCallId); });
+  pi.on("tool_execution_start", (event, ctx) => { ctx.ui.notify("execution_start " + event.toolCallId + " parent " + event.parentToolCallId); });
   pi.registerTool({
     name: "orchestrate",
     label: "Orchestrate",
@@ -90,9 +91,11 @@ describe("ctx.executeTool", () => {
     expect(ends.at(-1)!.toolCallId).toBe("o1");
     // Extension hooks saw the nested calls by their own ids.
     const seen = notices(rpc);
-    expect(seen).toContain("tool_call read o1/1");
-    expect(seen).toContain("tool_result read o1/1");
-    expect(seen).toContain("tool_call bash o1/3");
+    expect(seen).toContain("tool_call orchestrate o1 parent undefined");
+    expect(seen).toContain("tool_call read o1/1 parent o1");
+    expect(seen).toContain("tool_result read o1/1 parent o1");
+    expect(seen).toContain("tool_call bash o1/3 parent o1");
+    expect(seen).toContain("execution_start o1/2 parent o1");
 
     // The transcript holds no nested call; the caller's result message keeps the record.
     const messages = (await rpc.request({ type: "get_messages" })).data.messages;
