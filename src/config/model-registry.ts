@@ -282,6 +282,21 @@ export class ModelRegistry {
   }
 
   /**
+   * pi 1.x: whether the provider has a credential and where it comes from (never the
+   * credential itself). The order is hasAuth's: auth.json, then an `apiKey` (an
+   * extension's or models.json's, a `!command` one apart), then the environment.
+   */
+  getProviderAuthStatus(provider: string): { configured: boolean; source?: "stored" | "runtime" | "environment" | "models_json_key" | "models_json_command" } {
+    if (hasStoredCredential(this.authStore, provider)) return { configured: true, source: "stored" };
+    const apiKey = this.auth.get(provider)?.apiKey;
+    if (apiKey && isValueConfigured(apiKey)) {
+      return { configured: true, source: apiKey.runtime ? "runtime" : apiKey.text.startsWith("!") ? "models_json_command" : "models_json_key" };
+    }
+    if (getEnvApiKey(provider, this.getProviderEnv({ provider })) !== undefined) return { configured: true, source: "environment" };
+    return { configured: false };
+  }
+
+  /**
    * pi 1.x: the provider's key and headers as a request would send them (what
    * getApiKeyAndHeaders gives for one of its models); undefined when it has none configured.
    */

@@ -293,6 +293,7 @@ export default function (pi) {
       ctx.ui.notify("provider " + JSON.stringify([provider.id, provider.baseUrl.startsWith("http://"), provider.getModels().map((model) => model.id)]));
       ctx.ui.notify("unknown " + JSON.stringify([ctx.modelRegistry.getProvider("nope") ?? null, (await ctx.modelRegistry.getProviderAuth("nope")) ?? null]));
       ctx.ui.notify("auth " + auth.auth.apiKey);
+      ctx.ui.notify("status " + JSON.stringify([ctx.modelRegistry.getProviderAuthStatus("fake"), ctx.modelRegistry.getProviderAuthStatus("nope")]));
       ctx.ui.notify("keys " + JSON.stringify([keyText("no.such.binding"), keyText("tui.select.cancel") !== ""]));
     },
   });
@@ -312,6 +313,7 @@ describe("smaller pieces of pi 1.x", () => {
     expect(seen).toContain("unknown [null,null]");
     // The key pi would send; pi's getApiKeyForProvider exposes the same.
     expect(seen).toContain("auth test-key");
+    expect(seen).toContain('status [{"configured":true,"source":"models_json_key"},{"configured":false}]');
     expect(seen).toContain("keys [\"\",true]");
     expect(await rpc.close()).toBe(0);
   });
