@@ -9,7 +9,7 @@ import { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
 import { convertToLlm as defaultConvertToLlm } from "./messages.ts";
 import { MessageQueue } from "./message-queue.ts";
 import { runToolCall, type ToolCallOutcome, type ToolExecutionConfig } from "./tool-execution.ts";
-import type { AgentContext, AgentEvent, AgentMessage, AgentTool, InterruptMode, QueueMode, StreamFn, ToolExecutionMode } from "./types.ts";
+import type { AgentContext, AgentEvent, AgentMessage, AgentTool, AgentToolResult, InterruptMode, QueueMode, StreamFn, ToolExecutionMode } from "./types.ts";
 import type { AssistantMessage, ToolCall } from "../ai/types.ts";
 
 export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | Promise<void>;
@@ -201,7 +201,13 @@ export class Agent {
    * the permission gate, the tool, the tool_result hook, and tool_execution events
    * that name the parent call. `tools` are the ones the caller may reach.
    */
-  runNestedToolCall(call: ToolCall, parentToolCallId: string, tools: readonly AgentTool<any>[], signal: AbortSignal): Promise<ToolCallOutcome> {
+  runNestedToolCall(
+    call: ToolCall,
+    parentToolCallId: string,
+    tools: readonly AgentTool<any>[],
+    signal: AbortSignal,
+    onUpdate?: (partialResult: AgentToolResult<any>) => void,
+  ): Promise<ToolCallOutcome> {
     const runSignal = this.controller?.signal ?? signal;
     const messages = this.state.messages;
     const assistant = [...messages].reverse().find((message): message is AssistantMessage => (message as AssistantMessage).role === "assistant");
@@ -213,6 +219,7 @@ export class Agent {
       signal,
       emit: (event) => this.emit(event, runSignal),
       parentToolCallId,
+      ...(onUpdate ? { onUpdate } : {}),
     });
   }
 

@@ -77,6 +77,8 @@ export interface ToolCallRun {
   emit: Emit;
   /** Set for a call a running tool made (a codemode script's): its events carry it. */
   parentToolCallId?: string;
+  /** Also receives the tool's partial results (the calling tool's own listener, for a nested call). */
+  onUpdate?: (partialResult: AgentToolResult<any>) => void;
   /** True once steering interrupted the batch (immediate mode): results say so. */
   interrupted?: () => boolean;
   /** True when the call is to be skipped before it starts (immediate mode, steering waiting). */
@@ -115,7 +117,13 @@ async function prepareAndRun(call: ToolCall, run: ToolCallRun): Promise<ToolCall
   }
   const validation = validateToolArguments(tool, call);
   if (!validation.ok) return { result: textResult(validation.error), isError: true };
-  const hookContext: BeforeToolCallContext = { assistantMessage: run.assistant, toolCall: call, args: validation.args, context: run.context };
+  const hookContext: BeforeToolCallContext = {
+    assistantMessage: run.assistant,
+    toolCall: call,
+    args: validation.args,
+    context: run.context,
+    ...(run.parentToolCallId === undefined ? {} : { parentToolCallId: run.parentToolCallId }),
+  };
   try {
     // A hook that never settles must not outlive an abort: the call is then blocked as aborted.
     for (const hook of [run.config.beforeToolCall, run.config.permissionGate]) {
@@ -138,6 +146,11 @@ async function execute(tool: AgentTool<any>, call: ToolCall, args: unknown, run:
   try {
     const result = await tool.execute(call.id, args as never, run.signal, (partialResult) => {
       void run.emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult, ...parent });
+      try {
+        run.onUpdate?.(partialResult);
+      } catch {
+        // A caller's listener that throws must not end the tool it listens to.
+      }
     });
     const durationMs = took();
     if (interrupted()) return { result: withNotice(result, INTERRUPTED), isError: true, durationMs };
@@ -153,9 +166,13 @@ async function finalize(hookContext: BeforeToolCallContext, outcome: ToolCallOut
   try {
     const patch = await untilAborted(run.config.afterToolCall({ ...hookContext, result: outcome.result, isError: outcome.isError }, run.signal), run.signal);
     if (!patch) return outcome;
+    const { structuredContent: _kept, ...rest } = outcome.result;
+    // New content without a structured result drops the old one, which may no longer match it.
+    const structured = "structuredContent" in patch ? patch.structuredContent : patch.content ? undefined : outcome.result.structuredContent;
     return {
       result: {
-        ...outcome.result,
+        ...rest,
+        ...(structured === undefined ? {} : { structuredContent: structured }),
         content: patch.content ?? outcome.result.content,
         details: patch.details !== undefined ? patch.details : outcome.result.details,
         terminate: patch.terminate ?? outcome.result.terminate,
@@ -215,6 +232,7 @@ export async function executeToolCalls(
         isError,
         // The calls a tool made on the model's behalf (codemode), kept with its result.
         ...(result.nestedCalls ? { nestedCalls: result.nestedCalls } : {}),
+        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
         timestamp: Date.now(),
       };
     });

@@ -36,6 +36,8 @@ export interface AgentToolResult<TDetails = any> {
   isError?: boolean;
   /** The calls this tool made on the model's behalf (a codemode script's), kept on the tool result message. */
   nestedCalls?: NestedCalls;
+  /** pi 1.x: machine-readable result of a tool that declares an outputSchema; kept in the session, not sent to the model. */
+  structuredContent?: unknown;
 }
 
 /** pi 1.6.0's record of a codemode script's tool calls, a field of its tool result message. */
@@ -52,6 +54,8 @@ export interface NestedCallRecord {
   status: "ok" | "error" | "blocked" | "cancelled";
   arguments: unknown;
   durationMs?: number;
+  /** The failure's text, for a call that did not end "ok" (an extension tool's nested call). */
+  error?: string;
 }
 
 export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolResult<TDetails>) => void;
@@ -115,6 +119,8 @@ export interface BeforeToolCallResult {
 
 export interface AfterToolCallResult {
   content?: (TextContent | ImageContent)[];
+  /** Replaces the structured result; new content without it drops the old one (it may no longer match). */
+  structuredContent?: unknown;
   details?: unknown;
   isError?: boolean;
   terminate?: boolean;
@@ -125,6 +131,8 @@ export interface BeforeToolCallContext {
   toolCall: ToolCall;
   args: unknown;
   context: AgentContext;
+  /** Set for a call a running tool made (a codemode script's, ctx.executeTool's): the caller's call id. */
+  parentToolCallId?: string;
 }
 
 export interface AfterToolCallContext extends BeforeToolCallContext {

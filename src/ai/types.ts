@@ -126,6 +126,8 @@ export interface ToolResultMessage<TDetails = any> {
   isError: boolean;
   /** pi 1.6.0: the tool calls a codemode script made, kept with its result (never sent to a model). */
   nestedCalls?: unknown;
+  /** pi 1.x: a tool's machine-readable result (its outputSchema's); the model receives `content`. */
+  structuredContent?: unknown;
   timestamp: number;
 }
 

@@ -270,6 +270,47 @@ export class ModelRegistry {
     return this.getApiKey({ provider });
   }
 
+  /**
+   * pi 1.x: a provider as a read-only view (id, name, base URL, its models); undefined when
+   * unknown. It carries no credentials: getProviderAuth resolves those on request.
+   */
+  getProvider(provider: string): { id: string; name: string; baseUrl?: string; getModels(): Model[] } | undefined {
+    if (!this.getProviders().includes(provider)) return undefined;
+    const models = () => this.getAll().filter((model) => model.provider === provider);
+    const baseUrl = models()[0]?.baseUrl;
+    return { id: provider, name: provider, ...(baseUrl ? { baseUrl } : {}), getModels: models };
+  }
+
+  /**
+   * pi 1.x: whether the provider has a credential and where it comes from (never the
+   * credential itself). The order is hasAuth's: auth.json, then an `apiKey` (an
+   * extension's or models.json's, a `!command` one apart), then the environment.
+   */
+  getProviderAuthStatus(provider: string): { configured: boolean; source?: "stored" | "runtime" | "environment" | "models_json_key" | "models_json_command" } {
+    if (hasStoredCredential(this.authStore, provider)) return { configured: true, source: "stored" };
+    const apiKey = this.auth.get(provider)?.apiKey;
+    if (apiKey && isValueConfigured(apiKey)) {
+      return { configured: true, source: apiKey.runtime ? "runtime" : apiKey.text.startsWith("!") ? "models_json_command" : "models_json_key" };
+    }
+    if (getEnvApiKey(provider, this.getProviderEnv({ provider })) !== undefined) return { configured: true, source: "environment" };
+    return { configured: false };
+  }
+
+  /**
+   * pi 1.x: the provider's key and headers as a request would send them (what
+   * getApiKeyAndHeaders gives for one of its models); undefined when it has none configured.
+   */
+  async getProviderAuth(provider: string): Promise<{ auth: { apiKey?: string; headers?: Record<string, string> }; env?: Record<string, string> } | undefined> {
+    const model = this.getAll().find((candidate) => candidate.provider === provider);
+    if (!model || !this.hasAuth(model)) return undefined;
+    const resolved = await this.getApiKeyAndHeaders(model);
+    if (!resolved.ok) throw new Error(resolved.error);
+    return {
+      auth: { ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}), ...(resolved.headers ? { headers: resolved.headers } : {}) },
+      ...(resolved.env ? { env: resolved.env } : {}),
+    };
+  }
+
   /** A request to `model` with its configured key and headers (the caller's options win). */
   async complete(model: Model, context: Context, options: ProviderStreamOptions = {}): Promise<AssistantMessage> {
     return complete(model, context, await withRequestAuth(this, model, options));

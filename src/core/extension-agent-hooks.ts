@@ -46,23 +46,37 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
     }
   };
   agent.finishTurn = async ({ message, toolResults }) => ({ continue: await boundaries.turnEnd(turnIndex(), message, toolResults) });
-  agent.beforeToolCall = async ({ toolCall, args }) => {
+  agent.beforeToolCall = async ({ toolCall, args, parentToolCallId }) => {
     if (!runner.hasHandlers("tool_call")) return undefined;
     // `input` is the very object the tool receives, so in-place changes reach it (seed 003).
-    return runner.emit("tool_call", { type: "tool_call", toolName: toolCall.name, toolCallId: toolCall.id, input: args as Record<string, any> });
+    return runner.emit("tool_call", {
+      type: "tool_call",
+      toolName: toolCall.name,
+      toolCallId: toolCall.id,
+      ...(parentToolCallId === undefined ? {} : { parentToolCallId }),
+      input: args as Record<string, any>,
+    });
   };
-  agent.afterToolCall = async ({ toolCall, args, result, isError }) => {
+  agent.afterToolCall = async ({ toolCall, args, result, isError, parentToolCallId }) => {
     if (!runner.hasHandlers("tool_result")) return undefined;
     const outcome = await runner.emit("tool_result", {
       type: "tool_result",
       toolName: toolCall.name,
       toolCallId: toolCall.id,
+      ...(parentToolCallId === undefined ? {} : { parentToolCallId }),
       input: args as Record<string, any>,
       content: result.content,
       details: result.details,
+      ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
       isError,
     });
-    return outcome.changed ? { content: outcome.content, details: outcome.details, isError: outcome.isError } : undefined;
+    if (!outcome.changed) return undefined;
+    return {
+      content: outcome.content,
+      details: outcome.details,
+      isError: outcome.isError,
+      ...(outcome.structuredChanged ? { structuredContent: outcome.structuredContent } : {}),
+    };
   };
 }
 

@@ -150,12 +150,18 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     // Inside before_agent_start: the prompt as chained so far (seed 003).
     return this.chainingPrompt?.systemPrompt ?? this.session.agent.state.systemPrompt;
   }
+  /** Active tools whose declarations the model does not get (codemode "only" stands in for them). */
+  private hiddenTools(): string[] {
+    const declared = new Set(this.session.tools.declaredNames());
+    return this.session.tools.activeNames().filter((name) => !declared.has(name));
+  }
   getSystemPromptOptions(): BuildSystemPromptOptions {
     const base = this.session.tools.promptBase;
     const tools = this.session.tools.promptTools();
     return {
       ...(base.customPrompt ? { customPrompt: base.customPrompt } : {}),
       selectedTools: this.session.tools.activeNames(),
+      hiddenTools: this.hiddenTools(),
       toolSnippets: Object.fromEntries(tools.filter((tool) => !tool.hidden).map((tool) => [tool.name, tool.promptSnippet ?? tool.description])),
       promptGuidelines: tools.flatMap((tool) => tool.promptGuidelines ?? []),
       // pi 1.x's view of the same rules by tool (read-only here: edit promptGuidelines to add rules).
@@ -222,8 +228,8 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   setLabel(entryId: string, label: string | undefined): void {
     this.session.setLabel(entryId, label);
   }
-  upsertTool(...args: Parameters<ExtensionHost["upsertTool"]>): void {
-    this.session.tools.upsert(...args);
+  upsertTool(...[tool, { activate, ...info }]: Parameters<ExtensionHost["upsertTool"]>): void {
+    this.session.tools.upsert(tool, info, activate ?? true);
   }
   /** Tool changes made by `changes` take effect together, at its end. */
   batchToolChanges(changes: () => void): void {
@@ -231,6 +237,13 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
   }
   getActiveTools(): string[] {
     return this.session.tools.activeNames();
+  }
+  /** What an extension tool may call with ctx.executeTool: what a codemode script may. */
+  callableTools() {
+    return this.session.tools.callableByScripts().map(({ tool }) => tool);
+  }
+  runNestedTool(...[call, parentToolCallId, signal, onUpdate]: Parameters<ExtensionHost["runNestedTool"]>) {
+    return this.session.agent.runNestedToolCall(call, parentToolCallId, this.callableTools(), signal, onUpdate);
   }
   scopedModels(): { model: Model; thinkingLevel?: ModelThinkingLevel }[] {
     const patterns = this.session.settings.enabledModels ?? [];

@@ -31,6 +31,7 @@ import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.t
 import { withPromptEvents } from "../extensions/ui-prompt-events.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { registerExtensionTool } from "../extensions/tool-adapter.ts";
+import { McpRegistrations, type RegisteredMcpServer } from "../extensions/mcp-registrations.ts";
 import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
 import type { ExtensionCommandEntry } from "../resources/commands.ts";
 
@@ -91,9 +92,35 @@ export class ExtensionSystem implements ExtensionSystemLink {
     },
   });
 
+  /** MCP servers the extensions registered (pi.registerMcpServer); a new generation registers its own again. */
+  private readonly mcpRegistrations = new McpRegistrations();
+  private readonly mcpListeners: (() => void)[] = [];
+
   private constructor(private readonly options: ExtensionSystemOptions) {
     this.runner = new ExtensionRunner((report) => options.reportError(report));
     this.events = createEventBus((channel, error) => this.runner.report("<events>", `events:${channel}`, error));
+    this.mcpRegistrations.onChange(() => {
+      // While a generation loads, its servers are handed over once it is bound (bind()).
+      if (!this.runner.boundHost) return;
+      if (this.runner.hasHandlers("mcp_servers_change")) {
+        void this.runner.emit("mcp_servers_change", { type: "mcp_servers_change", servers: this.mcpRegistrations.list() });
+      }
+      this.tellMcp();
+    });
+  }
+
+  /** The servers extensions registered, for MCP to connect beside the mcp.json ones. */
+  registeredMcpServers(): RegisteredMcpServer[] {
+    return this.mcpRegistrations.list();
+  }
+
+  /** Called after each change of the registered servers (MCP connects or closes them). */
+  onMcpServersChange(listener: () => void): void {
+    this.mcpListeners.push(listener);
+  }
+
+  private tellMcp(): void {
+    for (const listener of this.mcpListeners) listener();
   }
 
   get mode(): ExtensionMode {
@@ -216,6 +243,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
         if (left?.config) runtime.registerProvider(extension, left.provider, left.config);
         else if (left) runtime.unregisterProvider(left.provider);
       },
+      mcpServers: this.mcpRegistrations,
     };
     return runtime;
   }
@@ -363,6 +391,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
     bindings.installAgentHooks();
     this.runner.bind(bindings, createExtensionContext(bindings, assertLive), createCommandContext(bindings, assertLive));
     this.registerTools(this.runner.extensions);
+    // The servers this generation registered while loading (unchanged ones keep their connection).
+    this.tellMcp();
   }
 
   /** Tools extensions registered while loading reach the session the way a later pi.registerTool() would. */
@@ -415,6 +445,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
     const flags = this.runner.flagValues;
     this.runner = new ExtensionRunner((report) => this.options.reportError(report));
     this.generationRuntime = undefined;
+    this.mcpRegistrations.clear();
     for (const [name, value] of flags) this.runner.flagValues.set(name, value);
     this.session?.tools.removeExtensionTools();
     if (forReload) return;

@@ -12,11 +12,10 @@
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
-import type { SourceInfo, ToolInfo } from "../extensions/types.ts";
+import type { SourceInfo, ToolAnnotations, ToolExposure, ToolInfo, ToolNamespace } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
-import type { ToolExposure } from "../mcp/exposure.ts";
 import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
 import { TOOL_SEARCH_NAME } from "./tool-search.ts";
 
@@ -25,8 +24,11 @@ interface ToolEntry {
   sourceInfo: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
-  /** An MCP tool's exposure; other tools are direct. */
+  /** How the model reaches the tool (an MCP tool's, or an extension tool's own); direct when absent. */
   exposure?: ToolExposure;
+  /** pi 1.x: the group the tool belongs to, and hints about what it does (reported by getAllTools). */
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
   /** Words tool_search ranks by besides the name and description (the server's description). */
   searchText?: string;
 }
@@ -269,17 +271,23 @@ export class ToolSet {
     const entries = [...this.active, ...indirect]
       .filter((name) => name !== CODEMODE_TOOL_NAME)
       .flatMap((name) => this.entries.get(name) ?? [])
-      .filter((entry) => entry.exposure !== "hidden");
-    return [...entries, ...this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined }))].map(({ tool, promptGuidelines, exposure }) => ({
-      tool,
-      info: {
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.parameters,
-        ...(promptGuidelines ? { promptGuidelines } : {}),
-        ...(exposure === "codemode" || exposure === "deferred" ? { unlisted: true } : {}),
-      },
-    }));
+      // model-only tools are declared to the model, never called by other tools.
+      .filter((entry) => entry.exposure !== "hidden" && entry.exposure !== "model-only");
+    const host = this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined, sourceInfo: undefined }));
+    return [...entries, ...host].map(({ tool, promptGuidelines, exposure, sourceInfo }) => {
+      // An extension's codemode tool is listed to scripts; MCP's are found with searchTools() (the list stays stable).
+      const unlisted = exposure === "deferred" || (exposure === "codemode" && sourceInfo?.source === MCP_TOOL_SOURCE);
+      return {
+        tool,
+        info: {
+          name: tool.name,
+          description: tool.description,
+          parameters: tool.parameters,
+          ...(promptGuidelines ? { promptGuidelines } : {}),
+          ...(unlisted ? { unlisted: true } : {}),
+        },
+      };
+    });
   }
 
   has(name: string): boolean {
@@ -291,11 +299,14 @@ export class ToolSet {
   }
 
   all(): ToolInfo[] {
-    return [...this.entries.values()].map(({ tool, sourceInfo, promptGuidelines }) => ({
+    return [...this.entries.values()].map(({ tool, sourceInfo, promptGuidelines, exposure, namespace, annotations }) => ({
       name: tool.name,
       description: tool.description,
       parameters: tool.parameters,
       ...(promptGuidelines ? { promptGuidelines } : {}),
+      exposure: exposure ?? "direct",
+      ...(namespace ? { namespace } : {}),
+      ...(annotations ? { annotations } : {}),
       sourceInfo,
     }));
   }

@@ -69,7 +69,13 @@ export interface ToolCallOutcome {
   reason?: string;
 }
 
-export type ToolResultOutcome = Required<Pick<ToolResultPatch, "content" | "isError">> & { details: unknown; changed: boolean };
+export type ToolResultOutcome = Required<Pick<ToolResultPatch, "content" | "isError">> & {
+  details: unknown;
+  changed: boolean;
+  structuredContent?: unknown;
+  /** A handler set structuredContent (or replaced content without it, which drops it). */
+  structuredChanged?: boolean;
+};
 
 export interface ProjectTrustOutcome {
   trusted: "yes" | "no" | "undecided";
@@ -205,11 +211,22 @@ export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
     onThrow: (_outcome, error) => ({ outcome: { block: true, reason: `Blocked: a tool_call handler failed (${error.message})` }, stop: true }),
   },
   tool_result: {
-    start: (event): ToolResultOutcome => ({ content: event.content, details: event.details, isError: event.isError, changed: false }),
+    start: (event): ToolResultOutcome => ({
+      content: event.content,
+      details: event.details,
+      isError: event.isError,
+      structuredContent: event.structuredContent,
+      changed: false,
+    }),
     apply(outcome: ToolResultOutcome, result, event) {
       if (!isObject(result)) return { outcome };
       const patch = result as ToolResultPatch;
       if (Array.isArray(patch.content)) outcome.content = event.content = patch.content;
+      if ("structuredContent" in patch || Array.isArray(patch.content)) {
+        // New content without a structured result drops the old one: it may no longer match.
+        outcome.structuredContent = event.structuredContent = "structuredContent" in patch ? patch.structuredContent : undefined;
+        outcome.structuredChanged = true;
+      }
       if ("details" in patch && patch.details !== undefined) outcome.details = event.details = patch.details;
       if (typeof patch.isError === "boolean") outcome.isError = event.isError = patch.isError;
       outcome.changed = true;

@@ -4,6 +4,7 @@
  * failures, session info), each with what its handlers may return, and the map
  * from event name to both. Field names are the spec's.
  */
+import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import type { AssistantMessageEvent, ImageContent, Message, Model, ModelThinkingLevel, TextContent, ToolResultMessage } from "../ai/types.ts";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.ts";
@@ -136,6 +137,8 @@ export interface ContextFileInfo {
 export interface BuildSystemPromptOptions {
   customPrompt?: string;
   selectedTools?: string[];
+  /** pi 1.x: active tools the model is not declared (reached through codemode); the prompt leaves them out. */
+  hiddenTools?: string[];
   toolSnippets?: Record<string, string>;
   promptGuidelines?: string[];
   /** The active tools' rules, by tool name. */
@@ -295,12 +298,16 @@ export interface MessageEndResult {
 export interface ToolExecutionStartEvent {
   type: "tool_execution_start";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   args: any;
 }
 export interface ToolExecutionUpdateEvent {
   type: "tool_execution_update";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   args: any;
   partialResult: any;
@@ -308,6 +315,8 @@ export interface ToolExecutionUpdateEvent {
 export interface ToolExecutionEndEvent {
   type: "tool_execution_end";
   toolCallId: string;
+  /** Set for a call another tool made (a codemode script, ctx.executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   result: any;
   isError: boolean;
@@ -369,10 +378,18 @@ export interface ThinkingLevelSelectEvent {
   previousLevel: ModelThinkingLevel;
 }
 
+/** pi 1.x: an extension registered or unregistered an MCP server after start-up; `servers` is every registration now. */
+export interface McpServersChangeEvent {
+  type: "mcp_servers_change";
+  servers: RegisteredMcpServer[];
+}
+
 export interface ToolCallEvent<TName extends string = string, TInput = Record<string, any>> {
   type: "tool_call";
   toolName: TName;
   toolCallId: string;
+  /** Set when another tool (a codemode script, ctx.executeTool) made this call. */
+  parentToolCallId?: string;
   /** Mutable: changes reach the tool (no re-validation). */
   input: TInput;
 }
@@ -385,13 +402,17 @@ export interface ToolResultEvent<TName extends string = string, TDetails = any> 
   type: "tool_result";
   toolName: TName;
   toolCallId: string;
+  parentToolCallId?: string;
   input: Record<string, any>;
   content: (TextContent | ImageContent)[];
   details: TDetails;
+  /** pi 1.x: the machine-readable result of a tool with an outputSchema. */
+  structuredContent?: unknown;
   isError: boolean;
 }
 export interface ToolResultPatch {
   content?: (TextContent | ImageContent)[];
+  structuredContent?: unknown;
   details?: unknown;
   isError?: boolean;
 }
@@ -441,6 +462,7 @@ export interface ExtensionEventMap {
   session_before_tree: [SessionBeforeTreeEvent, SessionBeforeTreeResult | void];
   session_tree: [SessionTreeEvent, void];
   session_shutdown: [SessionShutdownEvent, void];
+  mcp_servers_change: [McpServersChangeEvent, void];
   before_agent_start: [BeforeAgentStartEvent, BeforeAgentStartResult | void];
   agent_start: [AgentStartEvent, void];
   agent_end: [AgentEndEvent, void];

@@ -8,9 +8,10 @@
 import { execCommand } from "./exec.ts";
 import type { ExtensionHost } from "./host.ts";
 import type { ExtensionRunner, LoadedExtension } from "./runner.ts";
-import { registerExtensionTool } from "./tool-adapter.ts";
+import { registerExtensionTool, TOOL_EXPOSURES } from "./tool-adapter.ts";
 import type { EventBus, ExtensionAPI, ExtensionContext, ProviderConfig } from "./types.ts";
 import type { VirtualModelDefinition } from "./virtual-models.ts";
+import type { McpRegistrations } from "./mcp-registrations.ts";
 
 /** What the API needs beyond the extension itself; shared by every extension of a runtime. */
 export interface ExtensionRuntime {
@@ -25,6 +26,8 @@ export interface ExtensionRuntime {
   unregisterProvider(name: string): void;
   registerVirtualModel(extension: LoadedExtension, definition: VirtualModelDefinition): void;
   unregisterVirtualModel(extension: LoadedExtension, provider: string, id: string): void;
+  /** Servers extensions register (pi.registerMcpServer), shared by the runtime's extensions. */
+  mcpServers: McpRegistrations;
 }
 
 export function createExtensionAPI(extension: LoadedExtension, runtime: ExtensionRuntime): ExtensionAPI {
@@ -58,6 +61,9 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
         throw new Error(`Tool name "${tool.name}" is not allowed: use 1-64 letters, digits, "_" or "-"`);
       }
       if (typeof tool.execute !== "function") throw new Error(`Tool "${tool.name}" has no execute function`);
+      if (tool.exposure !== undefined && !TOOL_EXPOSURES.includes(tool.exposure)) {
+        throw new Error(`Tool "${tool.name}" has exposure "${tool.exposure}": use one of ${TOOL_EXPOSURES.join(", ")}`);
+      }
       extension.tools.set(tool.name, tool);
       // Before the session exists the tool waits in the extension; the system registers it when binding.
       const bound = runtime.runner.boundHost;
@@ -120,6 +126,15 @@ export function createExtensionAPI(extension: LoadedExtension, runtime: Extensio
     unregisterProvider: (name) => runtime.unregisterProvider(name),
     registerVirtualModel: (definition) => runtime.registerVirtualModel(extension, definition as VirtualModelDefinition),
     unregisterVirtualModel: (provider, id) => runtime.unregisterVirtualModel(extension, String(provider), String(id)),
+    registerMcpServer: (name, config) => {
+      runtime.assertLive();
+      runtime.mcpServers.register(extension.path, name, config);
+    },
+    unregisterMcpServer: (name) => {
+      runtime.assertLive();
+      runtime.mcpServers.unregister(extension.path, String(name));
+    },
+    getMcpServers: () => runtime.mcpServers.list(),
     get events() {
       return runtime.events;
     },

@@ -21,11 +21,27 @@ import type {
   SendUserMessageOptions,
   SlashCommandInfo,
   SourceInfo,
+  ToolAnnotations,
+  ToolExposure,
   ToolInfo,
+  ToolNamespace,
 } from "./types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "./ui-types.ts";
+import type { NestedToolRunner } from "./nested-calls.ts";
 
-export interface ExtensionHost {
+/** How an extension's tool is kept: its source, prompt texts and pi 1.x's exposure fields. */
+export interface RegisteredToolInfo {
+  sourceInfo: SourceInfo;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+  exposure?: ToolExposure;
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
+  /** False: registered without becoming active (a non-direct exposure, or `defaultActive: false`). */
+  activate?: boolean;
+}
+
+export interface ExtensionHost extends NestedToolRunner {
   readonly cwd: string;
   readonly mode: ExtensionMode;
   readonly ui: ExtensionUIContext;
@@ -52,7 +68,7 @@ export interface ExtensionHost {
   setLabel(entryId: string, label: string | undefined): void;
 
   /** A tool an extension registered (or replaced): the session adds it and makes it active. */
-  upsertTool(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; promptSnippet?: string; promptGuidelines?: string[] }): void;
+  upsertTool(tool: AgentTool<any>, info: RegisteredToolInfo): void;
   getActiveTools(): string[];
   getAllTools(): ToolInfo[];
   setActiveTools(names: string[]): void;

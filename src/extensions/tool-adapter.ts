@@ -7,24 +7,33 @@
  */
 import type { AgentTool, AgentToolResult } from "../agent/types.ts";
 import type { ExtensionHost } from "./host.ts";
+import { NestedCallLog, toolExecutionContext, type NestedToolRunner } from "./nested-calls.ts";
 import type { LoadedExtension } from "./runner.ts";
 import type { ExtensionContext, ToolDefinition } from "./types.ts";
 
 /** Puts an extension's tool into the session (or replaces the one of that name), as the agent runs it. */
+export const TOOL_EXPOSURES: readonly string[] = ["direct", "model-only", "codemode", "deferred", "hidden"];
+
 export function registerExtensionTool(
   host: ExtensionHost,
   extension: LoadedExtension,
   definition: ToolDefinition<any>,
   context: () => ExtensionContext,
 ): void {
-  host.upsertTool(adaptTool(definition, context), {
+  const exposure = definition.exposure ?? "direct";
+  host.upsertTool(adaptTool(definition, context, host), {
     sourceInfo: extension.sourceInfo,
     promptSnippet: definition.promptSnippet,
     promptGuidelines: definition.promptGuidelines,
+    ...(exposure === "direct" ? {} : { exposure }),
+    ...(definition.namespace ? { namespace: definition.namespace } : {}),
+    ...(definition.annotations ? { annotations: definition.annotations } : {}),
+    // Only direct and model-only tools become active when registered (pi 1.x), and not with defaultActive: false.
+    activate: (exposure === "direct" || exposure === "model-only") && definition.defaultActive !== false,
   });
 }
 
-export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext): AgentTool<any> {
+export function adaptTool(definition: ToolDefinition<any>, context: () => ExtensionContext, runner?: NestedToolRunner): AgentTool<any> {
   return {
     name: definition.name,
     label: definition.label ?? definition.name,
@@ -36,8 +45,21 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
     ...(definition.changesState === true ? { changesState: true } : {}),
     async execute(toolCallId, params, signal, onUpdate) {
       const update = onUpdate ? (partial: unknown) => onUpdate(normalizeResult(definition.name, partial)) : undefined;
-      const result = await definition.execute(toolCallId, params, signal, update as never, context());
-      return normalizeResult(definition.name, result);
+      // Each execution gets its own ctx.executeTool, whose calls are recorded on this result.
+      const log = new NestedCallLog();
+      const ctx = runner ? toolExecutionContext(context(), runner, toolCallId, signal, log) : context();
+      let result: unknown;
+      try {
+        result = await definition.execute(toolCallId, params, signal, update as never, ctx);
+      } catch (error) {
+        // The calls it made before failing stay on record with the failure.
+        const nestedCalls = log.record();
+        if (nestedCalls) return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: undefined, isError: true, nestedCalls };
+        throw error;
+      }
+      const normalized = normalizeResult(definition.name, result);
+      const nestedCalls = log.record();
+      return nestedCalls ? { ...normalized, nestedCalls } : normalized;
     },
   };
 }
@@ -52,5 +74,12 @@ function normalizeResult(toolName: string, result: unknown): AgentToolResult<any
     throw new Error(`Tool "${toolName}" returned no result content (expected { content: [...] })`);
   }
   const typed = result as AgentToolResult<any>;
-  return { content: typed.content, details: typed.details, ...(typed.terminate ? { terminate: true } : {}) };
+  return {
+    content: typed.content,
+    details: typed.details,
+    ...(typed.terminate ? { terminate: true } : {}),
+    // pi 1.x: a returned failure keeps its details and structured result, unlike a throw.
+    ...(typed.isError === true ? { isError: true } : {}),
+    ...(typed.structuredContent === undefined ? {} : { structuredContent: typed.structuredContent }),
+  };
 }

@@ -97,7 +97,7 @@ export function appKeybindings(): KeybindingsManager {
   return appBindings;
 }
 
-/** The key(s) bound to a keybinding id such as "app.tools.expand" or "tui.select.confirm". */
+/** The key(s) bound to a keybinding id such as "app.tools.expand" or "tui.select.confirm"; "" for an id without keys. */
 export function keyText(keybinding: string): string {
   const app = APP_KEYS[keybinding];
   if (app !== undefined) return app;
@@ -105,7 +105,8 @@ export function keyText(keybinding: string): string {
     const definition = (loadPiTui().TUI_KEYBINDINGS as Record<string, { defaultKeys: string | readonly string[] }>)[keybinding];
     if (definition) return typeof definition.defaultKeys === "string" ? definition.defaultKeys : definition.defaultKeys.join("/");
   }
-  return keybinding;
+  // pi 1.x: an id with no keys (unknown, or unbound) reads as "", so hints built from it stay empty.
+  return "";
 }
 
 /** "ctrl+o to expand" from ("app.tools.expand", "to expand"): the key dim, the words muted. */

@@ -4,6 +4,7 @@
  * are in events.ts, re-exported here). Field names are the spec's, so pi's
  * extensions type-check and run unchanged.
  */
+import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { Static, TSchema } from "typebox";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.ts";
 import type {
@@ -129,6 +130,14 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
    * prompts (ACP) ask before it runs, and read-only plan mode does not run it.
    */
   changesState?: boolean;
+  /** pi 1.x: how the model reaches the tool; "direct" by default. */
+  exposure?: ToolExposure;
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
+  /** pi 1.x: false leaves a direct or model-only tool inactive when registered. */
+  defaultActive?: boolean;
+  /** pi 1.x: JSON Schema of `structuredContent` in the tool's results. */
+  outputSchema?: TSchema;
   execute(
     toolCallId: string,
     params: Static<TParameters>,
@@ -146,7 +155,30 @@ export interface ToolInfo {
   description: string;
   parameters: TSchema;
   promptGuidelines?: string[];
+  /** pi 1.x: how the model reaches the tool; "direct" unless the tool or its MCP server says otherwise. */
+  exposure?: ToolExposure;
+  namespace?: ToolNamespace;
+  annotations?: ToolAnnotations;
   sourceInfo: SourceInfo;
+}
+
+/** pi 1.x: how the model reaches a tool (declared, from scripts, found by tool_search, or not at all). */
+export type ToolExposure = "direct" | "model-only" | "codemode" | "deferred" | "hidden";
+
+/** pi 1.x: a group of related tools, as an MCP server's tools are. */
+export interface ToolNamespace {
+  name: string;
+  aliases?: readonly string[];
+  description?: string;
+  instructions?: string;
+}
+
+/** pi 1.x: hints about what a tool does, with the meaning of MCP tool annotations (not verified). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 export interface RegisteredCommand {
@@ -279,6 +311,10 @@ export interface ExtensionAPI {
   /** pi 1.x: a model whose `route()` picks a physical model for each request (virtual-models.ts). */
   registerVirtualModel<TState = unknown>(definition: VirtualModelDefinition<TState>): void;
   unregisterVirtualModel(provider: string, id: string): void;
+  /** pi 1.x: an MCP server for this session, connected like an mcp.json one (a file's server of that name wins). */
+  registerMcpServer(name: string, config: Record<string, unknown>): void;
+  unregisterMcpServer(name: string): void;
+  getMcpServers(): RegisteredMcpServer[];
   readonly events: EventBus;
 }
 

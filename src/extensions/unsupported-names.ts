@@ -62,7 +62,7 @@ export const CODING_AGENT_UNSUPPORTED: readonly UnsupportedGroup[] = [
   },
   {
     id: "builtin-extensions",
-    reason: "factories of pi 1.x's built-in codemode, MCP and tool-search extensions. xcsh connects MCP servers itself (mcp.json) and has no codemode or tool-search extension to create.",
+    reason: "factories of pi 1.x's built-in codemode, MCP and tool-search extensions. xcsh connects MCP servers itself (mcp.json, and `pi.registerMcpServer` for extensions) and has codemode and tool_search as tools, not extensions to create.",
     names: ["createCodemodeExtension", "createMcpExtension", "createToolSearchExtension"],
   },
 ];

@@ -32,6 +32,8 @@ export interface McpSources {
   cliFiles: readonly string[];
   /** Servers from elsewhere (an ACP client's session/new), after every file. */
   extra?: readonly DeclaredServer[];
+  /** Servers extensions registered (pi.registerMcpServer), read each time, before every file: a file's server of the name wins. */
+  registered?: () => readonly DeclaredServer[];
 }
 
 export interface McpDeclarations {
@@ -62,6 +64,7 @@ export function readDeclarations(sources: McpSources): McpDeclarations {
   const declared: DeclaredServer[] = [];
   const problems: string[] = [];
   const codemodeSwitches: { scope: DeclaredServer["scope"]; value: boolean }[] = [];
+  declared.push(...(sources.registered?.() ?? []));
   const take = (file: string, scope: DeclaredServer["scope"]) => {
     const read = readMcpFile(file, scope);
     declared.push(...read.servers);

@@ -37,6 +37,8 @@ export interface McpSessionLink {
   status(): McpServerStatus[];
   /** Reads the config again and connects that server afresh; resolves with its new state. Throws when it is not declared. */
   reconnect(name: string): Promise<McpServerStatus>;
+  /** Reads the declarations again (an extension registered or unregistered a server): new servers start, dropped ones close. */
+  refresh(): void;
   /** The connected servers' resources (`@server:` completion). */
   resources(): McpResourceItem[];
   /** The text with each `@server:uri` it mentions read and put before it. */
@@ -218,6 +220,13 @@ class LazyMcpSession implements McpSessionLink {
 
   resources(): McpResourceItem[] {
     return this.hub?.resources() ?? [];
+  }
+
+  refresh(): void {
+    if (this.closed) return;
+    const again = readDeclarations(this.options);
+    // The files' own problems were reported when first read.
+    this.apply(again, this.trusted);
   }
 
   async attachResources(text: string): Promise<string> {

@@ -24,7 +24,7 @@ import { BUILTIN_EXTENSIONS, builtinEnabled, withoutBuiltinEntries } from "../co
 import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 import { TOOL_SEARCH_NAME } from "../core/tool-search.ts";
 import { createMcpSampler } from "../core/mcp-sampling.ts";
-import { startMcp, type McpSessionServers } from "../mcp/start.ts";
+import { startMcp, type McpSessionLink, type McpSessionServers } from "../mcp/start.ts";
 
 /** --tools, --exclude-tools, --no-tools, --no-builtin-tools. */
 export function toolSelection(args: RunOptions): ToolSelection {
@@ -287,8 +287,25 @@ function builtinMcpEnabled(args: RunOptions, cwd: string, projectTrusted: boolea
 function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSystem | undefined, options: SessionFromArgsOptions, cwd: string): void {
   const notice = options.extensions?.notice;
   const report = options.mcpNotice ?? ((message: string) => (notice ? notice(`xcsh: ${message}`) : process.stderr.write(`xcsh: ${message}\n`)));
-  if (!builtinMcpEnabled(args, cwd, system?.isProjectTrusted() ?? false)) return;
-  const link = startMcp({
+  if (!builtinMcpEnabled(args, cwd, system?.isProjectTrusted() ?? false)) {
+    // Nothing connects the servers extensions register: each registration is the extension's error (pi 1.x).
+    system?.onMcpServersChange(() => {
+      for (const server of system.registeredMcpServers()) {
+        report(`MCP server "${server.name}" (registered by ${server.extensionPath}) is not connected: MCP support is turned off`);
+      }
+    });
+    return;
+  }
+  // Servers extensions register (pi.registerMcpServer) are declared like a file's, before every file.
+  const registered = () =>
+    (system?.registeredMcpServers() ?? []).map((server) => ({
+      name: server.name,
+      entry: server.config,
+      scope: "temporary" as const,
+      origin: `registered by ${server.extensionPath}`,
+      literal: true,
+    }));
+  const start = () => startMcp({
     cwd,
     useConfigFiles: !args.noMcp,
     cliFiles: args.mcpConfigPaths ?? [],
@@ -301,9 +318,19 @@ function connectMcp(args: RunOptions, session: AgentSession, system: ExtensionSy
     ...(options.extensions?.ui ? { dialogs: options.extensions.ui } : {}),
     // A server's request for the model: the session's model, once the person agreed (refused where nobody can be asked).
     sampler: createMcpSampler(session, options.extensions?.ui),
+    registered,
   });
-  if (!link) return;
-  session.mcp = link;
-  session.tools.waitForAllServers = () => link.readyAll();
-  session.resources?.addCommandSource(() => link.commands());
+  const use = (link: McpSessionLink): void => {
+    session.mcp = link;
+    session.tools.waitForAllServers = () => link.readyAll();
+    session.resources?.addCommandSource(() => link.commands());
+  };
+  const first = start();
+  if (first) use(first);
+  // A registration after start-up: MCP starts now if nothing was declared before, else reads the declarations again.
+  system?.onMcpServersChange(() => {
+    if (session.mcp) return session.mcp.refresh();
+    const link = start();
+    if (link) use(link);
+  });
 }
