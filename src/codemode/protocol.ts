@@ -14,6 +14,8 @@ export interface CatalogEntry {
 }
 
 export type HostMessage =
+  /** Sent first: QuickJS's wasm, compiled once in the host; the worker makes its VM from it before its script comes. */
+  | { type: "prepare"; wasm: WebAssembly.Module }
   | {
       type: "start";
       code: string;

@@ -1,11 +1,10 @@
 /**
  * One codemode script, from the agent's side: reads its `// @options:` line,
- * starts a QuickJS worker for it, answers the worker's tool calls through the
+ * takes a QuickJS worker for it (warm-worker.ts), answers the worker's tool calls through the
  * host (core's tool path), collects the output, and ends the worker when the
  * script is done, its deadline passes or the run is aborted. Calls still
  * running then are cancelled. Imported on the first script only.
  */
-import { dirname, join } from "node:path";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
@@ -13,6 +12,7 @@ import { describeCallable, toolIdentifier } from "./declarations.ts";
 import type { CodemodeHost } from "./index.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord, type OutputItem } from "./output.ts";
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
+import { takeCodemodeWorker, warmCodemodeWorker } from "./warm-worker.ts";
 
 export interface ScriptRun {
   host: CodemodeHost;
@@ -94,15 +94,6 @@ export function parseOptions(code: string): ScriptOptions | string {
   return { maxOutputTokens: (maxTokens as number | undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS, ...(timeout === undefined ? {} : { timeoutMs: timeout as number }) };
 }
 
-/**
- * Where the worker script is: beside this file from source, and in the compiled
- * executable the build entry point `codemode/worker.js` (scripts/build-flags.ts).
- */
-function workerScript(): string {
-  if (import.meta.url.endsWith(".ts")) return new URL("./worker.ts", import.meta.url).href;
-  return join(dirname(Bun.main), "codemode", "worker.js");
-}
-
 const textOf = (content: (TextContent | ImageContent)[]) =>
   content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
 
@@ -172,9 +163,17 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     return finish(false, run.signal?.aborted ? "The script was aborted before it ran." : "No codemode worker became free in time; the script did not run.");
   }
   try {
-    return await runInWorker(run, options, deadline, { items, consoleLines, calls }, finish);
+    let worker: Worker;
+    try {
+      worker = await takeCodemodeWorker();
+    } catch (error) {
+      return finish(false, `The script could not run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls }, finish);
   } finally {
     releaseWorker();
+    // The next script's worker starts now, while the model reads this one's result.
+    warmCodemodeWorker();
   }
 }
 
@@ -185,6 +184,7 @@ interface Collected {
 }
 
 async function runInWorker(
+  worker: Worker,
   run: ScriptRun,
   options: ScriptOptions,
   deadline: number | undefined,
@@ -196,7 +196,6 @@ async function runInWorker(
   const storeChanges: Record<string, unknown> = {};
   const nested = new AbortController();
   const running = new Set<Promise<void>>();
-  const worker = new Worker(workerScript());
   const stop = new SharedArrayBuffer(4);
   const report = () => run.onUpdate?.({ content: [], details: { calls: detailsCalls(calls) } });
 

@@ -3,12 +3,13 @@
  * embedded in the executable) with the script's globals and nothing else — no
  * Node API, file system, network or timers. Tool calls become `call` messages
  * the host answers; output is sent as it is made, so a script cut off by its
- * deadline keeps what it printed. A worker runs one script and is then ended
- * by its host, which also ends it on abort: a script busy in a loop can always
- * be stopped, whatever it does.
+ * deadline keeps what it printed. The host sends the compiled wasm first
+ * (`prepare`), and the VM is made from it while the worker waits for its script
+ * (warm-worker.ts). A worker runs one script in that one VM and is then ended by
+ * its host, which also ends it on abort: a script busy in a loop can always be
+ * stopped, whatever it does.
  */
 import { QuickJS, type JSValueHandle } from "quickjs-wasi";
-import wasmPath from "quickjs-wasi/quickjs.wasm" with { type: "file" };
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
 import { searchCatalog } from "./search.ts";
 
@@ -85,6 +86,15 @@ function errorText(name: string | undefined, message: string | undefined, stack:
   return stack ? `${head}\n${stack.replace(/\n$/, "")}` : head;
 }
 
+/** The VM's interrupt handler asks this; the running script sets it (nothing runs before). */
+let interrupted: () => boolean = () => false;
+let prepared: Promise<QuickJS> | undefined;
+
+function prepare(wasm: WebAssembly.Module): Promise<QuickJS> {
+  prepared ??= QuickJS.create({ wasm, memoryLimit: MEMORY_LIMIT, interruptHandler: () => interrupted() });
+  return prepared;
+}
+
 async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void> {
   let exiting = false;
   let stopReason: string | undefined;
@@ -96,22 +106,20 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
   let nextCall = 0;
 
   const stopFlag = new Int32Array(start.stop);
-  const vm = await QuickJS.create({
-    wasm: await Bun.file(wasmPath).arrayBuffer(),
-    memoryLimit: MEMORY_LIMIT,
-    interruptHandler: () => {
-      if (exiting || stopReason) return true;
-      if (Atomics.load(stopFlag, 0) !== 0) {
-        stopReason = "The script was stopped.";
-        return true;
-      }
-      if (start.deadline !== undefined && Date.now() > start.deadline) {
-        stopReason = `Script timed out after ${start.timeoutMs} ms`;
-        return true;
-      }
-      return false;
-    },
-  });
+  if (!prepared) throw new Error("the worker got its script before QuickJS's wasm");
+  const vm = await prepared;
+  interrupted = () => {
+    if (exiting || stopReason) return true;
+    if (Atomics.load(stopFlag, 0) !== 0) {
+      stopReason = "The script was stopped.";
+      return true;
+    }
+    if (start.deadline !== undefined && Date.now() > start.deadline) {
+      stopReason = `Script timed out after ${start.timeoutMs} ms`;
+      return true;
+    }
+    return false;
+  };
 
   const finish = (outcome: { ok: true } | { ok: false; error: string }) => {
     if (finished) return;
@@ -221,6 +229,11 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
 }
 
 self.onmessage = (event: MessageEvent<HostMessage>) => {
+  if (event.data.type === "prepare") {
+    // A failure here surfaces when the script starts and awaits it.
+    prepare(event.data.wasm).catch(() => undefined);
+    return;
+  }
   if (event.data.type !== "start") return;
   run(event.data).catch((error: unknown) => {
     post({ type: "done", ok: false, error: `The script could not run: ${error instanceof Error ? error.message : String(error)}` });
