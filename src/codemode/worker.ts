@@ -88,10 +88,14 @@ function errorText(name: string | undefined, message: string | undefined, stack:
 
 /** The VM's interrupt handler asks this; the running script sets it (nothing runs before). */
 let interrupted: () => boolean = () => false;
-let prepared: Promise<QuickJS> | undefined;
+/** The VM, and the prelude compiled in it (not yet run: no global exists before the script's). */
+let prepared: Promise<{ vm: QuickJS; install: JSValueHandle }> | undefined;
 
-function prepare(wasm: WebAssembly.Module): Promise<QuickJS> {
-  prepared ??= QuickJS.create({ wasm, memoryLimit: MEMORY_LIMIT, interruptHandler: () => interrupted() });
+function prepare(wasm: WebAssembly.Module): Promise<unknown> {
+  prepared ??= QuickJS.create({ wasm, memoryLimit: MEMORY_LIMIT, interruptHandler: () => interrupted() }).then((vm) => ({
+    vm,
+    install: vm.evalCode(PRELUDE, "codemode-prelude.js"),
+  }));
   return prepared;
 }
 
@@ -107,7 +111,7 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
 
   const stopFlag = new Int32Array(start.stop);
   if (!prepared) throw new Error("the worker got its script before QuickJS's wasm");
-  const vm = await prepared;
+  const { vm, install } = await prepared;
   interrupted = () => {
     if (exiting || stopReason) return true;
     if (Atomics.load(stopFlag, 0) !== 0) {
@@ -169,7 +173,6 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
     return vm.undefined;
   });
 
-  const install = vm.evalCode(PRELUDE, "codemode-prelude.js");
   vm.callFunction(install, vm.undefined, emit, call, quit, search, keep, vm.hostToHandle(start.catalog), vm.hostToHandle(start.store));
 
   let script: JSValueHandle;
