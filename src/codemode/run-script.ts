@@ -14,6 +14,9 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord,
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
 import { takeCodemodeWorker, warmCodemodeWorker } from "./warm-worker.ts";
 
+/** Core warms through this module, so the runner is loaded by the time a script comes. */
+export { warmCodemodeWorker };
+
 export interface ScriptRun {
   host: CodemodeHost;
   toolCallId: string;
