@@ -11,6 +11,9 @@ export interface CatalogEntry {
   identifier: string;
   /** Description, guidelines and declaration. */
   description: string;
+  /** An MCP tool's server: its name and what it offers (searched too). */
+  namespace?: string;
+  namespaceDescription?: string;
 }
 
 export type HostMessage =

@@ -146,6 +146,25 @@ async function callValue(name: string, outcome: ToolCallOutcome): Promise<{ ok: 
   return { ok: true, value: textOf(outcome.result.content) };
 }
 
+/**
+ * An MCP tool inside a script resolves to its CallToolResult (pi 1.6.0), an `isError`
+ * one too; a call that never reached the server (refused, bad arguments) rejects.
+ * Text the model would see cut short is whole here, from its temp file.
+ */
+async function mcpCallValue(outcome: ToolCallOutcome): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+  const details = outcome.result.details as { server?: string; structuredContent?: unknown; fullOutputPath?: string } | undefined;
+  if (outcome.isError && details?.server === undefined) return { ok: false, error: textOf(outcome.result.content) || "the call failed" };
+  const whole = details?.fullOutputPath ? await Bun.file(details.fullOutputPath).text().catch(() => undefined) : undefined;
+  const content = outcome.result.content.flatMap((block): Record<string, string>[] =>
+    block.type === "image" ? [{ type: "image", data: block.data, mimeType: block.mimeType }] : whole !== undefined ? [] : [{ type: "text", text: block.text }],
+  );
+  if (whole !== undefined) content.unshift({ type: "text", text: whole });
+  return {
+    ok: true,
+    value: { content, ...(details?.structuredContent !== undefined ? { structuredContent: details.structuredContent } : {}), isError: outcome.isError },
+  };
+}
+
 export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const began = performance.now();
   const items: OutputItem[] = [];
@@ -195,7 +214,13 @@ async function runInWorker(
   finish: (ok: boolean, error?: string) => AgentToolResult,
 ): Promise<AgentToolResult> {
   const callable = run.host.callableTools();
-  const catalog: CatalogEntry[] = callable.map((tool) => ({ name: tool.name, identifier: toolIdentifier(tool.name), description: describeCallable(tool) }));
+  const catalog: CatalogEntry[] = callable.map((tool) => ({
+    name: tool.name,
+    identifier: toolIdentifier(tool.name),
+    description: describeCallable(tool),
+    ...(tool.namespace ? { namespace: tool.namespace.name, ...(tool.namespace.description ? { namespaceDescription: tool.namespace.description } : {}) } : {}),
+  }));
+  const mcpTools = new Set(callable.filter((tool) => tool.namespace).map((tool) => tool.name));
   const storeChanges: Record<string, unknown> = {};
   const nested = new AbortController();
   const running = new Set<Promise<void>>();
@@ -219,7 +244,7 @@ async function runInWorker(
       .runNestedCall({ type: "toolCall", id: record.id, name, arguments: (args ?? {}) as Record<string, any> }, run.toolCallId, nested.signal)
       .then(async (outcome) => {
         record.durationMs = Math.round(performance.now() - began);
-        const answer = await callValue(name, outcome);
+        const answer = mcpTools.has(name) ? await mcpCallValue(outcome) : await callValue(name, outcome);
         record.status = nested.signal.aborted ? "cancelled" : outcome.blocked ? "blocked" : answer.ok ? "ok" : "error";
         report();
         send(answer.ok ? { type: "reply", id, ok: true, value: answer.value } : { type: "reply", id, ok: false, error: answer.error });

@@ -63,7 +63,13 @@ const PRELUDE = `(function (emit, call, quit, search, keep, catalog, stored) {
     },
   });
   globalThis.ALL_TOOLS = catalog.map((entry) => ({ name: entry.name, description: entry.description }));
-  globalThis.searchTools = async (query, options) => JSON.parse(search(String(query), options && options.limit !== undefined ? Number(options.limit) : 8));
+  globalThis.searchTools = async (query, options) => JSON.parse(search(String(query), options && options.limit !== undefined ? Number(options.limit) : 8, options && options.namespace !== undefined ? String(options.namespace) : ""));
+  globalThis.describeNamespace = async (name) => {
+    const members = catalog.filter((entry) => entry.namespace !== undefined && entry.namespace === String(name));
+    if (members.length === 0) return undefined;
+    const description = members[0].namespaceDescription;
+    return { name: String(name), ...(description === undefined ? {} : { description }), tools: members.map((entry) => ({ name: entry.name, description: entry.description })) };
+  };
   globalThis.describeTool = async (name) => {
     const entry = catalog.find((candidate) => candidate.name === name || candidate.identifier === name);
     return entry ? entry.description : undefined;
@@ -157,8 +163,9 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
     exiting = true;
     return vm.undefined;
   });
-  const search = vm.newFunction("search", (query: JSValueHandle, limit: JSValueHandle) => {
-    const found = searchCatalog(start.catalog, query.toString(), limit.toNumber());
+  const search = vm.newFunction("search", (query: JSValueHandle, limit: JSValueHandle, namespace: JSValueHandle) => {
+    const within = namespace.toString();
+    const found = searchCatalog(start.catalog, query.toString(), limit.toNumber(), within === "" ? undefined : within);
     return vm.newString(JSON.stringify(found.map((entry: CatalogEntry) => ({ name: entry.name, description: entry.description }))));
   });
   const keep = vm.newFunction("keep", (key: JSValueHandle, json: JSValueHandle) => {

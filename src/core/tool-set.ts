@@ -278,6 +278,8 @@ export class ToolSet {
         parameters: tool.parameters,
         ...(promptGuidelines ? { promptGuidelines } : {}),
         ...(exposure === "codemode" || exposure === "deferred" ? { unlisted: true } : {}),
+        // An MCP tool carries its server (src/mcp/tool-adapter.ts).
+        ...((tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace ? { namespace: (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace } : {}),
       },
     }));
   }
