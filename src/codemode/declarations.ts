@@ -15,7 +15,7 @@ export interface CallableTool {
   /** Left out of the codemode description (an indirect MCP tool): found with searchTools() and ALL_TOOLS. */
   unlisted?: boolean;
   /** An MCP tool's server: scripts get its CallToolResult, and find it by the server's name and description. */
-  namespace?: { name: string; description?: string };
+  namespace?: { name: string; description?: string; instructions?: string };
 }
 
 /** The property of `tools` a tool is reached by: characters not allowed in an identifier become `_`. */

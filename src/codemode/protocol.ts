@@ -14,6 +14,8 @@ export interface CatalogEntry {
   /** An MCP tool's server: its name and what it offers (searched too). */
   namespace?: string;
   namespaceDescription?: string;
+  /** The server's `instructions`, for describeNamespace(). */
+  namespaceInstructions?: string;
 }
 
 export type HostMessage =

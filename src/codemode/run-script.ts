@@ -8,7 +8,7 @@
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
-import { describeCallable, toolIdentifier } from "./declarations.ts";
+import { describeCallable, toolIdentifier, type CallableTool } from "./declarations.ts";
 import type { CodemodeHost } from "./index.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord, type OutputItem } from "./output.ts";
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
@@ -165,6 +165,16 @@ async function mcpCallValue(outcome: ToolCallOutcome): Promise<{ ok: true; value
   };
 }
 
+function namespaceFields(namespace: CallableTool["namespace"]): Partial<CatalogEntry> {
+  if (!namespace) return {};
+  const instructions = namespace.instructions;
+  return {
+    namespace: namespace.name,
+    ...(namespace.description ? { namespaceDescription: namespace.description } : {}),
+    ...(instructions ? { namespaceInstructions: instructions } : {}),
+  };
+}
+
 export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const began = performance.now();
   const items: OutputItem[] = [];
@@ -218,7 +228,7 @@ async function runInWorker(
     name: tool.name,
     identifier: toolIdentifier(tool.name),
     description: describeCallable(tool),
-    ...(tool.namespace ? { namespace: tool.namespace.name, ...(tool.namespace.description ? { namespaceDescription: tool.namespace.description } : {}) } : {}),
+    ...namespaceFields(tool.namespace),
   }));
   const mcpTools = new Set(callable.filter((tool) => tool.namespace).map((tool) => tool.name));
   const storeChanges: Record<string, unknown> = {};

@@ -67,8 +67,8 @@ const PRELUDE = `(function (emit, call, quit, search, keep, catalog, stored) {
   globalThis.describeNamespace = async (name) => {
     const members = catalog.filter((entry) => entry.namespace !== undefined && entry.namespace === String(name));
     if (members.length === 0) return undefined;
-    const description = members[0].namespaceDescription;
-    return { name: String(name), ...(description === undefined ? {} : { description }), tools: members.map((entry) => ({ name: entry.name, description: entry.description })) };
+    const { namespaceDescription: description, namespaceInstructions: instructions } = members[0];
+    return { name: String(name), ...(description === undefined ? {} : { description }), ...(instructions === undefined ? {} : { instructions }), tools: members.map((entry) => ({ name: entry.name, description: entry.description })) };
   };
   globalThis.describeTool = async (name) => {
     const entry = catalog.find((candidate) => candidate.name === name || candidate.identifier === name);

@@ -34,7 +34,14 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
       }
       return toToolResult(result, { server, tool: tool.name });
     },
-    mcpNamespace: { name: server, ...(connection.spec.description ? { description: connection.spec.description } : {}) },
+    mcpNamespace: {
+      name: server,
+      ...(connection.spec.description ? { description: connection.spec.description } : {}),
+      // Read when a script starts: a restarted server may say something new.
+      get instructions() {
+        return connection.instructions();
+      },
+    },
   } as AgentTool<any, McpToolDetails> & { mcpNamespace: McpNamespace };
 }
 
@@ -42,6 +49,7 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
 export interface McpNamespace {
   name: string;
   description?: string;
+  readonly instructions?: string;
 }
 
 /**

@@ -34,8 +34,8 @@ async function runScript(servers: Record<string, unknown>, code: string): Promis
 }
 
 /** The test server as pi's default exposure has it (codemode). */
-function plain(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const { exposure: _direct, ...entry } = stdioServer(join(home.home, `${name}-${count}.log`));
+function plain(name: string, extra: Record<string, unknown> = {}, env: Record<string, string> = {}): Record<string, unknown> {
+  const { exposure: _direct, ...entry } = stdioServer(join(home.home, `${name}-${count}.log`), env);
   return { ...entry, ...extra };
 }
 
@@ -58,16 +58,18 @@ test("MCP calls resolve to their CallToolResult: content, structuredContent, and
 }, 30_000);
 
 test("describeNamespace() and searchTools({ namespace }) find tools by server; the server's description ranks", async () => {
-  const text = await runScript({ t: plain("t", { description: "Marmalade recipes and jam" }), u: plain("u") }, [
+  const text = await runScript({ t: plain("t", { description: "Marmalade recipes and jam" }), u: plain("u", {}, { MCP_INSTRUCTIONS: "Call echo before anything else." }) }, [
     'const ns = await describeNamespace("t");',
+    'const other = await describeNamespace("u");',
     'const within = await searchTools("echo", { namespace: "u" });',
     'const byServer = await searchTools("marmalade");',
-    'return { name: ns.name, description: ns.description, count: ns.tools.length, anyOther: ns.tools.some((tool) => !tool.name.startsWith("mcp__t__")), within: within.map((tool) => tool.name), top: byServer[0].name.split("__")[1], none: await describeNamespace("nope") === undefined };',
+    'return { name: ns.name, description: ns.description, instructions: [ns.instructions, other.instructions], count: ns.tools.length, anyOther: ns.tools.some((tool) => !tool.name.startsWith("mcp__t__")), within: within.map((tool) => tool.name), top: byServer[0].name.split("__")[1], none: await describeNamespace("nope") === undefined };',
   ].join("\n"));
   expect(text).toStartWith("Script completed");
   const value = output(text);
   expect(value.name).toBe("t");
   expect(value.description).toBe("Marmalade recipes and jam");
+  expect(value.instructions).toEqual([null, "Call echo before anything else."]);
   expect(value.count).toBeGreaterThan(3);
   expect(value.anyOther).toBe(false);
   expect(value.within).toEqual(["mcp__u__echo"]);
