@@ -14,6 +14,8 @@ export interface CallableTool {
   promptGuidelines?: string[];
   /** Left out of the codemode description (an indirect MCP tool): found with searchTools() and ALL_TOOLS. */
   unlisted?: boolean;
+  /** An MCP tool's server: scripts get its CallToolResult, and find it by the server's name and description. */
+  namespace?: { name: string; description?: string; instructions?: string };
 }
 
 /** The property of `tools` a tool is reached by: characters not allowed in an identifier become `_`. */
@@ -35,7 +37,10 @@ const BASH_RESULT = [
 ].join("\n");
 
 /** What `tools.<name>()` resolves to, as a type. */
-function resultType(name: string): string {
+const CALL_TOOL_RESULT = "{ content: ({ type: \"text\"; text: string } | { type: \"image\"; data: string; mimeType: string })[]; structuredContent?: unknown; isError?: boolean }";
+
+function resultType(name: string, mcp: boolean): string {
+  if (mcp) return CALL_TOOL_RESULT;
   if (name === "bash") return BASH_RESULT;
   if (name === "read") return 'string | { type: "image"; data: string; mimeType: string; note: string }';
   return "string";
@@ -82,7 +87,7 @@ function wrap(type: string): string {
 
 /** The declaration of one tool on `tools`. */
 export function declaration(tool: CallableTool): string {
-  return `tools.${toolIdentifier(tool.name)}(args: ${schemaType(tool.parameters)}): Promise<${resultType(tool.name)}>`;
+  return `tools.${toolIdentifier(tool.name)}(args: ${schemaType(tool.parameters)}): Promise<${resultType(tool.name, tool.namespace !== undefined)}>`;
 }
 
 /** A tool's description, guidelines and declaration, as scripts and the codemode description show it. */

@@ -45,13 +45,13 @@ const codemodeSchema = Type.Object({
 
 const PREAMBLE = [
   "Runs a JavaScript script that calls the other tools, and returns only what the script outputs. The input is plain JavaScript source (not JSON, not in a code fence), executed as the body of an async function in a QuickJS sandbox, so top-level `await` and `return` work. There is no Node API, file system, network or timer inside: tools are the only way out.",
-  "- `await tools.<name>({ ...args })` calls a tool. It resolves to the tool's text (bash: `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`; read of an image: an image block) and rejects with an Error carrying the tool's error text. Use `Promise.all` / `Promise.allSettled` to run calls in parallel. Calls still running when the script ends are cancelled.",
+  "- `await tools.<name>({ ...args })` calls a tool. It resolves to the tool's text (bash: `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`; read of an image: an image block; an MCP tool: its CallToolResult `{ content, structuredContent?, isError }`) and rejects with an Error carrying the tool's error text. Use `Promise.all` / `Promise.allSettled` to run calls in parallel. Calls still running when the script ends are cancelled.",
   '- An optional first line sets limits: `// @options: {"max_output_tokens": 10000, "timeout_ms": 60000}`',
   "",
   "Globals:",
   "- `text(value)`, `image(dataUrlOrImageBlock)`, `console.log(...)` and a top-level `return` add output; `exit()` ends the script successfully. Several text items are each headed `==> text N/M <==`; console lines come last, in one `<console_output>` block.",
   "- `store(key, value)` / `load(key)` keep small JSON values for later codemode calls.",
-  "- `ALL_TOOLS`, `await searchTools(query, { limit? })`, `await describeTool(name)`: find tools and their declarations.",
+  "- `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)`, `await describeNamespace(server)`: find tools and their declarations (a namespace is an MCP server).",
 ].join("\n");
 
 export const DEFAULT_INLINE_BUDGET = 3000;

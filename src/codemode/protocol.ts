@@ -11,9 +11,16 @@ export interface CatalogEntry {
   identifier: string;
   /** Description, guidelines and declaration. */
   description: string;
+  /** An MCP tool's server: its name and what it offers (searched too). */
+  namespace?: string;
+  namespaceDescription?: string;
+  /** The server's `instructions`, for describeNamespace(). */
+  namespaceInstructions?: string;
 }
 
 export type HostMessage =
+  /** Sent first: QuickJS's wasm, compiled once in the host; the worker makes its VM from it before its script comes. */
+  | { type: "prepare"; wasm: WebAssembly.Module }
   | {
       type: "start";
       code: string;

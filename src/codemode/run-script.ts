@@ -1,18 +1,21 @@
 /**
  * One codemode script, from the agent's side: reads its `// @options:` line,
- * starts a QuickJS worker for it, answers the worker's tool calls through the
+ * takes a QuickJS worker for it (warm-worker.ts), answers the worker's tool calls through the
  * host (core's tool path), collects the output, and ends the worker when the
  * script is done, its deadline passes or the run is aborted. Calls still
  * running then are cancelled. Imported on the first script only.
  */
-import { dirname, join } from "node:path";
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
-import { describeCallable, toolIdentifier } from "./declarations.ts";
+import { describeCallable, toolIdentifier, type CallableTool } from "./declarations.ts";
 import type { CodemodeHost } from "./index.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord, type OutputItem } from "./output.ts";
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
+import { takeCodemodeWorker, warmCodemodeWorker } from "./warm-worker.ts";
+
+/** Core warms through this module, so the runner is loaded by the time a script comes. */
+export { warmCodemodeWorker };
 
 export interface ScriptRun {
   host: CodemodeHost;
@@ -94,15 +97,6 @@ export function parseOptions(code: string): ScriptOptions | string {
   return { maxOutputTokens: (maxTokens as number | undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS, ...(timeout === undefined ? {} : { timeoutMs: timeout as number }) };
 }
 
-/**
- * Where the worker script is: beside this file from source, and in the compiled
- * executable the build entry point `codemode/worker.js` (scripts/build-flags.ts).
- */
-function workerScript(): string {
-  if (import.meta.url.endsWith(".ts")) return new URL("./worker.ts", import.meta.url).href;
-  return join(dirname(Bun.main), "codemode", "worker.js");
-}
-
 const textOf = (content: (TextContent | ImageContent)[]) =>
   content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
 
@@ -152,6 +146,35 @@ async function callValue(name: string, outcome: ToolCallOutcome): Promise<{ ok: 
   return { ok: true, value: textOf(outcome.result.content) };
 }
 
+/**
+ * An MCP tool inside a script resolves to its CallToolResult (pi 1.6.0), an `isError`
+ * one too; a call that never reached the server (refused, bad arguments) rejects.
+ * Text the model would see cut short is whole here, from its temp file.
+ */
+async function mcpCallValue(outcome: ToolCallOutcome): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+  const details = outcome.result.details as { server?: string; structuredContent?: unknown; fullOutputPath?: string } | undefined;
+  if (outcome.isError && details?.server === undefined) return { ok: false, error: textOf(outcome.result.content) || "the call failed" };
+  const whole = details?.fullOutputPath ? await Bun.file(details.fullOutputPath).text().catch(() => undefined) : undefined;
+  const content = outcome.result.content.flatMap((block): Record<string, string>[] =>
+    block.type === "image" ? [{ type: "image", data: block.data, mimeType: block.mimeType }] : whole !== undefined ? [] : [{ type: "text", text: block.text }],
+  );
+  if (whole !== undefined) content.unshift({ type: "text", text: whole });
+  return {
+    ok: true,
+    value: { content, ...(details?.structuredContent !== undefined ? { structuredContent: details.structuredContent } : {}), isError: outcome.isError },
+  };
+}
+
+function namespaceFields(namespace: CallableTool["namespace"]): Partial<CatalogEntry> {
+  if (!namespace) return {};
+  const instructions = namespace.instructions;
+  return {
+    namespace: namespace.name,
+    ...(namespace.description ? { namespaceDescription: namespace.description } : {}),
+    ...(instructions ? { namespaceInstructions: instructions } : {}),
+  };
+}
+
 export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const began = performance.now();
   const items: OutputItem[] = [];
@@ -172,9 +195,17 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     return finish(false, run.signal?.aborted ? "The script was aborted before it ran." : "No codemode worker became free in time; the script did not run.");
   }
   try {
-    return await runInWorker(run, options, deadline, { items, consoleLines, calls }, finish);
+    let worker: Worker;
+    try {
+      worker = await takeCodemodeWorker();
+    } catch (error) {
+      return finish(false, `The script could not run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls }, finish);
   } finally {
     releaseWorker();
+    // The next script's worker starts now, while the model reads this one's result.
+    warmCodemodeWorker();
   }
 }
 
@@ -185,6 +216,7 @@ interface Collected {
 }
 
 async function runInWorker(
+  worker: Worker,
   run: ScriptRun,
   options: ScriptOptions,
   deadline: number | undefined,
@@ -192,11 +224,16 @@ async function runInWorker(
   finish: (ok: boolean, error?: string) => AgentToolResult,
 ): Promise<AgentToolResult> {
   const callable = run.host.callableTools();
-  const catalog: CatalogEntry[] = callable.map((tool) => ({ name: tool.name, identifier: toolIdentifier(tool.name), description: describeCallable(tool) }));
+  const catalog: CatalogEntry[] = callable.map((tool) => ({
+    name: tool.name,
+    identifier: toolIdentifier(tool.name),
+    description: describeCallable(tool),
+    ...namespaceFields(tool.namespace),
+  }));
+  const mcpTools = new Set(callable.filter((tool) => tool.namespace).map((tool) => tool.name));
   const storeChanges: Record<string, unknown> = {};
   const nested = new AbortController();
   const running = new Set<Promise<void>>();
-  const worker = new Worker(workerScript());
   const stop = new SharedArrayBuffer(4);
   const report = () => run.onUpdate?.({ content: [], details: { calls: detailsCalls(calls) } });
 
@@ -217,7 +254,7 @@ async function runInWorker(
       .runNestedCall({ type: "toolCall", id: record.id, name, arguments: (args ?? {}) as Record<string, any> }, run.toolCallId, nested.signal)
       .then(async (outcome) => {
         record.durationMs = Math.round(performance.now() - began);
-        const answer = await callValue(name, outcome);
+        const answer = mcpTools.has(name) ? await mcpCallValue(outcome) : await callValue(name, outcome);
         record.status = nested.signal.aborted ? "cancelled" : outcome.blocked ? "blocked" : answer.ok ? "ok" : "error";
         report();
         send(answer.ok ? { type: "reply", id, ok: true, value: answer.value } : { type: "reply", id, ok: false, error: answer.error });

@@ -1,6 +1,7 @@
 /**
  * `searchTools()`: tools ranked by Okapi BM25 over their names and
- * descriptions. Small and exact enough for a few hundred tools; runs in the
+ * descriptions (and an MCP tool's server description), optionally within one
+ * namespace (an MCP server). Small and exact enough for a few hundred tools; runs in the
  * script's worker, so a search costs no round trip to the agent.
  */
 import type { CatalogEntry } from "./protocol.ts";
@@ -13,11 +14,13 @@ function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter((term) => term.length > 0);
 }
 
-export function searchCatalog(catalog: readonly CatalogEntry[], query: string, limit = 8): CatalogEntry[] {
+export function searchCatalog(all: readonly CatalogEntry[], query: string, limit = 8, namespace?: string): CatalogEntry[] {
+  const catalog = namespace === undefined ? all : all.filter((entry) => entry.namespace === namespace);
   const wanted = [...new Set(terms(query))];
   if (wanted.length === 0) return catalog.slice(0, limit);
   // The name counts twice: a tool named for the topic beats one that mentions it.
-  const documents = catalog.map((entry) => terms(`${entry.name} ${entry.name} ${entry.description}`));
+  // An MCP tool is found by what its server offers as well (the server's `description`).
+  const documents = catalog.map((entry) => terms(`${entry.name} ${entry.name} ${entry.description} ${entry.namespaceDescription ?? ""}`));
   const averageLength = documents.reduce((sum, document) => sum + document.length, 0) / Math.max(documents.length, 1);
   const documentFrequency = new Map<string, number>();
   for (const term of wanted) documentFrequency.set(term, documents.filter((document) => document.includes(term)).length);

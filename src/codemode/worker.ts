@@ -3,12 +3,13 @@
  * embedded in the executable) with the script's globals and nothing else — no
  * Node API, file system, network or timers. Tool calls become `call` messages
  * the host answers; output is sent as it is made, so a script cut off by its
- * deadline keeps what it printed. A worker runs one script and is then ended
- * by its host, which also ends it on abort: a script busy in a loop can always
- * be stopped, whatever it does.
+ * deadline keeps what it printed. The host sends the compiled wasm first
+ * (`prepare`), and the VM is made from it while the worker waits for its script
+ * (warm-worker.ts). A worker runs one script in that one VM and is then ended by
+ * its host, which also ends it on abort: a script busy in a loop can always be
+ * stopped, whatever it does.
  */
 import { QuickJS, type JSValueHandle } from "quickjs-wasi";
-import wasmPath from "quickjs-wasi/quickjs.wasm" with { type: "file" };
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
 import { searchCatalog } from "./search.ts";
 
@@ -62,7 +63,13 @@ const PRELUDE = `(function (emit, call, quit, search, keep, catalog, stored) {
     },
   });
   globalThis.ALL_TOOLS = catalog.map((entry) => ({ name: entry.name, description: entry.description }));
-  globalThis.searchTools = async (query, options) => JSON.parse(search(String(query), options && options.limit !== undefined ? Number(options.limit) : 8));
+  globalThis.searchTools = async (query, options) => JSON.parse(search(String(query), options && options.limit !== undefined ? Number(options.limit) : 8, options && options.namespace !== undefined ? String(options.namespace) : ""));
+  globalThis.describeNamespace = async (name) => {
+    const members = catalog.filter((entry) => entry.namespace !== undefined && entry.namespace === String(name));
+    if (members.length === 0) return undefined;
+    const { namespaceDescription: description, namespaceInstructions: instructions } = members[0];
+    return { name: String(name), ...(description === undefined ? {} : { description }), ...(instructions === undefined ? {} : { instructions }), tools: members.map((entry) => ({ name: entry.name, description: entry.description })) };
+  };
   globalThis.describeTool = async (name) => {
     const entry = catalog.find((candidate) => candidate.name === name || candidate.identifier === name);
     return entry ? entry.description : undefined;
@@ -85,6 +92,19 @@ function errorText(name: string | undefined, message: string | undefined, stack:
   return stack ? `${head}\n${stack.replace(/\n$/, "")}` : head;
 }
 
+/** The VM's interrupt handler asks this; the running script sets it (nothing runs before). */
+let interrupted: () => boolean = () => false;
+/** The VM, and the prelude compiled in it (not yet run: no global exists before the script's). */
+let prepared: Promise<{ vm: QuickJS; install: JSValueHandle }> | undefined;
+
+function prepare(wasm: WebAssembly.Module): Promise<unknown> {
+  prepared ??= QuickJS.create({ wasm, memoryLimit: MEMORY_LIMIT, interruptHandler: () => interrupted() }).then((vm) => ({
+    vm,
+    install: vm.evalCode(PRELUDE, "codemode-prelude.js"),
+  }));
+  return prepared;
+}
+
 async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void> {
   let exiting = false;
   let stopReason: string | undefined;
@@ -96,22 +116,20 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
   let nextCall = 0;
 
   const stopFlag = new Int32Array(start.stop);
-  const vm = await QuickJS.create({
-    wasm: await Bun.file(wasmPath).arrayBuffer(),
-    memoryLimit: MEMORY_LIMIT,
-    interruptHandler: () => {
-      if (exiting || stopReason) return true;
-      if (Atomics.load(stopFlag, 0) !== 0) {
-        stopReason = "The script was stopped.";
-        return true;
-      }
-      if (start.deadline !== undefined && Date.now() > start.deadline) {
-        stopReason = `Script timed out after ${start.timeoutMs} ms`;
-        return true;
-      }
-      return false;
-    },
-  });
+  if (!prepared) throw new Error("the worker got its script before QuickJS's wasm");
+  const { vm, install } = await prepared;
+  interrupted = () => {
+    if (exiting || stopReason) return true;
+    if (Atomics.load(stopFlag, 0) !== 0) {
+      stopReason = "The script was stopped.";
+      return true;
+    }
+    if (start.deadline !== undefined && Date.now() > start.deadline) {
+      stopReason = `Script timed out after ${start.timeoutMs} ms`;
+      return true;
+    }
+    return false;
+  };
 
   const finish = (outcome: { ok: true } | { ok: false; error: string }) => {
     if (finished) return;
@@ -145,8 +163,9 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
     exiting = true;
     return vm.undefined;
   });
-  const search = vm.newFunction("search", (query: JSValueHandle, limit: JSValueHandle) => {
-    const found = searchCatalog(start.catalog, query.toString(), limit.toNumber());
+  const search = vm.newFunction("search", (query: JSValueHandle, limit: JSValueHandle, namespace: JSValueHandle) => {
+    const within = namespace.toString();
+    const found = searchCatalog(start.catalog, query.toString(), limit.toNumber(), within === "" ? undefined : within);
     return vm.newString(JSON.stringify(found.map((entry: CatalogEntry) => ({ name: entry.name, description: entry.description }))));
   });
   const keep = vm.newFunction("keep", (key: JSValueHandle, json: JSValueHandle) => {
@@ -161,7 +180,6 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
     return vm.undefined;
   });
 
-  const install = vm.evalCode(PRELUDE, "codemode-prelude.js");
   vm.callFunction(install, vm.undefined, emit, call, quit, search, keep, vm.hostToHandle(start.catalog), vm.hostToHandle(start.store));
 
   let script: JSValueHandle;
@@ -221,6 +239,11 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
 }
 
 self.onmessage = (event: MessageEvent<HostMessage>) => {
+  if (event.data.type === "prepare") {
+    // A failure here surfaces when the script starts and awaits it.
+    prepare(event.data.wasm).catch(() => undefined);
+    return;
+  }
   if (event.data.type !== "start") return;
   run(event.data).catch((error: unknown) => {
     post({ type: "done", ok: false, error: `The script could not run: ${error instanceof Error ? error.message : String(error)}` });

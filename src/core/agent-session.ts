@@ -137,6 +137,8 @@ export class AgentSession {
       if (event.type === "message_end") this.persist(event.message);
       // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).
       if (event.type === "agent_start" && this.tools.activeNames().includes("bash")) setTimeout(() => warmBashSandbox(this.cwd), 0);
+      // With codemode, the script runner is loaded and a script's QuickJS worker started while the model answers too (never at start-up).
+      if (event.type === "agent_start" && this.tools.activeNames().includes("codemode")) setTimeout(() => void import("../codemode/run-script.ts").then((runner) => runner.warmCodemodeWorker()), 0);
       await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.recovery.willRetry(event.messages) } : event);
     });
     const reportQueues = () => {

@@ -285,6 +285,8 @@ export class ToolSet {
           parameters: tool.parameters,
           ...(promptGuidelines ? { promptGuidelines } : {}),
           ...(unlisted ? { unlisted: true } : {}),
+          // An MCP tool carries its server (src/mcp/tool-adapter.ts).
+          ...((tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace ? { namespace: (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace } : {}),
         },
       };
     });

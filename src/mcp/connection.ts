@@ -98,6 +98,11 @@ export class McpConnection {
     this.settled = this.connect();
   }
 
+  /** What the server said about using it when it connected (`instructions`), if anything. */
+  instructions(): string | undefined {
+    return this.client.getInstructions() || undefined;
+  }
+
   /** A fresh SDK client (one per connection attempt: a restart after a crash gets its own). */
   private makeClient(): Client {
     const client = new Client(this.clientInfo, {

@@ -27,10 +27,29 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
         ? (text: string) => onUpdate({ content: [{ type: "text", text }], details: { server, tool: tool.name } })
         : undefined;
       const result = await connection.callTool(tool.name, (params ?? {}) as Record<string, unknown>, signal, progress);
-      if (result.isError === true) throw new Error(errorText(result));
+      if (result.isError === true) {
+        // An error result, not a throw: details (structuredContent) reach codemode scripts, which resolve to the CallToolResult.
+        const structured = result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent };
+        return { content: [{ type: "text", text: errorText(result) }], details: { server, tool: tool.name, ...structured }, isError: true };
+      }
       return toToolResult(result, { server, tool: tool.name });
     },
-  };
+    mcpNamespace: {
+      name: server,
+      ...(connection.spec.description ? { description: connection.spec.description } : {}),
+      // Read when a script starts: a restarted server may say something new.
+      get instructions() {
+        return connection.instructions();
+      },
+    },
+  } as AgentTool<any, McpToolDetails> & { mcpNamespace: McpNamespace };
+}
+
+/** The server a tool belongs to, as codemode scripts see it (`describeNamespace()`, `searchTools({ namespace })`). */
+export interface McpNamespace {
+  name: string;
+  description?: string;
+  readonly instructions?: string;
 }
 
 /**

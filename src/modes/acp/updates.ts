@@ -67,7 +67,9 @@ export class UpdateTranslator {
       case "tool_execution_start": {
         const args = (event.args ?? {}) as Record<string, unknown>;
         this.args.set(event.toolCallId, args);
-        return [toolCallStart(event.toolCallId, event.toolName, args, this.cwd)];
+        const start = toolCallStart(event.toolCallId, event.toolName, args, this.cwd);
+        // A codemode script's call is a tool call of its own (it may need permission); _meta names the script's call, so a client can group them.
+        return [event.parentToolCallId === undefined ? start : ({ ...start, _meta: { parentToolCallId: event.parentToolCallId } } as SessionUpdate)];
       }
       case "tool_execution_update": {
         if (this.terminalCalls.has(event.toolCallId)) return [];

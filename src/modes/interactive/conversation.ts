@@ -106,7 +106,7 @@ export class ConversationView {
     if (renderer) this.add(new CustomEntryView(entry, renderer, this.options));
   }
 
-  private toolLine(id: string, name: string, args: unknown): ToolLine {
+  private toolLine(id: string, name: string, args: unknown, parentId?: string): ToolLine {
     let line = this.toolLines.get(id);
     if (!line) {
       line = new ToolLine(id, name, args, {
@@ -116,7 +116,10 @@ export class ConversationView {
         renderers: this.options.toolRenderers(name),
       });
       this.toolLines.set(id, line);
-      this.add(line);
+      // A codemode script's call goes under the script's row.
+      const parent = parentId === undefined ? undefined : this.toolLines.get(parentId);
+      if (parent) parent.addChild(line);
+      else this.add(line);
     }
     return line;
   }
@@ -200,14 +203,14 @@ export class ConversationView {
         }
         return;
       case "tool_execution_start":
-        this.toolLine(event.toolCallId, event.toolName, event.args).setArgs(event.args);
+        this.toolLine(event.toolCallId, event.toolName, event.args, event.parentToolCallId).setArgs(event.args);
         return;
       case "tool_execution_update":
-        this.toolLine(event.toolCallId, event.toolName, event.args).update(event.partialResult);
+        this.toolLine(event.toolCallId, event.toolName, event.args, event.parentToolCallId).update(event.partialResult);
         this.options.tui.requestRender();
         return;
       case "tool_execution_end":
-        this.toolLine(event.toolCallId, event.toolName, {}).finish(event.result, event.isError, event.durationMs);
+        this.toolLine(event.toolCallId, event.toolName, {}, event.parentToolCallId).finish(event.result, event.isError, event.durationMs);
         this.options.tui.requestRender();
         return;
       case "auto_retry_start":

@@ -63,6 +63,8 @@ export class ToolLine implements Component {
   private durationMs: number | undefined;
   /** Shared by an extension's renderCall and renderResult for this row (pi's `context.state`). */
   private readonly rendererState: Record<string, unknown> = {};
+  /** The calls a codemode script made, drawn indented under its row. */
+  private readonly children: ToolLine[] = [];
 
   constructor(
     readonly toolCallId: string,
@@ -100,12 +102,22 @@ export class ToolLine implements Component {
     this.cache = undefined;
   }
 
+  /** A nested call of this one (a codemode script's), shown under it rather than as a row of its own. */
+  addChild(line: ToolLine): void {
+    this.children.push(line);
+  }
+
   render(width: number): string[] {
     const expanded = this.options.expanded();
-    if (this.cache && this.cache.width === width && this.cache.expanded === expanded) return this.cache.lines;
-    const lines = this.build(width, expanded);
-    this.cache = { width, expanded, lines };
-    return lines;
+    let lines: string[];
+    if (this.cache && this.cache.width === width && this.cache.expanded === expanded) lines = this.cache.lines;
+    else {
+      lines = this.build(width, expanded);
+      this.cache = { width, expanded, lines };
+    }
+    if (this.children.length === 0) return lines;
+    // Children keep caches of their own; they change while the script runs, so their rows are drawn each time.
+    return [...lines, ...this.children.flatMap((child) => child.render(Math.max(1, width - 2)).map((line) => `  ${line}`))];
   }
 
   private path(): string {

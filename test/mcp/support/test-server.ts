@@ -32,7 +32,7 @@ function note(line: string): void {
 }
 
 export function createTestServer(name = process.env.MCP_NAME ?? "test", options: { resources?: boolean } = {}): McpServer {
-  const server = new McpServer({ name, version: "1.0.0" });
+  const server = new McpServer({ name, version: "1.0.0" }, process.env.MCP_INSTRUCTIONS ? { instructions: process.env.MCP_INSTRUCTIONS } : undefined);
   if (options.resources ?? process.env.MCP_RESOURCES === "1") {
     server.registerResource("guide", "file:///docs/guide.md", { description: "The project guide", mimeType: "text/markdown" }, async (uri) => ({
       contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# Guide from ${name}\nThe secret word is marmalade.` }],

@@ -1,0 +1,89 @@
+/**
+ * Script workers made before they are needed. Starting a worker thread, loading
+ * QuickJS into it and compiling its WebAssembly took ~50 ms of a first script's
+ * time. So the wasm is compiled once per process and handed to each worker as a
+ * compiled `WebAssembly.Module` (instantiating one is a few ms), and one worker
+ * is started in the background when a session with codemode starts an agent run
+ * (core calls `warmCodemodeWorker` at agent_start, as the sandbox is warmed) and
+ * again after each script. A waiting worker has made its QuickJS VM and does
+ * nothing else; it runs one script and is then ended, so scripts never share a
+ * VM, globals or anything else. Nothing here runs at process start-up: this
+ * module is imported at the first agent run of a session that has codemode.
+ */
+import { dirname, join } from "node:path";
+import wasmPath from "quickjs-wasi/quickjs.wasm" with { type: "file" };
+import type { HostMessage } from "./protocol.ts";
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+let spare: Promise<Worker> | undefined;
+/** Whether the spare worker died while it waited (it is then not handed out). */
+let spareFailed = false;
+
+/**
+ * Where the worker script is: beside this file from source, and in the compiled
+ * executable the build entry point `codemode/worker.js` (scripts/build-flags.ts).
+ */
+function workerScript(): string {
+  if (import.meta.url.endsWith(".ts")) return new URL("./worker.ts", import.meta.url).href;
+  return join(dirname(Bun.main), "codemode", "worker.js");
+}
+
+/** QuickJS's wasm, compiled once for the whole process; a failure is tried again next time. */
+function quickjsModule(): Promise<WebAssembly.Module> {
+  compiled ??= Bun.file(wasmPath)
+    .arrayBuffer()
+    .then((bytes) => WebAssembly.compile(bytes))
+    .catch((error: unknown) => {
+      compiled = undefined;
+      throw error;
+    });
+  return compiled;
+}
+
+/** A new worker, told to make its VM from the compiled module; the thread starts while the module compiles. */
+async function startWorker(): Promise<Worker> {
+  const worker = new Worker(workerScript());
+  try {
+    const wasm = await quickjsModule();
+    worker.postMessage({ type: "prepare", wasm } satisfies HostMessage);
+    return worker;
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+}
+
+/** Starts a spare worker if there is none; never throws. */
+export function warmCodemodeWorker(): void {
+  if (spare) return;
+  spareFailed = false;
+  const starting = startWorker();
+  spare = starting;
+  starting.then(
+    (worker) => {
+      // A waiting worker must not keep a finished xcsh (print mode) alive.
+      worker.unref();
+      worker.addEventListener("error", () => {
+        if (spare === starting) spareFailed = true;
+      });
+    },
+    () => {
+      if (spare === starting) spare = undefined;
+    },
+  );
+}
+
+/** A worker for one script: the spare one when there is a good one, else a new one. Rejects when none can start. */
+export async function takeCodemodeWorker(): Promise<Worker> {
+  const waiting = spare;
+  spare = undefined;
+  if (waiting) {
+    const worker = await waiting.catch(() => undefined);
+    if (worker && !spareFailed) {
+      worker.ref();
+      return worker;
+    }
+    worker?.terminate();
+  }
+  return startWorker();
+}
