@@ -45,6 +45,8 @@ export interface UiTheme extends ExtensionTheme {
   readonly path: string | undefined;
   /** pi's name for `path`. */
   readonly sourcePath: string | undefined;
+  /** Where a theme file was found, in pi's SourceInfo shape; undefined for a built-in theme. */
+  readonly sourceInfo: { path: string; source: string; scope: string; origin: "top-level" } | undefined;
   /** The background the theme is made for: declared by its file, else read from its colours, else the terminal's. */
   readonly appearance: ThemeAppearance;
   /** Every role's colour as a concrete colour, for extensions that do colour maths. */
@@ -259,6 +261,10 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
     },
     get sourcePath() {
       return current().path;
+    },
+    get sourceInfo() {
+      const { path, place } = current() as ThemeDefinition & { place?: { source: string; scope: string } };
+      return path ? { path, source: place?.source ?? "local", scope: place?.scope ?? "user", origin: "top-level" as const } : undefined;
     },
     get appearance() {
       return appearanceOf(current(), terminal());

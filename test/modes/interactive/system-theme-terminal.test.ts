@@ -3,15 +3,15 @@
  * queries (test/support/answering-terminal.ts; tmux answers none of them): the
  * colours drawn (24-bit SGR codes in the output) follow the palette the terminal
  * reports and change with another palette; a terminal that answers nothing gets its
- * own ANSI colours by index. Extensions see the theme's `appearance` and concrete
- * `colors`, a "" role as the colour the terminal reported.
+ * own ANSI colours by index. Extensions see the theme's `appearance`, concrete
+ * `colors` (a "" role as the colour the terminal reported) and `sourceInfo`.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeFakeModelHome } from "../../support/cli.ts";
-import { AnsweringTerminal, rgb, type TerminalPalette } from "../../support/answering-terminal.ts";
+import { AnsweringTerminal, rgb, stripEscapes, type TerminalPalette } from "../../support/answering-terminal.ts";
 import { rgbToOklch } from "../../../src/resources/theme-colors.ts";
 import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
 
@@ -83,7 +83,7 @@ describe("the system theme in a terminal that reports its colours", () => {
     if (args.trim()) ctx.ui.setTheme(args.trim());
     const t = ctx.ui.theme;
     const c = (name) => { const v = t.colors[name]; return v.kind === "rgb" ? [v.r, v.g, v.b].join(",") : "i" + v.index; };
-    ctx.ui.notify("LOOK " + t.name + " " + t.appearance + " text=" + c("text") + " bg=" + c("userMessageBg") + " END", "info");
+    ctx.ui.notify("LOOK " + t.name + " " + t.appearance + " text=" + c("text") + " bg=" + c("userMessageBg") + " src=" + (t.sourceInfo ? t.sourceInfo.scope + ":" + (t.sourcePath === t.sourceInfo.path) : "none") + " END", "info");
   } });
 }
 `;
@@ -100,10 +100,11 @@ describe("the system theme in a terminal that reports its colours", () => {
       },
       async ({ terminal }) => {
         terminal.write("/look\r");
-        await terminal.waitFor("LOOK system light text=34,34,34 bg=");
+        const system = await terminal.waitFor("LOOK system light text=34,34,34 bg=");
+        expect(/LOOK system light text=34,34,34 bg=[\d,]+ src=none END/.test(stripEscapes(system))).toBe(true);
         terminal.write("/look plain\r");
         // No appearance declared, text "": the terminal's answers decide; "" is its reported foreground/background.
-        await terminal.waitFor("LOOK plain light text=34,34,34 bg=253,246,227 END");
+        await terminal.waitFor("LOOK plain light text=34,34,34 bg=253,246,227 src=user:true END");
       },
     );
   }, 60_000);
