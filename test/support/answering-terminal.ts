@@ -83,6 +83,15 @@ export class AnsweringTerminal {
     return stripEscapes(this.raw);
   }
 
+  /**
+   * The person switches the terminal to another palette: later colour queries get its
+   * colours, and the terminal reports the switch (mode 2031) when it is dark or light.
+   */
+  switchPalette(palette: TerminalPalette, scheme: "dark" | "light"): void {
+    this.options.palette = palette;
+    this.process.terminal!.write(`\x1b[?997;${scheme === "dark" ? 1 : 2}n`);
+  }
+
   /** Types `data` as the person would. */
   write(data: string): void {
     this.process.terminal!.write(data);

@@ -190,7 +190,14 @@ class InteractiveApp implements App {
     // The system theme and the light/dark choice follow the terminal's colours once it answers
     // (never delays the first frame; a late answer, as over a slow SSH link, still counts).
     const adopt = (colors: Parameters<ThemeController["setTerminalColors"]>[0]) => this.themes.setTerminalColors(colors);
-    void this.tui.queryTerminalColors({ timeoutMs: 300, onLateReply: adopt }).then(adopt).catch(() => undefined);
+    const ask = () => void this.tui.queryTerminalColors({ timeoutMs: 300, onLateReply: adopt }).then(adopt).catch(() => undefined);
+    ask();
+    // A terminal that switches between light and dark says so (mode 2031): its colours are asked again.
+    this.tui.onTerminalColorSchemeChange((scheme) => {
+      this.themes.setColorScheme(scheme);
+      ask();
+    });
+    this.tui.setTerminalColorSchemeNotifications(true);
   }
 
   attach(session: AgentSession, extensions: ExtensionSystem | undefined): void {

@@ -11,7 +11,8 @@
  * when a file names it), and the system theme is drawn instead.
  *
  * The terminal's answers (setTerminalColors) say whether it is dark or light — its
- * background decides; without one, COLORFGBG, then dark — and remake the system theme.
+ * background decides; without one, its light/dark report (setColorScheme), then
+ * COLORFGBG, then dark — and remake the system theme.
  *
  * Theme files come from `~/.xcsh/agent/themes`, the project's `.xcsh/themes`, the
  * `themes` settings lists and `--theme` paths (`--no-themes` keeps only the last).
@@ -159,6 +160,12 @@ export class ThemeController {
     if (colors.background) this.appearance = appearanceOfBackground(colors.background);
     this.system = undefined;
     this.apply();
+  }
+
+  /** The terminal said it turned dark or light (mode 2031): that decides until it reports a background. */
+  setColorScheme(scheme: Appearance): void {
+    if (this.terminalColors?.background) return;
+    this.setAppearance(scheme);
   }
 
   /** What the terminal told of itself, for themes' `appearance` and `colors`. */

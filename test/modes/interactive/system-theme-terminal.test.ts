@@ -70,6 +70,20 @@ describe("the system theme in a terminal that reports its colours", () => {
     expect(rgbToOklch(paper).l).toBeLessThan(0.6);
   }, 60_000);
 
+  test("when the terminal switches between dark and light, xcsh asks again and redraws in the new palette", async () => {
+    await withTerminal({ palette: NIGHT }, async ({ terminal }) => {
+      await terminal.waitFor((output) => headerColor(output) !== undefined);
+      const night = headerColor(terminal.output)!;
+      terminal.switchPalette(PAPER, "light");
+      await terminal.waitFor((output) => {
+        const now = headerColor(output);
+        return now !== undefined && hueDistance(rgbToOklch(now).h, rgbToOklch(PAPER.ansi[5]!).h) < 5;
+      });
+      expect(headerColor(terminal.output)).not.toEqual(night);
+      expect(rgbToOklch(headerColor(terminal.output)!).l).toBeLessThan(0.6);
+    });
+  }, 60_000);
+
   test("a terminal that answers nothing: the accent is its own magenta by index, no 24-bit colour", async () => {
     await withTerminal({}, async ({ terminal }) => {
       await terminal.waitFor((output) => /\x1b\[38;5;5mxcsh/.test(output));
