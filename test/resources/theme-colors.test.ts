@@ -7,6 +7,7 @@
  * loads; a wrong one is one message naming the token.
  */
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { okhslColor } from "@earendil-works/pi-tui";
 import { contrast, hexToRgb, okhslToRgb, oklchToRgb, parseColorText, rgbToOklch } from "../../src/resources/theme-colors.ts";
 import { ThemeFormatError, themeFromJson } from "../../src/resources/theme-json.ts";
@@ -91,6 +92,15 @@ describe("pi 1.x theme files", () => {
     expect(theme.colors.accent).toBe(hex("okhsl(295 50% 67%)"));
     expect(theme.colors.mdLink).toBe("#00aaff");
     expect(theme.colors.error).toBe("#ff0000");
+  });
+
+  test("pi 1.6.0's built-in dark.json and light.json load as they are", async () => {
+    for (const name of ["dark", "light"]) {
+      const file = join(import.meta.dir, "../../node_modules/pi-coding-agent-160/dist/modes/interactive/theme", `${name}.json`);
+      const theme = themeFromJson(await Bun.file(file).json(), file);
+      expect(theme.appearance).toBe(name as "dark" | "light");
+      expect(theme.colors.accent).toMatch(/^#[0-9a-f]{6}$/);
+    }
   });
 
   test("a bad value is one problem naming the token and the form", () => {

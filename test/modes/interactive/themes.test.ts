@@ -1,6 +1,6 @@
 /**
  * Themes in the built binary in tmux, read back with their colours
- * (`capture-pane -e`): a pi-format theme file from ~/.xcsh/agent/themes, the
+ * (`capture-pane -e`): a pi-format theme file (pi 1.6.0's own among them) from ~/.xcsh/agent/themes, the
  * project's .xcsh/themes or --theme, chosen by settings.theme, --use-theme or
  * /settings, draws the screen in its colours (24-bit where the terminal takes
  * them, the nearest 256-colour index where not); a broken file is one warning
@@ -10,6 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { okhslColor } from "@earendil-works/pi-tui";
 import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
 import { send, withExtension, withPane, type PaneSetup } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
@@ -59,6 +60,25 @@ describe("theme files", () => {
         before: (fake) => {
           userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta"));
           fake.home.writeSettings({ theme: "magenta" });
+        },
+      }),
+    );
+  });
+
+  test("pi 1.6.0's own dark theme file (okhsl() colours, appearance) loads and draws in its colours", async () => {
+    // pi's file, read from the installed reference (renamed: "dark" is a built-in name).
+    const piDark = JSON.parse(readFileSync(join(import.meta.dir, "../../../node_modules/pi-coding-agent-160/dist/modes/interactive/theme/dark.json"), "utf8"));
+    expect(piDark.vars.violet).toBe("okhsl(295 50% 67%)");
+    // pi-tui's own OKHSL says what pi draws for its accent.
+    const { r, g, b } = okhslColor(295, 0.5, 0.67);
+    await withPane(
+      async ({ pane }) => {
+        expect(header(pane)).toContain(`\x1b[38;2;${r};${g};${b}mxcsh`);
+      },
+      themed({
+        before: (fake) => {
+          userTheme(fake.home.agentDir, "pi-dark.json", { ...piDark, name: "pi-dark" });
+          fake.home.writeSettings({ theme: "pi-dark" });
         },
       }),
     );
@@ -226,6 +246,7 @@ describe("broken theme files", () => {
         const screen = flat(await pane.waitFor("truncated.json"));
         expect(screen).toContain(`theme file ${join(dir, "typo.json")} is not used: colors.acent: not a theme colour (did you mean "accent"?)`);
         expect(screen).toContain(`theme file ${join(dir, "circle.json")} is not used: colors.accent: vars refer to each other in a circle (a → b → a)`);
+        expect(screen).toContain(`theme file ${join(dir, "oklab.json")} is not used: colors.error: "oklch(60% 0.2)" is not a colour (oklch() takes a lightness, a chroma and a hue: oklch(62% 0.1 200))`);
         expect(screen).toContain(`theme file ${join(dir, "range.json")} is not used: colors.dim: expected "#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a 256-colour index 0-255, "" or a name in "vars" (got 300)`);
         expect(screen).toContain(`theme file ${join(dir, "wrong-type.json")} is not used: colors.dim: expected "#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a 256-colour index 0-255, "" or a name in "vars" (got true)`);
         expect(screen).toContain(`theme file ${join(dir, "missing.json")} is not used: colors: bashMode is required but missing`);
@@ -250,6 +271,7 @@ describe("broken theme files", () => {
           userTheme(fake.home.agentDir, "typo.json", { ...themeDocument("typo"), colors: { ...themeDocument("typo").colors as object, acent: "#ffffff" } });
           userTheme(fake.home.agentDir, "circle.json", { ...themeDocument("circle", { accent: "a" }), vars: { ...dark.vars, a: "b", b: "a" } });
           userTheme(fake.home.agentDir, "range.json", themeDocument("range", { dim: 300 }));
+          userTheme(fake.home.agentDir, "oklab.json", themeDocument("oklab", { error: "oklch(60% 0.2)" }));
           userTheme(fake.home.agentDir, "wrong-type.json", themeDocument("wrong-type", { dim: true }));
           userTheme(fake.home.agentDir, "extra.json", { ...themeDocument("extra"), bogus: 1 });
           userTheme(fake.home.agentDir, "list.json", "[1, 2]");
