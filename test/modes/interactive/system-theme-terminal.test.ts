@@ -84,10 +84,12 @@ describe("the system theme in a terminal that reports its colours", () => {
     });
   }, 60_000);
 
-  test("a terminal that answers nothing: the accent is its own magenta by index, no 24-bit colour", async () => {
+  test("a terminal that answers nothing: the accent is its own magenta by index, secondary text faint, no 24-bit colour", async () => {
     await withTerminal({}, async ({ terminal }) => {
       await terminal.waitFor((output) => /\x1b\[38;5;5mxcsh/.test(output));
       expect(terminal.output).not.toContain("38;2;");
+      // Secondary text (the header's model) is faint in the terminal's own text colour.
+      expect(terminal.output).toContain("\x1b[2mfake/m\x1b[22;39m");
     });
   }, 60_000);
 
