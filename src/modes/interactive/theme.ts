@@ -209,6 +209,7 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
   const current = typeof source === "function" ? source : () => source;
   const { colored, mode } = options;
   const terminal = options.terminal ?? ((): TerminalLook => ({ appearance: "dark" }));
+  let memo: { definition: ThemeDefinition; colors: TerminalColors | undefined; appearance: ThemeAppearance; result: Readonly<Record<ThemeToken, ConcreteColor>> } | undefined;
   const compiled = new WeakMap<ThemeDefinition, Compiled>();
   const codes = (): Compiled => {
     const definition = current();
@@ -270,7 +271,13 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
       return appearanceOf(current(), terminal());
     },
     get colors() {
-      return concreteColors(current(), terminal());
+      const definition = current();
+      const look = terminal();
+      // Extensions may read this while drawing: made again only when the theme or the terminal's answers change.
+      if (!memo || memo.definition !== definition || memo.colors !== look.colors || memo.appearance !== look.appearance) {
+        memo = { definition, colors: look.colors, appearance: look.appearance, result: Object.freeze(concreteColors(definition, look)) };
+      }
+      return memo.result;
     },
     colored,
     fg,
