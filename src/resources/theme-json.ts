@@ -1,8 +1,10 @@
 /**
- * pi's theme file format (pi 0.87.1 docs/themes.md): a `name`, optional `vars`, a
- * colour for every role under `colors`, and optional `export` backgrounds. A colour is
- * "#RRGGBB", a 256-colour index (0–255), the name of a var (a var may name another
- * var), or "" for the terminal's own colour. This module checks a parsed document and
+ * pi's theme file format (pi 1.6.0 docs/themes.md): a `name`, an optional `appearance`
+ * ("dark" or "light": the background it is made for), optional `vars`, a colour for
+ * every role under `colors`, and optional `export` backgrounds. A colour is "#RGB",
+ * "#RRGGBB", "oklch(L C H)", "okhsl(H S L)" (theme-colors.ts turns these into sRGB), a
+ * 256-colour index (0–255), the name of a var (a var may name another var), or "" for
+ * the terminal's own colour. This module checks a parsed document and
  * resolves every role to a concrete colour. A document is all or nothing: any problem
  * is an error that names each bad token, never a theme with holes in it.
  *
@@ -15,6 +17,7 @@ import { describeSchemaErrors } from "../config/json-file.ts";
 import { lazySchema } from "../schema/lazy.ts";
 import { Type } from "../schema/type.ts";
 import { fitsSchema, typeboxValue } from "../schema/validate.ts";
+import { parseColorText } from "./theme-colors.ts";
 
 /** Roles drawn as text colour, in the schema's order. */
 export const FOREGROUND_TOKENS = [
@@ -46,16 +49,19 @@ export type ThemeToken = RequiredToken | keyof typeof OPTIONAL_TOKENS;
 export const REQUIRED_TOKENS: readonly RequiredToken[] = [...FOREGROUND_TOKENS, ...BACKGROUND_TOKENS];
 export const ALL_TOKENS: readonly ThemeToken[] = [...REQUIRED_TOKENS, ...(Object.keys(OPTIONAL_TOKENS) as (keyof typeof OPTIONAL_TOKENS)[])];
 
-/** A colour as written: "#RRGGBB", a var's name, "" or a 256-colour index. */
+/** A colour as written: "#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a var's name, "" or a 256-colour index. */
 export type ColorValue = string | number;
 
 /** A resolved colour: "#rrggbb", a 256-colour index, or "" (the terminal's own). */
 export type ResolvedColor = string | number;
 
+export type ThemeAppearance = "dark" | "light";
+
 /** A theme document as pi writes it. */
 export interface ThemeDocument {
   $schema?: string;
   name: string;
+  appearance?: ThemeAppearance;
   vars?: Record<string, ColorValue>;
   colors: Partial<Record<ThemeToken, ColorValue>>;
   export?: Partial<Record<(typeof EXPORT_TOKENS)[number], ColorValue>>;
@@ -66,7 +72,11 @@ export interface ThemeDefinition {
   name: string;
   /** The file it came from; undefined for a built-in theme. */
   path?: string;
+  /** The background it is made for, as the file declares it (else guessed from its colours where needed: see modes/interactive/theme.ts). */
+  appearance?: ThemeAppearance;
   colors: Readonly<Record<ThemeToken, ResolvedColor>>;
+  /** Text roles drawn faint (SGR 2) besides their colour: the system theme's when the terminal tells nothing. */
+  faint?: ReadonlySet<ThemeToken>;
   exportColors: Readonly<Partial<Record<(typeof EXPORT_TOKENS)[number], ResolvedColor>>>;
 }
 
@@ -86,6 +96,7 @@ export const themeSchema = lazySchema(() => {
     {
       $schema: Type.Optional(Type.String()),
       name: Type.String({ minLength: 1, pattern: "^[^/]+$" }),
+      appearance: Type.Optional(Type.Union([Type.Literal("dark"), Type.Literal("light")])),
       vars: Type.Optional(Type.Record(Type.String(), Color)),
       colors: Type.Object(colors, { additionalProperties: false }),
       export: Type.Optional(Type.Object(Object.fromEntries(EXPORT_TOKENS.map((token) => [token, Type.Optional(Color)])), { additionalProperties: false })),
@@ -95,7 +106,7 @@ export const themeSchema = lazySchema(() => {
 });
 
 const MAX_PROBLEMS = 5;
-const HEX = /^#[0-9a-fA-F]{6}$/;
+const COLOR_FORMS = '"#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a 256-colour index 0-255, "" or a name in "vars"';
 
 /** Checks a parsed theme file and resolves it; throws ThemeFormatError naming each bad token. */
 export function themeFromJson(json: unknown, path?: string): ThemeDefinition {
@@ -124,6 +135,7 @@ function describeThemeSchemaErrors(schema: TSchema, json: unknown): string[] {
   else if (name.includes("/")) problems.push(`name: "${name}" must not contain "/" (settings use it for "light/dark" pairs)`);
   for (const key of Object.keys(json)) if (!TOP_LEVEL_KEYS.includes(key)) problems.push(`${key}: not part of a theme file (it has ${TOP_LEVEL_KEYS.join(", ")})`);
   if (json.$schema !== undefined && typeof json.$schema !== "string") problems.push(`$schema: expected a string (got ${preview(json.$schema)})`);
+  if (json.appearance !== undefined && json.appearance !== "dark" && json.appearance !== "light") problems.push(`appearance: expected "dark" or "light" (got ${preview(json.appearance)})`);
   const sections: [string, Set<string> | undefined][] = [["vars", undefined], ["colors", new Set<string>(ALL_TOKENS)], ["export", new Set<string>(EXPORT_TOKENS)]];
   for (const [section, known] of sections) {
     const value = json[section];
@@ -135,7 +147,7 @@ function describeThemeSchemaErrors(schema: TSchema, json: unknown): string[] {
     for (const [key, color] of Object.entries(value)) {
       if (known && !known.has(key)) problems.push(`${section}.${key}: not a theme colour${suggestion(key, known)}`);
       else if (typeof color === "number" ? !Number.isInteger(color) || color < 0 || color > 255 : typeof color !== "string") {
-        problems.push(`${section}.${key}: expected "#RRGGBB", a 256-colour index 0-255, "" or a name in "vars" (got ${preview(color)})`);
+        problems.push(`${section}.${key}: expected ${COLOR_FORMS} (got ${preview(color)})`);
       }
     }
   }
@@ -148,7 +160,7 @@ function describeThemeSchemaErrors(schema: TSchema, json: unknown): string[] {
   return (problems.length > 0 ? problems : ["does not fit the theme format"]).slice(0, MAX_PROBLEMS);
 }
 
-const TOP_LEVEL_KEYS = ["$schema", "name", "vars", "colors", "export"];
+const TOP_LEVEL_KEYS = ["$schema", "name", "appearance", "vars", "colors", "export"];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -188,9 +200,11 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
     let current: ColorValue = value;
     for (;;) {
       if (typeof current === "number") return current;
-      if (current === "" || HEX.test(current)) return current.toLowerCase();
-      if (current.startsWith("#")) {
-        problems.push(`${where}: ${JSON.stringify(current)} is not a colour (a hex colour is #RRGGBB)`);
+      if (current === "") return current;
+      const color = parseColorText(current);
+      if (color && "hex" in color) return color.hex;
+      if (color) {
+        problems.push(`${where}: ${JSON.stringify(current)} is not a colour (${color.error})`);
         return undefined;
       }
       if (seen.includes(current)) {
@@ -199,7 +213,7 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
       }
       if (!Object.hasOwn(vars, current)) {
         const via = seen.length > 0 ? ` (through ${seen.map((name) => `vars.${name}`).join(" → ")})` : "";
-        problems.push(`${where}: ${JSON.stringify(current)} is neither a colour (#RRGGBB, 0-255, "") nor a name in "vars"${via}`);
+        problems.push(`${where}: ${JSON.stringify(current)} is neither a colour (#RGB, #RRGGBB, oklch(…), okhsl(…), 0-255, "") nor a name in "vars"${via}`);
         return undefined;
       }
       seen.push(current);
@@ -222,5 +236,5 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
     if (value !== undefined) exportColors[token] = resolve(`export.${token}`, value);
   }
   if (problems.length > 0) throw new ThemeFormatError(problems.slice(0, MAX_PROBLEMS));
-  return { name: document.name, ...(path ? { path } : {}), colors: colors as Record<ThemeToken, ResolvedColor>, exportColors };
+  return { name: document.name, ...(path ? { path } : {}), ...(document.appearance ? { appearance: document.appearance } : {}), colors: colors as Record<ThemeToken, ResolvedColor>, exportColors };
 }

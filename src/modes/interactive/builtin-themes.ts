@@ -1,5 +1,6 @@
 /**
- * xcsh's two built-in themes, "dark" and "light", written in pi's theme format
+ * xcsh's two fixed built-in themes, "dark" and "light" (the third, "system", is made
+ * from the terminal's colours: theme/system-theme.ts), written in pi's theme format
  * (src/resources/theme-json.ts) so that they are themes like any file a person
  * writes: the same roles, resolved the same way. Colours are 256-colour indexes:
  * they survive tmux and SSH where truecolor may not, and they look the same in
@@ -13,6 +14,7 @@ export const BUILTIN_THEME_NAMES: readonly BuiltinThemeName[] = ["dark", "light"
 
 const DARK: ThemeDocument = {
   name: "dark",
+  appearance: "dark",
   vars: {
     text: 252,
     blue: 75,
@@ -87,6 +89,7 @@ const DARK: ThemeDocument = {
 
 const LIGHT: ThemeDocument = {
   name: "light",
+  appearance: "light",
   vars: {
     text: 235,
     blue: 25,

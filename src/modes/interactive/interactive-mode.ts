@@ -44,7 +44,7 @@ import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-statu
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
-import { themeForBackground, type UiTheme } from "./theme.ts";
+import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
 import { runBashLine } from "./bash-line.ts";
 import { InterruptKeys } from "./interrupt-keys.ts";
@@ -187,13 +187,17 @@ class InteractiveApp implements App {
 
   start(): void {
     this.tui.start();
-    // The palette follows the terminal's background once it answers (never delays the first frame).
-    void this.tui
-      .queryTerminalColors({ timeoutMs: 300 })
-      .then(({ background }) => {
-        if (background) this.themes.setAppearance(themeForBackground(background));
-      })
-      .catch(() => undefined);
+    // The system theme and the light/dark choice follow the terminal's colours once it answers
+    // (never delays the first frame; a late answer, as over a slow SSH link, still counts).
+    const adopt = (colors: Parameters<ThemeController["setTerminalColors"]>[0]) => this.themes.setTerminalColors(colors);
+    const ask = () => void this.tui.queryTerminalColors({ timeoutMs: 300, onLateReply: adopt }).then(adopt).catch(() => undefined);
+    ask();
+    // A terminal that switches between light and dark says so (mode 2031): its colours are asked again.
+    this.tui.onTerminalColorSchemeChange((scheme) => {
+      this.themes.setColorScheme(scheme);
+      ask();
+    });
+    this.tui.setTerminalColorSchemeNotifications(true);
   }
 
   attach(session: AgentSession, extensions: ExtensionSystem | undefined): void {

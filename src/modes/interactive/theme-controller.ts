@@ -4,11 +4,15 @@
  * helpers' getMarkdownTheme() all hold it; it follows every change).
  *
  * The choice, strongest first: a theme chosen during the session (/settings, an
- * extension's setTheme), `--use-theme`, the `theme` setting, and else the built-in
- * dark or light theme that suits the terminal's background. A choice may be a pair,
- * "light/dark", which follows the terminal too. A name that names no usable theme is
- * said once, with the reason (the file and its bad token, when a file names it), and
- * the terminal's built-in theme is drawn instead.
+ * extension's setTheme), `--use-theme`, the `theme` setting, and else the `system`
+ * theme, made from the terminal's own colours (theme/system-theme.ts), as in pi 1.x.
+ * A choice may be a pair, "light/dark", which follows the terminal too. A name that
+ * names no usable theme is said once, with the reason (the file and its bad token,
+ * when a file names it), and the system theme is drawn instead.
+ *
+ * The terminal's answers (setTerminalColors) say whether it is dark or light — its
+ * background decides; without one, its light/dark report (setColorScheme), then
+ * COLORFGBG, then dark — and remake the system theme.
  *
  * Theme files come from `~/.xcsh/agent/themes`, the project's `.xcsh/themes`, the
  * `themes` settings lists and `--theme` paths (`--no-themes` keeps only the last).
@@ -28,7 +32,11 @@ import { themePlaces } from "../../resources/resource-places.ts";
 import { loadThemeFiles, type LoadedThemeFiles } from "../../resources/theme-files.ts";
 import type { ThemeDefinition } from "../../resources/theme-json.ts";
 import { BUILTIN_THEME_NAMES, builtinTheme, isBuiltinThemeName } from "./builtin-themes.ts";
-import { createTheme, guessThemeFromEnv, noColorRequested, type ThemeOptions, type UiTheme } from "./theme.ts";
+import { createTheme, guessThemeFromEnv, noColorRequested, type TerminalLook, type ThemeOptions, type UiTheme } from "./theme.ts";
+import { appearanceOfBackground, SYSTEM_THEME_NAME, systemTheme, type TerminalColors } from "./theme/system-theme.ts";
+
+/** Every built-in theme's name; a theme file may take none of them. */
+const BUILT_IN_NAMES: readonly string[] = [SYSTEM_THEME_NAME, ...BUILTIN_THEME_NAMES];
 
 export type Appearance = "dark" | "light";
 
@@ -83,6 +91,9 @@ export class ThemeController {
   readonly theme: UiTheme;
   private drawn: ThemeDefinition;
   private appearance: Appearance = guessThemeFromEnv();
+  /** What the terminal answered about its colours; undefined until (unless) it does. */
+  private terminalColors: TerminalColors | undefined;
+  private system: ThemeDefinition | undefined;
   /** The settings' `theme`: the global file's before the session, then project over global. */
   private setting: string | undefined;
   /** Chosen during the session; wins over flag and setting. */
@@ -107,10 +118,14 @@ export class ThemeController {
     });
   }
 
-  constructor(private readonly options: ThemeControllerOptions) {
+  private readonly options: ThemeControllerOptions;
+
+  constructor(options: ThemeControllerOptions) {
+    this.options = options;
     this.setting = themeSettingsIn(getSettingsPath()).theme;
     this.drawn = this.choose();
-    this.theme = createTheme(() => this.previewing ?? this.drawn, options);
+    this.options = { ...options, terminal: () => this.look() };
+    this.theme = createTheme(() => this.previewing ?? this.drawn, this.options);
   }
 
   /**
@@ -135,7 +150,27 @@ export class ThemeController {
   /** What the terminal reported about its background. */
   setAppearance(appearance: Appearance): void {
     this.appearance = appearance;
+    this.system = undefined;
     this.apply();
+  }
+
+  /** What the terminal answered to the colour query: its background sets the appearance, and the system theme is made again. */
+  setTerminalColors(colors: TerminalColors): void {
+    this.terminalColors = colors;
+    if (colors.background) this.appearance = appearanceOfBackground(colors.background);
+    this.system = undefined;
+    this.apply();
+  }
+
+  /** The terminal said it turned dark or light (mode 2031): that decides until it reports a background. */
+  setColorScheme(scheme: Appearance): void {
+    if (this.terminalColors?.background) return;
+    this.setAppearance(scheme);
+  }
+
+  /** What the terminal told of itself, for themes' `appearance` and `colors`. */
+  look(): TerminalLook {
+    return { colors: this.terminalColors, appearance: this.appearance };
   }
 
   /** Lines to show the person (bad theme files, a chosen theme that cannot be drawn), each once. */
@@ -145,7 +180,7 @@ export class ThemeController {
 
   /** Every theme that can be chosen: the built-in ones, then the files'. */
   available(): { name: string; path: string | undefined }[] {
-    return [...BUILTIN_THEME_NAMES.map((name) => ({ name, path: undefined })), ...this.catalog().themes.map((theme) => ({ name: theme.name, path: theme.path }))];
+    return [...BUILT_IN_NAMES.map((name) => ({ name, path: undefined })), ...this.catalog().themes.map((theme) => ({ name: theme.name, path: theme.path }))];
   }
 
   /** The theme of that name, as a theme of its own (not following changes); undefined when there is none. */
@@ -209,6 +244,11 @@ export class ThemeController {
     this.show(next);
   }
 
+  /** The system theme for what the terminal said so far (made again when it says more). */
+  private systemDefinition(): ThemeDefinition {
+    return (this.system ??= systemTheme(this.terminalColors, this.appearance));
+  }
+
   private show(definition: ThemeDefinition): void {
     this.drawn = definition;
     this.options.onChange();
@@ -216,7 +256,7 @@ export class ThemeController {
 
   /** The definition to draw with now; says (once) why a requested theme is not drawn. */
   private choose(): ThemeDefinition {
-    const fallback = builtinTheme(this.appearance);
+    const fallback = this.systemDefinition();
     const choice = this.sessionChoice ?? this.options.useTheme ?? this.setting;
     let chosen = fallback;
     if (choice !== undefined) {
@@ -235,10 +275,11 @@ export class ThemeController {
   private resolve(choice: string): ThemeDefinition {
     const pair = parseThemeChoice(choice);
     const name = "error" in pair ? choice : pair[this.appearance];
-    return this.definitionOf(name) ?? builtinTheme(this.appearance);
+    return this.definitionOf(name) ?? this.systemDefinition();
   }
 
   private definitionOf(name: string): ThemeDefinition | undefined {
+    if (name === SYSTEM_THEME_NAME) return this.systemDefinition();
     if (isBuiltinThemeName(name)) return builtinTheme(name);
     return this.catalog().themes.find((theme) => theme.name === name);
   }
@@ -258,7 +299,7 @@ export class ThemeController {
     const places = themePlaces({ cwd, agentDir, userSettingsPaths: user, projectSettingsPaths: project, cliPaths: themePaths, noDiscovery: noThemes });
     return loadThemeFiles(
       places.filter((place) => this.withProject || place.scope !== "project"),
-      BUILTIN_THEME_NAMES,
+      BUILT_IN_NAMES,
     );
   }
 

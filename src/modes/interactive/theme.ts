@@ -5,7 +5,9 @@
  * takes them and as the nearest of the 256 xterm colours where it does not; an index
  * goes out as itself; "" leaves the terminal's own colour. With NO_COLOR set every
  * colour is dropped and only bold/italic/inverse remain, so the screen reads as
- * plain text. Extensions see the theme as `ctx.ui.theme` with pi's role names.
+ * plain text. Extensions see the theme as `ctx.ui.theme` with pi's role names, and, as
+ * in pi 1.x, its `appearance` and its concrete `colors` (pi-tui Color values: a "" role
+ * reports the colour the terminal announced for it, or a black or white guess).
  *
  * A theme reads its definition at every call, from the function it was made with:
  * the interactive mode hands out one theme for the whole session and changes what
@@ -14,7 +16,9 @@
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
 import type { ExtensionTheme } from "../../extensions/ui-types.ts";
-import type { ResolvedColor, ThemeDefinition } from "../../resources/theme-json.ts";
+import { BACKGROUND_TOKENS, type ResolvedColor, type ThemeAppearance, type ThemeDefinition, type ThemeToken } from "../../resources/theme-json.ts";
+import { hexToRgb as parseHex, luminance, type Rgb } from "../../resources/theme-colors.ts";
+import type { TerminalColors } from "./theme/system-theme.ts";
 import { highlightCode } from "./highlight.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 
@@ -31,11 +35,22 @@ export interface TextStyleOptions {
   inverse?: boolean;
 }
 
+/** A concrete colour as pi-tui's `Color` has it (plain data: pi-tui itself need not load). */
+export type ConcreteColor = { readonly kind: "rgb"; readonly r: number; readonly g: number; readonly b: number } | { readonly kind: "indexed"; readonly index: number };
+
 export interface UiTheme extends ExtensionTheme {
-  /** The theme's name ("dark", "light", or a theme file's `name`). */
+  /** The theme's name ("system", "dark", "light", or a theme file's `name`). */
   readonly name: string;
   /** The file it came from; undefined for a built-in theme. */
   readonly path: string | undefined;
+  /** pi's name for `path`. */
+  readonly sourcePath: string | undefined;
+  /** Where a theme file was found, in pi's SourceInfo shape; undefined for a built-in theme. */
+  readonly sourceInfo: { path: string; source: string; scope: string; origin: "top-level" } | undefined;
+  /** The background the theme is made for: declared by its file, else read from its colours, else the terminal's. */
+  readonly appearance: ThemeAppearance;
+  /** Every role's colour as a concrete colour, for extensions that do colour maths. */
+  readonly colors: Readonly<Record<ThemeToken, ConcreteColor>>;
   /** False under NO_COLOR: callers may then pick plainer shapes (no backgrounds). */
   readonly colored: boolean;
   /** What it draws with now. */
@@ -70,19 +85,13 @@ export function guessThemeFromEnv(env: NodeJS.ProcessEnv = process.env): "dark" 
   return "dark";
 }
 
-/** Light when the background colour is bright (relative luminance above one half). */
-export function themeForBackground(rgb: { r: number; g: number; b: number }): "dark" | "light" {
-  const luminance = (0.2126 * rgb.r + 0.7152 * rgb.g + 0.0722 * rgb.b) / 255;
-  return luminance > 0.5 ? "light" : "dark";
-}
-
 // --- colours as escape sequences ----------------------------------------------------
 
 const CUBE_LEVELS = [0, 95, 135, 175, 215, 255];
 
 function hexToRgb(hex: string): [number, number, number] {
-  const value = Number.parseInt(hex.slice(1), 16);
-  return [(value >> 16) & 255, (value >> 8) & 255, value & 255];
+  const { r, g, b } = parseHex(hex);
+  return [r, g, b];
 }
 
 /** The xterm colour (16–255) nearest to an RGB colour: the 6×6×6 cube or the grey ramp, whichever is closer. */
@@ -108,18 +117,75 @@ function sgrFor(color: ResolvedColor, layer: 38 | 48, mode: ColorMode): string {
 interface Compiled {
   fg: Record<string, string>;
   bg: Record<string, string>;
+  /** What ends a role's text colour: faint roles end their faintness too. */
+  fgClose: Record<string, string>;
 }
 
 function compile(definition: ThemeDefinition, mode: ColorMode): Compiled {
   const fg: Record<string, string> = {};
   const bg: Record<string, string> = {};
+  const fgClose: Record<string, string> = {};
   for (const [token, color] of Object.entries(definition.colors)) {
-    const text = sgrFor(color, 38, mode);
+    const faint = definition.faint?.has(token as ThemeToken) === true;
+    const text = [faint ? "2" : "", sgrFor(color, 38, mode)].filter(Boolean).join(";");
     const back = sgrFor(color, 48, mode);
     fg[token] = text && `\x1b[${text}m`;
+    fgClose[token] = faint ? "\x1b[22;39m" : "\x1b[39m";
     bg[token] = back && `\x1b[${back}m`;
   }
-  return { fg, bg };
+  return { fg, bg, fgClose };
+}
+
+// --- appearance and concrete colours ---------------------------------------------------
+
+/** What the terminal told of itself: its colours (when it answered) and whether it looks dark or light. */
+export interface TerminalLook {
+  colors?: TerminalColors;
+  appearance: ThemeAppearance;
+}
+
+const BLACK: Rgb = { r: 0, g: 0, b: 0 };
+const WHITE: Rgb = { r: 255, g: 255, b: 255 };
+
+/** A theme's appearance: declared, else from its text or panel colour (light text: dark theme), else the terminal's. */
+export function appearanceOf(definition: ThemeDefinition, terminal: TerminalLook): ThemeAppearance {
+  if (definition.appearance) return definition.appearance;
+  const { text, userMessageBg } = definition.colors;
+  const concrete = (color: ResolvedColor): Rgb | undefined => (typeof color === "string" ? (color === "" ? undefined : parseHex(color)) : color >= 16 ? xtermRgb(color) : terminal.colors?.palette?.[color]);
+  const textColor = concrete(text);
+  if (textColor) return luminance(textColor) > 0.3 ? "dark" : "light";
+  const panel = concrete(userMessageBg);
+  if (panel) return luminance(panel) < 0.3 ? "dark" : "light";
+  return terminal.appearance;
+}
+
+function xtermRgb(index: number): Rgb {
+  const [r, g, b] = hexToRgb(`#${index >= 232 ? (8 + (index - 232) * 10).toString(16).padStart(2, "0").repeat(3) : cubeHex(index - 16)}`);
+  return { r, g, b };
+}
+
+function cubeHex(cube: number): string {
+  return [Math.floor(cube / 36), Math.floor(cube / 6) % 6, cube % 6].map((level) => CUBE_LEVELS[level]!.toString(16).padStart(2, "0")).join("");
+}
+
+const BACKGROUND_ROLES = new Set<string>([...BACKGROUND_TOKENS, "searchMatchBg"]);
+
+/** Every role as a concrete colour; "" is the terminal's reported default colour, or black/white after the appearance. */
+function concreteColors(definition: ThemeDefinition, terminal: TerminalLook): Record<ThemeToken, ConcreteColor> {
+  const appearance = appearanceOf(definition, terminal);
+  const defaults = {
+    foreground: terminal.colors?.foreground ?? (appearance === "dark" ? WHITE : BLACK),
+    background: terminal.colors?.background ?? (appearance === "dark" ? BLACK : WHITE),
+  };
+  const result: Partial<Record<ThemeToken, ConcreteColor>> = {};
+  for (const [token, color] of Object.entries(definition.colors) as [ThemeToken, ResolvedColor][]) {
+    if (typeof color === "number") result[token] = { kind: "indexed", index: color };
+    else {
+      const rgb = color === "" ? (BACKGROUND_ROLES.has(token) ? defaults.background : defaults.foreground) : parseHex(color);
+      result[token] = { kind: "rgb", r: rgb.r, g: rgb.g, b: rgb.b };
+    }
+  }
+  return result as Record<ThemeToken, ConcreteColor>;
 }
 
 // --- the theme ------------------------------------------------------------------------
@@ -129,6 +195,8 @@ export interface ThemeOptions {
   colored: boolean;
   /** 24-bit colour for hex values; otherwise the nearest 256-colour index. */
   mode: ColorMode;
+  /** What the terminal told of itself now (default: nothing, dark). */
+  terminal?: () => TerminalLook;
 }
 
 /** `thinkingOff` … `thinkingMax` for a thinking level. */
@@ -140,6 +208,8 @@ function thinkingToken(level: string): string {
 export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), options: ThemeOptions): UiTheme {
   const current = typeof source === "function" ? source : () => source;
   const { colored, mode } = options;
+  const terminal = options.terminal ?? ((): TerminalLook => ({ appearance: "dark" }));
+  let memo: { definition: ThemeDefinition; colors: TerminalColors | undefined; appearance: ThemeAppearance; result: Readonly<Record<ThemeToken, ConcreteColor>> } | undefined;
   const compiled = new WeakMap<ThemeDefinition, Compiled>();
   const codes = (): Compiled => {
     const definition = current();
@@ -158,7 +228,8 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
   const fg = (color: string, text: string): string => {
     if (!colored) return text;
     const open = fgAnsi(color);
-    return open ? `${open}${text}\x1b[39m` : text;
+    const close = codes().fgClose;
+    return open ? `${open}${text}${Object.hasOwn(close, color) ? close[color] : (close.text ?? "\x1b[39m")}` : text;
   };
   const bg = (color: string, text: string): string => {
     if (!colored) return text;
@@ -188,6 +259,25 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
     },
     get definition() {
       return current();
+    },
+    get sourcePath() {
+      return current().path;
+    },
+    get sourceInfo() {
+      const { path, place } = current() as ThemeDefinition & { place?: { source: string; scope: string } };
+      return path ? { path, source: place?.source ?? "local", scope: place?.scope ?? "user", origin: "top-level" as const } : undefined;
+    },
+    get appearance() {
+      return appearanceOf(current(), terminal());
+    },
+    get colors() {
+      const definition = current();
+      const look = terminal();
+      // Extensions may read this while drawing: made again only when the theme or the terminal's answers change.
+      if (!memo || memo.definition !== definition || memo.colors !== look.colors || memo.appearance !== look.appearance) {
+        memo = { definition, colors: look.colors, appearance: look.appearance, result: Object.freeze(concreteColors(definition, look)) };
+      }
+      return memo.result;
     },
     colored,
     fg,

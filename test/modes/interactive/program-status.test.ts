@@ -5,10 +5,18 @@
  * PI_PROGRAM_STATUS=0. tmux does not forward these reports, so the test reads
  * the raw bytes xcsh writes (tmux pipe-pane). PI_PROGRAM_STATUS=1 (or
  * XCSH_PROGRAM_STATUS=1) sends them without the terminal's support answer.
+ *
+ * tmux never answers the support query either, so the switch's "0" is tested on
+ * a terminal that does (test/support/answering-terminal.ts): there the reports
+ * come unasked-for, and "0" must silence them.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { makeFakeModelHome } from "../../support/cli.ts";
+import { AnsweringTerminal } from "../../support/answering-terminal.ts";
 import { send, withExtension, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
@@ -20,6 +28,11 @@ function reports(file: string): string[] {
   } catch {
     return [];
   }
+  return parseReports(raw);
+}
+
+/** The program status reports in raw terminal output, decoded (the support query is not one). */
+function parseReports(raw: string): string[] {
   return [...raw.matchAll(/\x1b\]7501;([^\x07\x1b]*)(?:\x07|\x1b\\)/g)].map(([, body]) =>
     body!
       .split(":")
@@ -88,19 +101,32 @@ describe("program status (OSC 7501)", () => {
     );
   }, 60_000);
 
-  test("PI_PROGRAM_STATUS=0 (or XCSH_PROGRAM_STATUS=0) sends none", async () => {
-    for (const env of [{ PI_PROGRAM_STATUS: "0" }, { XCSH_PROGRAM_STATUS: "0" }] as Record<string, string>[]) {
-      await withPane(
-        async ({ fake, pane }) => {
-          const file = record(pane);
-          fake.server.enqueue({ content: [{ type: "text", text: "quiet answer" }] });
-          send(pane, "hello");
-          await pane.waitFor("quiet answer");
+  test("on a terminal that answers the support query: reports without any switch; PI_PROGRAM_STATUS=0 (or XCSH_PROGRAM_STATUS=0) sends none", async () => {
+    const cases: [Record<string, string>, boolean][] = [[{}, true], [{ PI_PROGRAM_STATUS: "0" }, false], [{ XCSH_PROGRAM_STATUS: "0" }, false]];
+    for (const [env, reported] of cases) {
+      const fake = await makeFakeModelHome([{ id: "m" }]);
+      const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+      const { PI_PROGRAM_STATUS: _inherited, ...home } = fake.home.env;
+      const terminal = new AnsweringTerminal({ args: ["--model", "fake/m"], env: { ...home, ...env }, cwd: project, programStatus: true });
+      try {
+        await terminal.waitFor("fake/m");
+        fake.server.enqueue({ content: [{ type: "text", text: "quiet answer" }] });
+        terminal.write("hello\r");
+        await terminal.waitFor("quiet answer");
+        if (reported) {
+          await terminal.waitFor((output) => parseReports(output).includes("state=done:app=xcsh"));
+          expect(parseReports(terminal.output)).toContain("state=working:app=xcsh");
+        } else {
           await Bun.sleep(300);
-          expect(reports(file)).toEqual([]);
-        },
-        { env },
-      );
+          expect({ env, reports: parseReports(terminal.output) }).toEqual({ env, reports: [] });
+          // Not even asked: the terminal's support does not matter when the switch says no.
+          expect(terminal.output).not.toContain("\x1b]7501;?");
+        }
+      } finally {
+        await terminal.close();
+        await fake.cleanup();
+        rmSync(project, { recursive: true, force: true });
+      }
     }
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 /**
  * Themes in the built binary in tmux, read back with their colours
- * (`capture-pane -e`): a pi-format theme file from ~/.xcsh/agent/themes, the
+ * (`capture-pane -e`): a pi-format theme file (pi 1.6.0's own among them) from ~/.xcsh/agent/themes, the
  * project's .xcsh/themes or --theme, chosen by settings.theme, --use-theme or
  * /settings, draws the screen in its colours (24-bit where the terminal takes
  * them, the nearest 256-colour index where not); a broken file is one warning
@@ -10,14 +10,18 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { okhslColor } from "@earendil-works/pi-tui";
 import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
 import { send, withExtension, withPane, type PaneSetup } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** The theme's accent, as the pane stores it. */
 const MAGENTA = "\x1b[38;2;255;0;255m";
-/** The built-in dark theme's accent (256-colour 75). */
-const DARK_ACCENT = "\x1b[38;5;75m";
+/**
+ * The default theme's accent: the system theme's, which in tmux (it answers no colour
+ * query) is the terminal's own magenta by index.
+ */
+const DEFAULT_ACCENT = "\x1b[38;5;5m";
 /** A terminal that takes 24-bit colour, on a dark background, with colour wanted. */
 const TRUECOLOR = { COLORTERM: "truecolor", PI_TRUE_COLOR: "", COLORFGBG: "15;0", NO_COLOR: "" };
 
@@ -56,6 +60,25 @@ describe("theme files", () => {
         before: (fake) => {
           userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta"));
           fake.home.writeSettings({ theme: "magenta" });
+        },
+      }),
+    );
+  });
+
+  test("pi 1.6.0's own dark theme file (okhsl() colours, appearance) loads and draws in its colours", async () => {
+    // pi's file, read from the installed reference (renamed: "dark" is a built-in name).
+    const piDark = JSON.parse(readFileSync(join(import.meta.dir, "../../../node_modules/pi-coding-agent-160/dist/modes/interactive/theme/dark.json"), "utf8"));
+    expect(piDark.vars.violet).toBe("okhsl(295 50% 67%)");
+    // pi-tui's own OKHSL says what pi draws for its accent.
+    const { r, g, b } = okhslColor(295, 0.5, 0.67);
+    await withPane(
+      async ({ pane }) => {
+        expect(header(pane)).toContain(`\x1b[38;2;${r};${g};${b}mxcsh`);
+      },
+      themed({
+        before: (fake) => {
+          userTheme(fake.home.agentDir, "pi-dark.json", { ...piDark, name: "pi-dark" });
+          fake.home.writeSettings({ theme: "pi-dark" });
         },
       }),
     );
@@ -102,7 +125,7 @@ describe("theme files", () => {
       args: ["--theme", "my-theme.json"],
     });
     await withPane(async ({ pane }) => {
-      expect(header(pane)).toContain(`${DARK_ACCENT}xcsh`);
+      expect(header(pane)).toContain(`${DEFAULT_ACCENT}xcsh`);
       send(pane, "/settings");
       await pane.waitFor("Settings");
       pane.type("theme");
@@ -157,7 +180,7 @@ describe("theme files", () => {
     await withPane(
       async ({ pane }) => {
         await pane.waitFor("Trust this project?");
-        expect(header(pane)).toContain(`${DARK_ACCENT}xcsh`);
+        expect(header(pane)).toContain(`${DEFAULT_ACCENT}xcsh`);
         pane.type("y");
         await pane.waitFor((screen) => !screen.includes("Trust this project?"));
         send(pane, "/reload");
@@ -178,8 +201,8 @@ describe("theme files", () => {
     await withPane(
       async ({ pane }) => {
         const screen = flat(await pane.waitFor('Theme "magenta"'));
-        expect(screen).toContain('Theme "magenta" (the theme setting) is not used: no theme is named "magenta" (the themes are: dark, light). Showing the built-in dark theme.');
-        expect(header(pane)).toContain(`${DARK_ACCENT}xcsh`);
+        expect(screen).toContain('Theme "magenta" (the theme setting) is not used: no theme is named "magenta" (the themes are: system, dark, light). Showing the built-in system theme.');
+        expect(header(pane)).toContain(`${DEFAULT_ACCENT}xcsh`);
       },
       themed({
         args: ["--no-themes"],
@@ -196,12 +219,12 @@ describe("broken theme files", () => {
   test("the chosen theme is broken: one warning names the file and each bad token; the built-in palette is drawn and the session works", async () => {
     await withPane(
       async ({ fake, pane }) => {
-        const screen = flat(await pane.waitFor("Showing the built-in dark theme"));
+        const screen = flat(await pane.waitFor("Showing the built-in system theme"));
         const file = join(fake.home.agentDir, "themes", "broken.json");
-        expect(screen).toContain(`Theme "broken" (the theme setting) is not used: ${file}: colors.accent: "#zz00ff" is not a colour (a hex colour is #RRGGBB); colors.border: "nosuchvar" is neither a colour (#RRGGBB, 0-255, "") nor a name in "vars". Showing the built-in dark theme.`);
+        expect(screen).toContain(`Theme "broken" (the theme setting) is not used: ${file}: colors.accent: "#zz00ff" is not a colour (a hex colour is #RGB or #RRGGBB); colors.border: "nosuchvar" is neither a colour (#RGB, #RRGGBB, oklch(…), okhsl(…), 0-255, "") nor a name in "vars". Showing the built-in system theme.`);
         // One warning for the file, not two.
         expect(screen.split("broken.json").length - 1).toBe(1);
-        expect(header(pane)).toContain(`${DARK_ACCENT}xcsh`);
+        expect(header(pane)).toContain(`${DEFAULT_ACCENT}xcsh`);
         expect(pane.screen({ escapes: true })).not.toContain("38;2;255;0;255");
         fake.server.enqueue({ content: [{ type: "text", text: "Still here." }] });
         send(pane, "hello");
@@ -223,8 +246,9 @@ describe("broken theme files", () => {
         const screen = flat(await pane.waitFor("truncated.json"));
         expect(screen).toContain(`theme file ${join(dir, "typo.json")} is not used: colors.acent: not a theme colour (did you mean "accent"?)`);
         expect(screen).toContain(`theme file ${join(dir, "circle.json")} is not used: colors.accent: vars refer to each other in a circle (a → b → a)`);
-        expect(screen).toContain(`theme file ${join(dir, "range.json")} is not used: colors.dim: expected "#RRGGBB", a 256-colour index 0-255, "" or a name in "vars" (got 300)`);
-        expect(screen).toContain(`theme file ${join(dir, "wrong-type.json")} is not used: colors.dim: expected "#RRGGBB", a 256-colour index 0-255, "" or a name in "vars" (got true)`);
+        expect(screen).toContain(`theme file ${join(dir, "oklab.json")} is not used: colors.error: "oklch(60% 0.2)" is not a colour (oklch() takes a lightness, a chroma and a hue: oklch(62% 0.1 200))`);
+        expect(screen).toContain(`theme file ${join(dir, "range.json")} is not used: colors.dim: expected "#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a 256-colour index 0-255, "" or a name in "vars" (got 300)`);
+        expect(screen).toContain(`theme file ${join(dir, "wrong-type.json")} is not used: colors.dim: expected "#RGB", "#RRGGBB", "oklch(…)", "okhsl(…)", a 256-colour index 0-255, "" or a name in "vars" (got true)`);
         expect(screen).toContain(`theme file ${join(dir, "missing.json")} is not used: colors: bashMode is required but missing`);
         expect(screen).toContain(`theme file ${join(dir, "extra.json")} is not used: bogus: not part of a theme file`);
         expect(screen).toContain(`theme file ${join(dir, "list.json")} is not used: expected a JSON object with "name" and "colors"`);
@@ -233,6 +257,7 @@ describe("broken theme files", () => {
         expect(screen).toContain(`theme file ${join(dir, "slash.json")} is not used: name: "a/b" must not contain "/"`);
         expect(screen).toMatch(new RegExp(`theme file ${join(dir, "truncated.json")} is not used: invalid JSON at line \\d+, column \\d+`));
         expect(screen).toContain(`theme "dark" at ${join(dir, "dark.json")} is ignored: "dark" is a built-in theme`);
+        expect(screen).toContain(`theme "system" at ${join(dir, "system.json")} is ignored: "system" is a built-in theme`);
         expect(screen.split("typo.json").length - 1).toBe(1);
         // The good one is drawn.
         expect(header(pane)).toContain(`${MAGENTA}xcsh`);
@@ -246,6 +271,7 @@ describe("broken theme files", () => {
           userTheme(fake.home.agentDir, "typo.json", { ...themeDocument("typo"), colors: { ...themeDocument("typo").colors as object, acent: "#ffffff" } });
           userTheme(fake.home.agentDir, "circle.json", { ...themeDocument("circle", { accent: "a" }), vars: { ...dark.vars, a: "b", b: "a" } });
           userTheme(fake.home.agentDir, "range.json", themeDocument("range", { dim: 300 }));
+          userTheme(fake.home.agentDir, "oklab.json", themeDocument("oklab", { error: "oklch(60% 0.2)" }));
           userTheme(fake.home.agentDir, "wrong-type.json", themeDocument("wrong-type", { dim: true }));
           userTheme(fake.home.agentDir, "extra.json", { ...themeDocument("extra"), bogus: 1 });
           userTheme(fake.home.agentDir, "list.json", "[1, 2]");
@@ -254,6 +280,7 @@ describe("broken theme files", () => {
           userTheme(fake.home.agentDir, "slash.json", themeDocument("a/b"));
           userTheme(fake.home.agentDir, "truncated.json", JSON.stringify(themeDocument("truncated")).slice(0, 200));
           userTheme(fake.home.agentDir, "dark.json", themeDocument("dark"));
+          userTheme(fake.home.agentDir, "system.json", themeDocument("system"));
           fake.home.writeSettings({ theme: "good", themes: ["~/nowhere"] });
         },
       }),
@@ -265,24 +292,26 @@ describe("choosing a theme in /settings", () => {
   test("moving over a theme previews it, Esc puts the drawn one back, Enter keeps it and saves settings.theme", async () => {
     await withPane(
       async ({ fake, pane }) => {
-        expect(header(pane)).toContain(`${DARK_ACCENT}xcsh`);
+        expect(header(pane)).toContain(`${DEFAULT_ACCENT}xcsh`);
         send(pane, "/settings");
         await pane.waitFor("Settings");
         pane.type("theme");
         await pane.waitFor(/→ theme/);
         pane.keys("Enter");
-        await pane.waitFor(/→ .*dark\s+built in/);
+        await pane.waitFor(/→ .*system\s+built in/);
+        pane.keys("Down");
+        await pane.waitFor(/→ .*dark/);
         pane.keys("Down");
         await pane.waitFor(/→ .*light/);
         pane.keys("Down");
         await pane.waitFor(/→ .*magenta/);
         await pane.waitFor(() => header(pane).includes(`${MAGENTA}xcsh`));
         pane.keys("Escape");
-        await pane.waitFor(() => header(pane).includes(`${DARK_ACCENT}xcsh`) && pane.screen().includes("Settings"));
+        await pane.waitFor(() => header(pane).includes(`${DEFAULT_ACCENT}xcsh`) && pane.screen().includes("Settings"));
         expect(existsSync(join(fake.home.agentDir, "settings.json"))).toBe(false);
         pane.keys("Enter");
-        await pane.waitFor(/→ .*dark\s+built in/);
-        pane.keys("Down", "Down");
+        await pane.waitFor(/→ .*system\s+built in/);
+        pane.keys("Down", "Down", "Down");
         await pane.waitFor(/→ .*magenta/);
         pane.keys("Enter");
         await pane.waitFor("theme: magenta");
