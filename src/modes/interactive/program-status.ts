@@ -19,7 +19,10 @@ const APP = "xcsh";
 
 /** Call before the terminal starts: it reads PI_PROGRAM_STATUS then. */
 export function adoptProgramStatusSwitch(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.PI_PROGRAM_STATUS === undefined && env.XCSH_PROGRAM_STATUS !== undefined) env.PI_PROGRAM_STATUS = env.XCSH_PROGRAM_STATUS;
+  // An empty PI_PROGRAM_STATUS (exported but blank) says nothing, so it must not hide XCSH_PROGRAM_STATUS.
+  const piSwitch = env.PI_PROGRAM_STATUS?.trim();
+  const xcshSwitch = env.XCSH_PROGRAM_STATUS?.trim();
+  if (!piSwitch && xcshSwitch) env.PI_PROGRAM_STATUS = xcshSwitch;
 }
 
 type Report = Omit<ProgramStatus, "app">;

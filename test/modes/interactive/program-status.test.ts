@@ -101,8 +101,14 @@ describe("program status (OSC 7501)", () => {
     );
   }, 60_000);
 
-  test("on a terminal that answers the support query: reports without any switch; PI_PROGRAM_STATUS=0 (or XCSH_PROGRAM_STATUS=0) sends none", async () => {
-    const cases: [Record<string, string>, boolean][] = [[{}, true], [{ PI_PROGRAM_STATUS: "0" }, false], [{ XCSH_PROGRAM_STATUS: "0" }, false]];
+  test("on a terminal that answers the support query: reports without any switch; PI_PROGRAM_STATUS=0 (or XCSH_PROGRAM_STATUS=0, even beside an empty PI_PROGRAM_STATUS) sends none", async () => {
+    const cases: [Record<string, string>, boolean][] = [
+      [{}, true],
+      [{ PI_PROGRAM_STATUS: "0" }, false],
+      [{ XCSH_PROGRAM_STATUS: "0" }, false],
+      // An exported but empty PI_PROGRAM_STATUS says nothing: xcsh's switch still counts.
+      [{ PI_PROGRAM_STATUS: "", XCSH_PROGRAM_STATUS: "0" }, false],
+    ];
     for (const [env, reported] of cases) {
       const fake = await makeFakeModelHome([{ id: "m" }]);
       const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
