@@ -151,6 +151,8 @@ async function streamAssistantMessage(
 ): Promise<AssistantMessage> {
   let final: AssistantMessage | undefined;
   let started = false;
+  // pi 1.6.0 records how long the response took, request to final message, on the message.
+  const requestedAt = performance.now();
   try {
     let request: AgentRequest = {
       systemPrompt: context.systemPrompt,
@@ -192,6 +194,7 @@ async function streamAssistantMessage(
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
   // The level it was sent with; a virtual model's route has set the physical one already.
   if (final.thinkingLevel === undefined) final = { ...final, thinkingLevel: config.reasoning ?? "off" };
+  final = { ...final, ...{ durationMs: Math.round(performance.now() - requestedAt) } };
   if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
   const end = { type: "message_end" as const, message: final as AgentMessage };
   await emit(end);
