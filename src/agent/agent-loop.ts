@@ -160,7 +160,7 @@ async function streamAssistantMessage(
     };
     if (config.transformRequest) request = await config.transformRequest(request, signal);
     const llmMessages = await config.convertToLlm(request.messages);
-    const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const tools: Tool[] | undefined = context.tools?.filter((tool) => !tool.undeclared).map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
     const headers = await requestHeaders(config, signal);
     const providerEnv = config.getProviderEnv?.(config.model.provider);
