@@ -356,8 +356,49 @@ export interface ExtensionAPI {
 }
 
 export interface ToolRenderer {
-  renderCall?: (...args: any[]) => unknown;
-  renderResult?: (...args: any[]) => unknown;
+  renderCall?: (args: any, theme: any, context: ToolRenderContext) => unknown;
+  renderResult?: (result: AgentToolResult<any>, options: ToolRenderResultOptions, theme: any, context: ToolRenderContext) => unknown;
+}
+
+/** pi 1.x: the user's key names, for hints a renderer draws. */
+export interface KeybindingHints {
+  keyText(keybinding: string): string;
+  keyHint(keybinding: string, description: string): string;
+}
+
+export interface ToolRenderResultOptions {
+  expanded: boolean;
+  isPartial: boolean;
+}
+
+/** pi 1.6.0's context of renderCall / renderResult (the terminal's tool rows, src/modes/interactive/tool-lines.ts). */
+export interface ToolRenderContext<TState = any, TArgs = any> extends KeybindingHints {
+  args: TArgs;
+  toolCallId: string;
+  /** Redraws this tool row. */
+  invalidate: () => void;
+  /** What this slot's renderer returned last time, to update in place. */
+  lastComponent: unknown;
+  /** Shared by renderCall and renderResult of one row. */
+  state: TState;
+  cwd: string;
+  executionStarted: boolean;
+  argsComplete: boolean;
+  isPartial: boolean;
+  expanded: boolean;
+  /** Always false: xcsh's terminal shows no inline images. */
+  showImages: boolean;
+  isError: boolean;
+  /** How long execute() took, from the final result; undefined while running and for rows restored from old sessions. */
+  durationMs: number | undefined;
+  /** The transcript's horizontal padding (fixed at 1 in xcsh); renderers with renderShell "self" apply it. */
+  outputPad: number;
+}
+
+/** pi 1.x: what registerMessageRenderer's renderer gets besides the message and theme. */
+export interface MessageRenderOptions extends KeybindingHints {
+  expanded: boolean;
+  outputPad: number;
 }
 
 export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;
