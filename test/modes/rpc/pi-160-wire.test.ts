@@ -3,7 +3,7 @@
  * side on the same inputs (issue #33): the session file opens with the model and thinking
  * level, messages carry how long they took, bash's tool_execution_end has pi's structured
  * result (and the transcript does not keep it), and an extension command's response comes
- * after its handler has run. Raw JSONL against the built binary and the fake LLM server.
+ * after its handler has run, and a compaction reports its usage. Raw JSONL against the built binary and the fake LLM server.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -99,6 +99,34 @@ describe("session files and messages as pi 1.6.0 writes them", () => {
     const end = await rpc.waitForEvent("message_end", (frame) => frame.message.role === "assistant", WAIT);
     expect(end.message.durationMs).toBeGreaterThanOrEqual(350);
     await rpc.waitForEvent("agent_settled", () => true, WAIT);
+    expect(await rpc.close(WAIT)).toBe(0);
+  });
+});
+
+describe("compaction", () => {
+  test("the compact response, compaction_end and the compaction entry report what the summary cost, and session stats count it", async () => {
+    const rpc = fixture.start();
+    fixture.server.enqueue({ ...text("first answer"), usage: { input: 100, output: 20 } }, { ...text("second answer"), usage: { input: 200, output: 30 } });
+    await rpc.request({ type: "prompt", message: "one" });
+    await rpc.waitForEvent("agent_settled", () => true, WAIT);
+    const mark = rpc.mark();
+    await rpc.request({ type: "prompt", message: "two" });
+    await rpc.waitForEvent("agent_settled", () => true, WAIT, mark);
+    const before = (await rpc.request({ type: "get_session_stats" })).data.tokens;
+
+    fixture.server.enqueue({ ...text("SUMMARY"), usage: { input: 40, output: 7 } });
+    const compacted = await rpc.request({ type: "compact" }, WAIT);
+    expect(compacted.success).toBe(true);
+    expect(compacted.data.usage).toMatchObject({ input: 40, output: 7, totalTokens: 47 });
+    const end = rpc.ofType("compaction_end").at(-1)!;
+    expect(end.result.usage).toMatchObject({ input: 40, output: 7 });
+
+    const after = (await rpc.request({ type: "get_session_stats" })).data.tokens;
+    expect(after.input - before.input).toBe(40);
+    expect(after.output - before.output).toBe(7);
+    const file = (await rpc.request({ type: "get_state" })).data.sessionFile as string;
+    const entry = entriesOf(file).find((each) => each.type === "compaction");
+    expect(entry.usage).toMatchObject({ input: 40, output: 7 });
     expect(await rpc.close(WAIT)).toBe(0);
   });
 });
