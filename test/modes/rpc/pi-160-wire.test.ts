@@ -47,11 +47,24 @@ describe("session files and messages as pi 1.6.0 writes them", () => {
     fixture.server.enqueue(text("two"));
     await resumed.request({ type: "prompt", message: "second" });
     await resumed.waitForEvent("agent_settled", () => true, WAIT);
-    expect(await resumed.close(WAIT)).toBe(0);
     const after = entriesOf(file).map((entry) => entry.type);
     expect(after.filter((type) => type === "model_change")).toHaveLength(1);
     expect(after.filter((type) => type === "thinking_level_change")).toHaveLength(1);
     expect(after).toHaveLength(7);
+
+    // A new session in the same process opens the same way, with the level now in use.
+    await resumed.request({ type: "set_thinking_level", level: "low" });
+    await resumed.request({ type: "new_session" });
+    const mark = resumed.mark();
+    fixture.server.enqueue(text("three"));
+    await resumed.request({ type: "prompt", message: "third" });
+    await resumed.waitForEvent("agent_settled", () => true, WAIT, mark);
+    const fresh = (await resumed.request({ type: "get_state" })).data.sessionFile as string;
+    expect(fresh).not.toBe(file);
+    const freshEntries = entriesOf(fresh);
+    expect(freshEntries.map((entry) => entry.type).slice(0, 3)).toEqual(["session", "model_change", "thinking_level_change"]);
+    expect(freshEntries[2].thinkingLevel).toBe("low");
+    expect(await resumed.close(WAIT)).toBe(0);
   });
 
   test("assistant and tool result messages carry durationMs; bash's result has pi 1.6.0's structuredContent, also for a non-zero exit, and the transcript keeps only the text", async () => {
