@@ -151,6 +151,8 @@ async function streamAssistantMessage(
 ): Promise<AssistantMessage> {
   let final: AssistantMessage | undefined;
   let started = false;
+  // pi 1.6.0 records how long the response took, request to final message, on the message.
+  const requestedAt = performance.now();
   try {
     let request: AgentRequest = {
       systemPrompt: context.systemPrompt,
@@ -158,7 +160,7 @@ async function streamAssistantMessage(
     };
     if (config.transformRequest) request = await config.transformRequest(request, signal);
     const llmMessages = await config.convertToLlm(request.messages);
-    const tools: Tool[] | undefined = context.tools?.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const tools: Tool[] | undefined = context.tools?.filter((tool) => !tool.undeclared).map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
     const headers = await requestHeaders(config, signal);
     const providerEnv = config.getProviderEnv?.(config.model.provider);
@@ -192,6 +194,7 @@ async function streamAssistantMessage(
   final ??= failedAssistantMessage(config.model, signal?.aborted ? "Request was aborted" : "The model stream ended without a result", signal?.aborted === true);
   // The level it was sent with; a virtual model's route has set the physical one already.
   if (final.thinkingLevel === undefined) final = { ...final, thinkingLevel: config.reasoning ?? "off" };
+  final = { ...final, ...{ durationMs: Math.round(performance.now() - requestedAt) } };
   if (!started) await emit({ type: "message_start", message: { ...final, content: [] } });
   const end = { type: "message_end" as const, message: final as AgentMessage };
   await emit(end);

@@ -222,7 +222,7 @@ export async function executeToolCalls(
   try {
     const outcomes = config.toolExecution === "sequential" ? await runSequential(calls, runOne) : await runParallel(calls, context, runOne);
     const results: ToolResultMessage[] = calls.map((call, index) => {
-      const { result, isError } = outcomes[index];
+      const { result, isError, durationMs } = outcomes[index];
       return {
         role: "toolResult",
         toolCallId: call.id,
@@ -232,7 +232,10 @@ export async function executeToolCalls(
         isError,
         // The calls a tool made on the model's behalf (codemode), kept with its result.
         ...(result.nestedCalls ? { nestedCalls: result.nestedCalls } : {}),
-        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        // structuredContent stays on tool_execution_end and the tool_result event, out of the transcript,
+        // as in pi 1.6.0: bash's would keep every output twice in the session file.
+        // pi 1.6.0: how long execute() took, kept with the result (absent when the tool did not run).
+        ...(durationMs === undefined ? {} : { durationMs }),
         timestamp: Date.now(),
       };
     });

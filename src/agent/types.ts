@@ -87,6 +87,8 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any
   changesState?: boolean;
   /** Other names a call may use for this tool (an MCP tool's name before a renaming); never declared. */
   aliases?: readonly string[];
+  /** Runs when called but is left out of requests (a declaration another tool's prepareLoadout hides). */
+  undeclared?: boolean;
 }
 
 export interface AgentContext {

@@ -236,8 +236,12 @@ export class AgentSession {
     if (this.settlement.deferWhileAnnouncing(() => this.prompt(text, options), reportDeferredFailure)) return;
     // A command runs at once, outside the start of a run (it may wait for the agent itself).
     if (this.isCommand(text)) {
-      options.onDisposition?.("handled");
-      await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
+      // Told once the handler is done, as pi does: a host that waits for the answer sees what the command did.
+      try {
+        await this.route(text, options.images, options.source ?? "rpc", this.isStreaming ? options.streamingBehavior : undefined);
+      } finally {
+        options.onDisposition?.("handled");
+      }
       return;
     }
     if (this.isStreaming) {

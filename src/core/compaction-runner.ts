@@ -6,6 +6,7 @@
 import type { Model, ThinkingLevel } from "../ai/types.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { SessionEntry } from "../session/types.ts";
+import { isUsage } from "../session/entry-shapes.ts";
 import type { CompactionPreparation } from "./compaction/compact.ts";
 import { compact, prepareCompaction, type CompactionResult, type CompactionSettings } from "./compaction/index.ts";
 
@@ -61,6 +62,8 @@ export async function runCompaction(request: CompactionRequest): Promise<Compact
           firstKeptEntryId: custom.firstKeptEntryId ?? preparation.firstKeptEntryId,
           tokensBefore: custom.tokensBefore ?? preparation.tokensBefore,
           details: custom.details,
+          // An extension that asked a model itself may say what that cost (pi 1.6.0).
+          ...(isUsage(custom.usage) ? { usage: custom.usage } : {}),
         }
       : await compact(preparation, request.model, request.apiKey, {
           headers: request.headers,
@@ -72,6 +75,7 @@ export async function runCompaction(request: CompactionRequest): Promise<Compact
         });
   if (request.signal?.aborted) throw new Error("Compaction was aborted");
   const fromExtension = result !== undefined && custom !== undefined && typeof custom.summary === "string";
-  const entryId = request.sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension || undefined);
+  // The entry keeps the summary's usage: session stats count it, as pi's do.
+  const entryId = request.sessionManager.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromExtension || undefined, result.usage);
   return { ...result, entryId, fromExtension };
 }

@@ -117,6 +117,8 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
     toolSet,
     resources,
   });
+  // A fresh session's file opens with the model and level in use, as pi's do.
+  sessionManager.setOpening(() => ({ provider: session.model.provider, modelId: session.model.id, thinkingLevel: session.thinkingLevel }));
   if (options.sessions.name !== undefined) session.setSessionName(options.sessions.name);
   return { session, setup };
 }

@@ -150,9 +150,10 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     // Inside before_agent_start: the prompt as chained so far (seed 003).
     return this.chainingPrompt?.systemPrompt ?? this.session.agent.state.systemPrompt;
   }
-  /** Active tools whose declarations the model does not get (codemode "only" stands in for them). */
+  /** Active tools whose declarations the model does not get (codemode "only" stands in for them, or a prepareLoadout hid them). */
   private hiddenTools(): string[] {
-    const declared = new Set(this.session.tools.declaredNames());
+    const hidden = new Set(this.session.tools.hiddenDeclarations());
+    const declared = new Set(this.session.tools.declaredNames().filter((name) => !hidden.has(name)));
     return this.session.tools.activeNames().filter((name) => !declared.has(name));
   }
   getSystemPromptOptions(): BuildSystemPromptOptions {

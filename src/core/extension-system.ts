@@ -389,6 +389,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
     this.bindings = bindings;
     session.hooks = bindings;
     bindings.installAgentHooks();
+    // A tool's prepareLoadout that throws is that extension's error; the tools stay as they were declared.
+    session.tools.reportLoadoutError = (sourcePath, error) => this.runner.report(sourcePath, "prepare_loadout", error);
     this.runner.bind(bindings, createExtensionContext(bindings, assertLive), createCommandContext(bindings, assertLive));
     this.registerTools(this.runner.extensions);
     // The servers this generation registered while loading (unchanged ones keep their connection).

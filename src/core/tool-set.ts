@@ -9,15 +9,19 @@
  * whether it is declared (`direct`), reached only from scripts and tool_search
  * (`codemode`, `deferred`: declared once tool_search loaded it), or not at all (`hidden`);
  * MCP switches codemode or tool_search on for servers that need them (enableReacher).
+ * An active tool's prepareLoadout (pi 1.6.0) runs whenever the tools change and may give
+ * declared tools other descriptions and hide declarations: a hidden tool stays active and
+ * callable (by the model too), but requests and the system prompt leave it out.
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentTool } from "../agent/types.ts";
-import type { SourceInfo, ToolAnnotations, ToolExposure, ToolInfo, ToolNamespace } from "../extensions/types.ts";
+import type { SourceInfo, ToolAnnotations, ToolDefinition, ToolExposure, ToolInfo, ToolLoadout, ToolNamespace } from "../extensions/types.ts";
 import { buildSystemPrompt, type PromptTool, type SystemPromptOptions } from "../resources/system-prompt.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { MCP_TOOL_SOURCE } from "../mcp/names.ts";
 import { CODEMODE_TOOL_NAME, scriptResultNote, type CallableTool, type CodemodeMode } from "../codemode/index.ts";
 import { TOOL_SEARCH_NAME } from "./tool-search.ts";
+import { builtinReach } from "./tool-reach.ts";
 
 interface ToolEntry {
   tool: AgentTool<any>;
@@ -31,6 +35,38 @@ interface ToolEntry {
   annotations?: ToolAnnotations;
   /** Words tool_search ranks by besides the name and description (the server's description). */
   searchText?: string;
+  /** pi 1.6.0: which tools a call may reach; codemode and tool_search have one, an extension's tool may. */
+  reachesTools?: ToolDefinition["reachesTools"];
+  /** pi 1.6.0: adjusts what the model sees while the tool is active. */
+  prepareLoadout?: ToolDefinition["prepareLoadout"];
+}
+
+/** What the active tools' prepareLoadout hooks decided, and for which tool set. */
+interface LoadoutChanges {
+  key: string;
+  descriptions: Map<string, string>;
+  hidden: Set<string>;
+}
+
+const NO_CHANGES: LoadoutChanges = { key: "", descriptions: new Map(), hidden: new Set() };
+
+/** A number per tool object, so a re-registered tool of the same name counts as a change. */
+const toolIds = new WeakMap<object, number>();
+let nextToolId = 0;
+function toolId(tool: AgentTool<any>): number {
+  let id = toolIds.get(tool);
+  if (id === undefined) toolIds.set(tool, (id = ++nextToolId));
+  return id;
+}
+
+/** A view of the tool with another description; running it and every other field stay the tool's own. */
+function describedAs(tool: AgentTool<any>, description: string): AgentTool<any> {
+  return Object.create(tool, { description: { value: description, enumerable: true } }) as AgentTool<any>;
+}
+
+/** A view of the tool the agent may run but does not declare in requests. */
+function undeclared(tool: AgentTool<any>): AgentTool<any> {
+  return Object.create(tool, { undeclared: { value: true, enumerable: true } }) as AgentTool<any>;
 }
 
 /** Reached from scripts and tool_search rather than declared. */
@@ -43,6 +79,12 @@ export type PromptBase = Omit<SystemPromptOptions, "tools">;
 
 function builtinSource(name: string): SourceInfo {
   return { path: `<builtin:${name}>`, source: "builtin", scope: "temporary", origin: "top-level" };
+}
+
+/** A built-in tool's entry: its snippet and guidelines, and its reach when it reaches other tools. */
+function builtinEntry(tool: CodingTool<any>): ToolEntry {
+  const reachesTools = builtinReach(tool.name);
+  return { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines, ...(reachesTools ? { reachesTools } : {}) };
 }
 
 /**
@@ -80,6 +122,10 @@ export class ToolSet {
   private loadedOnBranch = new Set<string>();
   /** The system prompt for the active tools, before any per-prompt change by an extension. */
   baseSystemPrompt = "";
+  /** The prepareLoadout hooks' last decision; run again only when the tools they see change. */
+  private loadout: LoadoutChanges = NO_CHANGES;
+  /** A prepareLoadout hook that threw, by its tool's source: its changes are left out (the extension system reports it). */
+  reportLoadoutError: (sourcePath: string, error: unknown) => void = () => {};
   /** Waits for the MCP servers still connecting (set once MCP starts): scripts and tool_search see every server's tools. */
   waitForAllServers: () => Promise<void> = async () => {};
 
@@ -97,7 +143,7 @@ export class ToolSet {
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
-      this.entries.set(tool.name, { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines });
+      this.entries.set(tool.name, builtinEntry(tool));
     }
     this.active = activeNames.filter((name) => this.entries.has(name));
     this.apply();
@@ -138,7 +184,9 @@ export class ToolSet {
 
   private switchOnReacher(exposure: "codemode" | "deferred"): boolean {
     const reacher = exposure === "codemode" ? CODEMODE_TOOL_NAME : TOOL_SEARCH_NAME;
-    if (!this.entries.has(reacher) || this.active.includes(reacher) || !this.autoActivates(reacher)) return false;
+    const entry = this.entries.get(reacher);
+    // pi 1.6.0: only a tool of that name that declares reachesTools (an extension may have replaced it with one that does not).
+    if (!entry || typeof entry.reachesTools !== "function" || this.active.includes(reacher) || !this.autoActivates(reacher)) return false;
     this.active.push(reacher);
     return true;
   }
@@ -188,7 +236,7 @@ export class ToolSet {
   /** Takes a tool away (an MCP server's tool that is gone); a built-in of that name comes back. */
   remove(name: string): void {
     const builtin = this.builtins.get(name);
-    if (builtin) this.entries.set(name, { tool: builtin, sourceInfo: builtinSource(name), promptSnippet: builtin.promptSnippet, promptGuidelines: builtin.promptGuidelines });
+    if (builtin) this.entries.set(name, builtinEntry(builtin));
     else {
       this.entries.delete(name);
       this.active = this.active.filter((active) => active !== name);
@@ -208,7 +256,7 @@ export class ToolSet {
       if (!this.builtins.has(tool.name)) continue;
       this.builtins.set(tool.name, tool);
       if (this.entries.get(tool.name)?.sourceInfo.source === "builtin") {
-        this.entries.set(tool.name, { tool, sourceInfo: builtinSource(tool.name), promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines });
+        this.entries.set(tool.name, builtinEntry(tool));
       }
     }
     this.apply();
@@ -222,7 +270,7 @@ export class ToolSet {
     for (const [name, entry] of this.entries) {
       if (entry.sourceInfo.source === "builtin" || entry.sourceInfo.source === MCP_TOOL_SOURCE) continue;
       const builtin = this.builtins.get(name);
-      if (builtin) this.entries.set(name, { tool: builtin, sourceInfo: builtinSource(name), promptSnippet: builtin.promptSnippet, promptGuidelines: builtin.promptGuidelines });
+      if (builtin) this.entries.set(name, builtinEntry(builtin));
       else {
         this.entries.delete(name);
         this.active = this.active.filter((active) => active !== name);
@@ -301,28 +349,37 @@ export class ToolSet {
   }
 
   all(): ToolInfo[] {
-    return [...this.entries.values()].map(({ tool, sourceInfo, promptGuidelines, exposure, namespace, annotations }) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      ...(promptGuidelines ? { promptGuidelines } : {}),
-      exposure: exposure ?? "direct",
-      ...(namespace ? { namespace } : {}),
-      ...(annotations ? { annotations } : {}),
-      sourceInfo,
-    }));
+    return [...this.entries.values()].map(({ tool, sourceInfo, promptGuidelines, exposure, namespace, annotations, reachesTools }) => {
+      const reaches = reachesTools ?? (tool as { reachesTools?: ToolDefinition["reachesTools"] }).reachesTools;
+      return {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(promptGuidelines ? { promptGuidelines } : {}),
+        exposure: exposure ?? "direct",
+        ...(namespace ? { namespace } : {}),
+        ...(annotations ? { annotations } : {}),
+        ...(typeof reaches === "function" ? { reachesTools: reaches } : {}),
+        sourceInfo,
+      };
+    });
+  }
+
+  /** Active tools whose declarations a prepareLoadout hides. */
+  hiddenDeclarations(): string[] {
+    return [...this.loadout.hidden];
   }
 
   /** The base prompt with rules added for one run (an extension's edit of `promptGuidelines`). */
   systemPromptWith(extraGuidelines: string[]): string {
-    return buildSystemPrompt({ ...this.base, tools: this.promptTools(), extraGuidelines });
+    return buildSystemPrompt({ ...this.base, tools: this.promptTools(), extraGuidelines, hiddenTools: this.hiddenDeclarations() });
   }
 
-  /** Snippets and guidelines of the active tools, as the system prompt uses them. */
+  /** Snippets and guidelines of the active tools, as the system prompt uses them (hidden declarations left out). */
   promptTools(): PromptTool[] {
     return this.declaredNames().flatMap((name): PromptTool[] => {
       const entry = this.entries.get(name);
-      if (!entry) return [];
+      if (!entry || this.loadout.hidden.has(name)) return [];
       // Extension tools appear in "Available tools" only with a snippet (seed 003).
       if (entry.sourceInfo.source !== "builtin" && !entry.promptSnippet) return [{ name, description: "", promptGuidelines: entry.promptGuidelines, hidden: true }];
       return [{ name, description: entry.tool.description, promptSnippet: entry.promptSnippet, promptGuidelines: entry.promptGuidelines }];
@@ -348,6 +405,47 @@ export class ToolSet {
     }
   }
 
+  /**
+   * Asks the declared tools' prepareLoadout hooks, in order, what the model should see: their
+   * descriptions merge (a later hook wins), their hidden declarations add up. Asked again only
+   * when the declared, callable or registered tools changed, so a prompt rebuild alone does
+   * not run extension code.
+   */
+  private prepareLoadout(declared: AgentTool<any>[]): LoadoutChanges {
+    const hooks = declared.flatMap((tool) => {
+      const entry = this.entries.get(tool.name);
+      return entry?.prepareLoadout ? [{ source: entry.sourceInfo.path, hook: entry.prepareLoadout }] : [];
+    });
+    if (hooks.length === 0) return NO_CHANGES;
+    const callable = this.callableByScripts().map(({ tool }) => tool);
+    const registered = [...this.entries.values()].map((entry) => entry.tool);
+    const names = (list: AgentTool<any>[]) => list.map((tool) => `${tool.name}\u0000${toolId(tool)}`).join("\u0001");
+    const key = [names(declared), names(callable), names(registered), this.codemodeMode()].join("\u0002");
+    if (key === this.loadout.key) return this.loadout;
+    const loadout: ToolLoadout = {
+      declared: [...declared],
+      callable,
+      registered,
+      getExposure: (name) => this.entries.get(name)?.exposure ?? "direct",
+      getNamespace: (name) => this.entries.get(name)?.namespace,
+      getPromptGuidelines: (name) => this.entries.get(name)?.promptGuidelines ?? [],
+    };
+    const declaredNames = new Set(declared.map((tool) => tool.name));
+    const changes: LoadoutChanges = { key, descriptions: new Map(), hidden: new Set() };
+    for (const { source, hook } of hooks) {
+      try {
+        const result = hook(loadout);
+        for (const [tool, description] of Object.entries(result?.descriptions ?? {})) {
+          if (declaredNames.has(tool) && typeof description === "string") changes.descriptions.set(tool, description);
+        }
+        for (const tool of result?.hiddenDeclarations ?? []) if (declaredNames.has(tool)) changes.hidden.add(tool);
+      } catch (error) {
+        this.reportLoadoutError(source, error);
+      }
+    }
+    return changes;
+  }
+
   private apply(): void {
     if (this.batching > 0) {
       this.applyPending = true;
@@ -356,11 +454,18 @@ export class ToolSet {
     const tools = this.agent.state.tools;
     this.loadedOnBranch = loadedBy(this.agent.state.messages);
     const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
-    const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
-    const next = [...noted, ...this.hostTools];
+    this.loadout = this.prepareLoadout(declared);
+    const { descriptions, hidden } = this.loadout;
+    const described = declared.map((tool) => {
+      const description = descriptions.get(tool.name);
+      return description === undefined ? tool : describedAs(tool, description);
+    });
+    const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? described.map(withScriptNote) : described;
+    // A hidden declaration stays in the agent's tools, so a call to it still runs; requests leave it out.
+    const next = [...noted.map((tool) => (hidden.has(tool.name) ? undeclared(tool) : tool)), ...this.hostTools];
     tools.splice(0, tools.length, ...next);
     const previousBase = this.baseSystemPrompt;
-    this.baseSystemPrompt = buildSystemPrompt({ ...this.base, tools: this.promptTools() });
+    this.baseSystemPrompt = buildSystemPrompt({ ...this.base, tools: this.promptTools(), hiddenTools: [...hidden] });
     // Keep a per-prompt prompt an extension set for the run in progress; otherwise follow the base.
     if (this.agent.state.systemPrompt === previousBase || previousBase === "") this.agent.state.systemPrompt = this.baseSystemPrompt;
   }

@@ -22,6 +22,7 @@ import type {
   SlashCommandInfo,
   SourceInfo,
   ToolAnnotations,
+  ToolDefinition,
   ToolExposure,
   ToolInfo,
   ToolNamespace,
@@ -37,6 +38,10 @@ export interface RegisteredToolInfo {
   exposure?: ToolExposure;
   namespace?: ToolNamespace;
   annotations?: ToolAnnotations;
+  /** pi 1.6.0: which tools a call may reach (reported by getAllTools). */
+  reachesTools?: ToolDefinition["reachesTools"];
+  /** pi 1.6.0: adjusts what the model sees while the tool is active (tool-set.ts runs it). */
+  prepareLoadout?: ToolDefinition["prepareLoadout"];
   /** False: registered without becoming active (a non-direct exposure, or `defaultActive: false`). */
   activate?: boolean;
 }

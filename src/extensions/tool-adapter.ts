@@ -28,6 +28,8 @@ export function registerExtensionTool(
     ...(exposure === "direct" ? {} : { exposure }),
     ...(definition.namespace ? { namespace: definition.namespace } : {}),
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
+    ...(typeof definition.reachesTools === "function" ? { reachesTools: definition.reachesTools } : {}),
+    ...(typeof definition.prepareLoadout === "function" ? { prepareLoadout: definition.prepareLoadout } : {}),
     // Only direct and model-only tools become active when registered (pi 1.x), and not with defaultActive: false.
     activate: (exposure === "direct" || exposure === "model-only") && definition.defaultActive !== false,
   });

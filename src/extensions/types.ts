@@ -6,7 +6,7 @@
  */
 import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { Static, TSchema } from "typebox";
-import type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.ts";
+import type { AgentTool, AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "../agent/types.ts";
 import type {
   AssistantMessage,
   ImageContent,
@@ -138,6 +138,19 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
   defaultActive?: boolean;
   /** pi 1.x: JSON Schema of `structuredContent` in the tool's results. */
   outputSchema?: TSchema;
+  /**
+   * pi 1.6.0, for tools that reach other tools (codemode calls them, tool_search loads them):
+   * which tools a call with `input` may reach — "all", or words of the input that may name a
+   * tool or namespace (a word refers to every one whose name contains it). Reported by getAllTools,
+   * so a tool_call handler can finish registering late tools before the call runs.
+   */
+  reachesTools?: (input: Record<string, unknown>) => "all" | readonly string[];
+  /**
+   * pi 1.6.0: while this tool is active, adjusts what the model is shown. Runs whenever the
+   * active tools change; may replace declared tools' descriptions and hide declarations (those
+   * tools stay active and callable, and the default system prompt leaves them out).
+   */
+  prepareLoadout?: (loadout: ToolLoadout) => ToolLoadoutChanges | undefined;
   execute(
     toolCallId: string,
     params: Static<TParameters>,
@@ -159,7 +172,31 @@ export interface ToolInfo {
   exposure?: ToolExposure;
   namespace?: ToolNamespace;
   annotations?: ToolAnnotations;
+  /** pi 1.6.0: the tool's reachesTools, when it has one (codemode and tool_search do). */
+  reachesTools?: (input: Record<string, unknown>) => "all" | readonly string[];
   sourceInfo: SourceInfo;
+}
+
+/** pi 1.6.0: the session's tools as a tool's prepareLoadout sees them. */
+export interface ToolLoadout {
+  /** The tools declared to the model (the active ones), in order, with their own descriptions. */
+  readonly declared: readonly AgentTool<any>[];
+  /** The tools other tools may call (ctx.executeTool). */
+  readonly callable: readonly AgentTool<any>[];
+  /** Every registered tool. */
+  readonly registered: readonly AgentTool<any>[];
+  getExposure(name: string): ToolExposure;
+  getNamespace(name: string): ToolNamespace | undefined;
+  /** A tool's promptGuidelines: a hidden declaration's are left out of the system prompt. */
+  getPromptGuidelines(name: string): readonly string[];
+}
+
+/** pi 1.6.0: what a prepareLoadout changes in what the model sees. */
+export interface ToolLoadoutChanges {
+  /** Descriptions the model gets for declared tools, by name. */
+  descriptions?: Readonly<Record<string, string>>;
+  /** Declared tools whose declarations requests leave out; they stay active and callable. */
+  hiddenDeclarations?: readonly string[];
 }
 
 /** pi 1.x: how the model reaches a tool (declared, from scripts, found by tool_search, or not at all). */
@@ -319,8 +356,49 @@ export interface ExtensionAPI {
 }
 
 export interface ToolRenderer {
-  renderCall?: (...args: any[]) => unknown;
-  renderResult?: (...args: any[]) => unknown;
+  renderCall?: (args: any, theme: any, context: ToolRenderContext) => unknown;
+  renderResult?: (result: AgentToolResult<any>, options: ToolRenderResultOptions, theme: any, context: ToolRenderContext) => unknown;
+}
+
+/** pi 1.x: the user's key names, for hints a renderer draws. */
+export interface KeybindingHints {
+  keyText(keybinding: string): string;
+  keyHint(keybinding: string, description: string): string;
+}
+
+export interface ToolRenderResultOptions {
+  expanded: boolean;
+  isPartial: boolean;
+}
+
+/** pi 1.6.0's context of renderCall / renderResult (the terminal's tool rows, src/modes/interactive/tool-lines.ts). */
+export interface ToolRenderContext<TState = any, TArgs = any> extends KeybindingHints {
+  args: TArgs;
+  toolCallId: string;
+  /** Redraws this tool row. */
+  invalidate: () => void;
+  /** What this slot's renderer returned last time, to update in place. */
+  lastComponent: unknown;
+  /** Shared by renderCall and renderResult of one row. */
+  state: TState;
+  cwd: string;
+  executionStarted: boolean;
+  argsComplete: boolean;
+  isPartial: boolean;
+  expanded: boolean;
+  /** Always false: xcsh's terminal shows no inline images. */
+  showImages: boolean;
+  isError: boolean;
+  /** How long execute() took, from the final result; undefined while running and for rows restored from old sessions. */
+  durationMs: number | undefined;
+  /** The transcript's horizontal padding (fixed at 1 in xcsh); renderers with renderShell "self" apply it. */
+  outputPad: number;
+}
+
+/** pi 1.x: what registerMessageRenderer's renderer gets besides the message and theme. */
+export interface MessageRenderOptions extends KeybindingHints {
+  expanded: boolean;
+  outputPad: number;
 }
 
 export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;

@@ -40,6 +40,12 @@ export interface SystemPromptOptions {
   extraGuidelines?: string[];
   /** MCP servers whose tools are not declared (codemode, deferred exposure): named so the model knows to look. */
   mcpServers?: PromptMcpServer[];
+  /**
+   * Active tools whose declarations a tool's prepareLoadout hides (pi 1.6.0): reached only
+   * through the tool that hid them, so they are not listed, and when the file reader is one
+   * of them the skills hint names no tool.
+   */
+  hiddenTools?: readonly string[];
 }
 
 export interface PromptMcpServer {
@@ -78,7 +84,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   }
 
   const skills = options.skills ?? [];
-  if (skills.length > 0 && options.tools.some((tool) => tool.name === "read")) sections.push(skillsSection(skills));
+  const readHidden = options.hiddenTools?.includes("read") === true;
+  if (skills.length > 0 && (readHidden || options.tools.some((tool) => tool.name === "read"))) sections.push(skillsSection(skills, !readHidden));
 
   const reach = ["codemode", "tool_search"].filter((name) => options.tools.some((tool) => tool.name === name));
   if ((options.mcpServers ?? []).length > 0 && reach.length > 0) sections.push(mcpServersSection(options.mcpServers!, reach));
@@ -105,7 +112,7 @@ function mcpServersSection(servers: PromptMcpServer[], reach: string[]): string 
 }
 
 /** The system prompt's skills list (also what extensions get as `formatSkillsForPrompt`). */
-export function skillsSection(skills: PromptSkill[]): string {
+export function skillsSection(skills: PromptSkill[], namesReader = true): string {
   const entries = skills.map((skill) =>
     [
       "  <skill>",
@@ -118,7 +125,7 @@ export function skillsSection(skills: PromptSkill[]): string {
   return [
     "# Skills",
     "",
-    "Skills are instructions for particular kinds of task. When a task matches a skill's description, read its file with the read tool before you start, and follow it.",
+    `Skills are instructions for particular kinds of task. When a task matches a skill's description, read its file${namesReader ? " with the read tool" : ""} before you start, and follow it.`,
     "Relative paths inside a skill file are relative to the folder that holds the file; turn them into absolute paths before using them in tool calls.",
     "",
     "<available_skills>",

@@ -440,13 +440,39 @@ export class SessionManager {
     return { type, id: generateEntryId(this.index.byId), parentId: this.leafId, timestamp: new Date().toISOString() };
   }
 
+  /**
+   * What a fresh session opens with, written just before its first entry: pi (0.87.1 and
+   * 1.6.0) starts every session file with the model and thinking level in use, so a reader
+   * of the file knows them before any message names them. Set by whoever knows the model.
+   */
+  private opening?: () => { provider: string; modelId: string; thinkingLevel: string } | undefined;
+
+  setOpening(opening: () => { provider: string; modelId: string; thinkingLevel: string } | undefined): void {
+    this.opening = opening;
+  }
+
   /** Writes the entry, then adds it to the tree as the new leaf (memory never runs ahead of the file). */
   private commit<T extends SessionEntry>(entry: T): string {
+    if (this.index.entries.length === 0 && this.opening) this.writeOpening(entry);
     this.persist(entry);
     this.index.add(entry);
     if (entry.type === "message") this.liveEdits.rememberOne(entry.message, entry.id);
     this.leafId = entry.id;
     return entry.id;
+  }
+
+  /** The opening entries, then `entry` chained after them. */
+  private writeOpening(entry: SessionEntry): void {
+    const state = this.opening?.();
+    if (!state) return;
+    const model: ModelChangeEntry = { ...this.entryBase("model_change"), provider: state.provider, modelId: state.modelId };
+    this.persist(model);
+    this.index.add(model);
+    const level: ThinkingLevelChangeEntry = { ...this.entryBase("thinking_level_change"), parentId: model.id, thinkingLevel: state.thinkingLevel };
+    this.persist(level);
+    this.index.add(level);
+    this.leafId = level.id;
+    entry.parentId = level.id;
   }
 
   private persist(entry: SessionEntry): void {

@@ -83,6 +83,35 @@ function detailsOf(snapshot: OutputSnapshot): BashToolDetails | undefined {
   };
 }
 
+/** Limit of `structuredContent.output` (pi 1.6.0's): programs that read it decide how much reaches the model. */
+const STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * pi 1.6.0's machine-readable bash result, for hosts and programs rather than the model:
+ * the whole output as the command wrote it (from the temp file when the model's copy was
+ * cut, up to 1 MiB), its exit code and how long it ran.
+ */
+async function structuredResult(snapshot: OutputSnapshot, exitCode: number, startedAt: number): Promise<Record<string, unknown>> {
+  let output = snapshot.text;
+  let truncated = false;
+  if (snapshot.fullOutputPath) {
+    const file = Bun.file(snapshot.fullOutputPath);
+    const size = file.size;
+    const whole = await file.slice(0, STRUCTURED_OUTPUT_MAX_BYTES).text().catch(() => undefined);
+    if (whole !== undefined) {
+      output = whole;
+      truncated = size > STRUCTURED_OUTPUT_MAX_BYTES;
+    } else truncated = snapshot.truncation !== undefined;
+  }
+  return {
+    output,
+    truncated,
+    ...(truncated && snapshot.fullOutputPath ? { full_output_path: snapshot.fullOutputPath } : {}),
+    exit_code: exitCode,
+    wall_time_seconds: Math.round((Date.now() - startedAt) / 100) / 10,
+  };
+}
+
 /** An error whose message is the output so far followed by what went wrong. */
 function failure(snapshot: OutputSnapshot, reason: string): Error {
   const output = renderOutput(snapshot);
@@ -197,10 +226,13 @@ export function createBashTool(cwd: string, options: BashToolOptions = {}): Codi
         const ranOutOfTime = timeout !== undefined && Date.now() - startedAt >= timeout * 1000 - 50;
         throw failure(snapshot, ranOutOfTime ? `Command timed out after ${timeout} seconds` : "Command was killed");
       }
-      if (exitCode !== 0) throw failure(snapshot, `Command exited with code ${exitCode}`);
-
+      const structuredContent = await structuredResult(snapshot, exitCode, startedAt);
+      if (exitCode !== 0) {
+        // An error for the model, with the same text a thrown failure gives; the structured result still says what ran.
+        return { content: [{ type: "text", text: failure(snapshot, `Command exited with code ${exitCode}`).message }], details: detailsOf(snapshot), structuredContent, isError: true };
+      }
       const text = renderOutput(snapshot);
-      return { content: [{ type: "text", text: text || "(no output)" }], details: detailsOf(snapshot) };
+      return { content: [{ type: "text", text: text || "(no output)" }], details: detailsOf(snapshot), structuredContent };
     },
   };
 }

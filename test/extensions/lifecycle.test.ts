@@ -92,7 +92,8 @@ describe("session replacement", () => {
     const original = (await rpc.request({ type: "get_state" })).data.sessionFile;
     await rpc.request({ type: "prompt", message: "/fork-first" });
     await rpc.waitFor((frame) => frame.method === "notify" && frame.message.startsWith("fork cancelled"));
-    expect(notices(rpc)).toEqual(["forked entries=0", "fork cancelled=false"]);
+    // Forked before the first message: the session's opening model and thinking level entries come along, as in pi.
+    expect(notices(rpc)).toEqual(["forked entries=2", "fork cancelled=false"]);
     await rpc.request({ type: "prompt", message: `/go ${original}` });
     await rpc.waitFor((frame) => frame.method === "notify" && frame.message.startsWith("switch cancelled"));
     expect(notices(rpc).slice(2)).toEqual([`switched to ${original}`, "switch cancelled=false"]);

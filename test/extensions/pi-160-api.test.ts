@@ -185,7 +185,7 @@ describe("tool definitions of pi 1.x", () => {
     expect(await rpc.close()).toBe(0);
   });
 
-  test("a tool's structuredContent is kept on its result message and shown to tool_result handlers; a returned isError is an error result", async () => {
+  test("a tool's structuredContent is on tool_execution_end and shown to tool_result handlers, not kept in the transcript; a returned isError is an error result", async () => {
     const ext = fixture.writeExtension("exposures.ts", EXPOSURES);
     const rpc = fixture.start(withExtensions(ext));
     const before = fixture.server.requests.length;
@@ -195,10 +195,13 @@ describe("tool definitions of pi 1.x", () => {
     await rpc.waitForEvent("agent_end");
 
     expect(end.isError).toBe(true);
+    expect(end.result.structuredContent).toEqual({ count: 3 });
     expect(notices(rpc)).toContain('structured {"count":3}');
     const messages = (await rpc.request({ type: "get_messages" })).data.messages;
     const result = messages.find((message: any) => message.role === "toolResult");
-    expect(result).toMatchObject({ toolCallId: "d1", isError: true, structuredContent: { count: 3 } });
+    // As in pi 1.6.0: the transcript keeps what the model saw, not the structured copy.
+    expect(result).toMatchObject({ toolCallId: "d1", isError: true });
+    expect(result.structuredContent).toBeUndefined();
     // The model receives the text content.
     const sent = fixture.server.requests[before + 1].body.messages.find((message: any) => message.role === "tool");
     expect(JSON.stringify(sent.content)).toContain("count is 3");

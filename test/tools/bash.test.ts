@@ -75,10 +75,11 @@ describe("bash tool", () => {
     expect(textOf(result)).toBe("(no output)");
   });
 
-  test("a non-zero exit is an error that includes the output and the code", async () => {
-    const error = await rejectionOf(createBashTool(dir).execute("call", { command: "echo partial; exit 3" }));
-    expect(error.message).toContain("partial");
-    expect(error.message).toContain("Command exited with code 3");
+  test("a non-zero exit is an error result with the output and the code, and pi 1.6.0's structured result", async () => {
+    const result = await createBashTool(dir).execute("call", { command: "echo partial; exit 3" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe("partial\n\nCommand exited with code 3");
+    expect(result.structuredContent).toMatchObject({ output: "partial\n", truncated: false, exit_code: 3 });
   });
 
   test("captures stderr along with stdout", async () => {

@@ -6,7 +6,8 @@
  */
 import { createCompactionSummaryMessage } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
-import type { Model, ModelThinkingLevel } from "../../ai/types.ts";
+import type { Model, ModelThinkingLevel, Usage } from "../../ai/types.ts";
+import { roundCost } from "../../ai/usage.ts";
 import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
 import { messagesOfEntries, pathAsModelSees } from "../../session/build-context.ts";
 import { findCutPoint, findCutWithin, findFallbackCutPoint, tokensKeptFrom, type CutPoint } from "./cut-point.ts";
@@ -50,6 +51,8 @@ export interface CompactionResult<T = CompactionDetails> {
   firstKeptEntryId: string;
   tokensBefore: number;
   details?: T;
+  /** pi 1.6.0: what the summary requests cost, all of them added up. */
+  usage?: Usage;
 }
 
 export interface CompactOptions {
@@ -188,6 +191,20 @@ export function prepareCompaction(
   };
 }
 
+/** Two requests' usage as one: tokens and costs added. */
+function addUsage(sum: Usage | undefined, part: Usage): Usage {
+  if (!sum) return { ...part, cost: { ...part.cost } };
+  const cost = (key: keyof Usage["cost"]) => roundCost((sum.cost[key] ?? 0) + (part.cost?.[key] ?? 0));
+  return {
+    input: sum.input + part.input,
+    output: sum.output + part.output,
+    cacheRead: sum.cacheRead + part.cacheRead,
+    cacheWrite: sum.cacheWrite + part.cacheWrite,
+    totalTokens: sum.totalTokens + part.totalTokens,
+    cost: { input: cost("input"), output: cost("output"), cacheRead: cost("cacheRead"), cacheWrite: cost("cacheWrite"), total: cost("total") },
+  };
+}
+
 function joinSummaries(history: string | undefined, turnPrefix: string | undefined): string {
   if (history && turnPrefix) return `${history}\n\n---\n\n## Earlier in the Current Turn\n${turnPrefix}`;
   return history ?? turnPrefix ?? "";
@@ -215,7 +232,11 @@ export async function compact(
   if (options.signal?.aborted) abort();
   else options.signal?.addEventListener("abort", abort, { once: true });
   const { onProgress: _onProgress, ...passed } = options;
-  const callOptions = { ...passed, signal: controller.signal };
+  let usage: Usage | undefined;
+  const onUsage = (part: Usage) => {
+    usage = addUsage(usage, part);
+  };
+  const callOptions = { ...passed, signal: controller.signal, onUsage };
 
   const cancelOnFailure = <T>(promise: Promise<T>) =>
     promise.catch((error: unknown) => {
@@ -245,6 +266,7 @@ export async function compact(
       firstKeptEntryId: preparation.firstKeptEntryId,
       tokensBefore: preparation.tokensBefore,
       details,
+      ...(usage ? { usage } : {}),
     };
   } finally {
     options.signal?.removeEventListener("abort", abort);

@@ -11,7 +11,7 @@
 import { convertToLlm } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
 import { completeSimple } from "../../ai/stream.ts";
-import type { AssistantMessage, ImageContent, Message, Model, ModelThinkingLevel, TextContent } from "../../ai/types.ts";
+import type { AssistantMessage, ImageContent, Message, Model, ModelThinkingLevel, TextContent, Usage } from "../../ai/types.ts";
 import { cutToFit, describeSize, promptCharBudget, splitIntoParts, transcriptCharBudget } from "./summary-budget.ts";
 
 /** Tool output beyond this many characters is cut from the transcript; it is mostly file contents and logs. */
@@ -31,6 +31,8 @@ export interface SummaryOptions {
   thinkingLevel?: ModelThinkingLevel;
   /** Called before each request of a summary made in several parts (part counts from 1). */
   onPart?: (part: number, parts: number) => void;
+  /** Hears the usage of each summary request (pi 1.6.0 reports a compaction's usage). */
+  onUsage?: (usage: Usage) => void;
 }
 
 function truncate(text: string, limit: number, what: string): string {
@@ -198,6 +200,8 @@ async function requestSummary(
       cacheRetention: "none",
     },
   );
+  // A failed request was paid for too (when the provider reported usage).
+  if (response.usage) options.onUsage?.(response.usage);
   if (response.stopReason === "error" || response.stopReason === "aborted") {
     throw new Error(response.errorMessage ?? (response.stopReason === "aborted" ? "Summarization was aborted" : "Summarization failed"));
   }

@@ -235,8 +235,8 @@ export class NoticeView extends CachedView {
  */
 function drawByExtension(renderer: (...args: any[]) => unknown, subject: unknown, context: ViewContext, width: number): string[] | undefined {
   const { truncateToWidth } = loadPiTui();
-  // pi 1.x hands renderers the user's key names with the options.
-  const drawn = renderer(subject, { expanded: context.expanded(), keyText, keyHint }, context.theme()) as Component | undefined;
+  // pi 1.x hands renderers the user's key names with the options, and the transcript's padding (fixed at 1 here).
+  const drawn = renderer(subject, { expanded: context.expanded(), outputPad: 1, keyText, keyHint }, context.theme()) as Component | undefined;
   if (!drawn || typeof drawn.render !== "function") return undefined;
   return ["", ...drawn.render(width).map((line) => truncateToWidth(line, width))];
 }

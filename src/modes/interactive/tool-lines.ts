@@ -63,6 +63,11 @@ export class ToolLine implements Component {
   private durationMs: number | undefined;
   /** Shared by an extension's renderCall and renderResult for this row (pi's `context.state`). */
   private readonly rendererState: Record<string, unknown> = {};
+  /** What an extension's renderCall and renderResult returned last (pi's `context.lastComponent`, one per slot). */
+  private lastCall: unknown;
+  private lastResult: unknown;
+  /** tool_execution_start arrived (or the result did): the row was made from the model's finished call before that. */
+  private started = false;
   /** The calls a codemode script made, drawn indented under its row. */
   private readonly children: ToolLine[] = [];
 
@@ -77,15 +82,18 @@ export class ToolLine implements Component {
 
   setArgs(args: any): void {
     this.args = args;
+    this.started = true;
     this.invalidate();
   }
 
   update(partialResult: any): void {
+    this.started = true;
     this.output = resultText(partialResult);
     this.invalidate();
   }
 
   finish(result: any, isError: boolean, durationMs?: number): void {
+    this.started = true;
     this.status = isError ? "error" : "done";
     this.durationMs = durationMs;
     this.result = result;
@@ -231,9 +239,12 @@ export class ToolLine implements Component {
       expanded,
       isPartial: this.status === "running",
       isError: this.status === "error",
-      executionStarted: true,
+      executionStarted: this.started,
+      // Rows are made from the model's finished tool call, never from streaming arguments.
       argsComplete: true,
+      // No inline images in xcsh's terminal, and its transcript padding is fixed at pi's default of 1.
       showImages: false,
+      outputPad: 1,
       state: this.rendererState,
       durationMs: this.status === "running" ? undefined : this.durationMs,
       invalidate: () => this.invalidate(),
@@ -242,12 +253,14 @@ export class ToolLine implements Component {
     };
     try {
       const lines: string[] = [""];
-      const call = renderers.renderCall?.(this.args, theme, context);
+      const call = renderers.renderCall?.(this.args, theme, { ...context, lastComponent: this.lastCall });
+      if (renderers.renderCall) this.lastCall = call;
       if (isComponent(call)) lines.push(...call.render(width));
       else lines.push(`${this.marker()} ${this.title()}`);
       if (this.result !== undefined || this.output) {
         const result = this.result ?? { content: [{ type: "text", text: this.output }] };
-        const drawn = renderers.renderResult?.(result, { expanded, isPartial: this.status === "running" }, theme, context);
+        const drawn = renderers.renderResult?.(result, { expanded, isPartial: this.status === "running" }, theme, { ...context, lastComponent: this.lastResult });
+        if (renderers.renderResult) this.lastResult = drawn;
         if (isComponent(drawn)) lines.push(...drawn.render(width));
         else if (!renderers.renderResult) return undefined;
       }

@@ -170,8 +170,18 @@ function acceptPrompt(context: RpcContext, command: { message: string; images?: 
     });
   }
   // An extension command runs at once, whatever the agent is doing, and starts no run of its own.
+  // Its response follows the handler (pi 0.87.1 and 1.6.0 alike): after it, the host sees what the command changed.
   if (session.isCommand(message)) {
-    return new ThenStart({ disposition: "handled" }, () => void session.prompt(message, { images, streamingBehavior, source: "rpc" }).catch(reportLateFailure));
+    return new AnswerWhenKnown((answer) => {
+      let answered = false;
+      const handled = () => {
+        if (answered) return;
+        answered = true;
+        answer({ disposition: "handled" });
+      };
+      // Back without a disposition: put off while agent_settled is announced, the command runs after it.
+      void session.prompt(message, { images, streamingBehavior, source: "rpc", onDisposition: handled }).catch(reportLateFailure).finally(handled);
+    });
   }
   if (prompts.busy && streamingBehavior === undefined) throw new Error(ALREADY_WORKING);
   const place = prompts.reserve();

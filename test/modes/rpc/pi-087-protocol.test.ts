@@ -77,9 +77,10 @@ describe("get_entries and get_tree", () => {
     await rpc.request({ type: "prompt", message: "first" });
     await rpc.waitForEvent("agent_settled");
     const all = (await rpc.request({ type: "get_entries" })).data;
-    expect(all.entries.map((entry: Frame) => entry.type)).toEqual(["message", "message"]);
+    // As pi writes them: the session opens with the model and thinking level in use.
+    expect(all.entries.map((entry: Frame) => entry.type)).toEqual(["model_change", "thinking_level_change", "message", "message"]);
     expect(all.entries.every((entry: Frame) => typeof entry.id === "string" && "parentId" in entry && typeof entry.timestamp === "string")).toBe(true);
-    expect(all.leafId).toBe(all.entries[1].id);
+    expect(all.leafId).toBe(all.entries[3].id);
     const cursor = all.leafId;
 
     const mark = rpc.mark();
