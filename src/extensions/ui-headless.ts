@@ -6,12 +6,20 @@
  * that forgot to check `ctx.hasUI` therefore carries on instead of hanging.
  */
 import type { ExtensionTheme, ExtensionUIContext } from "./ui-types.ts";
+import { builtinTheme } from "../modes/interactive/builtin-themes.ts";
+import { concreteColors } from "../modes/interactive/theme/concrete-colors.ts";
 
 const unchanged = (text: string) => text;
 
+let darkColors: unknown;
+
 /**
  * A theme that styles nothing: text comes back exactly as given. Used wherever
- * output is not a terminal (headless modes, the RPC bridge).
+ * output is not a terminal (headless modes, the RPC bridge). Like pi 1.x's, it
+ * still says what it would draw with: the dark appearance and the built-in dark
+ * theme's concrete `colors` (made on first read), so an extension that picks
+ * colours for an image or an HTML export from `ctx.ui.theme.colors` works in
+ * every mode.
  */
 export const plainTheme: ExtensionTheme = Object.freeze({
   fg: (_color: string, text: string) => text,
@@ -22,6 +30,13 @@ export const plainTheme: ExtensionTheme = Object.freeze({
   strikethrough: unchanged,
   inverse: unchanged,
   style: (text: string) => text,
+  appearance: "dark",
+  sourcePath: undefined,
+  sourceInfo: undefined,
+  get colors() {
+    darkColors ??= Object.freeze(concreteColors(builtinTheme("dark"), { appearance: "dark" }));
+    return darkColors;
+  },
 });
 
 const NO_THEMES = "Themes are not available: this mode has no interactive UI";

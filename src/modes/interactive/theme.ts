@@ -16,9 +16,12 @@
  */
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
 import type { ExtensionTheme } from "../../extensions/ui-types.ts";
-import { BACKGROUND_TOKENS, type ResolvedColor, type ThemeAppearance, type ThemeDefinition, type ThemeToken } from "../../resources/theme-json.ts";
-import { hexToRgb as parseHex, luminance, type Rgb } from "../../resources/theme-colors.ts";
+import type { ResolvedColor, ThemeAppearance, ThemeDefinition, ThemeToken } from "../../resources/theme-json.ts";
+import { hexToRgb as parseHex } from "../../resources/theme-colors.ts";
 import type { TerminalColors } from "./theme/system-theme.ts";
+import { appearanceOf, concreteColors, type ConcreteColor, type TerminalLook } from "./theme/concrete-colors.ts";
+
+export { appearanceOf, type ConcreteColor, type TerminalLook };
 import { highlightCode } from "./highlight.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 
@@ -36,7 +39,6 @@ export interface TextStyleOptions {
 }
 
 /** A concrete colour as pi-tui's `Color` has it (plain data: pi-tui itself need not load). */
-export type ConcreteColor = { readonly kind: "rgb"; readonly r: number; readonly g: number; readonly b: number } | { readonly kind: "indexed"; readonly index: number };
 
 export interface UiTheme extends ExtensionTheme {
   /** The theme's name ("system", "dark", "light", or a theme file's `name`). */
@@ -134,58 +136,6 @@ function compile(definition: ThemeDefinition, mode: ColorMode): Compiled {
     bg[token] = back && `\x1b[${back}m`;
   }
   return { fg, bg, fgClose };
-}
-
-// --- appearance and concrete colours ---------------------------------------------------
-
-/** What the terminal told of itself: its colours (when it answered) and whether it looks dark or light. */
-export interface TerminalLook {
-  colors?: TerminalColors;
-  appearance: ThemeAppearance;
-}
-
-const BLACK: Rgb = { r: 0, g: 0, b: 0 };
-const WHITE: Rgb = { r: 255, g: 255, b: 255 };
-
-/** A theme's appearance: declared, else from its text or panel colour (light text: dark theme), else the terminal's. */
-export function appearanceOf(definition: ThemeDefinition, terminal: TerminalLook): ThemeAppearance {
-  if (definition.appearance) return definition.appearance;
-  const { text, userMessageBg } = definition.colors;
-  const concrete = (color: ResolvedColor): Rgb | undefined => (typeof color === "string" ? (color === "" ? undefined : parseHex(color)) : color >= 16 ? xtermRgb(color) : terminal.colors?.palette?.[color]);
-  const textColor = concrete(text);
-  if (textColor) return luminance(textColor) > 0.3 ? "dark" : "light";
-  const panel = concrete(userMessageBg);
-  if (panel) return luminance(panel) < 0.3 ? "dark" : "light";
-  return terminal.appearance;
-}
-
-function xtermRgb(index: number): Rgb {
-  const [r, g, b] = hexToRgb(`#${index >= 232 ? (8 + (index - 232) * 10).toString(16).padStart(2, "0").repeat(3) : cubeHex(index - 16)}`);
-  return { r, g, b };
-}
-
-function cubeHex(cube: number): string {
-  return [Math.floor(cube / 36), Math.floor(cube / 6) % 6, cube % 6].map((level) => CUBE_LEVELS[level]!.toString(16).padStart(2, "0")).join("");
-}
-
-const BACKGROUND_ROLES = new Set<string>([...BACKGROUND_TOKENS, "searchMatchBg"]);
-
-/** Every role as a concrete colour; "" is the terminal's reported default colour, or black/white after the appearance. */
-function concreteColors(definition: ThemeDefinition, terminal: TerminalLook): Record<ThemeToken, ConcreteColor> {
-  const appearance = appearanceOf(definition, terminal);
-  const defaults = {
-    foreground: terminal.colors?.foreground ?? (appearance === "dark" ? WHITE : BLACK),
-    background: terminal.colors?.background ?? (appearance === "dark" ? BLACK : WHITE),
-  };
-  const result: Partial<Record<ThemeToken, ConcreteColor>> = {};
-  for (const [token, color] of Object.entries(definition.colors) as [ThemeToken, ResolvedColor][]) {
-    if (typeof color === "number") result[token] = { kind: "indexed", index: color };
-    else {
-      const rgb = color === "" ? (BACKGROUND_ROLES.has(token) ? defaults.background : defaults.foreground) : parseHex(color);
-      result[token] = { kind: "rgb", r: rgb.r, g: rgb.g, b: rgb.b };
-    }
-  }
-  return result as Record<ThemeToken, ConcreteColor>;
 }
 
 // --- the theme ------------------------------------------------------------------------
