@@ -189,6 +189,16 @@ export interface OpenAICompletionsCompat {
   supportsLongCacheRetention?: boolean;
   /** Tool-call ids the server accepts: "mistral" is exactly nine letters and digits. Default: OpenAI's. */
   toolCallIdFormat?: "openai" | "mistral";
+  /** pi 1.x: send session-affinity headers from the session id (default: OpenRouter only). */
+  sendSessionAffinityHeaders?: boolean;
+  /** pi 1.x: which session-affinity headers: openai, openai-nosession, or openrouter's x-session-id. */
+  sessionAffinityFormat?: "openai" | "openai-nosession" | "openrouter";
+  /** pi 1.x: z.ai streams tool-call arguments only when asked with top-level `tool_stream`. */
+  zaiToolStream?: boolean;
+  /** pi 1.x: the top-level field that caps reasoning tokens (vLLM, Qwen/SGLang, llama.cpp). */
+  thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
+  /** pi 1.x: vLLM's scheduler priority, sent as top-level `priority`. */
+  vllmPriority?: number;
 }
 
 export interface OpenAIResponsesCompat {
@@ -212,9 +222,37 @@ export interface RequestCompat {
 export interface AnthropicMessagesCompat {
   supportsEagerToolInputStreaming?: boolean;
   supportsLongCacheRetention?: boolean;
+  /** Thinking is `{type: "adaptive"}` with an effort, never a token budget (the catalog sets it per model). */
+  forceAdaptiveThinking?: boolean;
+  /** False for models that refuse the `temperature` field. Default true. */
+  supportsTemperature?: boolean;
+  /** False for servers that refuse `cache_control` on tool definitions (Fireworks). Default true. */
+  supportsCacheControlOnTools?: boolean;
+  /** Replay thinking that has no signature as thinking with `signature: ""` instead of as text. */
+  allowEmptySignature?: boolean;
+  /** Whether the server takes strict tool schemas; xcsh's tools never ask for them (read, not acted on). */
+  supportsStrictTools?: boolean;
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat;
+/** pi 1.x switches that the catalog carries for features xcsh does not have; kept so a models.json with them loads and a model keeps them. */
+export interface UnusedCompat {
+  supportsMidConvoSystemMessages?: boolean;
+  supportsMidConvoToolAdditions?: boolean;
+  supportsMidConvoToolChanges?: boolean;
+  supportsMidConvoEffort?: boolean;
+  supportsOpenAIGrammarTools?: boolean;
+  supportsAdditionalTools?: boolean;
+  supportsToolSearch?: boolean;
+  supportsExplicitPromptCacheMode?: boolean;
+  supportsMessageThreads?: boolean;
+  allowedFallbackModels?: unknown[];
+  chatTemplateArgs?: Record<string, unknown>;
+  chatTemplateKwargs?: Record<string, unknown>;
+  supportsFinishReason?: boolean;
+  supportsThinkingTokenBudget?: boolean;
+}
+
+export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat & UnusedCompat;
 
 export interface ModelCost {
   /** USD per million tokens */
