@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from "../types.ts";
 import { CATALOG_PROVIDERS, catalogCompat } from "../catalog/providers.ts";
+import { isOpenRouterEndpoint, type SessionAffinityFormat } from "./session-affinity.ts";
 import { transformMessages } from "./transform-messages.ts";
 
 // --- compat ---------------------------------------------------------------
@@ -52,6 +53,15 @@ export interface ResolvedCompat {
   requiresNonNullAssistantContent: boolean;
   /** pi 1.x: `tools: []` on a request without tools once the conversation has tool calls (older LiteLLM). */
   requiresToolsWithToolHistory: boolean;
+  /** pi 1.x: session-affinity headers from the session id (session-affinity.ts); default: OpenRouter only. */
+  sendSessionAffinityHeaders: boolean;
+  sessionAffinityFormat: SessionAffinityFormat;
+  /** pi 1.x: z.ai streams tool arguments only when asked (`tool_stream: true`). */
+  zaiToolStream: boolean;
+  /** pi 1.x: the top-level field that caps reasoning tokens, when the server has one (vLLM, SGLang, llama.cpp). */
+  thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
+  /** pi 1.x: vLLM's scheduler priority (`priority`). */
+  vllmPriority?: number;
 }
 
 function hostOf(baseUrl: string): string {
@@ -87,6 +97,7 @@ function definedSwitches(compat: ModelCompat | undefined): ModelCompat {
  */
 export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider" | "id">): ResolvedCompat {
   const isOpenAI = hostOf(model.baseUrl) === "api.openai.com";
+  const isOpenRouter = isOpenRouterEndpoint(model);
   const defaults: ResolvedCompat = {
     supportsStore: isOpenAI,
     supportsDeveloperRole: isOpenAI,
@@ -105,6 +116,9 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider
     promptCacheKeyMode: "auto",
     requiresNonNullAssistantContent: false,
     requiresToolsWithToolHistory: false,
+    sendSessionAffinityHeaders: isOpenRouter,
+    sessionAffinityFormat: isOpenRouter ? "openrouter" : "openai",
+    zaiToolStream: false,
   };
   return {
     ...defaults,
@@ -381,6 +395,8 @@ export interface PayloadOptions {
   sessionId?: string;
   /** The effective thinking level, for samplingParamsByThinkingLevel; undefined: the model's samplingParams only. */
   samplingLevel?: ModelThinkingLevel;
+  /** Reasoning tokens for the level, sent where the server has a budget field (compat.thinkingTokenBudgetField). */
+  thinkingBudget?: number;
 }
 
 export function buildPayload(model: Model, context: Context, compat: ResolvedCompat, options: PayloadOptions): CompletionsPayload {
@@ -404,6 +420,7 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
       return wire;
     });
     if (options.toolChoice !== undefined) payload.tool_choice = options.toolChoice;
+    if (compat.zaiToolStream) payload.tool_stream = true;
   } else if (compat.requiresToolsWithToolHistory && hasToolHistory(context)) {
     // Some proxies in front of Anthropic refuse tool history in a request that declares no tools.
     payload.tools = [];
@@ -411,6 +428,9 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
   // Ask the service not to keep the conversation.
   if (compat.supportsStore) payload.store = false;
   applyReasoning(payload, model, compat, options.reasoningEffort);
+  // Reasoning and answer share max_tokens on these servers; the budget keeps room for the answer.
+  if (compat.thinkingTokenBudgetField && reasoningOn && options.thinkingBudget !== undefined) payload[compat.thinkingTokenBudgetField] = options.thinkingBudget;
+  if (compat.vllmPriority !== undefined) payload.priority = compat.vllmPriority;
 
   const retention = options.cacheRetention ?? "short";
   const longRetention = retention === "long" && compat.supportsLongCacheRetention;
