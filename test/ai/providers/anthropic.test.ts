@@ -259,6 +259,12 @@ describe("thinking", () => {
     expect(lastBody().output_config).toBeUndefined();
   });
 
+  test("a model with compat.supportsTemperature false never gets a temperature (no caller reaches it through the binary)", async () => {
+    server.enqueue({ content: [{ type: "text", text: "a" }] });
+    await collectStream(streamSimple(makeModel({ compat: { supportsTemperature: false } }), userContext("Hi"), { ...KEY, temperature: 0.5 }));
+    expect(lastBody().temperature).toBeUndefined();
+  });
+
   test("adaptive-thinking models (compat.forceAdaptiveThinking) get thinking type adaptive with an effort", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] });
     const model = makeModel({ id: "claude-opus-4-6", maxTokens: 128_000, compat: { forceAdaptiveThinking: true } });
