@@ -151,6 +151,11 @@ export function retryAfterFromHeaders(headers: unknown, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+function isErrorBody(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0 && value[0] !== null && typeof value[0] === "object";
+  return value !== null && typeof value === "object";
+}
+
 /** The status and body of an SDK's HTTP error, or of an Error worded "429 {json…}". */
 function httpParts(error: ErrorLike): { status: number; body: unknown; rawBody?: string; headers?: unknown } | undefined {
   const status = typeof error.status === "number" ? error.status : undefined;
@@ -159,7 +164,9 @@ function httpParts(error: ErrorLike): { status: number; body: unknown; rawBody?:
   const jsonStart = text.indexOf("{");
   const arrayStart = text.indexOf("[");
   const start = jsonStart === -1 ? arrayStart : arrayStart === -1 ? jsonStart : Math.min(jsonStart, arrayStart);
-  const fromText = start >= 0 ? parseJson(text.slice(start)) : undefined;
+  // Only an error body counts: an object (or Gemini's array of one), not "[3]" out of "Bad field: tools[3]".
+  const parsed = start >= 0 ? parseJson(text.slice(start)) : undefined;
+  const fromText = isErrorBody(parsed) ? parsed : undefined;
   const leadingStatus = /^(\d{3})\b/.exec(text);
   const resolved = status ?? (leadingStatus && fromText !== undefined ? Number(leadingStatus[1]) : undefined);
   if (resolved === undefined || resolved < 400 || resolved > 599) return undefined;
