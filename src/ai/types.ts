@@ -199,6 +199,8 @@ export interface OpenAICompletionsCompat {
   thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
   /** pi 1.x: vLLM's scheduler priority, sent as top-level `priority`. */
   vllmPriority?: number;
+  /** pi 1.x: false for servers that never send `finish_reason`: a stream that ends normally is then complete. Default true. */
+  supportsFinishReason?: boolean;
 }
 
 export interface OpenAIResponsesCompat {
@@ -248,7 +250,6 @@ export interface UnusedCompat {
   allowedFallbackModels?: unknown[];
   chatTemplateArgs?: Record<string, unknown>;
   chatTemplateKwargs?: Record<string, unknown>;
-  supportsFinishReason?: boolean;
   supportsThinkingTokenBudget?: boolean;
 }
 

@@ -69,6 +69,7 @@ const CompatSchema = Type.Object({
   zaiToolStream: Type.Optional(Type.Boolean()),
   thinkingTokenBudgetField: Type.Optional(Type.Enum(["thinking_token_budget", "thinking_budget", "thinking_budget_tokens"])),
   vllmPriority: Type.Optional(Type.Number()),
+  supportsFinishReason: Type.Optional(Type.Boolean()),
   forceAdaptiveThinking: Type.Optional(Type.Boolean()),
   supportsTemperature: Type.Optional(Type.Boolean()),
   supportsCacheControlOnTools: Type.Optional(Type.Boolean()),

@@ -7,6 +7,8 @@
  * as a proxy would; the catalog's models and their compat stay as they are.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { makeTestHome, runXcsh } from "../support/cli.ts";
 import { startFakeLlm, type FakeApi, type FakeLlmServer, type FakeResponse, type RecordedRequest } from "../support/fake-llm/server.ts";
 
@@ -38,8 +40,12 @@ interface Run {
   replies?: FakeResponse[];
 }
 
-/** Runs one prompt and hands back the requests the server received for it. */
-async function requestsOf({ model, providers, args = [], replies = [OK] }: Run): Promise<RecordedRequest[]> {
+/** Runs one prompt and hands back the requests the server received for it (and the JSON frames it printed). */
+async function requestsOf(run: Run): Promise<RecordedRequest[]> {
+  return (await runOnce(run)).requests;
+}
+
+async function runOnce({ model, providers, args = [], replies = [OK] }: Run): Promise<{ requests: RecordedRequest[]; frames: Record<string, any>[] }> {
   const home = makeTestHome();
   try {
     const config: Record<string, unknown> = {};
@@ -54,7 +60,8 @@ async function requestsOf({ model, providers, args = [], replies = [OK] }: Run):
     });
     const requests = server.requests.slice(before);
     if (requests.length === 0) throw new Error(`no request reached the server: ${result.stderr}`);
-    return requests;
+    const frames = result.stdout.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+    return { requests, frames };
   } finally {
     home.cleanup();
   }
@@ -202,6 +209,25 @@ describe("openai-completions", () => {
     const off = await first({ model: "vllm/qwen-served", providers, args: ["--thinking", "off"] });
     expect(off.body.thinking_token_budget).toBeUndefined();
     expect(off.body.priority).toBe(-5);
+  });
+
+  test("supportsFinishReason false: a stream that ends with neither finish_reason nor [DONE] stands as the answer; without the switch it is a cut stream", async () => {
+    const recorded = readFileSync(join(import.meta.dir, "..", "fixtures", "provider-streams", "openai-chat-text.sse"), "utf8").replace(/^(#[^\n]*\n)+\n/, "");
+    const bare = recorded.replace('"finish_reason":"stop"', '"finish_reason":null').replace("data: [DONE]\n\n", "");
+    const providers = {
+      local: { ...COMPLETIONS, apiKey: "k", models: [{ id: "bare", compat: { supportsFinishReason: false } }, { id: "strict" }] },
+    };
+    const lastAssistant = (frames: Record<string, any>[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
+
+    const trusted = await runOnce({ model: "local/bare", providers, replies: [{ type: "raw", body: bare }] });
+    const [answer] = lastAssistant(trusted.frames);
+    expect(answer.stopReason).toBe("stop");
+    expect(answer.content).toEqual([{ type: "text", text: expect.stringContaining("The sky is blue") }]);
+    expect(trusted.requests).toHaveLength(1);
+
+    const strict = await runOnce({ model: "local/strict", providers, args: [], replies: [{ type: "raw", body: bare }, { type: "raw", body: recorded }] });
+    const [cut] = lastAssistant(strict.frames);
+    expect(cut.errorMessage).toContain("stream ended before the provider said it finished");
   });
 });
 

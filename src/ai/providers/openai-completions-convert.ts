@@ -62,6 +62,8 @@ export interface ResolvedCompat {
   thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
   /** pi 1.x: vLLM's scheduler priority (`priority`). */
   vllmPriority?: number;
+  /** pi 1.x: false where the server never sends `finish_reason`; its streams are complete when they end. */
+  supportsFinishReason: boolean;
 }
 
 function hostOf(baseUrl: string): string {
@@ -119,6 +121,7 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider
     sendSessionAffinityHeaders: isOpenRouter,
     sessionAffinityFormat: isOpenRouter ? "openrouter" : "openai",
     zaiToolStream: false,
+    supportsFinishReason: true,
   };
   return {
     ...defaults,

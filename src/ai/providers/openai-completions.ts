@@ -216,8 +216,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     } catch (error) {
       throw withStreamErrorCode(error);
     }
-    // `data: [DONE]` says the server finished, even from one that sends no finish_reason.
-    if (watch.sawDone) builder.markComplete();
+    // `data: [DONE]` says the server finished, even from one that sends no finish_reason. A server
+    // that sends neither (compat.supportsFinishReason: false) has finished when its stream ends
+    // normally: a cut there cannot be told from an end, which the switch accepts.
+    if (watch.sawDone || !compat.supportsFinishReason) builder.markComplete();
   }, { requiresCompletion: "OpenAI Chat Completions" });
 };
 
