@@ -199,6 +199,14 @@ export interface OpenAICompletionsCompat {
   thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
   /** pi 1.x: vLLM's scheduler priority, sent as top-level `priority`. */
   vllmPriority?: number;
+  /**
+   * pi 1.x: the fields of `chat_template_args` (thinkingFormat "baseten") and
+   * `chat_template_kwargs` ("chat-template"). A value `{"$var": "thinking.enabled"}`,
+   * `"thinking.budget"` or `"thinking.effort"` is filled in per request; one with
+   * `omitWhenOff` is left out while thinking is off.
+   */
+  chatTemplateArgs?: Record<string, unknown>;
+  chatTemplateKwargs?: Record<string, unknown>;
   /** pi 1.x: false for servers that never send `finish_reason`: a stream that ends normally is then complete. Default true. */
   supportsFinishReason?: boolean;
 }
@@ -248,8 +256,6 @@ export interface UnusedCompat {
   supportsExplicitPromptCacheMode?: boolean;
   supportsMessageThreads?: boolean;
   allowedFallbackModels?: unknown[];
-  chatTemplateArgs?: Record<string, unknown>;
-  chatTemplateKwargs?: Record<string, unknown>;
   supportsThinkingTokenBudget?: boolean;
 }
 
@@ -333,6 +339,18 @@ export interface SimpleStreamOptions extends StreamOptions {
 }
 
 /** The reasoning dialects of OpenAI-compatible servers that xcsh writes. */
-export const SPOKEN_THINKING_FORMATS = ["openai", "openrouter", "deepseek", "zai", "qwen", "qwen-chat-template"] as const;
-/** pi 0.87.1's other dialects: accepted in models.json, but no reasoning fields are sent. */
-export const UNSPOKEN_THINKING_FORMATS = ["together", "baseten", "chat-template", "string-thinking", "ant-ling"] as const;
+export const SPOKEN_THINKING_FORMATS = [
+  "openai",
+  "openrouter",
+  "deepseek",
+  "zai",
+  "qwen",
+  "qwen-chat-template",
+  "together",
+  "baseten",
+  "chat-template",
+  "string-thinking",
+  "ant-ling",
+] as const;
+/** Dialects a models.json may name that xcsh does not write: none left (pi 1.6.0's are all spoken). */
+export const UNSPOKEN_THINKING_FORMATS = [] as const;

@@ -70,6 +70,8 @@ const CompatSchema = Type.Object({
   thinkingTokenBudgetField: Type.Optional(Type.Enum(["thinking_token_budget", "thinking_budget", "thinking_budget_tokens"])),
   vllmPriority: Type.Optional(Type.Number()),
   supportsFinishReason: Type.Optional(Type.Boolean()),
+  chatTemplateArgs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  chatTemplateKwargs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   forceAdaptiveThinking: Type.Optional(Type.Boolean()),
   supportsTemperature: Type.Optional(Type.Boolean()),
   supportsCacheControlOnTools: Type.Optional(Type.Boolean()),

@@ -20,6 +20,8 @@ const KEYS = {
   DEEPSEEK_API_KEY: "k",
   OPENAI_API_KEY: "k",
   OPENCODE_API_KEY: "k",
+  BASETEN_API_KEY: "k",
+  TOGETHER_API_KEY: "k",
   GEMINI_API_KEY: "k",
 };
 
@@ -228,6 +230,31 @@ describe("openai-completions", () => {
     const strict = await runOnce({ model: "local/strict", providers, args: [], replies: [{ type: "raw", body: bare }, { type: "raw", body: recorded }] });
     const [cut] = lastAssistant(strict.frames);
     expect(cut.errorMessage).toContain("stream ended before the provider said it finished");
+  });
+});
+
+describe("thinking formats from the catalog", () => {
+  test("baseten: chat_template_args filled from the catalog's template, reasoning_effort from the level map; a models.json template replaces it", async () => {
+    const on = await first({ model: "baseten/zai-org/GLM-5.2", providers: { baseten: COMPLETIONS }, args: ["--thinking", "high"] });
+    expect(on.body.chat_template_args).toEqual({ enable_thinking: true });
+    expect(on.body.reasoning_effort).toBe("high");
+    const off = await first({ model: "baseten/zai-org/GLM-5.2", providers: { baseten: COMPLETIONS }, args: ["--thinking", "off"] });
+    expect(off.body.chat_template_args).toEqual({ enable_thinking: false });
+    expect(off.body.reasoning_effort).toBe("none");
+    const replaced = await first({
+      model: "baseten/zai-org/GLM-5.2",
+      providers: { baseten: { ...COMPLETIONS, modelOverrides: { "zai-org/GLM-5.2": { compat: { chatTemplateArgs: { reasoning_budget: { $var: "thinking.budget" } } } } } } },
+      args: ["--thinking", "high"],
+    });
+    expect(replaced.body.chat_template_args).toEqual({ reasoning_budget: expect.any(Number) });
+  });
+
+  test("together: reasoning.enabled, and no reasoning_effort where the catalog says the model takes none", async () => {
+    const together = await first({ model: "together/zai-org/GLM-5.3", providers: { together: COMPLETIONS }, args: ["--thinking", "high"] });
+    expect(together.body.reasoning).toEqual({ enabled: true });
+    expect(together.body.reasoning_effort).toBeUndefined();
+    const off = await first({ model: "together/zai-org/GLM-5.3", providers: { together: COMPLETIONS }, args: ["--thinking", "off"] });
+    expect(off.body.reasoning).toEqual({ enabled: false });
   });
 });
 

@@ -45,6 +45,8 @@ export interface ResolvedCompat {
   cacheControlFormat?: "anthropic";
   openRouterRouting?: Record<string, unknown>;
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
+  chatTemplateArgs?: Record<string, unknown>;
+  chatTemplateKwargs?: Record<string, unknown>;
   /** OpenAI's own prompt cache is steered by `prompt_cache_key`; other hosts may reject it. */
   sendsPromptCacheKey: boolean;
   /** pi 1.x: enabled sends `prompt_cache_key` whenever caching is on, disabled never, auto as sendsPromptCacheKey says. */
@@ -357,17 +359,47 @@ function addCacheControl(payload: CompletionsPayload, marker: CacheControl): voi
 
 // --- reasoning ----------------------------------------------------------------
 
+/** The thinking choice of one request, as the dialects' fields need it. */
+interface ThinkingChoice {
+  /** The provider value for the chosen level; undefined when thinking is off. */
+  effort: string | undefined;
+  /** The value the model's thinkingLevelMap gives for "off", when it names one. */
+  offValue: string | undefined;
+  /** The level's token budget, for `{"$var": "thinking.budget"}`. */
+  budget: number | undefined;
+}
+
 /**
- * Puts the reasoning choice into the dialect's fields. `effort` is the provider
- * value for the chosen level, undefined when thinking is off.
+ * A chat-template field list (compat.chatTemplateArgs / chatTemplateKwargs) for this
+ * request: plain values as they are; `{"$var": "thinking.enabled"}` whether thinking is
+ * on, `"thinking.budget"` the token budget, any other `$var` the effort (or the off
+ * value); `omitWhenOff` leaves a field out while thinking is off. Undefined when empty.
  */
-function applyReasoning(payload: CompletionsPayload, model: Model, compat: ResolvedCompat, effort: string | undefined): void {
+function chatTemplateValues(template: Record<string, unknown> | undefined, choice: ThinkingChoice): Record<string, unknown> | undefined {
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(template ?? {})) {
+    let resolved: unknown = value;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const spec = value as { $var?: unknown; omitWhenOff?: unknown };
+      const on = choice.effort !== undefined;
+      if (!on && spec.omitWhenOff) continue;
+      if (spec.$var === "thinking.enabled") resolved = on;
+      else if (spec.$var === "thinking.budget") resolved = on ? choice.budget : undefined;
+      else resolved = choice.effort ?? choice.offValue;
+    }
+    if (resolved !== undefined) values[key] = resolved;
+  }
+  return Object.keys(values).length > 0 ? values : undefined;
+}
+
+/** Puts the reasoning choice into the dialect's fields. */
+function applyReasoning(payload: CompletionsPayload, model: Model, compat: ResolvedCompat, choice: ThinkingChoice): void {
   if (!model.reasoning) return;
+  const { effort, offValue } = choice;
   const on = effort !== undefined;
-  // A model that reasons by default may name the value that turns it off.
-  const offValue = typeof model.thinkingLevelMap?.off === "string" ? model.thinkingLevelMap.off : undefined;
   switch (compat.thinkingFormat) {
     case "openai":
+      // A model that reasons by default may name the value that turns it off.
       if (compat.supportsReasoningEffort && (effort ?? offValue)) payload.reasoning_effort = effort ?? offValue;
       break;
     case "openrouter":
@@ -383,6 +415,30 @@ function applyReasoning(payload: CompletionsPayload, model: Model, compat: Resol
       break;
     case "qwen-chat-template":
       payload.chat_template_kwargs = { enable_thinking: on };
+      break;
+    case "together":
+      payload.reasoning = { enabled: on };
+      if (on && compat.supportsReasoningEffort) payload.reasoning_effort = effort;
+      break;
+    case "baseten": {
+      const args = chatTemplateValues(compat.chatTemplateArgs, choice);
+      if (args) payload.chat_template_args = args;
+      if (compat.supportsReasoningEffort && (effort ?? offValue)) payload.reasoning_effort = effort ?? offValue;
+      break;
+    }
+    case "chat-template": {
+      const kwargs = chatTemplateValues(compat.chatTemplateKwargs, choice);
+      if (kwargs) payload.chat_template_kwargs = kwargs;
+      break;
+    }
+    case "string-thinking":
+      // Thinking is one top-level string; off is the model's off value, "none" when it names none (null: not sent).
+      if (on) payload.thinking = effort;
+      else if (model.thinkingLevelMap?.off !== null) payload.thinking = offValue ?? "none";
+      break;
+    case "ant-ling":
+      // Only a level the model's map names has an effort here.
+      if (on) payload.reasoning = { effort };
       break;
   }
 }
@@ -430,7 +486,11 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
   }
   // Ask the service not to keep the conversation.
   if (compat.supportsStore) payload.store = false;
-  applyReasoning(payload, model, compat, options.reasoningEffort);
+  applyReasoning(payload, model, compat, {
+    effort: options.reasoningEffort,
+    offValue: typeof model.thinkingLevelMap?.off === "string" ? model.thinkingLevelMap.off : undefined,
+    budget: options.thinkingBudget,
+  });
   // Reasoning and answer share max_tokens on these servers; the budget keeps room for the answer.
   if (compat.thinkingTokenBudgetField && reasoningOn && options.thinkingBudget !== undefined) payload[compat.thinkingTokenBudgetField] = options.thinkingBudget;
   if (compat.vllmPriority !== undefined) payload.priority = compat.vllmPriority;
