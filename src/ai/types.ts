@@ -197,6 +197,8 @@ export interface OpenAICompletionsCompat {
   zaiToolStream?: boolean;
   /** pi 1.x: the top-level field that caps reasoning tokens (vLLM, Qwen/SGLang, llama.cpp). */
   thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
+  /** pi 1.x: the older spelling of `thinkingTokenBudgetField: "thinking_token_budget"`. */
+  supportsThinkingTokenBudget?: boolean;
   /** pi 1.x: vLLM's scheduler priority, sent as top-level `priority`. */
   vllmPriority?: number;
   /**
@@ -256,7 +258,6 @@ export interface UnusedCompat {
   supportsExplicitPromptCacheMode?: boolean;
   supportsMessageThreads?: boolean;
   allowedFallbackModels?: unknown[];
-  supportsThinkingTokenBudget?: boolean;
 }
 
 export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat & UnusedCompat;

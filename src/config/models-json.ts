@@ -69,6 +69,7 @@ const CompatSchema = Type.Object({
   zaiToolStream: Type.Optional(Type.Boolean()),
   thinkingTokenBudgetField: Type.Optional(Type.Enum(["thinking_token_budget", "thinking_budget", "thinking_budget_tokens"])),
   vllmPriority: Type.Optional(Type.Number()),
+  supportsThinkingTokenBudget: Type.Optional(Type.Boolean()),
   supportsFinishReason: Type.Optional(Type.Boolean()),
   chatTemplateArgs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   chatTemplateKwargs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

@@ -190,7 +190,7 @@ describe("openai-completions", () => {
     expect(off.body.tool_stream).toBeUndefined();
   });
 
-  test("thinkingTokenBudgetField and vllmPriority: a vLLM model sends its budget field and priority, a plain one neither", async () => {
+  test("thinkingTokenBudgetField (or supportsThinkingTokenBudget) and vllmPriority: a vLLM model sends its budget field and priority, a plain one neither", async () => {
     const providers = {
       vllm: {
         ...COMPLETIONS,
@@ -198,6 +198,7 @@ describe("openai-completions", () => {
         models: [
           { id: "qwen-served", reasoning: true, compat: { thinkingTokenBudgetField: "thinking_token_budget", vllmPriority: -5 } },
           { id: "plain", reasoning: true },
+          { id: "older-spelling", reasoning: true, compat: { supportsThinkingTokenBudget: true } },
         ],
       },
     };
@@ -207,6 +208,8 @@ describe("openai-completions", () => {
     const plain = await first({ model: "vllm/plain", providers, args: ["--thinking", "low"] });
     expect(plain.body.thinking_token_budget).toBeUndefined();
     expect(plain.body.priority).toBeUndefined();
+    const older = await first({ model: "vllm/older-spelling", providers, args: ["--thinking", "low"] });
+    expect(older.body.thinking_token_budget).toBe(4096);
     // Thinking off: no budget, the priority stays.
     const off = await first({ model: "vllm/qwen-served", providers, args: ["--thinking", "off"] });
     expect(off.body.thinking_token_budget).toBeUndefined();

@@ -125,12 +125,15 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider
     zaiToolStream: false,
     supportsFinishReason: true,
   };
-  return {
+  const resolved = {
     ...defaults,
     ...definedSwitches(hostCompat(model.baseUrl, model.id)),
     ...definedSwitches(catalogCompat(model.provider, model.id)),
     ...definedSwitches(model.compat),
-  } as ResolvedCompat;
+  } as ResolvedCompat & { supportsThinkingTokenBudget?: boolean };
+  // pi's older spelling of the vLLM budget field.
+  if (resolved.supportsThinkingTokenBudget && !resolved.thinkingTokenBudgetField) resolved.thinkingTokenBudgetField = "thinking_token_budget";
+  return resolved;
 }
 
 // --- wire shapes ------------------------------------------------------------
