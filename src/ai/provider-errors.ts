@@ -46,6 +46,8 @@ interface ErrorLike {
   status?: unknown;
   headers?: unknown;
   error?: unknown;
+  /** The body verbatim, from clients that call fetch themselves (Bedrock). */
+  responseBody?: unknown;
 }
 
 /** The errors in a cause chain, outermost first. */
@@ -112,7 +114,9 @@ function bodyMessage(body: unknown): { message?: string; kind?: string } {
   // Gemini sends an array of one error object from some endpoints.
   if (Array.isArray(body)) return bodyMessage(body[0]);
   const inner = record.error && typeof record.error === "object" ? record.error : record;
-  const message = typeof inner.message === "string" ? inner.message : typeof record.error === "string" ? record.error : undefined;
+  // AWS spells it `Message` in some services' bodies.
+  const message =
+    typeof inner.message === "string" ? inner.message : typeof inner.Message === "string" ? inner.Message : typeof record.error === "string" ? record.error : undefined;
   const kind = typeof inner.type === "string" && inner.type !== "error" ? inner.type : typeof inner.status === "string" ? inner.status : undefined;
   return { message, kind };
 }
@@ -147,6 +151,11 @@ export function retryAfterFromHeaders(headers: unknown, now = Date.now()): numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+function isErrorBody(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0 && value[0] !== null && typeof value[0] === "object";
+  return value !== null && typeof value === "object";
+}
+
 /** The status and body of an SDK's HTTP error, or of an Error worded "429 {json…}". */
 function httpParts(error: ErrorLike): { status: number; body: unknown; rawBody?: string; headers?: unknown } | undefined {
   const status = typeof error.status === "number" ? error.status : undefined;
@@ -155,14 +164,18 @@ function httpParts(error: ErrorLike): { status: number; body: unknown; rawBody?:
   const jsonStart = text.indexOf("{");
   const arrayStart = text.indexOf("[");
   const start = jsonStart === -1 ? arrayStart : arrayStart === -1 ? jsonStart : Math.min(jsonStart, arrayStart);
-  const fromText = start >= 0 ? parseJson(text.slice(start)) : undefined;
+  // Only an error body counts: an object (or Gemini's array of one), not "[3]" out of "Bad field: tools[3]".
+  const parsed = start >= 0 ? parseJson(text.slice(start)) : undefined;
+  const fromText = isErrorBody(parsed) ? parsed : undefined;
   const leadingStatus = /^(\d{3})\b/.exec(text);
   const resolved = status ?? (leadingStatus && fromText !== undefined ? Number(leadingStatus[1]) : undefined);
   if (resolved === undefined || resolved < 400 || resolved > 599) return undefined;
-  // OpenAI's SDK keeps the body's `error` object; Anthropic's keeps the whole body.
+  // A client that kept the body verbatim says so; OpenAI's SDK keeps the body's `error` object; Anthropic's keeps the whole body.
+  const verbatim = typeof error.responseBody === "string" && error.responseBody.trim() ? error.responseBody : undefined;
+  const fromVerbatim = verbatim !== undefined ? parseJson(verbatim) : undefined;
   const sdkBody = error.error && typeof error.error === "object" ? error.error : undefined;
-  const body = fromText ?? (sdkBody && "message" in (sdkBody as object) && !("error" in (sdkBody as object)) ? { error: sdkBody } : sdkBody);
-  const rawBody = fromText !== undefined ? text.slice(start) : body !== undefined ? JSON.stringify(body) : undefined;
+  const body = fromVerbatim ?? fromText ?? (sdkBody && "message" in (sdkBody as object) && !("error" in (sdkBody as object)) ? { error: sdkBody } : sdkBody);
+  const rawBody = verbatim ?? (fromText !== undefined ? text.slice(start) : body !== undefined ? JSON.stringify(body) : undefined);
   return { status: resolved, body, rawBody, headers: error.headers };
 }
 
@@ -170,7 +183,10 @@ function describeHttp(error: ErrorLike, provider: string): ProviderFailure | und
   const parts = httpParts(error);
   if (!parts) return undefined;
   const { status, body } = parts;
-  const { message, kind } = bodyMessage(body);
+  const fromBody = bodyMessage(body);
+  const message = fromBody.message;
+  // AWS names the error's kind in a header (`x-amzn-errortype: ThrottlingException:http://…`).
+  const kind = fromBody.kind ?? headerOf(parts.headers, "x-amzn-errortype")?.split(":")[0];
   const fallback = typeof error.message === "string" ? error.message.replace(/^\d{3}\s*/, "") : "";
   const text = message ?? (parts.rawBody === undefined ? fallback : "") ?? "";
   // The kind names the failure (overloaded_error, RESOURCE_EXHAUSTED); a rate limit says whose.

@@ -189,6 +189,28 @@ export interface OpenAICompletionsCompat {
   supportsLongCacheRetention?: boolean;
   /** Tool-call ids the server accepts: "mistral" is exactly nine letters and digits. Default: OpenAI's. */
   toolCallIdFormat?: "openai" | "mistral";
+  /** pi 1.x: send session-affinity headers from the session id (default: OpenRouter only). */
+  sendSessionAffinityHeaders?: boolean;
+  /** pi 1.x: which session-affinity headers: openai, openai-nosession, or openrouter's x-session-id. */
+  sessionAffinityFormat?: "openai" | "openai-nosession" | "openrouter";
+  /** pi 1.x: z.ai streams tool-call arguments only when asked with top-level `tool_stream`. */
+  zaiToolStream?: boolean;
+  /** pi 1.x: the top-level field that caps reasoning tokens (vLLM, Qwen/SGLang, llama.cpp). */
+  thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
+  /** pi 1.x: the older spelling of `thinkingTokenBudgetField: "thinking_token_budget"`. */
+  supportsThinkingTokenBudget?: boolean;
+  /** pi 1.x: vLLM's scheduler priority, sent as top-level `priority`. */
+  vllmPriority?: number;
+  /**
+   * pi 1.x: the fields of `chat_template_args` (thinkingFormat "baseten") and
+   * `chat_template_kwargs` ("chat-template"). A value `{"$var": "thinking.enabled"}`,
+   * `"thinking.budget"` or `"thinking.effort"` is filled in per request; one with
+   * `omitWhenOff` is left out while thinking is off.
+   */
+  chatTemplateArgs?: Record<string, unknown>;
+  chatTemplateKwargs?: Record<string, unknown>;
+  /** pi 1.x: false for servers that never send `finish_reason`: a stream that ends normally is then complete. Default true. */
+  supportsFinishReason?: boolean;
 }
 
 export interface OpenAIResponsesCompat {
@@ -212,9 +234,33 @@ export interface RequestCompat {
 export interface AnthropicMessagesCompat {
   supportsEagerToolInputStreaming?: boolean;
   supportsLongCacheRetention?: boolean;
+  /** Thinking is `{type: "adaptive"}` with an effort, never a token budget (the catalog sets it per model). */
+  forceAdaptiveThinking?: boolean;
+  /** False for models that refuse the `temperature` field. Default true. */
+  supportsTemperature?: boolean;
+  /** False for servers that refuse `cache_control` on tool definitions (Fireworks). Default true. */
+  supportsCacheControlOnTools?: boolean;
+  /** Replay thinking that has no signature as thinking with `signature: ""` instead of as text. */
+  allowEmptySignature?: boolean;
+  /** Whether the server takes strict tool schemas; xcsh's tools never ask for them (read, not acted on). */
+  supportsStrictTools?: boolean;
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat;
+/** pi 1.x switches that the catalog carries for features xcsh does not have; kept so a models.json with them loads and a model keeps them. */
+export interface UnusedCompat {
+  supportsMidConvoSystemMessages?: boolean;
+  supportsMidConvoToolAdditions?: boolean;
+  supportsMidConvoToolChanges?: boolean;
+  supportsMidConvoEffort?: boolean;
+  supportsOpenAIGrammarTools?: boolean;
+  supportsAdditionalTools?: boolean;
+  supportsToolSearch?: boolean;
+  supportsExplicitPromptCacheMode?: boolean;
+  supportsMessageThreads?: boolean;
+  allowedFallbackModels?: unknown[];
+}
+
+export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat & UnusedCompat;
 
 export interface ModelCost {
   /** USD per million tokens */
@@ -294,6 +340,18 @@ export interface SimpleStreamOptions extends StreamOptions {
 }
 
 /** The reasoning dialects of OpenAI-compatible servers that xcsh writes. */
-export const SPOKEN_THINKING_FORMATS = ["openai", "openrouter", "deepseek", "zai", "qwen", "qwen-chat-template"] as const;
-/** pi 0.87.1's other dialects: accepted in models.json, but no reasoning fields are sent. */
-export const UNSPOKEN_THINKING_FORMATS = ["together", "baseten", "chat-template", "string-thinking", "ant-ling"] as const;
+export const SPOKEN_THINKING_FORMATS = [
+  "openai",
+  "openrouter",
+  "deepseek",
+  "zai",
+  "qwen",
+  "qwen-chat-template",
+  "together",
+  "baseten",
+  "chat-template",
+  "string-thinking",
+  "ant-ling",
+] as const;
+/** Dialects a models.json may name that xcsh does not write: none left (pi 1.6.0's are all spoken). */
+export const UNSPOKEN_THINKING_FORMATS = [] as const;

@@ -31,13 +31,11 @@ const SHORT_ALIASES: Record<string, string> = {
 
 /**
  * pi's options with nothing to act on in xcsh, accepted so that a host passing them
- * starts xcsh as it starts pi: --verbose shows pi's interactive start-up details, which
- * xcsh does not print, and --offline turns off automatic network activity, which xcsh
+ * starts xcsh as it starts pi: --offline turns off automatic network activity, which xcsh
  * has none of (it only talks to the model's provider when asked).
  * The value maps each to whether it takes a value.
  */
 const IGNORED_OPTIONS: Record<string, boolean> = {
-  "--verbose": false,
   "--offline": false,
 };
 
@@ -157,6 +155,7 @@ export function parseArgs(argv: string[], extensionFlags?: ExtensionFlagTypes): 
     else if (arg === "-c" || arg === "--continue") args.continueSession = true;
     else if (arg === "--resume") args.resume = true;
     else if (arg === "--no-session") args.noSession = true;
+    else if (arg === "--verbose") args.verbose = true;
     else if (arg === "--rpc-lean") args.rpcLean = true;
     else if (arg === "--no-extensions") args.noExtensions = true;
     else if (arg === "--trust-project" || arg === "--approve") args.trustProject = true;

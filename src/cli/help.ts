@@ -87,7 +87,9 @@ Options:
   --no-themes                      Load only the --theme themes
   --tui-mode <fullscreen|regular>  The terminal UI: fullscreen (alternate screen, the
                                    editor fixed at the bottom) or regular (inline)
-  --verbose, --offline             pi's options, accepted and ignored: xcsh has no
+  --verbose                        Show the start-up header despite quietStartup, and a
+                                   provider error's raw body (credentials redacted)
+  --offline                        pi's option, accepted and ignored: xcsh has no
                                    automatic network requests
   -c, --continue                   Continue the most recent session in this directory
   -r, --resume                     Pick the session to resume (with -p: from a list

@@ -64,6 +64,21 @@ const CompatSchema = Type.Object({
   requiresNonNullAssistantContent: Type.Optional(Type.Boolean()),
   requiresToolsWithToolHistory: Type.Optional(Type.Boolean()),
   promptCacheKeyMode: Type.Optional(Type.Enum(["auto", "enabled", "disabled"])),
+  sendSessionAffinityHeaders: Type.Optional(Type.Boolean()),
+  sessionAffinityFormat: Type.Optional(Type.Enum(["openai", "openai-nosession", "openrouter"])),
+  zaiToolStream: Type.Optional(Type.Boolean()),
+  thinkingTokenBudgetField: Type.Optional(Type.Enum(["thinking_token_budget", "thinking_budget", "thinking_budget_tokens"])),
+  vllmPriority: Type.Optional(Type.Number()),
+  supportsThinkingTokenBudget: Type.Optional(Type.Boolean()),
+  supportsFinishReason: Type.Optional(Type.Boolean()),
+  chatTemplateArgs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  chatTemplateKwargs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  forceAdaptiveThinking: Type.Optional(Type.Boolean()),
+  supportsTemperature: Type.Optional(Type.Boolean()),
+  supportsCacheControlOnTools: Type.Optional(Type.Boolean()),
+  allowEmptySignature: Type.Optional(Type.Boolean()),
+  supportsStrictTools: Type.Optional(Type.Boolean()),
+  supportsMaxOutputTokens: Type.Optional(Type.Boolean()),
 });
 
 /** pi 1.x: free-form request fields, and per thinking level (pi's level names, `max` included). */

@@ -44,6 +44,8 @@ export interface RunOptions {
   fork?: string;
   /** --no-session: keep nothing on disk. */
   noSession: boolean;
+  /** --verbose: the start-up header despite quietStartup (pi), and a provider error's raw body (redacted) beside its message. */
+  verbose?: boolean;
   sessionDir?: string;
   /** --name/-n: the session's display name. */
   name?: string;

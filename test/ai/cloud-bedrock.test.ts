@@ -206,6 +206,34 @@ describe("Amazon Bedrock", () => {
     expect(server.requests.length - before).toBe(2);
   });
 
+  test("a 429 with retry-after is retried after the wait Bedrock asked for, and reads as a rate limit with the body's message", async () => {
+    home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 1 } });
+    const body = JSON.stringify({ message: "Too many requests, please wait before trying again." });
+    server.enqueue(
+      { type: "error", status: 429, body: JSON.parse(body), headers: { "retry-after": "1", "x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/" } },
+      { content: [{ type: "text", text: "After the wait." }] },
+    );
+    const before = server.requests.length;
+    const result = await run(ACCESS_KEYS, "Say hi.", ["--mode", "json"]);
+    const frames = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const retry = frames.find((frame) => frame.type === "auto_retry_start");
+    expect(retry).toMatchObject({ delayMs: 1000, errorMessage: "429 rate limited by amazon-bedrock: Too many requests, please wait before trying again." });
+    const failed = frames.find((frame) => frame.type === "message_end" && frame.message.stopReason === "error").message;
+    expect(failed.errorBody).toBe(body);
+    const [first, second] = server.requests.slice(before);
+    expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(995);
+    expect(frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").at(-1).message.content).toEqual([{ type: "text", text: "After the wait." }]);
+  });
+
+  test("a 503 reads as the kind AWS names in x-amzn-errortype with the body's message", async () => {
+    home.writeSettings({ retry: { enabled: false } });
+    server.enqueue({ type: "error", status: 503, body: { message: "Bedrock is unable to process your request." }, headers: { "x-amzn-ErrorType": "ServiceUnavailableException:http://internal.amazon.com/coral/com.amazon.bedrock/" } });
+    const result = await run(ACCESS_KEYS);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain("503 ServiceUnavailableException: Bedrock is unable to process your request.");
+    expect(result.stderr).not.toContain("{");
+  });
+
   test("a stream that stops without messageStop is an error, not a finished answer", async () => {
     const event = (type: string, payload: unknown) => encodeEventMessage({ ":event-type": type, ":message-type": "event", ":content-type": "application/json" }, payload);
     server.enqueueFrames([event("messageStart", { role: "assistant" }), event("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Half an ans" } })]);

@@ -69,6 +69,13 @@ describe("HTTP errors", () => {
     }
   });
 
+  test("brackets in a message are not taken for a body: 'tools[3]' stays in the message", () => {
+    const error = APIError.generate(400, { error: { message: "Bad field: tools[3]", type: "invalid_request_error" } }, undefined, new Headers());
+    const failure = describeProviderFailure(error, "openai");
+    expect(failure.message).toBe("400 invalid_request_error: Bad field: tools[3]");
+    expect(JSON.parse(failure.rawBody!)).toEqual({ error: { message: "Bad field: tools[3]", type: "invalid_request_error" } });
+  });
+
   test("retry-after-ms wins over retry-after; retry-after may be seconds or an HTTP date", () => {
     expect(retryAfterFromHeaders(new Headers({ "retry-after-ms": "250", "retry-after": "3" }))).toBe(250);
     expect(retryAfterFromHeaders(new Headers({ "retry-after": "2" }))).toBe(2000);

@@ -194,7 +194,8 @@ describe("tool calls the APIs stream in their own ways", () => {
 });
 
 describe("HTTP errors with the providers' real bodies", () => {
-  const cases: { provider: ProviderName; fixture: string; message: string; askedMs?: number }[] = [
+  // `headers` adds to the fixture's own: the retry-after rule is the same whatever the status.
+  const cases: { provider: ProviderName; fixture: string; message: string; askedMs?: number; headers?: Record<string, string> }[] = [
     { provider: "claude", fixture: "anthropic-429", message: "429 rate limited by claude: Number of request tokens has exceeded your per-minute rate limit", askedMs: 1000 },
     { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded" },
     { provider: "gpt", fixture: "openai-429", message: "429 rate limited by gpt: Rate limit reached for gpt-4o-mini", askedMs: 700 },
@@ -202,11 +203,20 @@ describe("HTTP errors with the providers' real bodies", () => {
     { provider: "gemini", fixture: "gemini-429", message: "429 rate limited by gemini: You exceeded your current quota", askedMs: 1000 },
     { provider: "gemini", fixture: "gemini-503", message: "503 UNAVAILABLE: The model is overloaded. Please try again later." },
     { provider: "mistral", fixture: "mistral-429", message: "429 rate limited by mistral: Requests rate limit exceeded", askedMs: 1000 },
+    { provider: "claude", fixture: "anthropic-500", message: "500 api_error: Internal server error" },
+    { provider: "gpt", fixture: "openai-503", message: "503 server_error: The engine is currently overloaded, please try again later", askedMs: 1000 },
+    { provider: "gptr", fixture: "openai-429", message: "429 rate limited by gptr: Rate limit reached for gpt-4o-mini", askedMs: 700 },
+    { provider: "gptr", fixture: "openai-503", message: "503 server_error: The engine is currently overloaded", askedMs: 1000 },
+    { provider: "gemini", fixture: "gemini-500", message: "500 INTERNAL: An internal error has occurred." },
+    { provider: "mistral", fixture: "mistral-503", message: "503 service_unavailable: Service unavailable, please retry later", askedMs: 1000 },
+    { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded", askedMs: 1000, headers: { "retry-after": "1" } },
   ];
-  for (const { provider, fixture, message, askedMs } of cases) {
+  for (const { provider, fixture, message, askedMs, headers } of cases) {
     const waits = askedMs === undefined ? "retried after the backoff" : `retried after the ${askedMs} ms the provider asked`;
-    test(`${fixture}: reads "${message.slice(0, 40)}…", ${waits}`, async () => {
-      server.enqueue(errorReply(fixture), { type: "raw", body: recording(PROVIDERS[provider].text) });
+    const named = headers ? `${fixture} with ${Object.keys(headers).join(", ")}` : fixture;
+    test(`${named} from ${provider}: reads "${message.slice(0, 40)}…", ${waits}`, async () => {
+      const reply = errorReply(fixture);
+      server.enqueue({ ...reply, headers: { ...reply.headers, ...headers } }, { type: "raw", body: recording(PROVIDERS[provider].text) });
       const { frames } = await ask(provider);
       const [failed, answered] = assistantEnds(frames);
       expect(failed.errorMessage).toStartWith(message);

@@ -1,7 +1,7 @@
 /**
- * A pi 0.87.1 models.json may name reasoning dialects xcsh does not write yet
- * (together, baseten, chat-template, string-thinking, ant-ling). Such a file still
- * starts xcsh, says once what it does not apply, and the model is asked plainly.
+ * pi's reasoning dialects beyond OpenAI's (together, baseten, chat-template,
+ * string-thinking, ant-ling), named in a models.json: xcsh writes each the way its
+ * servers read it, with no warning. (They were accepted and not written before.)
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { makeFakeModelHome, runXcsh, type FakeModelHome } from "../support/cli.ts";
@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 afterEach(() => fake.cleanup());
 
-test("a thinkingFormat xcsh does not speak starts xcsh with one warning, and no reasoning field is sent", async () => {
+test("each of pi's other thinkingFormats is written into the request, without a warning", async () => {
   fake.home.writeModelsJson({
     providers: {
       fake: {
@@ -20,17 +20,24 @@ test("a thinkingFormat xcsh does not speak starts xcsh with one warning, and no 
         api: "openai-completions",
         apiKey: "k",
         compat: { thinkingFormat: "together" },
-        models: [{ id: "m", reasoning: true, compat: { thinkingFormat: "chat-template" } }],
+        models: [
+          { id: "together-m", reasoning: true },
+          { id: "template-m", reasoning: true, compat: { thinkingFormat: "chat-template", chatTemplateKwargs: { thinking: { $var: "thinking.enabled" } } } },
+          { id: "string-m", reasoning: true, compat: { thinkingFormat: "string-thinking" } },
+        ],
       },
     },
   });
-  fake.server.enqueue({ content: [{ type: "text", text: "plain answer" }] });
-  const result = await runXcsh(["--no-session", "--model", "fake/m", "--thinking", "high", "-p", "hi"], { env: fake.home.env });
-  expect(result.exitCode).toBe(0);
-  expect(result.stdout).toContain("plain answer");
-  expect(result.stderr).toContain('thinkingFormat "together" is not supported by xcsh yet');
-  expect(result.stderr).toContain('thinkingFormat "chat-template" is not supported by xcsh yet');
-  expect(result.stderr.split('thinkingFormat "together"').length - 1).toBe(1);
-  const body = fake.server.requests.at(-1)!.body;
-  for (const field of ["reasoning_effort", "reasoning", "thinking", "enable_thinking", "chat_template_kwargs"]) expect(body[field]).toBeUndefined();
+  const sent: Record<string, unknown>[] = [];
+  for (const model of ["together-m", "template-m", "string-m"]) {
+    fake.server.enqueue({ content: [{ type: "text", text: "plain answer" }] });
+    const result = await runXcsh(["--no-session", "--model", `fake/${model}`, "--thinking", "high", "-p", "hi"], { env: fake.home.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("plain answer");
+    expect(result.stderr).not.toContain("thinkingFormat");
+    sent.push(fake.server.requests.at(-1)!.body);
+  }
+  expect(sent[0]).toMatchObject({ reasoning: { enabled: true }, reasoning_effort: "high" });
+  expect(sent[1].chat_template_kwargs).toEqual({ thinking: true });
+  expect(sent[2].thinking).toBe("high");
 });

@@ -88,7 +88,7 @@ function contentBlocks(content: string | (TextContent | ImageContent)[], model: 
   return blocks;
 }
 
-function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
+function assistantBlocks(message: AssistantMessage, allowEmptySignature: boolean): ContentBlockParam[] {
   const blocks: ContentBlockParam[] = [];
   for (const block of message.content) {
     if (block.type === "text") {
@@ -99,8 +99,9 @@ function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
       } else if (block.thinkingSignature) {
         blocks.push({ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature });
       } else if (block.thinking.trim()) {
-        // Unsigned thinking would be rejected; keep what was said as plain text.
-        blocks.push({ type: "text", text: block.thinking });
+        // Unsigned thinking is rejected by Anthropic: keep what was said as plain text. Some
+        // compatible servers send and take empty signatures (compat.allowEmptySignature).
+        blocks.push(allowEmptySignature ? { type: "thinking", thinking: block.thinking, signature: "" } : { type: "text", text: block.thinking });
       }
     } else {
       blocks.push({ type: "tool_use", id: block.id, name: block.name, input: block.arguments ?? {} });
@@ -141,7 +142,7 @@ export function convertMessages(context: Context, model: Model): MessageParam[] 
     } else if (message.role === "toolResult") {
       pushUser([toolResultBlock(message, model)]);
     } else {
-      const blocks = assistantBlocks(message);
+      const blocks = assistantBlocks(message, model.compat?.allowEmptySignature === true);
       // An empty assistant turn is rejected by the API and carries nothing.
       if (blocks.length > 0) out.push({ role: "assistant", content: blocks });
     }
@@ -168,9 +169,10 @@ export function convertSystemPrompt(systemPrompt: string | undefined, cacheContr
   return [block];
 }
 
-export function convertTools(tools: Tool[], model: Model): AnthropicTool[] {
+/** The tools as Anthropic definitions; `cacheControl` marks the last one as a cache breakpoint. */
+export function convertTools(tools: Tool[], model: Model, cacheControl?: CacheControlEphemeral): AnthropicTool[] {
   const eager = model.compat?.supportsEagerToolInputStreaming !== false;
-  return tools.map((tool) => {
+  return tools.map((tool, index) => {
     const converted: AnthropicTool = {
       name: tool.name,
       description: tool.description,
@@ -179,6 +181,7 @@ export function convertTools(tools: Tool[], model: Model): AnthropicTool[] {
     };
     // Streams the arguments as they are generated instead of after validation.
     if (eager) converted.eager_input_streaming = true;
+    if (cacheControl && index === tools.length - 1) converted.cache_control = cacheControl;
     return converted;
   });
 }

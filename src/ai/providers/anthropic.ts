@@ -50,17 +50,13 @@ const DEFAULT_EFFORT: Record<ThinkingLevel, AnthropicEffort> = {
 };
 
 /**
- * Models that take `thinking: {type: "adaptive"}` with an effort instead of a
- * token budget (Opus 4.6 and later, Sonnet 4.6, the Claude 5 generation). The
- * newest reject budgets outright, so these always get adaptive thinking.
+ * Models that take `thinking: {type: "adaptive"}` with an effort instead of a token
+ * budget. The newest reject budgets outright. This is a fact of the catalog
+ * (`compat.forceAdaptiveThinking`), which a models.json entry can set or clear; the
+ * model's name decides nothing.
  */
-export function usesAdaptiveThinking(modelId: string): boolean {
-  const id = modelId.toLowerCase();
-  return (
-    /(opus|sonnet)-4[-.]([6-9])/.test(id) ||
-    /claude-(opus|sonnet|haiku|fable|mythos)-5/.test(id) ||
-    /\b(fable|mythos)\b/.test(id)
-  );
+export function usesAdaptiveThinking(model: Pick<Model, "compat">): boolean {
+  return model.compat?.forceAdaptiveThinking === true;
 }
 
 // --- the request ------------------------------------------------------------
@@ -76,6 +72,7 @@ function prepareRequest(model: Model, context: Context, options: AnthropicOption
   const cacheControl = cacheControlFor(model, options.cacheRetention);
   const messages = convertMessages(context, model);
   if (cacheControl) markLastUserMessage(messages, cacheControl);
+  const compat = model.compat ?? {};
 
   const body: RequestBody = {
     model: model.id,
@@ -89,15 +86,16 @@ function prepareRequest(model: Model, context: Context, options: AnthropicOption
   const betas: string[] = [];
   const hasTools = (context.tools?.length ?? 0) > 0;
   if (hasTools) {
-    body.tools = convertTools(context.tools!, model);
-    if (model.compat?.supportsEagerToolInputStreaming === false) betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
+    // The tool list is the same every turn: a breakpoint after it caches it, where the server takes one there.
+    body.tools = convertTools(context.tools!, model, compat.supportsCacheControlOnTools === false ? undefined : cacheControl);
+    if (compat.supportsEagerToolInputStreaming === false) betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
     if (options.toolChoice) body.tool_choice = typeof options.toolChoice === "string" ? { type: options.toolChoice } : options.toolChoice;
   }
 
   const thinking = applyThinking(body, model, options);
   if (thinking === "budget" && hasTools && options.interleavedThinking !== false) betas.push(INTERLEAVED_THINKING_BETA);
-  // The API only accepts the default temperature while the model thinks.
-  if (options.temperature !== undefined && thinking === "off") body.temperature = options.temperature;
+  // The API only accepts the default temperature while the model thinks; some models never take one.
+  if (options.temperature !== undefined && thinking === "off" && compat.supportsTemperature !== false) body.temperature = options.temperature;
 
   const userId = options.metadata?.user_id;
   if (typeof userId === "string") body.metadata = { user_id: userId };
@@ -107,7 +105,7 @@ function prepareRequest(model: Model, context: Context, options: AnthropicOption
 /** Sets the thinking knobs on the body and says which kind was used. */
 function applyThinking(body: RequestBody, model: Model, options: AnthropicOptions): "off" | "budget" | "adaptive" {
   if (!model.reasoning || !options.thinkingEnabled) return "off";
-  if (usesAdaptiveThinking(model.id)) {
+  if (usesAdaptiveThinking(model)) {
     body.thinking = { type: "adaptive" };
     if (options.effort) body.output_config = { effort: options.effort };
     return "adaptive";
@@ -122,8 +120,25 @@ function applyThinking(body: RequestBody, model: Model, options: AnthropicOption
   return "budget";
 }
 
+/** OpenRouter routes a session to one replica by a header; other servers only when their compat asks. */
+function isOpenRouter(model: Model): boolean {
+  return model.provider === "openrouter" || model.baseUrl.includes("openrouter.ai");
+}
+
+/**
+ * Session affinity: servers that cache prompts per replica (Fireworks, OpenRouter) keep a
+ * session on one replica when told its id, so the cache is found again. Only while caching.
+ */
+function sessionAffinityHeaders(model: Model, options: AnthropicOptions): Record<string, string> {
+  const compat = model.compat ?? {};
+  if (!options.sessionId || options.cacheRetention === "none") return {};
+  if (!(compat.sendSessionAffinityHeaders ?? isOpenRouter(model))) return {};
+  const format = compat.sessionAffinityFormat ?? (isOpenRouter(model) ? "openrouter" : undefined);
+  return { [format === "openrouter" ? "x-session-id" : "x-session-affinity"]: options.sessionId };
+}
+
 function requestHeaders(model: Model, options: AnthropicOptions, betas: string[]): Record<string, string> {
-  const headers: Record<string, string> = { ...model.headers, ...options.headers };
+  const headers: Record<string, string> = { ...sessionAffinityHeaders(model, options), ...model.headers, ...options.headers };
   if (betas.length === 0) return headers;
   const existingKey = Object.keys(headers).find((key) => key.toLowerCase() === "anthropic-beta");
   const existing = existingKey ? headers[existingKey].split(",").map((beta) => beta.trim()).filter(Boolean) : [];
@@ -337,7 +352,7 @@ export const streamSimple: ApiStreamSimpleFunction = (model, context, options) =
   const level = options?.reasoning && model.reasoning ? clampThinkingLevel(model, options.reasoning) : "off";
   if (level !== "off") {
     native.thinkingEnabled = true;
-    if (usesAdaptiveThinking(model.id)) {
+    if (usesAdaptiveThinking(model)) {
       native.effort = mappedThinkingValue(model, level, DEFAULT_EFFORT[level]) as AnthropicEffort;
     } else {
       native.thinkingBudgetTokens = thinkingBudget(level, model.maxTokens, options?.thinkingBudgets);

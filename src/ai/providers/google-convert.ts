@@ -29,8 +29,14 @@ function isLocalCallId(id: string): boolean {
  */
 const SKIP_SIGNATURE_VALIDATION = "skip_thought_signature_validator";
 
-export function isGemini3(model: Pick<Model, "id">): boolean {
-  return model.id.replace(/^models\//, "").startsWith("gemini-3");
+/**
+ * Whether the model thinks by named levels (`thinkingLevel`: Gemini 3 and later, Gemma 4)
+ * rather than by a token budget (Gemini 2.5). The catalog says so with the model's
+ * thinkingLevelMap: level models map levels to names, budget models to numbers or not at
+ * all. The same models demand a thought signature on replayed function calls.
+ */
+export function thinksByLevel(model: Pick<Model, "thinkingLevelMap">): boolean {
+  return Object.values(model.thinkingLevelMap ?? {}).some((value) => typeof value === "string" && /^(minimal|low|medium|high)$/i.test(value));
 }
 
 /** Ids of other providers may hold characters or lengths Gemini does not accept. */
@@ -70,7 +76,7 @@ function modelParts(message: AssistantMessage, model: Model, sentCallIds: Set<st
   const parts: Part[] = [];
   const ownMessage = message.api === model.api && message.provider === model.provider && message.model === model.id;
   // The model's own calls go back exactly as they came (in a parallel step only the first is signed).
-  let needsInjectedSignature = !ownMessage && isGemini3(model);
+  let needsInjectedSignature = !ownMessage && thinksByLevel(model);
   for (const block of message.content) {
     if (block.type === "text") {
       if (!block.text && !block.textSignature) continue;

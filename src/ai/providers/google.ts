@@ -21,7 +21,7 @@ import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, thinkingBudget } from "../thinking.ts";
 import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets, ToolCall } from "../types.ts";
 import { resolveProviderApiKey } from "./api-key.ts";
-import { convertMessages, convertSystemPrompt, convertTools, isGemini3, newLocalCallId } from "./google-convert.ts";
+import { convertMessages, convertSystemPrompt, convertTools, newLocalCallId, thinksByLevel } from "./google-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
 traceModuleLoad("@google/genai");
@@ -358,10 +358,12 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
 export const stream: ApiStreamFunction = geminiStream(createClient);
 
 /**
- * The per-model thinking decision. Gemini 3 takes a level and cannot stop
- * thinking; Gemini 2.5 takes a token budget, where 0 turns thinking off on Flash
- * and Flash-Lite while Pro needs at least 128. A model's thinkingLevelMap entry
- * (a level name for Gemini 3, a number for budget models) overrides the default.
+ * The per-model thinking decision. A model whose thinkingLevelMap names levels (Gemini 3
+ * and later) takes a level and cannot stop thinking; Gemini 2.5 takes a token budget,
+ * where 0 turns thinking off on Flash and Flash-Lite while Pro needs at least 128 (the
+ * one rule still by name: the catalog has no field for it; a thinkingLevelMap `off`
+ * entry with a number overrides it). A map entry (a level name, or a number for budget
+ * models) overrides the default.
  */
 export function geminiThinking(
   model: Model,
@@ -373,7 +375,7 @@ export function geminiThinking(
   const id = model.id.replace(/^models\//, "");
   const mapped = model.thinkingLevelMap?.[level] ?? undefined;
 
-  if (isGemini3(model)) {
+  if (thinksByLevel(model)) {
     const fallback: GoogleThinkingLevel = level === "off" || level === "minimal" || level === "low" ? "LOW" : "HIGH";
     const named = mapped?.toUpperCase();
     const chosen = GEMINI_LEVELS.find((value) => value === named) ?? fallback;

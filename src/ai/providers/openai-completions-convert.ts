@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from "../types.ts";
 import { CATALOG_PROVIDERS, catalogCompat } from "../catalog/providers.ts";
+import { isOpenRouterEndpoint, type SessionAffinityFormat } from "./session-affinity.ts";
 import { transformMessages } from "./transform-messages.ts";
 
 // --- compat ---------------------------------------------------------------
@@ -44,6 +45,8 @@ export interface ResolvedCompat {
   cacheControlFormat?: "anthropic";
   openRouterRouting?: Record<string, unknown>;
   vercelGatewayRouting?: { only?: string[]; order?: string[] };
+  chatTemplateArgs?: Record<string, unknown>;
+  chatTemplateKwargs?: Record<string, unknown>;
   /** OpenAI's own prompt cache is steered by `prompt_cache_key`; other hosts may reject it. */
   sendsPromptCacheKey: boolean;
   /** pi 1.x: enabled sends `prompt_cache_key` whenever caching is on, disabled never, auto as sendsPromptCacheKey says. */
@@ -52,6 +55,17 @@ export interface ResolvedCompat {
   requiresNonNullAssistantContent: boolean;
   /** pi 1.x: `tools: []` on a request without tools once the conversation has tool calls (older LiteLLM). */
   requiresToolsWithToolHistory: boolean;
+  /** pi 1.x: session-affinity headers from the session id (session-affinity.ts); default: OpenRouter only. */
+  sendSessionAffinityHeaders: boolean;
+  sessionAffinityFormat: SessionAffinityFormat;
+  /** pi 1.x: z.ai streams tool arguments only when asked (`tool_stream: true`). */
+  zaiToolStream: boolean;
+  /** pi 1.x: the top-level field that caps reasoning tokens, when the server has one (vLLM, SGLang, llama.cpp). */
+  thinkingTokenBudgetField?: "thinking_token_budget" | "thinking_budget" | "thinking_budget_tokens";
+  /** pi 1.x: vLLM's scheduler priority (`priority`). */
+  vllmPriority?: number;
+  /** pi 1.x: false where the server never sends `finish_reason`; its streams are complete when they end. */
+  supportsFinishReason: boolean;
 }
 
 function hostOf(baseUrl: string): string {
@@ -87,6 +101,7 @@ function definedSwitches(compat: ModelCompat | undefined): ModelCompat {
  */
 export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider" | "id">): ResolvedCompat {
   const isOpenAI = hostOf(model.baseUrl) === "api.openai.com";
+  const isOpenRouter = isOpenRouterEndpoint(model);
   const defaults: ResolvedCompat = {
     supportsStore: isOpenAI,
     supportsDeveloperRole: isOpenAI,
@@ -105,13 +120,20 @@ export function detectCompat(model: Pick<Model, "baseUrl" | "compat" | "provider
     promptCacheKeyMode: "auto",
     requiresNonNullAssistantContent: false,
     requiresToolsWithToolHistory: false,
+    sendSessionAffinityHeaders: isOpenRouter,
+    sessionAffinityFormat: isOpenRouter ? "openrouter" : "openai",
+    zaiToolStream: false,
+    supportsFinishReason: true,
   };
-  return {
+  const resolved = {
     ...defaults,
     ...definedSwitches(hostCompat(model.baseUrl, model.id)),
     ...definedSwitches(catalogCompat(model.provider, model.id)),
     ...definedSwitches(model.compat),
-  } as ResolvedCompat;
+  } as ResolvedCompat & { supportsThinkingTokenBudget?: boolean };
+  // pi's older spelling of the vLLM budget field.
+  if (resolved.supportsThinkingTokenBudget && !resolved.thinkingTokenBudgetField) resolved.thinkingTokenBudgetField = "thinking_token_budget";
+  return resolved;
 }
 
 // --- wire shapes ------------------------------------------------------------
@@ -340,17 +362,47 @@ function addCacheControl(payload: CompletionsPayload, marker: CacheControl): voi
 
 // --- reasoning ----------------------------------------------------------------
 
+/** The thinking choice of one request, as the dialects' fields need it. */
+interface ThinkingChoice {
+  /** The provider value for the chosen level; undefined when thinking is off. */
+  effort: string | undefined;
+  /** The value the model's thinkingLevelMap gives for "off", when it names one. */
+  offValue: string | undefined;
+  /** The level's token budget, for `{"$var": "thinking.budget"}`. */
+  budget: number | undefined;
+}
+
 /**
- * Puts the reasoning choice into the dialect's fields. `effort` is the provider
- * value for the chosen level, undefined when thinking is off.
+ * A chat-template field list (compat.chatTemplateArgs / chatTemplateKwargs) for this
+ * request: plain values as they are; `{"$var": "thinking.enabled"}` whether thinking is
+ * on, `"thinking.budget"` the token budget, any other `$var` the effort (or the off
+ * value); `omitWhenOff` leaves a field out while thinking is off. Undefined when empty.
  */
-function applyReasoning(payload: CompletionsPayload, model: Model, compat: ResolvedCompat, effort: string | undefined): void {
+function chatTemplateValues(template: Record<string, unknown> | undefined, choice: ThinkingChoice): Record<string, unknown> | undefined {
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(template ?? {})) {
+    let resolved: unknown = value;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const spec = value as { $var?: unknown; omitWhenOff?: unknown };
+      const on = choice.effort !== undefined;
+      if (!on && spec.omitWhenOff) continue;
+      if (spec.$var === "thinking.enabled") resolved = on;
+      else if (spec.$var === "thinking.budget") resolved = on ? choice.budget : undefined;
+      else resolved = choice.effort ?? choice.offValue;
+    }
+    if (resolved !== undefined) values[key] = resolved;
+  }
+  return Object.keys(values).length > 0 ? values : undefined;
+}
+
+/** Puts the reasoning choice into the dialect's fields. */
+function applyReasoning(payload: CompletionsPayload, model: Model, compat: ResolvedCompat, choice: ThinkingChoice): void {
   if (!model.reasoning) return;
+  const { effort, offValue } = choice;
   const on = effort !== undefined;
-  // A model that reasons by default may name the value that turns it off.
-  const offValue = typeof model.thinkingLevelMap?.off === "string" ? model.thinkingLevelMap.off : undefined;
   switch (compat.thinkingFormat) {
     case "openai":
+      // A model that reasons by default may name the value that turns it off.
       if (compat.supportsReasoningEffort && (effort ?? offValue)) payload.reasoning_effort = effort ?? offValue;
       break;
     case "openrouter":
@@ -367,6 +419,30 @@ function applyReasoning(payload: CompletionsPayload, model: Model, compat: Resol
     case "qwen-chat-template":
       payload.chat_template_kwargs = { enable_thinking: on };
       break;
+    case "together":
+      payload.reasoning = { enabled: on };
+      if (on && compat.supportsReasoningEffort) payload.reasoning_effort = effort;
+      break;
+    case "baseten": {
+      const args = chatTemplateValues(compat.chatTemplateArgs, choice);
+      if (args) payload.chat_template_args = args;
+      if (compat.supportsReasoningEffort && (effort ?? offValue)) payload.reasoning_effort = effort ?? offValue;
+      break;
+    }
+    case "chat-template": {
+      const kwargs = chatTemplateValues(compat.chatTemplateKwargs, choice);
+      if (kwargs) payload.chat_template_kwargs = kwargs;
+      break;
+    }
+    case "string-thinking":
+      // Thinking is one top-level string; off is the model's off value, "none" when it names none (null: not sent).
+      if (on) payload.thinking = effort;
+      else if (model.thinkingLevelMap?.off !== null) payload.thinking = offValue ?? "none";
+      break;
+    case "ant-ling":
+      // Only a level the model's map names has an effort here.
+      if (on) payload.reasoning = { effort };
+      break;
   }
 }
 
@@ -381,6 +457,8 @@ export interface PayloadOptions {
   sessionId?: string;
   /** The effective thinking level, for samplingParamsByThinkingLevel; undefined: the model's samplingParams only. */
   samplingLevel?: ModelThinkingLevel;
+  /** Reasoning tokens for the level, sent where the server has a budget field (compat.thinkingTokenBudgetField). */
+  thinkingBudget?: number;
 }
 
 export function buildPayload(model: Model, context: Context, compat: ResolvedCompat, options: PayloadOptions): CompletionsPayload {
@@ -404,13 +482,21 @@ export function buildPayload(model: Model, context: Context, compat: ResolvedCom
       return wire;
     });
     if (options.toolChoice !== undefined) payload.tool_choice = options.toolChoice;
+    if (compat.zaiToolStream) payload.tool_stream = true;
   } else if (compat.requiresToolsWithToolHistory && hasToolHistory(context)) {
     // Some proxies in front of Anthropic refuse tool history in a request that declares no tools.
     payload.tools = [];
   }
   // Ask the service not to keep the conversation.
   if (compat.supportsStore) payload.store = false;
-  applyReasoning(payload, model, compat, options.reasoningEffort);
+  applyReasoning(payload, model, compat, {
+    effort: options.reasoningEffort,
+    offValue: typeof model.thinkingLevelMap?.off === "string" ? model.thinkingLevelMap.off : undefined,
+    budget: options.thinkingBudget,
+  });
+  // Reasoning and answer share max_tokens on these servers; the budget keeps room for the answer.
+  if (compat.thinkingTokenBudgetField && reasoningOn && options.thinkingBudget !== undefined) payload[compat.thinkingTokenBudgetField] = options.thinkingBudget;
+  if (compat.vllmPriority !== undefined) payload.priority = compat.vllmPriority;
 
   const retention = options.cacheRetention ?? "short";
   const longRetention = retention === "long" && compat.supportsLongCacheRetention;

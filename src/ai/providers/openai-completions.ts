@@ -9,12 +9,13 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "o
 import type { CompletionUsage } from "openai/resources/completions";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
-import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
+import { clampThinkingLevel, mappedThinkingValue, thinkingBudget } from "../thinking.ts";
 import type { Model, ModelThinkingLevel, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel, ToolCall } from "../types.ts";
 import type { AssistantMessageBuilder } from "./message-builder.ts";
 import { runProviderStream } from "./message-builder.ts";
 import { createOpenAIClient } from "./openai-client.ts";
 import { buildPayload, detectCompat, REASONING_FIELDS } from "./openai-completions-convert.ts";
+import { sessionAffinityHeaders } from "./session-affinity.ts";
 
 traceModuleLoad("openai");
 
@@ -24,6 +25,8 @@ export interface OpenAICompletionsOptions extends StreamOptions {
   toolChoice?: "auto" | "none" | "required" | { type: "function"; function: { name: string } };
   /** The effective thinking level (samplingParamsByThinkingLevel); set by streamSimple. */
   samplingLevel?: ModelThinkingLevel;
+  /** Reasoning tokens for the level; sent only where compat.thinkingTokenBudgetField names a field. */
+  thinkingBudget?: number;
 }
 
 /** Fields compatible servers add to a streamed delta or chunk beyond OpenAI's own. */
@@ -183,8 +186,12 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
   const options = rawOptions as OpenAICompletionsOptions | undefined;
   return runProviderStream(model, options?.signal, async (builder) => {
     const watch = { sawDone: false };
-    const client = createOpenAIClient(model, options, watch);
     const compat = detectCompat(model);
+    const affinity =
+      compat.sendSessionAffinityHeaders && options?.sessionId
+        ? sessionAffinityHeaders(compat.sessionAffinityFormat, options.sessionId, { sessionHeader: "session_id", affinityHeader: true })
+        : undefined;
+    const client = createOpenAIClient(model, affinity ? { ...options, headers: { ...affinity, ...options?.headers } } : options, watch);
     let payload: unknown = buildPayload(model, context, compat, {
       maxTokens: options?.maxTokens,
       temperature: options?.temperature,
@@ -193,6 +200,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
       cacheRetention: options?.cacheRetention,
       sessionId: options?.sessionId,
       samplingLevel: options?.samplingLevel,
+      thinkingBudget: options?.thinkingBudget,
     });
     const replaced = await options?.onPayload?.(payload, model);
     if (replaced !== undefined) payload = replaced;
@@ -208,8 +216,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     } catch (error) {
       throw withStreamErrorCode(error);
     }
-    // `data: [DONE]` says the server finished, even from one that sends no finish_reason.
-    if (watch.sawDone) builder.markComplete();
+    // `data: [DONE]` says the server finished, even from one that sends no finish_reason. A server
+    // that sends neither (compat.supportsFinishReason: false) has finished when its stream ends
+    // normally: a cut there cannot be told from an end, which the switch accepts.
+    if (watch.sawDone || !compat.supportsFinishReason) builder.markComplete();
   }, { requiresCompletion: "OpenAI Chat Completions" });
 };
 
@@ -222,9 +232,10 @@ function reasoningEffortFor(model: Model, level: ThinkingLevel | undefined): str
 }
 
 export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {
-  const { reasoning, thinkingBudgets: _budgets, ...rest } = options ?? {};
-  // Chat Completions reasons by effort level, not by token budget.
+  const { reasoning, thinkingBudgets, ...rest } = options ?? {};
+  // Chat Completions reasons by effort level; a budget goes along only for servers with a budget field.
   const samplingLevel = model.reasoning && reasoning ? clampThinkingLevel(model, reasoning) : "off";
-  const providerOptions: ProviderStreamOptions = { ...rest, reasoningEffort: reasoningEffortFor(model, reasoning), samplingLevel };
+  const budget = samplingLevel !== "off" ? thinkingBudget(samplingLevel, options?.maxTokens ?? model.maxTokens, thinkingBudgets) : undefined;
+  const providerOptions: ProviderStreamOptions = { ...rest, reasoningEffort: reasoningEffortFor(model, reasoning), samplingLevel, thinkingBudget: budget };
   return stream(model, context, providerOptions);
 };

@@ -210,13 +210,21 @@ export function convertInput(context: Context, model: Model): ResponseInputItem[
   return items;
 }
 
-export function convertTools(tools: Tool[]): FunctionTool[] {
-  return tools.map((tool) => ({
-    type: "function",
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters as unknown as Record<string, unknown>,
-    // Strict mode demands every property be required, which ordinary tool schemas are not.
-    strict: false,
-  }));
+/**
+ * The tools as function definitions. `strictField` (compat.supportsStrictMode, default
+ * true) says the server knows `strict`: then it is sent as false, because strict mode
+ * demands every property be required, which ordinary tool schemas are not (and OpenAI
+ * takes a missing `strict` as true). A server that refuses the field gets none.
+ */
+export function convertTools(tools: Tool[], strictField = true): FunctionTool[] {
+  return tools.map((tool) => {
+    const definition = {
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters as unknown as Record<string, unknown>,
+    } as FunctionTool;
+    if (strictField) definition.strict = false;
+    return definition;
+  });
 }

@@ -19,6 +19,7 @@ import type { Context, Model, Tool, ToolCall, ProviderStreamOptions, StreamOptio
 import { createOpenAIClient } from "./openai-client.ts";
 import { convertInput, convertTools, customInputParameter, customToolCallId } from "./openai-responses-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
+import { isOpenRouterEndpoint, sessionAffinityHeaders } from "./session-affinity.ts";
 
 traceModuleLoad("openai");
 
@@ -45,7 +46,7 @@ function buildPayload(model: Model, context: Context, options: Options | undefin
   };
   if (model.compat?.supportsMaxOutputTokens !== false) payload.max_output_tokens = options?.maxTokens ?? model.maxTokens;
   if (context.systemPrompt) payload.instructions = context.systemPrompt;
-  if (context.tools?.length) payload.tools = convertTools(context.tools);
+  if (context.tools?.length) payload.tools = convertTools(context.tools, model.compat?.supportsStrictMode !== false);
   if (options?.temperature !== undefined) payload.temperature = options.temperature;
   if (options?.serviceTier) payload.service_tier = options.serviceTier;
 
@@ -279,6 +280,21 @@ function customArguments(tool: Tool | undefined, input: string): Record<string, 
   return { [customInputParameter(tool)]: input };
 }
 
+/**
+ * The session's id in the headers, so the service routes the conversation to where its
+ * prompt cache is: in compat.sessionAffinityFormat's form (by default OpenRouter's for
+ * OpenRouter, OpenAI's elsewhere); `sendSessionAffinityHeaders: false` sends none, and
+ * the older `sendSessionIdHeader` adds `session_id`.
+ */
+function sessionHeaders(model: Model, sessionId: string | undefined): Record<string, string> {
+  const compat = model.compat ?? {};
+  if (!sessionId || compat.sendSessionAffinityHeaders === false) return {};
+  const format = compat.sessionAffinityFormat ?? (isOpenRouterEndpoint(model) ? "openrouter" : "openai");
+  const headers = sessionAffinityHeaders(format, sessionId, { sessionHeader: "session-id", affinityHeader: false });
+  if (compat.sendSessionIdHeader) headers.session_id = sessionId;
+  return headers;
+}
+
 /** Errors from an `error` event inside the stream carry no HTTP status; keep the provider's code. */
 function describeStreamError(error: unknown): unknown {
   if (error instanceof APIError && error.status === undefined && error.code && !error.message.includes(error.code)) {
@@ -298,9 +314,7 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
   return (model, context, options?: ProviderStreamOptions) => {
     const opts = options as Options | undefined;
     return runProviderStream(model, opts?.signal, async (builder) => {
-      const sessionHeader: Record<string, string> =
-        model.compat?.sendSessionIdHeader && opts?.sessionId ? { session_id: opts.sessionId } : {};
-      const { client, modelName } = connect(model, { ...opts, headers: { ...opts?.headers, ...sessionHeader } });
+      const { client, modelName } = connect(model, { ...opts, headers: { ...sessionHeaders(model, opts?.sessionId), ...opts?.headers } });
 
       let payload = buildPayload(model, context, opts);
       if (modelName) payload.model = modelName;

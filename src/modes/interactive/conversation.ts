@@ -6,6 +6,7 @@
  * `rebuild` draws a whole session (on start, /resume, /tree, /new), so what is
  * shown is always what the session holds.
  */
+import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
 import type { Component, Container, TUI } from "@earendil-works/pi-tui";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";
@@ -25,6 +26,8 @@ export interface ConversationOptions extends ViewContext {
   messageRenderer: (customType: string) => ((...args: any[]) => unknown) | undefined;
   /** An extension's registerEntryRenderer for a custom entry type. */
   entryRenderer: (customType: string) => ((...args: any[]) => unknown) | undefined;
+  /** --verbose: a provider error's raw body (credentials redacted) as a dim line under its message. */
+  verbose?: boolean;
 }
 
 function userText(message: AgentMessage): { text: string; images: number } {
@@ -169,7 +172,11 @@ export class ConversationView {
 
   private endAssistant(view: AssistantMessageView, message: AssistantMessage): void {
     const theme = this.options.theme();
-    if (message.stopReason === "error") view.setFooter(theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}`));
+    if (message.stopReason === "error") {
+      const line = theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}`);
+      const body = this.options.verbose && message.errorBody ? verboseErrorBody(message.errorBody).replace(/\s+/g, " ") : undefined;
+      view.setFooter(body ? `${line}\n${theme.fg("dim", `   ${body}`)}` : line);
+    }
     else if (message.stopReason === "aborted") view.setFooter(theme.fg("warning", " ⏹ Aborted"));
     else if (message.stopReason === "length") view.setFooter(theme.fg("warning", " The answer reached the output token limit"));
     view.invalidate();

@@ -71,6 +71,8 @@ class InteractiveApp implements App {
   private thinkingShown = false;
   /** settings' quietStartup: no header of ours once the session is there (pi's quiet start). */
   private quietHeader = false;
+  /** --verbose: the header despite quietStartup (pi), and raw provider error bodies. */
+  private readonly verbose: boolean;
   private toolsExpanded = false;
   private hiddenThinkingLabel = "Thinking…";
   private readonly defaultHeader: Text;
@@ -97,6 +99,7 @@ class InteractiveApp implements App {
   private readonly inputListeners = new Set<(data: string) => unknown>();
 
   constructor(args: RunOptions) {
+    this.verbose = args.verbose === true;
     const { ProcessTerminal, TuiMainScreen, Text, getCapabilities } = loadPiTui();
     this.themes = ThemeController.forTerminal(args, this.cwd, getCapabilities().trueColor, () => this.themeChanged());
     this.theme = this.themes.theme;
@@ -122,6 +125,7 @@ class InteractiveApp implements App {
       toolRenderers: (name) => toolRenderers(this.extensions, name),
       messageRenderer: (type) => messageRenderer(this.extensions, type),
       entryRenderer: (type) => entryRenderer(this.extensions, type),
+      verbose: this.verbose,
       transformMarkdown: (markdown, context) => transformMarkdown(this.extensions, markdown, context),
     });
     const fullscreen = this.tuiChoice.mode === "fullscreen" ? this.tuiChoice.fullscreen : undefined;
@@ -206,7 +210,7 @@ class InteractiveApp implements App {
     // pi's display settings: hideThinkingBlock false shows thinking in full (folded is xcsh's
     // default, and what true asks); quietStartup drops the header (the footer names the model).
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
-    this.quietHeader = session.settings.quietStartup === true;
+    this.quietHeader = session.settings.quietStartup === true && !this.verbose;
     this.footer.setSession(session);
     this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());

@@ -155,7 +155,7 @@ export class AssistantMessageView implements Component {
     }
   }
 
-  /** A line under the answer: why it stopped, when that was not a normal end. */
+  /** Lines under the answer: why it stopped, when that was not a normal end (and, with --verbose, the raw error body). */
   setFooter(line: string | undefined): void {
     this.footerLine = line;
   }
@@ -188,7 +188,7 @@ export class AssistantMessageView implements Component {
       if (drawn.length === 0) continue;
       lines.push("", ...drawn);
     }
-    if (this.footerLine) lines.push(loadPiTui().truncateToWidth(this.footerLine, width));
+    if (this.footerLine) for (const line of this.footerLine.split("\n")) lines.push(loadPiTui().truncateToWidth(line, width));
     return lines;
   }
 }

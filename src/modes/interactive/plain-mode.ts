@@ -6,6 +6,7 @@
  * Ctrl+C aborts a run in progress, or exits when idle. Dialogs resolve to
  * their defaults, as in print mode.
  */
+import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
 import type { RunOptions } from "../../core/run-options.ts";
 import { headlessExtensionOptions } from "../headless-extensions.ts";
 import { createSessionFromArgs, noteTrustWithoutAsking } from "../session-from-args.ts";
@@ -40,8 +41,10 @@ export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Reco
       atLineStart = true;
     } else if (event.type === "message_end" && event.message.role === "assistant") {
       const message = event.message;
-      if (message.stopReason === "error") out(`${atLineStart ? "" : "\n"}error: ${message.errorMessage ?? "the model returned an error"}\n`);
-      else if (message.stopReason === "aborted") out(`${atLineStart ? "" : "\n"}(aborted)\n`);
+      if (message.stopReason === "error") {
+        out(`${atLineStart ? "" : "\n"}error: ${message.errorMessage ?? "the model returned an error"}\n`);
+        if (args.verbose && message.errorBody) out(`response body: ${verboseErrorBody(message.errorBody)}\n`);
+      } else if (message.stopReason === "aborted") out(`${atLineStart ? "" : "\n"}(aborted)\n`);
       else if (!atLineStart) out("\n");
       atLineStart = true;
     }

@@ -13,6 +13,7 @@ import { UserError } from "../../core/user-error.ts";
 import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-limits.ts";
 import { formatRetryDelay } from "../../core/auto-retry.ts";
 import { emptyUsage } from "../../ai/usage.ts";
+import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
@@ -47,9 +48,12 @@ function textOf(message: AssistantMessage): string {
  * the final answer goes to stdout (the model's remarks between tool calls are
  * not the answer), and tool activity is shown on stderr when it is a terminal.
  */
-function attachTextOutput(session: AgentSession, streamLive: () => boolean, out: ((text: string) => void) | undefined): void {
+function attachTextOutput(session: AgentSession, streamLive: () => boolean, out: ((text: string) => void) | undefined, verbose: boolean): void {
   const showProgress = process.stderr.isTTY === true;
+  // --verbose: the failed attempt's raw body goes under its retry notice.
+  let failedBody: string | undefined;
   session.subscribe((event) => {
+    if (event.type === "message_end" && event.message.role === "assistant") failedBody = event.message.stopReason === "error" ? event.message.errorBody : undefined;
     if (out && streamLive() && event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
       out(event.assistantMessageEvent.delta);
     } else if (showProgress && event.type === "tool_execution_start") {
@@ -57,10 +61,16 @@ function attachTextOutput(session: AgentSession, streamLive: () => boolean, out:
       process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
     } else if (event.type === "auto_retry_start") {
       process.stderr.write(`xcsh: ${event.errorMessage} — retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})\n`);
+      if (verbose && failedBody) writeErrorBody(failedBody);
     } else if (event.type === "compaction_start" && event.reason !== "manual") {
       process.stderr.write("xcsh: the context is full; summarizing earlier messages…\n");
     }
   });
+}
+
+/** --verbose: the provider's raw error body, credentials redacted, on stderr. */
+function writeErrorBody(rawBody: string): void {
+  process.stderr.write(`xcsh: response body: ${verboseErrorBody(rawBody)}\n`);
 }
 
 /** The session header first (as pi's json mode), then every event. */
@@ -155,7 +165,7 @@ async function runPrompt(
     attachJsonOutput(session, write, args.rpcWire ?? "full");
     headerWritten = true;
     for (const frame of early.splice(0)) write(frame);
-  } else attachTextOutput(session, () => streamLive && onLastPrompt, answerOut);
+  } else attachTextOutput(session, () => streamLive && onLastPrompt, answerOut, args.verbose === true);
   // Only the envelope lists them: a text run walks no work tree.
   const filesChanged = writeResult ? trackFilesChanged(session) : async () => [];
   const limits = limitsFrom(created.args);
@@ -214,6 +224,7 @@ async function runPrompt(
     error = final ? classifyProviderError(message) : { kind: "internal", message, retryable: false };
     status = "error";
     process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${message}\n`);
+    if (args.verbose && format === "text" && final?.errorBody) writeErrorBody(final.errorBody);
   } else if (final.stopReason === "aborted") {
     status = "interrupted";
     process.stderr.write("xcsh: interrupted\n");

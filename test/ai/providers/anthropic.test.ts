@@ -259,9 +259,15 @@ describe("thinking", () => {
     expect(lastBody().output_config).toBeUndefined();
   });
 
-  test("adaptive-thinking models get thinking type adaptive with an effort", async () => {
+  test("a model with compat.supportsTemperature false never gets a temperature (no caller reaches it through the binary)", async () => {
     server.enqueue({ content: [{ type: "text", text: "a" }] });
-    const model = makeModel({ id: "claude-opus-4-6", maxTokens: 128_000 });
+    await collectStream(streamSimple(makeModel({ compat: { supportsTemperature: false } }), userContext("Hi"), { ...KEY, temperature: 0.5 }));
+    expect(lastBody().temperature).toBeUndefined();
+  });
+
+  test("adaptive-thinking models (compat.forceAdaptiveThinking) get thinking type adaptive with an effort", async () => {
+    server.enqueue({ content: [{ type: "text", text: "a" }] });
+    const model = makeModel({ id: "claude-opus-4-6", maxTokens: 128_000, compat: { forceAdaptiveThinking: true } });
     await collectStream(streamSimple(model, userContext("Think"), { ...KEY, reasoning: "medium" }));
     expect(lastBody().thinking).toEqual({ type: "adaptive" });
     expect(lastBody().output_config).toEqual({ effort: "medium" });
@@ -301,7 +307,8 @@ describe("tool calls", () => {
     expect(call.type === "toolCall" && call.id).toMatch(/^toolu_01[A-Za-z0-9]{22}$/);
 
     expect(server.requests[0].body.tools).toEqual([
-      { name: "read", description: "Read a file", input_schema: readTool.parameters, eager_input_streaming: true },
+      // The last tool closes the cached tool list.
+      { name: "read", description: "Read a file", input_schema: readTool.parameters, eager_input_streaming: true, cache_control: { type: "ephemeral" } },
     ]);
     expect(server.requests[0].headers["anthropic-beta"]).toBeUndefined();
   });

@@ -9,6 +9,9 @@ import type { AssistantMessage, AssistantMessageEvent, Context, Model, ToolCall,
 import { startFakeLlm, type FakeLlmServer } from "../../support/fake-llm/server.ts";
 import { collectStream, waitUntil } from "../../support/stream-helpers.ts";
 
+/** The catalog's thinkingLevelMap of a Gemini 3 Pro model: it thinks by named levels. */
+const GEMINI_3_LEVELS = { minimal: null, low: "low", medium: "medium", high: "high" };
+
 let server: FakeLlmServer;
 
 beforeAll(() => {
@@ -207,7 +210,7 @@ describe("thinking", () => {
   });
 
   test("Gemini 3 takes a thinking level, and the lowest one when reasoning is off", async () => {
-    const model = makeModel({ id: "gemini-3-pro-preview" });
+    const model = makeModel({ id: "gemini-3-pro-preview", thinkingLevelMap: GEMINI_3_LEVELS });
     server.enqueue({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
     await collectStream(streamSimple(model, userContext("Hi"), { ...KEY, reasoning: "high" }));
     expect(server.requests.at(-1)!.path).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent");
@@ -293,7 +296,7 @@ describe("tool calls", () => {
         { type: "toolCall", id: "fc_7", name: "read", arguments: { path: "missing.txt" } },
       ],
     });
-    const model = makeModel({ id: "gemini-3-pro-preview" });
+    const model = makeModel({ id: "gemini-3-pro-preview", thinkingLevelMap: GEMINI_3_LEVELS });
     const first = await collectStream(streamSimple(model, userContext("Read", { tools: [readTool] }), { ...KEY, reasoning: "high" }));
     const call = first.message.content[1] as ToolCall;
     expect(call.id).toBe("fc_7");
@@ -348,7 +351,7 @@ describe("tool calls", () => {
       tools: [readTool],
       messages: [{ role: "user", content: "Read", timestamp: 1 }, foreign, result("toolu_1", "A"), result("toolu_2", "B")],
     };
-    await collectStream(stream(makeModel({ id: "gemini-3-pro-preview" }), context, KEY));
+    await collectStream(stream(makeModel({ id: "gemini-3-pro-preview", thinkingLevelMap: GEMINI_3_LEVELS }), context, KEY));
     expect(lastBody().contents.slice(1)).toEqual([
       {
         role: "model",

@@ -218,8 +218,12 @@ describe("thinking", () => {
       { format: "zai", on: { enable_thinking: true }, off: { enable_thinking: false } },
       { format: "qwen", on: { enable_thinking: true }, off: { enable_thinking: false } },
       { format: "qwen-chat-template", on: { chat_template_kwargs: { enable_thinking: true } }, off: { chat_template_kwargs: { enable_thinking: false } } },
+      { format: "together", on: { reasoning: { enabled: true }, reasoning_effort: "high" }, off: { reasoning: { enabled: false } } },
+      { format: "string-thinking", on: { thinking: "high" }, off: { thinking: "none" } },
+      { format: "ant-ling", on: { reasoning: { effort: "high" } }, off: {} },
+      { format: "chat-template", on: {}, off: {} },
     ];
-    const knobs = ["reasoning", "reasoning_effort", "thinking", "enable_thinking", "chat_template_kwargs"];
+    const knobs = ["reasoning", "reasoning_effort", "thinking", "enable_thinking", "chat_template_kwargs", "chat_template_args"];
     const pick = (body: Record<string, unknown>) => Object.fromEntries(knobs.filter((k) => k in body).map((k) => [k, body[k]]));
     for (const { format, on, off } of cases) {
       const model = reasoningModel({ thinkingFormat: format });
@@ -228,6 +232,18 @@ describe("thinking", () => {
       expect({ format, knobs: pick(lastBody()) }).toEqual({ format, knobs: on });
       await collectStream(streamSimple(model, hello, { apiKey: KEY }));
       expect({ format, knobs: pick(lastBody()) }).toEqual({ format, knobs: off });
+    }
+  });
+
+  test("chat-template and baseten fill their template fields per request: enabled, budget, effort, omitWhenOff", async () => {
+    const template = { enable_thinking: { $var: "thinking.enabled" }, budget: { $var: "thinking.budget" }, effort: { $var: "thinking.effort", omitWhenOff: true }, fixed: 7 };
+    for (const [format, field] of [["chat-template", "chat_template_kwargs"], ["baseten", "chat_template_args"]] as const) {
+      const model = reasoningModel({ thinkingFormat: format, chatTemplateKwargs: template, chatTemplateArgs: template, supportsReasoningEffort: false });
+      server.enqueue({ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: "ok" }] });
+      await collectStream(streamSimple(model, hello, { apiKey: KEY, reasoning: "low" }));
+      expect({ format, sent: lastBody()[field] }).toEqual({ format, sent: { enable_thinking: true, budget: 3072, effort: "low", fixed: 7 } });
+      await collectStream(streamSimple(model, hello, { apiKey: KEY }));
+      expect({ format, sent: lastBody()[field] }).toEqual({ format, sent: { enable_thinking: false, fixed: 7 } });
     }
   });
 

@@ -44,7 +44,11 @@ async function authorizedHeaders(url: string, body: string, auth: BedrockAuth, r
   return signRequest({ method: "POST", url, headers: base, body, credentials: auth.credentials, region, service: SIGNING_SERVICE });
 }
 
-/** A failed HTTP answer: AWS puts the error's type in a header and its message in JSON. */
+/**
+ * A failed HTTP answer, as the shared rule reads every provider's (provider-errors.ts):
+ * the status, the headers (a `retry-after` is honoured, as for the other clients) and the
+ * body verbatim. AWS puts the error's type in a header and its message in JSON.
+ */
 async function httpError(response: Response): Promise<Error> {
   const text = await response.text().catch(() => "");
   let message = text.trim();
@@ -55,7 +59,8 @@ async function httpError(response: Response): Promise<Error> {
     // not JSON: the raw text is the message
   }
   const type = response.headers.get("x-amzn-errortype")?.split(":")[0];
-  return new Error(`${response.status} ${type ? `${type}: ` : ""}${message || response.statusText}`);
+  const error = new Error(`${response.status} ${type ? `${type}: ` : ""}${message || response.statusText}`);
+  return Object.assign(error, { status: response.status, headers: response.headers, responseBody: text });
 }
 
 const STOP_REASONS: Record<string, "stop" | "length" | "toolUse"> = {

@@ -1,0 +1,43 @@
+/**
+ * The raw provider error body as `--verbose` shows it. The body is what the provider
+ * sent, and some providers echo part of the request back: a key in a message ("Incorrect
+ * API key provided: sk-…"), an Authorization header in a proxy's dump. So before it is
+ * shown, the values of the environment's credential variables and anything shaped like a
+ * key or a bearer token are replaced by `[redacted]`. Request headers are never shown.
+ * Long bodies are cut: this is a debugging aid, not a log.
+ */
+
+const MAX_CHARS = 2000;
+const REDACTED = "[redacted]";
+
+/** Variables whose values are credentials (provider keys, tokens, cloud secrets). */
+const CREDENTIAL_VARIABLE = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH)/i;
+/** Values too short to be secrets would blank out ordinary words. */
+const MIN_SECRET_LENGTH = 8;
+
+/** Key and token shapes: OpenAI/Anthropic `sk-…`, Google `AIza…`, AWS access key ids, Bearer tokens, JWTs. */
+const SECRET_SHAPES: readonly RegExp[] = [
+  /\bsk-[A-Za-z0-9_-]{8,}/g,
+  /\bAIza[0-9A-Za-z_-]{20,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{12,}/g,
+  /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g,
+];
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The body with credentials replaced, cut to a readable length. `secrets` are extra values to hide (the key in use). */
+export function verboseErrorBody(rawBody: string, secrets: readonly string[] = [], env: Record<string, string | undefined> = process.env): string {
+  const known = new Set(secrets.filter((value) => value.length >= MIN_SECRET_LENGTH));
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= MIN_SECRET_LENGTH && CREDENTIAL_VARIABLE.test(name)) known.add(value);
+  }
+  let text = rawBody;
+  // Longest first, so a secret that contains another is hidden whole.
+  for (const secret of [...known].sort((a, b) => b.length - a.length)) text = text.replace(new RegExp(escapeRegExp(secret), "g"), REDACTED);
+  for (const shape of SECRET_SHAPES) text = text.replace(shape, (_match, prefix?: string) => (typeof prefix === "string" ? prefix : "") + REDACTED);
+  text = text.trim();
+  return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}… (${text.length - MAX_CHARS} more characters)` : text;
+}
