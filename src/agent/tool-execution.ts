@@ -233,6 +233,7 @@ export async function executeToolCalls(
         // The calls a tool made on the model's behalf (codemode), kept with its result.
         ...(result.nestedCalls ? { nestedCalls: result.nestedCalls } : {}),
         ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        ...(result.usage ? { usage: result.usage } : {}),
         timestamp: Date.now(),
       };
     });

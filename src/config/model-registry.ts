@@ -26,6 +26,9 @@ import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { complete, stream, streamSimple } from "../ai/stream.ts";
 import type { AssistantMessage, Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
 import { typeboxValue } from "../schema/validate.ts";
+import type { ModelType, TypedModel } from "../ai/catalog/model-types.ts";
+import type { ClassifierContext, ClassifierResult } from "../ai/classify.ts";
+import type { ImagesContext, ImagesResult } from "../ai/generate-images.ts";
 import { buildModels, modelKey } from "./model-merge.ts";
 import { loadModelsJson, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
@@ -43,6 +46,7 @@ import {
 import { missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
 import { resolveRequestAuth, streamWithRequestAuth, withRequestAuth, type ResolvedRequestAuth } from "./registry-requests.ts";
 import { assertValidRuntimeProvider } from "./runtime-provider-check.ts";
+import { configuredTypedModels, notAChatModel, runClassify, runGenerateImages, type TypedCallOptions } from "./typed-models.ts";
 
 export interface ModelRegistryOptions {
   /** Defaults to `<agent dir>/models.json`. */
@@ -59,6 +63,11 @@ export class ModelRegistry {
   /** Unresolved header values of models (models.json or runtime), keyed by `modelKey`. */
   private modelHeaders = new Map<string, Record<string, ConfiguredValue>>();
   private auth = new Map<string, ProviderAuth>();
+  /** Each provider's merged configuration and which providers a registration replaced, as of the last rebuild. */
+  private providerConfigs: Record<string, ProviderConfig | RuntimeProviderConfig> = {};
+  private replacedProviders: ReadonlySet<string> = new Set();
+  /** Classifier and image models, built on first use after a rebuild. */
+  private typed: TypedModel[] | undefined;
   /** Runtime registrations by provider name, in registration order. */
   private readonly registered = new Map<string, RuntimeProviderConfig>();
 
@@ -112,11 +121,58 @@ export class ModelRegistry {
   }
 
   /**
-   * pi 1.x's look-up by model type ("chat", "classifier", "image"). Every model here is a
-   * chat model, so other types find nothing, and a router falls back as pi's examples do.
+   * pi 1.x's look-up by model type ("chat", "classifier", "image"). Classifier and image
+   * models are listed apart from the chat ones (typed-models.ts): find() never returns one.
    */
-  findOfType(type: string, provider: string, id: string): Model | undefined {
-    return type === "chat" ? this.find(provider, id) : undefined;
+  findOfType(type: "chat", provider: string, id: string): Model | undefined;
+  findOfType(type: ModelType, provider: string, id: string): Model | TypedModel | undefined;
+  findOfType(type: ModelType, given: string, id: string): Model | TypedModel | undefined {
+    if (type === "chat") return this.find(given, id);
+    const provider = canonicalProvider(given);
+    const model = this.typedModels().find((candidate) => candidate.type === type && candidate.provider === provider && candidate.id === id);
+    return model ? structuredClone(model) : undefined;
+  }
+
+  /** pi 1.x: every model of a type, optionally of one provider. */
+  getModelsOfType(type: "chat", provider?: string): Model[];
+  getModelsOfType(type: "classifier" | "image", provider?: string): TypedModel[];
+  getModelsOfType(type: ModelType, provider?: string): (Model | TypedModel)[];
+  getModelsOfType(type: ModelType, provider?: string): (Model | TypedModel)[] {
+    const wanted = provider === undefined ? undefined : canonicalProvider(provider);
+    const models: readonly (Model | TypedModel)[] = type === "chat" ? this.models : this.typedModels().filter((model) => model.type === type);
+    return models.filter((model) => wanted === undefined || model.provider === wanted).map((model) => structuredClone(model));
+  }
+
+  /** pi 1.x: the models of a type whose provider has a credential configured. */
+  async getAvailableOfType(type: ModelType, provider?: string): Promise<(Model | TypedModel)[]> {
+    return this.getModelsOfType(type, provider).filter((model) => this.hasAuth(model));
+  }
+
+  /** Why a chat-only path cannot use `provider/id`, when it names a classifier or image model; else undefined. */
+  nonChatModelNote(provider: string, id: string): string | undefined {
+    const model = this.typedModels().find((candidate) => candidate.provider === canonicalProvider(provider) && candidate.id === id);
+    return model ? notAChatModel(model) : undefined;
+  }
+
+  /** The classifier and image models (`provider/id` or id) a chat-model argument names, for the resolver's refusal. */
+  nonChatModelNamed(text: string): string | undefined {
+    const model = this.typedModels().find((candidate) => `${candidate.provider}/${candidate.id}` === text || candidate.id === text);
+    return model ? notAChatModel(model) : undefined;
+  }
+
+  /** pi 1.x: runs a classifier with the provider's credentials; a failure is the result's errorMessage. */
+  classify(model: Pick<TypedModel, "provider" | "id">, context: ClassifierContext, options?: TypedCallOptions): Promise<ClassifierResult> {
+    return runClassify(this, model, context, options);
+  }
+
+  /** pi 1.x: runs an image model with the provider's credentials; a failure is the result's errorMessage. */
+  generateImages(model: Pick<TypedModel, "provider" | "id">, context: ImagesContext, options?: TypedCallOptions): Promise<ImagesResult> {
+    return runGenerateImages(this, model, context, options);
+  }
+
+  /** The typed models, with the configuration of the last rebuild; the catalog file is read on first use. */
+  private typedModels(): readonly TypedModel[] {
+    return (this.typed ??= configuredTypedModels(this.providerConfigs, this.replacedProviders));
   }
 
   /** Providers that have at least one model, in the same order as `getAll()`. */
@@ -338,6 +394,9 @@ export class ModelRegistry {
     const built = buildModels(configs, replaced, this.builtinProviders(), (provider) => this.builtinModels(provider));
     this.models = built.models;
     this.auth = auth;
+    this.providerConfigs = configs;
+    this.replacedProviders = replaced;
+    this.typed = undefined;
     this.modelHeaders = built.headers;
   }
 }
