@@ -107,7 +107,7 @@ export function withSampling(model: Model, from: Pick<ModelOverride, "samplingPa
   }
 }
 
-function customModel(
+export function customModel(
   provider: string,
   custom: ModelConfig | RuntimeModelConfig,
   config: ProviderConfig | RuntimeProviderConfig,

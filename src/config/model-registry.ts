@@ -29,7 +29,7 @@ import { typeboxValue } from "../schema/validate.ts";
 import type { ModelType, TypedModel } from "../ai/catalog/model-types.ts";
 import type { ClassifierContext, ClassifierResult } from "../ai/classify.ts";
 import type { ImagesContext, ImagesResult } from "../ai/generate-images.ts";
-import { buildModels, modelKey } from "./model-merge.ts";
+import { buildModels, customModel, modelKey } from "./model-merge.ts";
 import { loadModelsJson, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
 import { providerAuthView, providerView, type ProviderAuthSource, type ProviderView } from "./provider-views.ts";
@@ -41,6 +41,7 @@ import {
   resolveRuntimeValue,
   type ConfiguredValue,
   type ProviderAuth,
+  type RuntimeModelConfig,
   type RuntimeProviderConfig,
 } from "./registry-config.ts";
 import { missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
@@ -66,6 +67,8 @@ export class ModelRegistry {
   /** Each provider's merged configuration and which providers a registration replaced, as of the last rebuild. */
   private providerConfigs: Record<string, ProviderConfig | RuntimeProviderConfig> = {};
   private replacedProviders: ReadonlySet<string> = new Set();
+  /** Virtual models listed under providers that have physical models (setVirtualModels), by provider. */
+  private readonly virtualLayers = new Map<string, RuntimeModelConfig[]>();
   /** Classifier and image models, built on first use after a rebuild. */
   private typed: TypedModel[] | undefined;
   /** Runtime registrations by provider name, in registration order. */
@@ -198,6 +201,18 @@ export class ModelRegistry {
   /** Drops every runtime registration of the provider: built-in and models.json models come back. Unknown names are ignored. */
   unregisterProvider(name: string): void {
     if (this.registered.delete(name)) this.rebuild();
+  }
+
+  /**
+   * pi 1.x's virtual models under a provider that also has physical models
+   * (extensions/virtual-models.ts): listed after the provider's models, hiding a physical
+   * one with the same id, with the provider's credentials. Undefined or [] removes them.
+   * They are a layer of their own: registering or unregistering the provider leaves them.
+   */
+  setVirtualModels(provider: string, models: RuntimeModelConfig[] | undefined): void {
+    if (models?.length) this.virtualLayers.set(provider, models);
+    else if (!this.virtualLayers.delete(provider)) return;
+    this.rebuild();
   }
 
   /** Builds the model list again after auth.json changed (/login, /logout): which providers offer models follows the stored credentials. */
@@ -392,11 +407,26 @@ export class ModelRegistry {
       auth.set(name, providerAuth(file, runtime));
     }
     const built = buildModels(configs, replaced, this.builtinProviders(), (provider) => this.builtinModels(provider));
-    this.models = built.models;
+    this.models = withVirtualLayers(built.models, this.virtualLayers);
     this.auth = auth;
     this.providerConfigs = configs;
     this.replacedProviders = replaced;
     this.typed = undefined;
     this.modelHeaders = built.headers;
   }
+}
+
+/** The models with each provider's virtual layer after its own models (a virtual id hides a physical one). */
+function withVirtualLayers(models: Model[], layers: ReadonlyMap<string, RuntimeModelConfig[]>): Model[] {
+  if (layers.size === 0) return models;
+  const result = [...models];
+  for (const [provider, configured] of layers) {
+    const virtual = configured.map((config) => customModel(provider, config, {}, undefined));
+    const ids = new Set(virtual.map((model) => model.id));
+    const kept = result.filter((model) => !(model.provider === provider && ids.has(model.id)));
+    const last = kept.findLastIndex((model) => model.provider === provider);
+    kept.splice(last === -1 ? kept.length : last + 1, 0, ...virtual);
+    result.splice(0, result.length, ...kept);
+  }
+  return result;
 }
