@@ -18,6 +18,7 @@
  */
 import type { ClassifierModel } from "./catalog/model-types.ts";
 import type { ImageContent, Usage } from "./types.ts";
+import { describeProviderFailure, retryAfterFromHeaders } from "./provider-errors.ts";
 import { calculateCost, emptyUsage } from "./usage.ts";
 
 export type ClassifierQuestion =
@@ -78,22 +79,61 @@ function briefBody(body: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-/** POSTs JSON with bearer auth and returns the parsed answer; throws ServiceError on an HTTP failure. */
+/** Statuses another try may mend (a 504 is not one: OpenAI's gateway times out the same input again). */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 529]);
+/** Tries after the first, as pi makes them. */
+const RETRIES = 2;
+const MAX_RETRY_WAIT_MS = 10_000;
+
+/** Waits `ms`, or less when the signal aborts (the next fetch then fails as aborted). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/**
+ * POSTs JSON with bearer auth and returns the parsed answer; throws ServiceError on an
+ * HTTP failure. A busy or failing service (429, 5xx) and a dropped connection are tried
+ * twice more, after the wait the service asks for (at most 10 s) or 0.5 s, then 1 s.
+ */
 export async function postJson(label: string, url: string, body: unknown, options: TypedRequestOptions, provider: string): Promise<unknown> {
   if (!options.apiKey) throw new Error(`No API key for provider ${provider}`);
-  const response = await fetch(url, {
+  const init: RequestInit = {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}`, ...options.headers },
     body: JSON.stringify(body),
     ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new ServiceError(label, response.status, text);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${label} answered with something other than JSON: ${briefBody(text)}`);
+  };
+  for (let attempt = 0; ; attempt++) {
+    const last = attempt >= RETRIES;
+    let response: Response;
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      if (last || options.signal?.aborted) throw error;
+      await pause(500 * 2 ** attempt, options.signal);
+      continue;
+    }
+    const text = await response.text();
+    if (response.ok) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`${label} answered with something other than JSON: ${briefBody(text)}`);
+      }
+    }
+    if (last || !RETRY_STATUSES.has(response.status)) throw new ServiceError(label, response.status, text);
+    const asked = retryAfterFromHeaders(Object.fromEntries(response.headers));
+    await pause(Math.min(asked ?? 500 * 2 ** attempt, MAX_RETRY_WAIT_MS), options.signal);
   }
+}
+
+/** A failure as one line: the service's own words for an HTTP error, else what went wrong on the way. */
+export function failureText(error: unknown, provider: string, url: string): string {
+  if (error instanceof ServiceError) return error.message;
+  return describeProviderFailure(error, provider, url).message;
 }
 
 /** `<baseUrl>/<path>`, whether or not the base ends in a slash. */
@@ -274,7 +314,7 @@ export async function classify(model: ClassifierModel, context: ClassifierContex
   } catch (error) {
     result.answers = {};
     result.stopReason = options.signal?.aborted ? "aborted" : "error";
-    result.errorMessage = options.signal?.aborted ? "Request aborted" : ((error as Error)?.message ?? String(error));
+    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl);
   }
   return result;
 }

@@ -7,7 +7,7 @@
  * Loaded on the first generateImages call only.
  */
 import type { ImageModel } from "./catalog/model-types.ts";
-import { endpoint, postJson, type TypedRequestOptions } from "./classify.ts";
+import { endpoint, failureText, postJson, type TypedRequestOptions } from "./classify.ts";
 import type { ImageContent, TextContent, Usage } from "./types.ts";
 import { calculateCost, emptyUsage } from "./usage.ts";
 
@@ -72,7 +72,7 @@ export async function generateImages(model: ImageModel, context: ImagesContext, 
   } catch (error) {
     result.output = [];
     result.stopReason = options.signal?.aborted ? "aborted" : "error";
-    result.errorMessage = options.signal?.aborted ? "Request aborted" : ((error as Error)?.message ?? String(error));
+    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl);
   }
   return result;
 }

@@ -150,6 +150,19 @@ return { stopReason: r.stopReason, errorMessage: r.errorMessage, answers: r.answ
     expect(result.errorMessage).toContain("Invalid API key");
     expect(result.answers).toEqual({});
     expect(fixture.server.typedRequests.at(-1)!.path).toBe("/v1/systemone");
+    // A 401 is not tried again.
+    expect(fixture.server.typedRequests.filter((request) => request.body?.state?.x === 1).length).toBe(1);
+  });
+
+  test("a busy service is asked again; a refusal is not", async () => {
+    const before = fixture.server.typedRequests.length;
+    fixture.server.enqueueTyped({ status: 503, body: { error: { message: "overloaded" } } });
+    const code = `const q = { ok: { type: "bool", instructions: "ok?", criteria: { true: "yes", false: "no" } } };
+const r = await models.classify({ provider: "openrouter", id: "typesafe/jev-1.14" }, { state: {}, questions: q });
+return [r.stopReason, r.answers.ok];`;
+    const end = await runScriptPrompt(rpc, fixture.server, "c3b", code, TIMEOUT);
+    expect(output(end)).toEqual(["stop", { type: "bool", probability: 0.8 }]);
+    expect(fixture.server.typedRequests.length - before).toBe(2);
   });
 
   test("images for a text-only classifier are an error result; nothing is sent", async () => {

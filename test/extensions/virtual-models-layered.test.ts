@@ -11,15 +11,54 @@ import { createExtensionFixture, notices, type ExtensionFixture } from "../suppo
 let fixture: ExtensionFixture;
 const price = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0 });
 
+const MODELS = [
+  { id: "fake-model", contextWindow: 100_000, maxTokens: 8_000, cost: price(1, 2) },
+  { id: "fake-big", contextWindow: 400_000, maxTokens: 32_000, cost: price(10, 20) },
+];
+
 beforeAll(() => {
-  fixture = createExtensionFixture({
-    models: [
-      { id: "fake-model", contextWindow: 100_000, maxTokens: 8_000, cost: price(1, 2) },
-      { id: "fake-big", contextWindow: 400_000, maxTokens: 32_000, cost: price(10, 20) },
-    ],
-  });
+  fixture = createExtensionFixture({ models: MODELS });
 });
 afterEach(() => fixture.server.clearScript());
+
+describe("a router that asks a classifier (ctx.modelRegistry.classify)", () => {
+  test("the classifier runs with its provider's key before the route is chosen", async () => {
+    const chat = fixture.server.baseUrl("openai-completions");
+    fixture.home.writeModelsJson({
+      providers: {
+        fake: { baseUrl: chat, api: "openai-completions", apiKey: "test-key", models: MODELS },
+        openrouter: { baseUrl: chat, apiKey: "or-key" },
+      },
+    });
+    const ext = fixture.writeExtension(
+      "classifying-router.ts",
+      `export default function (pi) {
+  pi.registerVirtualModel({
+    provider: "fake",
+    id: "smart",
+    async route(request, ctx) {
+      const jev = ctx.modelRegistry.findOfType("classifier", "openrouter", "typesafe/jev-1.14");
+      const result = await ctx.modelRegistry.classify(jev, { state: { turns: request.messages.length }, questions: { hard: { type: "bool", instructions: "Is this hard?", criteria: { true: "hard", false: "easy" } } } });
+      const id = result.answers.hard.probability > 0.5 ? "fake-big" : "fake-model";
+      ctx.ui.notify("classified " + result.stopReason + " " + result.answers.hard.probability + " -> " + id);
+      return { model: ctx.modelRegistry.find("fake", id) };
+    },
+  });
+}`,
+    );
+    const before = fixture.server.typedRequests.length;
+    fixture.server.enqueue({ content: [{ type: "text", text: "Done." }] });
+    const rpc = fixture.start(["-e", ext, "--model", "fake/smart"]);
+    await rpc.request({ type: "prompt", message: "hello" });
+    await rpc.waitForEvent("agent_end");
+    expect(notices(rpc)).toEqual(["classified stop 0.8 -> fake-big"]);
+    const [classified] = fixture.server.typedRequests.slice(before);
+    expect(classified!.headers.authorization).toBe("Bearer or-key");
+    expect(classified!.body.model).toBe("typesafe/jev-1.14");
+    expect(fixture.server.requests.at(-1)!.model).toBe("fake-big");
+    expect(await rpc.close()).toBe(0);
+  });
+});
 afterAll(() => fixture.cleanup());
 
 const ROUTER = `export default function (pi) {
