@@ -29,7 +29,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CATALOG_PROVIDERS, type CatalogProviderInfo } from "../src/ai/catalog/providers.ts";
+import { CATALOG_PROVIDERS, TYPED_ONLY_PROVIDERS, type CatalogProviderInfo, type TypedOnlyProviderInfo } from "../src/ai/catalog/providers.ts";
 import type { CatalogModel, ClassifierCompat, TypedCatalog, TypedCatalogModel } from "../src/ai/catalog/model-types.ts";
 import { canonicalProvider } from "../src/ai/provider-aliases.ts";
 import type { KnownApi } from "../src/ai/types.ts";
@@ -125,7 +125,7 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
 }
 
 /** A classifier or image model: the fields its request and a listing need. */
-function toTypedRow(model: SourceModel, provider: CatalogProviderInfo): TypedCatalogModel {
+function toTypedRow(model: SourceModel, provider: Pick<CatalogProviderInfo, "baseUrl">): TypedCatalogModel {
   const base = {
     id: model.id,
     name: model.name || model.id,
@@ -217,16 +217,17 @@ async function main(): Promise<number> {
     const all = Object.values(groups).flatMap((group) => Object.values(group));
     const chat = all.filter((model) => model.type === "chat");
     const others = all.filter((model) => model.type === "classifier" || model.type === "image");
-    if (others.length > 0 && !provider) skipped.set(`provider ${sourceId}'s classifier and image models (not in providers.ts)`, others.length);
-    if (others.length > 0 && provider) {
+    const typedProvider: Pick<TypedOnlyProviderInfo, "id" | "baseUrl"> | undefined = provider ?? TYPED_ONLY_PROVIDERS.find((candidate) => candidate.id === sourceId);
+    if (others.length > 0 && !typedProvider) skipped.set(`provider ${sourceId}'s classifier and image models (not in providers.ts)`, others.length);
+    if (others.length > 0 && typedProvider) {
       const rows: TypedCatalogModel[] = [];
       for (const model of others) {
-        if (TYPED_APIS.has(model.api)) rows.push(toTypedRow(model, provider));
+        if (TYPED_APIS.has(model.api)) rows.push(toTypedRow(model, typedProvider));
         else skipped.set(`${model.type} api ${model.api}`, (skipped.get(`${model.type} api ${model.api}`) ?? 0) + 1);
       }
       // Classifiers first, then image models; each by id, as the chat lists.
       rows.sort((a, b) => (a.type !== b.type ? (a.type === "classifier" ? -1 : 1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      if (rows.length > 0) typed[provider.id] = [...(typed[provider.id] ?? []), ...rows];
+      if (rows.length > 0) typed[typedProvider.id] = [...(typed[typedProvider.id] ?? []), ...rows];
     }
     if (chat.length === 0) continue;
     if (!provider) {
@@ -254,7 +255,8 @@ async function main(): Promise<number> {
 
   const outputs = new Map<string, string>();
   for (const id of ids) outputs.set(join(MODELS_DIR, `${id}.json`), renderModels(byProvider.get(id)!));
-  const typedInOrder: TypedCatalog = Object.fromEntries((CATALOG_PROVIDERS as readonly CatalogProviderInfo[]).filter((provider) => typed[provider.id]).map((provider) => [provider.id, typed[provider.id]!]));
+  const typedOrder = [...(CATALOG_PROVIDERS as readonly CatalogProviderInfo[]), ...TYPED_ONLY_PROVIDERS];
+  const typedInOrder: TypedCatalog = Object.fromEntries(typedOrder.filter((provider) => typed[provider.id]).map((provider) => [provider.id, typed[provider.id]!]));
   outputs.set(TYPED_FILE, renderTyped(typedInOrder));
   const docs = readFileSync(DOCS_FILE, "utf8");
   const start = docs.indexOf(DOCS_START);

@@ -30,6 +30,13 @@ describe("--list-models", () => {
     expect(result.stdout).toMatch(/^openrouter\s+typesafe\/jev-router\s+1M\s+128K\s+yes\s+yes\s+yes$/m);
   });
 
+  test("TypeSafe's own classifier is listed with TYPESAFE_API_KEY as its key", async () => {
+    const without = await runXcsh(["--list-models", "jev-latest"], { env: home.env });
+    expect(without.stdout).toMatch(/^typesafe\s+jev-latest\s+classifier\s+64K\s+yes\s+no$/m);
+    const withKey = await runXcsh(["--list-models", "jev-latest"], { env: { ...home.env, TYPESAFE_API_KEY: "ts-test" } });
+    expect(withKey.stdout).toMatch(/^typesafe\s+jev-latest\s+classifier\s+64K\s+yes\s+yes$/m);
+  });
+
   test("image models show their type; a search for the type finds them", async () => {
     const result = await runXcsh(["--list-models", "image flux.2-pro"], { env: home.env });
     expect(result.exitCode).toBe(0);

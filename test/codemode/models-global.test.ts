@@ -17,12 +17,13 @@ const TIMEOUT = 30_000;
 beforeAll(() => {
   fixture = createRpcFixture();
   const chat = fixture.server.baseUrl("openai-completions");
-  // Two built-in providers, pointed at the fake server with keys; the others have none (and are never asked).
+  // Built-in providers pointed at the fake server with keys; the others have none (and are never asked).
   fixture.home.writeModelsJson({
     providers: {
       fake: { baseUrl: chat, api: "openai-completions", apiKey: "test-key", models: [{ id: "fake-model" }] },
       openrouter: { baseUrl: chat, apiKey: "or-key" },
       openai: { baseUrl: chat, apiKey: "oa-key" },
+      typesafe: { baseUrl: chat, apiKey: "ts-key" },
     },
   });
   rpc = fixture.start(CODEMODE_ARGS);
@@ -136,6 +137,22 @@ return [a.answers, b.answers, b.stopReason];`;
       { role: "user", content: [{ type: "input_text", text: '{"task":"Settings"}' }, { type: "input_image", image_url: `data:image/png;base64,${TINY_PNG}` }] },
     ]);
     expect(openai!.body.questions).toEqual([{ type: "predicate", name: "broken", instructions: "Is the layout broken?\n\nTrue means: Overlapping elements\nFalse means: Clean layout" }]);
+  });
+
+  test("TypeSafe's own API (pi's typesafe/jev-latest): images as named assets with the opt-in header", async () => {
+    const before = fixture.server.typedRequests.length;
+    const code = `const jev = await models.getModelOfType("classifier", "typesafe", "jev-latest");
+const r = await models.classify(jev, { state: { task: "Settings" }, images: [{ type: "image", data: "${TINY_PNG}", mimeType: "image/png" }], questions: { ok: { type: "bool", instructions: "ok?", criteria: { true: "yes", false: "no" } } } });
+return [jev.name, r.stopReason, r.answers.ok, r.usage.cost.total];`;
+    const end = await runScriptPrompt(rpc, fixture.server, "c2b", code, TIMEOUT);
+    // TypeSafe's direct model has no catalog price: its tokens cost nothing.
+    expect(output(end)).toEqual(["Jev", "stop", { type: "bool", probability: 0.8 }, 0]);
+    const [request] = fixture.server.typedRequests.slice(before);
+    expect(request!.path).toBe("/v1/systemone");
+    expect(request!.headers.authorization).toBe("Bearer ts-key");
+    expect(request!.headers["typesafe-danger-zone-images"]).toBe("true");
+    expect(request!.body.state).toEqual(["<image-1>", { task: "Settings" }]);
+    expect(request!.body.assets).toEqual({ "<image-1>": { type: "image", format: "png", data_base64: TINY_PNG } });
   });
 
   test("a provider failure is a result with stopReason error, not a thrown error", async () => {

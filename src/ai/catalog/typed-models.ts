@@ -7,7 +7,12 @@
 import { readFileSync } from "node:fs";
 import { TYPED_MODELS_FILE } from "./model-files.ts";
 import type { TypedCatalog, TypedModel } from "./model-types.ts";
-import { catalogProvider } from "./providers.ts";
+import { catalogProvider, TYPED_ONLY_PROVIDERS } from "./providers.ts";
+
+/** The endpoint of a provider of the index or of the typed-only ones. */
+function providerOf(id: string): { baseUrl: string } | undefined {
+  return catalogProvider(id) ?? TYPED_ONLY_PROVIDERS.find((provider) => provider.id === id);
+}
 
 let catalog: readonly TypedModel[] | undefined;
 
@@ -15,7 +20,7 @@ function load(): readonly TypedModel[] {
   if (catalog) return catalog;
   const rows = JSON.parse(readFileSync(TYPED_MODELS_FILE, "utf8")) as TypedCatalog;
   catalog = Object.entries(rows).flatMap(([provider, models]) => {
-    const info = catalogProvider(provider);
+    const info = providerOf(provider);
     if (!info) return [];
     return models.map((row) => ({ ...row, provider, baseUrl: row.baseUrl ?? info.baseUrl }) as TypedModel);
   });
@@ -31,5 +36,5 @@ export function getTypedModels(provider?: string): TypedModel[] {
 
 /** The catalog endpoint of a provider's chat models, against which a typed model's baseUrl is compared. */
 export function providerCatalogBaseUrl(provider: string): string | undefined {
-  return catalogProvider(provider)?.baseUrl;
+  return providerOf(provider)?.baseUrl;
 }
