@@ -5,6 +5,7 @@
  * handed out, so a caller may adjust one (a proxy baseUrl) freely.
  */
 import { readFileSync } from "node:fs";
+import { traceModuleLoad } from "../load-trace.ts";
 import { TYPED_MODELS_FILE } from "./model-files.ts";
 import type { TypedCatalog, TypedModel } from "./model-types.ts";
 import { catalogProvider, TYPED_ONLY_PROVIDERS } from "./providers.ts";
@@ -18,6 +19,7 @@ let catalog: readonly TypedModel[] | undefined;
 
 function load(): readonly TypedModel[] {
   if (catalog) return catalog;
+  traceModuleLoad("catalog/typed");
   const rows = JSON.parse(readFileSync(TYPED_MODELS_FILE, "utf8")) as TypedCatalog;
   catalog = Object.entries(rows).flatMap(([provider, models]) => {
     const info = providerOf(provider);
