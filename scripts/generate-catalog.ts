@@ -19,7 +19,9 @@
  * Which providers exist, their keys and endpoints are ours (src/ai/catalog/providers.ts);
  * a pi provider file feeds the xcsh provider of the same id (or the one its name is an
  * alias of: provider-aliases.ts). Models over an API xcsh does not speak are left out and
- * counted. Output: one JSON file per provider under src/ai/catalog/models/ (embedded in
+ * counted. Classifier and image models (pi's model types beside "chat") go to one file of
+ * their own, models/typed.json, when xcsh runs their API (TYPED_APIS): the chat lists stay
+ * chat-only, so nothing that picks a chat model can pick one of them. Output: one JSON file per provider under src/ai/catalog/models/ (embedded in
  * the binary, parsed when that provider's models are first asked for), the table of those
  * files with the defaults, and the provider table in docs/providers.md. The output is
  * committed: builds and CI need no network. Models are ordered by id, descending, so a
@@ -27,8 +29,8 @@
  */
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CATALOG_PROVIDERS, type CatalogProviderInfo } from "../src/ai/catalog/providers.ts";
-import type { CatalogModel } from "../src/ai/catalog/model-types.ts";
+import { CATALOG_PROVIDERS, TYPED_ONLY_PROVIDERS, type CatalogProviderInfo, type TypedOnlyProviderInfo } from "../src/ai/catalog/providers.ts";
+import type { CatalogModel, ClassifierCompat, TypedCatalog, TypedCatalogModel } from "../src/ai/catalog/model-types.ts";
 import { canonicalProvider } from "../src/ai/provider-aliases.ts";
 import type { KnownApi } from "../src/ai/types.ts";
 
@@ -61,7 +63,11 @@ const SPOKEN: ReadonlySet<string> = new Set<KnownApi>([
  */
 const SERVED_OVER_PROVIDER_API: ReadonlySet<string> = new Set(["mistral-conversations"]);
 
-/** A chat model as pi's data file states it (the fields read here). */
+/** The APIs of classifier and image models that xcsh runs (src/config/typed-requests.ts and what it loads). */
+const TYPED_APIS: ReadonlySet<string> = new Set(["typesafe-system-one", "openai-decisions", "openrouter-images"]);
+const TYPED_FILE = join(MODELS_DIR, "typed.json");
+
+/** A model as pi's data file states it (the fields read here). */
 interface SourceModel {
   type: string;
   id: string;
@@ -76,6 +82,8 @@ interface SourceModel {
   thinkingLevelMap?: CatalogModel["thinkingLevelMap"];
   compat?: CatalogModel["compat"];
   headers?: Record<string, string>;
+  /** Image models: what a response holds. */
+  output?: ("text" | "image")[];
 }
 
 function sourceDir(): { dir: string; version: string } {
@@ -116,6 +124,28 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
   return row;
 }
 
+/** A classifier or image model: the fields its request and a listing need. */
+function toTypedRow(model: SourceModel, provider: Pick<CatalogProviderInfo, "baseUrl">): TypedCatalogModel {
+  const base = {
+    id: model.id,
+    name: model.name || model.id,
+    ...(model.baseUrl && model.baseUrl !== provider.baseUrl ? { baseUrl: model.baseUrl } : {}),
+    input: model.input.includes("image") ? (["text", "image"] as const) : (["text"] as const),
+    cost: { input: model.cost.input, output: model.cost.output, cacheRead: model.cost.cacheRead, cacheWrite: model.cost.cacheWrite },
+    ...(model.headers ? { headers: model.headers } : {}),
+  };
+  const input = [...base.input];
+  if (model.type === "image") {
+    return { type: "image", api: "openrouter-images", ...base, input, output: [...(model.output ?? ["image"])].sort().reverse() as ("text" | "image")[] };
+  }
+  return { type: "classifier", api: model.api as "typesafe-system-one" | "openai-decisions", ...base, input, contextWindow: model.contextWindow, ...(model.compat ? { compat: model.compat as ClassifierCompat } : {}) };
+}
+
+function renderTyped(typed: TypedCatalog): string {
+  const providers = Object.keys(typed);
+  return `{\n${providers.map((provider) => `${JSON.stringify(provider)}: [\n${typed[provider]!.map((row) => JSON.stringify(row)).join(",\n")}\n]`).join(",\n")}\n}\n`;
+}
+
 /** One model per line, so a refresh reads as a per-model diff. */
 function renderModels(models: CatalogModel[]): string {
   return `[\n${models.map((model) => JSON.stringify(model)).join(",\n")}\n]\n`;
@@ -131,6 +161,7 @@ function renderFilesTable(ids: string[], sourceLabel: string, defaults: Record<s
     ` * first asked for, so the catalog costs start-up nothing; and each provider's default.`,
     ` */`,
     ...ids.map((id) => `import ${name(id)} from ${JSON.stringify(`./models/${id}.json`)} with { type: "file" };`),
+    `import typed_models from "./models/typed.json" with { type: "file" };`,
     ``,
     `/** Where the generated model lists come from. */`,
     `export const CATALOG_SOURCE = ${JSON.stringify(sourceLabel)};`,
@@ -141,6 +172,9 @@ function renderFilesTable(ids: string[], sourceLabel: string, defaults: Record<s
     `export const MODEL_FILES: Readonly<Record<string, string>> = {`,
     ...ids.map((id) => `  ${JSON.stringify(id)}: ${name(id)} as unknown as string,`),
     `};`,
+    ``,
+    `/** The path of the classifier and image models of every provider (a TypedCatalog as JSON), read when one is first asked for. */`,
+    `export const TYPED_MODELS_FILE = typed_models as unknown as string;`,
     ``,
     `/** The model picked when only the provider is named (the source's own choice per provider). */`,
     `export const GENERATED_DEFAULT_MODELS: Readonly<Record<string, string>> = {`,
@@ -174,12 +208,27 @@ async function main(): Promise<number> {
   const dataDir = join(source.dir, "dist", "providers", "data");
   const byProvider = new Map<string, CatalogModel[]>();
   const skipped = new Map<string, number>();
+  const typed: TypedCatalog = {};
 
   for (const file of readdirSync(dataDir).filter((name) => name.endsWith(".json")).sort()) {
     const sourceId = file.slice(0, -".json".length);
     const provider = (CATALOG_PROVIDERS as readonly CatalogProviderInfo[]).find((candidate) => candidate.id === canonicalProvider(sourceId));
     const groups = JSON.parse(readFileSync(join(dataDir, file), "utf8")) as Record<string, Record<string, SourceModel>>;
-    const chat = Object.values(groups).flatMap((group) => Object.values(group)).filter((model) => model.type === "chat");
+    const all = Object.values(groups).flatMap((group) => Object.values(group));
+    const chat = all.filter((model) => model.type === "chat");
+    const others = all.filter((model) => model.type === "classifier" || model.type === "image");
+    const typedProvider: Pick<TypedOnlyProviderInfo, "id" | "baseUrl"> | undefined = provider ?? TYPED_ONLY_PROVIDERS.find((candidate) => candidate.id === sourceId);
+    if (others.length > 0 && !typedProvider) skipped.set(`provider ${sourceId}'s classifier and image models (not in providers.ts)`, others.length);
+    if (others.length > 0 && typedProvider) {
+      const rows: TypedCatalogModel[] = [];
+      for (const model of others) {
+        if (TYPED_APIS.has(model.api)) rows.push(toTypedRow(model, typedProvider));
+        else skipped.set(`${model.type} api ${model.api}`, (skipped.get(`${model.type} api ${model.api}`) ?? 0) + 1);
+      }
+      // Classifiers first, then image models; each by id, as the chat lists.
+      rows.sort((a, b) => (a.type !== b.type ? (a.type === "classifier" ? -1 : 1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      if (rows.length > 0) typed[typedProvider.id] = [...(typed[typedProvider.id] ?? []), ...rows];
+    }
     if (chat.length === 0) continue;
     if (!provider) {
       skipped.set(`provider ${sourceId} (not in providers.ts)`, chat.length);
@@ -206,6 +255,9 @@ async function main(): Promise<number> {
 
   const outputs = new Map<string, string>();
   for (const id of ids) outputs.set(join(MODELS_DIR, `${id}.json`), renderModels(byProvider.get(id)!));
+  const typedOrder = [...(CATALOG_PROVIDERS as readonly CatalogProviderInfo[]), ...TYPED_ONLY_PROVIDERS];
+  const typedInOrder: TypedCatalog = Object.fromEntries(typedOrder.filter((provider) => typed[provider.id]).map((provider) => [provider.id, typed[provider.id]!]));
+  outputs.set(TYPED_FILE, renderTyped(typedInOrder));
   const docs = readFileSync(DOCS_FILE, "utf8");
   const start = docs.indexOf(DOCS_START);
   const end = docs.indexOf(DOCS_END);
@@ -231,6 +283,8 @@ async function main(): Promise<number> {
   for (const [path, text] of outputs) writeFileSync(path, text);
   const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
   console.error(`generate-catalog: ${total} models of ${counts.size} providers from ${sourceLabel}`);
+  const typedCount = Object.values(typedInOrder).reduce((sum, rows) => sum + rows.length, 0);
+  console.error(`generate-catalog: ${typedCount} classifier and image models of ${Object.keys(typedInOrder).length} providers`);
   for (const [what, count] of skipped) console.error(`generate-catalog: left out ${count} models of ${what}`);
   return 0;
 }

@@ -236,6 +236,8 @@ export async function executeToolCalls(
         // as in pi 1.6.0: bash's would keep every output twice in the session file.
         // pi 1.6.0: how long execute() took, kept with the result (absent when the tool did not run).
         ...(durationMs === undefined ? {} : { durationMs }),
+        // Usage of model calls the tool made itself (codemode's models.*): counted in the session's cost.
+        ...(result.usage ? { usage: result.usage } : {}),
         timestamp: Date.now(),
       };
     });

@@ -16,6 +16,7 @@ import type {
   Tool,
   ToolCall,
   ToolResultMessage,
+  Usage,
 } from "../ai/types.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 
@@ -38,6 +39,8 @@ export interface AgentToolResult<TDetails = any> {
   nestedCalls?: NestedCalls;
   /** pi 1.x: machine-readable result of a tool that declares an outputSchema; kept in the session, not sent to the model. */
   structuredContent?: unknown;
+  /** pi 1.x: what the tool's own model calls used (a codemode script's classifiers); counts toward the session's cost. */
+  usage?: Usage;
 }
 
 /** pi 1.6.0's record of a codemode script's tool calls, a field of its tool result message. */

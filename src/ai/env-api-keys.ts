@@ -6,11 +6,11 @@ import { canonicalProvider } from "./provider-aliases.ts";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { CATALOG_PROVIDERS } from "./catalog/providers.ts";
+import { CATALOG_PROVIDERS, TYPED_ONLY_PROVIDERS } from "./catalog/providers.ts";
 import { processEnv, providerEnvReader, type EnvReader } from "./providers/provider-env.ts";
 
 /** Environment variables that hold API keys, by provider, as shown to the user (the usual one first). */
-const ENV_KEYS: ReadonlyMap<string, readonly string[]> = new Map(CATALOG_PROVIDERS.map((provider) => [provider.id, provider.envKeys]));
+const ENV_KEYS: ReadonlyMap<string, readonly string[]> = new Map([...CATALOG_PROVIDERS, ...TYPED_ONLY_PROVIDERS].map((provider) => [provider.id, provider.envKeys]));
 
 /**
  * Anthropic's token variables, as pi 0.87.1 reads them. ANTHROPIC_AUTH_TOKEN is a bearer

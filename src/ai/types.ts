@@ -128,6 +128,8 @@ export interface ToolResultMessage<TDetails = any> {
   nestedCalls?: unknown;
   /** pi 1.x: a tool's machine-readable result (its outputSchema's); the model receives `content`. */
   structuredContent?: unknown;
+  /** pi 1.x: usage of the tool's own model calls (codemode's classifiers); not part of the context accounting. */
+  usage?: Usage;
   timestamp: number;
 }
 

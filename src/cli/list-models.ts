@@ -5,6 +5,8 @@
  *
  * The registry offers a catalog provider's models only once its key is set (start-up
  * reads nothing else); a listing shows them all, so it reads the rest of the catalog.
+ * Classifier and image models (pi 1.x's model types beside chat) follow in a table of their
+ * own, with their type: they cannot be picked with --model, only run from codemode scripts.
  * The last line says which catalog that is and how old: the built-in one, or the copy
  * `xcsh models update` fetched.
  */
@@ -58,10 +60,12 @@ function catalogAgeLine(now = Date.now()): string {
 /** Lists the models of `registry` (with extensions' providers, when any loaded) and of the whole catalog. */
 export function listModels(search: string, registry: ModelRegistry = ModelRegistry.load()): number {
   const models = everyModel(registry).filter((model) => matches(`${model.provider}/${model.id} ${model.name}`, search));
-  const listedProviders = new Set(models.map((model) => model.provider));
   const withModels = new Set<string>([...getProviders(), ...registry.getProviders()]);
   const withoutModels = getCatalogProviders().filter((provider) => !withModels.has(provider.id) && matches(`${provider.id} ${provider.name}`, search));
-  if (models.length === 0 && withoutModels.length === 0) {
+  const typed = (["classifier", "image"] as const)
+    .flatMap((type) => registry.getModelsOfType(type))
+    .filter((model) => matches(`${model.provider}/${model.id} ${model.name} ${model.type}`, search));
+  if (models.length === 0 && withoutModels.length === 0 && typed.length === 0) {
     process.stderr.write(search ? `xcsh: no model matches "${search}"\n` : "xcsh: no models are configured\n");
     return 1;
   }
@@ -80,8 +84,23 @@ export function listModels(search: string, registry: ModelRegistry = ModelRegist
       ]),
     );
   }
+  if (typed.length > 0) {
+    if (out) out += "\n";
+    out += "Classifier and image models (not for chat: codemode scripts run them with models.classify() and models.generateImages()):\n";
+    out += table(
+      ["provider", "model", "type", "context", "images", "key"],
+      typed.map((model) => [
+        model.provider,
+        model.id,
+        model.type,
+        "contextWindow" in model && model.contextWindow ? formatTokens(model.contextWindow) : "-",
+        model.input.includes("image") ? "yes" : "no",
+        registry.hasAuth(model) ? "yes" : "no",
+      ]),
+    );
+  }
   if (withoutModels.length > 0) {
-    if (listedProviders.size > 0) out += "\n";
+    if (out) out += "\n";
     out += "Providers without built-in models (add their models in models.json; see docs/providers.md):\n";
     out += table(
       ["provider", "key variable", "key", "base URL", "api"],

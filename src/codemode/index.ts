@@ -14,6 +14,7 @@ import type { ToolCall } from "../ai/types.ts";
 import { Type } from "../schema/type.ts";
 import type { CodingTool } from "../tools/types.ts";
 import { describeCallable, type CallableTool } from "./declarations.ts";
+import type { ModelsSource } from "./models-global.ts";
 
 export const CODEMODE_TOOL_NAME = "codemode";
 
@@ -37,6 +38,8 @@ export interface CodemodeHost {
   loadStore(): Record<string, unknown>;
   /** Keeps the values a successful script stored (a `codemode-store` session entry). */
   saveStore(changes: Record<string, unknown>): void;
+  /** The model registry, for the `models` global (models-global.ts); absent: `models` answers that it is not available. */
+  models?(): ModelsSource | undefined;
 }
 
 const codemodeSchema = Type.Object({
@@ -51,6 +54,7 @@ const PREAMBLE = [
   "Globals:",
   "- `text(value)`, `image(dataUrlOrImageBlock)`, `console.log(...)` and a top-level `return` add output; `exit()` ends the script successfully. Several text items are each headed `==> text N/M <==`; console lines come last, in one `<console_output>` block.",
   "- `store(key, value)` / `load(key)` keep small JSON values for later codemode calls.",
+  '- `models`: `await models.getAvailableOfType("classifier" | "image")` lists models scripts can run; `await models.classify(model, { state, questions })` and `await models.generateImages(model, { input })` run them (failures: `stopReason: "error"`). Chat models cannot run here.',
   "- `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)`, `await describeNamespace(server)`: find tools and their declarations (a namespace is an MCP server).",
 ].join("\n");
 

@@ -42,6 +42,8 @@ export type WorkerMessage =
   | { type: "image"; data: string; mimeType: string }
   | { type: "console"; line: string }
   | { type: "call"; id: number; name: string; args: unknown }
+  /** A member of the `models` global (models-global.ts); answered with a `reply` like a call. */
+  | { type: "models"; id: number; operation: string; args: unknown }
   | { type: "store"; key: string; value: unknown }
   | { type: "done"; ok: true }
   | { type: "done"; ok: false; error: string };

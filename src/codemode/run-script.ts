@@ -11,6 +11,7 @@ import type { ImageContent, TextContent } from "../ai/types.ts";
 import { describeCallable, toolIdentifier, type CallableTool } from "./declarations.ts";
 import type { CodemodeHost } from "./index.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord, type OutputItem } from "./output.ts";
+import { ModelsBridge } from "./models-global.ts";
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
 import { takeCodemodeWorker, warmCodemodeWorker } from "./warm-worker.ts";
 
@@ -182,7 +183,8 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const calls: CallRecord[] = [];
   const options = parseOptions(run.code);
   const maxOutputTokens = typeof options === "string" ? DEFAULT_MAX_OUTPUT_TOKENS : options.maxOutputTokens;
-  const finish = (ok: boolean, error?: string): AgentToolResult => ({
+  const models = new ModelsBridge(run.host.models?.(), run.signal);
+  const finish = (ok: boolean, error?: string): AgentToolResult => withModelCalls(models, items, {
     ...scriptResult({ ok, error, items, consoleLines, calls, wallMs: performance.now() - began, maxOutputTokens }),
     isError: !ok,
   });
@@ -201,7 +203,7 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     } catch (error) {
       return finish(false, `The script could not run: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls }, finish);
+    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls, models }, finish);
   } finally {
     releaseWorker();
     // The next script's worker starts now, while the model reads this one's result.
@@ -213,6 +215,18 @@ interface Collected {
   items: OutputItem[];
   consoleLines: string[];
   calls: CallRecord[];
+  models: ModelsBridge;
+}
+
+/** The script's model calls on its result: their usage (it counts toward the session's cost) and a list in the details. */
+function withModelCalls(models: ModelsBridge, items: OutputItem[], result: AgentToolResult): AgentToolResult {
+  if (models.records.length === 0) return result;
+  const usage = models.totalUsage();
+  const content = [...result.content];
+  if (models.unshownImages > 0 && !items.some((item) => item.type === "image")) {
+    content.push({ type: "text", text: `Note: the script generated ${models.unshownImages} image(s) but showed none; pass each image block to image() to see it.` });
+  }
+  return { ...result, content, details: { ...result.details, modelCalls: models.records }, ...(usage ? { usage } : {}) };
 }
 
 async function runInWorker(
@@ -220,7 +234,7 @@ async function runInWorker(
   run: ScriptRun,
   options: ScriptOptions,
   deadline: number | undefined,
-  { items, consoleLines, calls }: Collected,
+  { items, consoleLines, calls, models }: Collected,
   finish: (ok: boolean, error?: string) => AgentToolResult,
 ): Promise<AgentToolResult> {
   const callable = run.host.callableTools();
@@ -284,6 +298,15 @@ async function runInWorker(
         case "call":
           runCall(message.id, message.name, message.args);
           break;
+        case "models": {
+          const answered = models.answer(message.operation, message.args).then(
+            (value) => send({ type: "reply", id: message.id, ok: true, value }),
+            (error: unknown) => send({ type: "reply", id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
+          );
+          running.add(answered);
+          void answered.finally(() => running.delete(answered));
+          break;
+        }
         case "done":
           resolve(message.ok ? { ok: true } : { ok: false, error: message.error });
           break;
@@ -311,6 +334,7 @@ async function runInWorker(
   worker.terminate();
   // Calls still running are cancelled; their results (and events) arrive before the script's own.
   nested.abort(new Error("The codemode script ended"));
+  models.cancel();
   if (running.size > 0) await Promise.race([Promise.allSettled([...running]), Bun.sleep(CANCEL_GRACE_MS)]);
   if (end.ok && Object.keys(storeChanges).length > 0) run.host.saveStore(storeChanges);
   return finish(end.ok, end.error);

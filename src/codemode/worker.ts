@@ -11,6 +11,7 @@
  */
 import { QuickJS, type JSValueHandle } from "quickjs-wasi";
 import type { CatalogEntry, HostMessage, WorkerMessage } from "./protocol.ts";
+import { MODELS_PRELUDE } from "./models-global.ts";
 import { searchCatalog } from "./search.ts";
 
 declare const self: Worker;
@@ -181,6 +182,15 @@ async function run(start: Extract<HostMessage, { type: "start" }>): Promise<void
   });
 
   vm.callFunction(install, vm.undefined, emit, call, quit, search, keep, vm.hostToHandle(start.catalog), vm.hostToHandle(start.store));
+  // The `models` global: its members are answered by the host like tool calls (models-global.ts).
+  const ask = vm.newFunction("ask", (operation: JSValueHandle, args: JSValueHandle) => {
+    const deferred = vm.newPromise();
+    const id = ++nextCall;
+    pending.set(id, deferred);
+    post({ type: "models", id, operation: operation.toString(), args: JSON.parse(args.toString()) });
+    return deferred.handle;
+  });
+  vm.callFunction(vm.evalCode(MODELS_PRELUDE, "codemode-models.js"), vm.undefined, ask);
 
   let script: JSValueHandle;
   try {

@@ -24,22 +24,30 @@ import { StoredKeyError } from "../auth/stored-key.ts";
 import { loginCommand, signInProvider, SIGN_IN_PROVIDERS } from "../auth/signin/providers.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { complete, stream, streamSimple } from "../ai/stream.ts";
-import type { Api, AssistantMessage, Context, Model, ModelCompat, ModelCost, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
+import type { AssistantMessage, Context, Model, ProviderStreamOptions, SimpleStreamOptions } from "../ai/types.ts";
 import { typeboxValue } from "../schema/validate.ts";
-import { loadModelsJson, type ModelConfig, type ModelOverride, type ProviderConfig } from "./models-json.ts";
+import type { ModelType, TypedModel } from "../ai/catalog/model-types.ts";
+import type { ClassifierContext, ClassifierResult } from "../ai/classify.ts";
+import type { ImagesContext, ImagesResult } from "../ai/generate-images.ts";
+import { buildModels, customModel, modelKey } from "./model-merge.ts";
+import { loadModelsJson, type ProviderConfig } from "./models-json.ts";
 import { getModelsJsonPath } from "./paths.ts";
-import { interpolateEnv, isConfigValueConfigured, isInterpolated, missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
+import { providerAuthView, providerView, type ProviderAuthSource, type ProviderView } from "./provider-views.ts";
+import {
+  definedSettings,
+  isValueConfigured,
+  layerSettings,
+  providerAuth,
+  resolveRuntimeValue,
+  type ConfiguredValue,
+  type ProviderAuth,
+  type RuntimeModelConfig,
+  type RuntimeProviderConfig,
+} from "./registry-config.ts";
+import { missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
 import { resolveRequestAuth, streamWithRequestAuth, withRequestAuth, type ResolvedRequestAuth } from "./registry-requests.ts";
 import { assertValidRuntimeProvider } from "./runtime-provider-check.ts";
-
-/** Defaults for fields a models.json model leaves out (models.md, "Model Configuration"). */
-export const CUSTOM_MODEL_DEFAULTS = {
-  reasoning: false,
-  input: ["text"] as Model["input"],
-  contextWindow: 128000,
-  maxTokens: 16384,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } as ModelCost,
-};
+import { configuredTypedModels, notAChatModel, runClassify, runGenerateImages, type TypedCallOptions } from "./typed-models.ts";
 
 export interface ModelRegistryOptions {
   /** Defaults to `<agent dir>/models.json`. */
@@ -48,46 +56,21 @@ export interface ModelRegistryOptions {
   authJsonPath?: string;
 }
 
-/** A model as an extension defines it: models.json's fields, any API name, and its own endpoint. */
-export interface RuntimeModelConfig extends Omit<ModelConfig, "api"> {
-  api?: Api;
-  baseUrl?: string;
-}
-
-/**
- * A provider registered at runtime: models.json's provider shape, except that `api` may
- * name any API (one an extension serves with its own stream) and there are no
- * `modelOverrides` (a registration with models replaces them all).
- */
-export interface RuntimeProviderConfig extends Omit<ProviderConfig, "api" | "models" | "modelOverrides"> {
-  api?: Api;
-  models?: RuntimeModelConfig[];
-}
-
-type RawHeaders = Record<string, string>;
-
-/**
- * A credential or header value as configured. Values registered at runtime follow the
- * extension syntax (`$VAR` / `${VAR}` interpolation, see `resolveRuntimeValue`), those
- * from models.json the file's (resolve-value.ts).
- */
-interface ConfiguredValue {
-  text: string;
-  runtime: boolean;
-}
-
-/** What a request to a provider needs besides the model: its credential and headers. */
-interface ProviderAuth {
-  apiKey?: ConfiguredValue;
-  headers: Record<string, ConfiguredValue>;
-  authHeader: boolean;
-}
+export type { RuntimeModelConfig, RuntimeProviderConfig } from "./registry-config.ts";
+export { CUSTOM_MODEL_DEFAULTS } from "./model-merge.ts";
 
 export class ModelRegistry {
   private models: Model[] = [];
   /** Unresolved header values of models (models.json or runtime), keyed by `modelKey`. */
   private modelHeaders = new Map<string, Record<string, ConfiguredValue>>();
   private auth = new Map<string, ProviderAuth>();
+  /** Each provider's merged configuration and which providers a registration replaced, as of the last rebuild. */
+  private providerConfigs: Record<string, ProviderConfig | RuntimeProviderConfig> = {};
+  private replacedProviders: ReadonlySet<string> = new Set();
+  /** Virtual models listed under providers that have physical models (setVirtualModels), by provider. */
+  private readonly virtualLayers = new Map<string, RuntimeModelConfig[]>();
+  /** Classifier and image models, built on first use after a rebuild. */
+  private typed: TypedModel[] | undefined;
   /** Runtime registrations by provider name, in registration order. */
   private readonly registered = new Map<string, RuntimeProviderConfig>();
 
@@ -141,11 +124,58 @@ export class ModelRegistry {
   }
 
   /**
-   * pi 1.x's look-up by model type ("chat", "classifier", "image"). Every model here is a
-   * chat model, so other types find nothing, and a router falls back as pi's examples do.
+   * pi 1.x's look-up by model type ("chat", "classifier", "image"). Classifier and image
+   * models are listed apart from the chat ones (typed-models.ts): find() never returns one.
    */
-  findOfType(type: string, provider: string, id: string): Model | undefined {
-    return type === "chat" ? this.find(provider, id) : undefined;
+  findOfType(type: "chat", provider: string, id: string): Model | undefined;
+  findOfType(type: ModelType, provider: string, id: string): Model | TypedModel | undefined;
+  findOfType(type: ModelType, given: string, id: string): Model | TypedModel | undefined {
+    if (type === "chat") return this.find(given, id);
+    const provider = canonicalProvider(given);
+    const model = this.typedModels().find((candidate) => candidate.type === type && candidate.provider === provider && candidate.id === id);
+    return model ? structuredClone(model) : undefined;
+  }
+
+  /** pi 1.x: every model of a type, optionally of one provider. */
+  getModelsOfType(type: "chat", provider?: string): Model[];
+  getModelsOfType(type: "classifier" | "image", provider?: string): TypedModel[];
+  getModelsOfType(type: ModelType, provider?: string): (Model | TypedModel)[];
+  getModelsOfType(type: ModelType, provider?: string): (Model | TypedModel)[] {
+    const wanted = provider === undefined ? undefined : canonicalProvider(provider);
+    const models: readonly (Model | TypedModel)[] = type === "chat" ? this.models : this.typedModels().filter((model) => model.type === type);
+    return models.filter((model) => wanted === undefined || model.provider === wanted).map((model) => structuredClone(model));
+  }
+
+  /** pi 1.x: the models of a type whose provider has a credential configured. */
+  async getAvailableOfType(type: ModelType, provider?: string): Promise<(Model | TypedModel)[]> {
+    return this.getModelsOfType(type, provider).filter((model) => this.hasAuth(model));
+  }
+
+  /** Why a chat-only path cannot use `provider/id`, when it names a classifier or image model; else undefined. */
+  nonChatModelNote(provider: string, id: string): string | undefined {
+    const model = this.typedModels().find((candidate) => candidate.provider === canonicalProvider(provider) && candidate.id === id);
+    return model ? notAChatModel(model) : undefined;
+  }
+
+  /** The classifier and image models (`provider/id` or id) a chat-model argument names, for the resolver's refusal. */
+  nonChatModelNamed(text: string): string | undefined {
+    const model = this.typedModels().find((candidate) => `${candidate.provider}/${candidate.id}` === text || candidate.id === text);
+    return model ? notAChatModel(model) : undefined;
+  }
+
+  /** pi 1.x: runs a classifier with the provider's credentials; a failure is the result's errorMessage. */
+  classify(model: Pick<TypedModel, "provider" | "id">, context: ClassifierContext, options?: TypedCallOptions): Promise<ClassifierResult> {
+    return runClassify(this, model, context, options);
+  }
+
+  /** pi 1.x: runs an image model with the provider's credentials; a failure is the result's errorMessage. */
+  generateImages(model: Pick<TypedModel, "provider" | "id">, context: ImagesContext, options?: TypedCallOptions): Promise<ImagesResult> {
+    return runGenerateImages(this, model, context, options);
+  }
+
+  /** The typed models, with the configuration of the last rebuild; the catalog file is read on first use. */
+  private typedModels(): readonly TypedModel[] {
+    return (this.typed ??= configuredTypedModels(this.providerConfigs, this.replacedProviders));
   }
 
   /** Providers that have at least one model, in the same order as `getAll()`. */
@@ -171,6 +201,18 @@ export class ModelRegistry {
   /** Drops every runtime registration of the provider: built-in and models.json models come back. Unknown names are ignored. */
   unregisterProvider(name: string): void {
     if (this.registered.delete(name)) this.rebuild();
+  }
+
+  /**
+   * pi 1.x's virtual models under a provider that also has physical models
+   * (extensions/virtual-models.ts): listed after the provider's models, hiding a physical
+   * one with the same id, with the provider's credentials. Undefined or [] removes them.
+   * They are a layer of their own: registering or unregistering the provider leaves them.
+   */
+  setVirtualModels(provider: string, models: RuntimeModelConfig[] | undefined): void {
+    if (models?.length) this.virtualLayers.set(provider, models);
+    else if (!this.virtualLayers.delete(provider)) return;
+    this.rebuild();
   }
 
   /** Builds the model list again after auth.json changed (/login, /logout): which providers offer models follows the stored credentials. */
@@ -270,15 +312,9 @@ export class ModelRegistry {
     return this.getApiKey({ provider });
   }
 
-  /**
-   * pi 1.x: a provider as a read-only view (id, name, base URL, its models); undefined when
-   * unknown. It carries no credentials: getProviderAuth resolves those on request.
-   */
-  getProvider(provider: string): { id: string; name: string; baseUrl?: string; getModels(): Model[] } | undefined {
-    if (!this.getProviders().includes(provider)) return undefined;
-    const models = () => this.getAll().filter((model) => model.provider === provider);
-    const baseUrl = models()[0]?.baseUrl;
-    return { id: provider, name: provider, ...(baseUrl ? { baseUrl } : {}), getModels: models };
+  /** pi 1.x: a provider as a read-only view (provider-views.ts); it carries no credentials. */
+  getProvider(provider: string): ProviderView | undefined {
+    return providerView(this, provider);
   }
 
   /**
@@ -286,7 +322,7 @@ export class ModelRegistry {
    * credential itself). The order is hasAuth's: auth.json, then an `apiKey` (an
    * extension's or models.json's, a `!command` one apart), then the environment.
    */
-  getProviderAuthStatus(provider: string): { configured: boolean; source?: "stored" | "runtime" | "environment" | "models_json_key" | "models_json_command" } {
+  getProviderAuthStatus(provider: string): { configured: boolean; source?: ProviderAuthSource } {
     if (hasStoredCredential(this.authStore, provider)) return { configured: true, source: "stored" };
     const apiKey = this.auth.get(provider)?.apiKey;
     if (apiKey && isValueConfigured(apiKey)) {
@@ -296,19 +332,9 @@ export class ModelRegistry {
     return { configured: false };
   }
 
-  /**
-   * pi 1.x: the provider's key and headers as a request would send them (what
-   * getApiKeyAndHeaders gives for one of its models); undefined when it has none configured.
-   */
-  async getProviderAuth(provider: string): Promise<{ auth: { apiKey?: string; headers?: Record<string, string> }; env?: Record<string, string> } | undefined> {
-    const model = this.getAll().find((candidate) => candidate.provider === provider);
-    if (!model || !this.hasAuth(model)) return undefined;
-    const resolved = await this.getApiKeyAndHeaders(model);
-    if (!resolved.ok) throw new Error(resolved.error);
-    return {
-      auth: { ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}), ...(resolved.headers ? { headers: resolved.headers } : {}) },
-      ...(resolved.env ? { env: resolved.env } : {}),
-    };
+  /** pi 1.x: the provider's key and headers as a request would send them; undefined when it has none configured. */
+  getProviderAuth(provider: string): ReturnType<typeof providerAuthView> {
+    return providerAuthView(this, provider);
   }
 
   /** A request to `model` with its configured key and headers (the caller's options win). */
@@ -381,183 +407,26 @@ export class ModelRegistry {
       auth.set(name, providerAuth(file, runtime));
     }
     const built = buildModels(configs, replaced, this.builtinProviders(), (provider) => this.builtinModels(provider));
-    this.models = built.models;
+    this.models = withVirtualLayers(built.models, this.virtualLayers);
     this.auth = auth;
+    this.providerConfigs = configs;
+    this.replacedProviders = replaced;
+    this.typed = undefined;
     this.modelHeaders = built.headers;
   }
 }
 
-/** The provider-level settings a registration without models changes; unset ones keep their value. */
-const PROVIDER_SETTINGS = ["baseUrl", "api", "apiKey", "authHeader", "compat"] as const;
-
-function definedSettings(config: RuntimeProviderConfig): RuntimeProviderConfig {
-  const settings: Record<string, unknown> = {};
-  for (const key of PROVIDER_SETTINGS) if (config[key] !== undefined) settings[key] = config[key];
-  return settings as RuntimeProviderConfig;
-}
-
-/** A registration without models on top of an earlier one: its settings win, headers merge. */
-function layerSettings(previous: RuntimeProviderConfig, config: RuntimeProviderConfig): RuntimeProviderConfig {
-  const layered: RuntimeProviderConfig = { ...previous, ...definedSettings(config) };
-  if (config.headers) layered.headers = { ...previous.headers, ...config.headers };
-  return layered;
-}
-
-/** Runtime settings win over models.json's; headers merge name by name. */
-function providerAuth(file: ProviderConfig | undefined, runtime: RuntimeProviderConfig | undefined): ProviderAuth {
-  const apiKey =
-    runtime?.apiKey !== undefined
-      ? { text: runtime.apiKey, runtime: true }
-      : file?.apiKey !== undefined
-        ? { text: file.apiKey, runtime: false }
-        : undefined;
-  return {
-    apiKey,
-    headers: { ...configuredValues(file?.headers, false), ...configuredValues(runtime?.headers, true) },
-    authHeader: runtime?.authHeader ?? file?.authHeader ?? false,
-  };
-}
-
-function configuredValues(raw: RawHeaders | undefined, runtime: boolean): Record<string, ConfiguredValue> {
-  return Object.fromEntries(Object.entries(raw ?? {}).map(([name, text]) => [name, { text, runtime }]));
-}
-
-function isValueConfigured(value: ConfiguredValue): boolean {
-  if (value.runtime && isInterpolated(value.text)) return interpolateEnv(value.text) !== "";
-  return isConfigValueConfigured(value.text);
-}
-
-// --- the value syntax of runtime registrations ------------------------------------
-
-/**
- * Resolves an `apiKey` or header value an extension registered (seed 003,
- * pi.registerProvider): as in models.json, except that a `$VAR` left unset becomes
- * empty rather than an error (a registration without its variable has no credential,
- * and the provider's environment key applies).
- */
-async function resolveRuntimeValue(text: string): Promise<string> {
-  return isInterpolated(text) ? interpolateEnv(text) : resolveConfigValue(text);
-}
-
-function modelKey(model: Pick<Model, "provider" | "id">): string {
-  return `${model.provider}\u0000${model.id}`;
-}
-
-/**
- * The merge described in models.md: built-in models of a provider get the provider-level
- * baseUrl/api/compat, then its `modelOverrides`; then custom `models` are upserted by id
- * (replacing a built-in in place, or appended). Providers in `replaced` keep only their
- * custom models (a runtime registration with models).
- */
-function buildModels(
-  providers: Record<string, ProviderConfig | RuntimeProviderConfig>,
-  replaced: ReadonlySet<string>,
-  /** Providers whose built-in models are offered (catalog providers without a key stay unread: start-up cost). */
-  builtinProviders: readonly string[],
-  builtinModels: (provider: string) => Model[],
-): { models: Model[]; headers: Map<string, Record<string, ConfiguredValue>> } {
-  const order = [...builtinProviders, ...Object.keys(providers).filter((name) => !builtinProviders.includes(name))];
-  const models: Model[] = [];
-  const headers = new Map<string, Record<string, ConfiguredValue>>();
-
-  for (const providerName of order) {
-    const config: ProviderConfig | RuntimeProviderConfig = providers[providerName] ?? {};
-    const builtins = builtinModels(providerName);
-    const providerModels = replaced.has(providerName) ? [] : builtins.map((model) => withProviderSettings(model, config));
-
-    const overrides = "modelOverrides" in config ? config.modelOverrides : undefined;
-    for (const [id, override] of Object.entries(overrides ?? {})) {
-      const index = providerModels.findIndex((model) => model.id === id);
-      if (index === -1) continue; // models.md: overrides of unknown ids are ignored
-      providerModels[index] = applyOverride(providerModels[index], override);
-      if (override.headers) headers.set(modelKey(providerModels[index]), configuredValues(override.headers, false));
-    }
-
-    // A custom model added to a built-in provider inherits that provider's endpoint and API.
-    const fallback = builtins[0] ? { baseUrl: builtins[0].baseUrl, api: builtins[0].api } : undefined;
-    for (const custom of config.models ?? []) {
-      const model = customModel(providerName, custom, config, fallback);
-      const index = providerModels.findIndex((existing) => existing.id === model.id);
-      if (index === -1) providerModels.push(model);
-      else providerModels[index] = model;
-      // A replaced built-in loses its override headers along with the rest of the override.
-      if (custom.headers) headers.set(modelKey(model), configuredValues(custom.headers, replaced.has(providerName)));
-      else headers.delete(modelKey(model));
-    }
-    models.push(...providerModels);
+/** The models with each provider's virtual layer after its own models (a virtual id hides a physical one). */
+function withVirtualLayers(models: Model[], layers: ReadonlyMap<string, RuntimeModelConfig[]>): Model[] {
+  if (layers.size === 0) return models;
+  const result = [...models];
+  for (const [provider, configured] of layers) {
+    const virtual = configured.map((config) => customModel(provider, config, {}, undefined));
+    const ids = new Set(virtual.map((model) => model.id));
+    const kept = result.filter((model) => !(model.provider === provider && ids.has(model.id)));
+    const last = kept.findLastIndex((model) => model.provider === provider);
+    kept.splice(last === -1 ? kept.length : last + 1, 0, ...virtual);
+    result.splice(0, result.length, ...kept);
   }
-  return { models, headers };
-}
-
-function withProviderSettings(model: Model, config: ProviderConfig | RuntimeProviderConfig): Model {
-  const result: Model = { ...model };
-  if (config.baseUrl !== undefined) result.baseUrl = config.baseUrl;
-  if (config.api !== undefined) result.api = config.api;
-  const compat = mergeCompat(model.compat, config.compat);
-  if (compat) result.compat = compat;
   return result;
-}
-
-function applyOverride(model: Model, override: ModelOverride): Model {
-  const result: Model = { ...model };
-  if (override.name !== undefined) result.name = override.name;
-  if (override.reasoning !== undefined) result.reasoning = override.reasoning;
-  if (override.input !== undefined) result.input = [...override.input];
-  if (override.contextWindow !== undefined) result.contextWindow = override.contextWindow;
-  if (override.maxTokens !== undefined) result.maxTokens = override.maxTokens;
-  if (override.cost !== undefined) result.cost = { ...model.cost, ...override.cost };
-  const compat = mergeCompat(model.compat, override.compat);
-  if (compat) result.compat = compat;
-  withSampling(result, override);
-  return result;
-}
-
-/**
- * pi 1.x's samplingParams: an override's merge key by key over the model's, and each
- * level's entry key by key over the model's entry for that level.
- */
-function withSampling(model: Model, from: Pick<ModelOverride, "samplingParams" | "samplingParamsByThinkingLevel">): void {
-  if (from.samplingParams) model.samplingParams = { ...model.samplingParams, ...from.samplingParams };
-  if (from.samplingParamsByThinkingLevel) {
-    const levels: NonNullable<Model["samplingParamsByThinkingLevel"]> = { ...model.samplingParamsByThinkingLevel };
-    for (const [level, params] of Object.entries(from.samplingParamsByThinkingLevel)) {
-      const key = level as keyof typeof levels;
-      if (params) levels[key] = { ...levels[key], ...params };
-    }
-    model.samplingParamsByThinkingLevel = levels;
-  }
-}
-
-function customModel(
-  provider: string,
-  custom: ModelConfig | RuntimeModelConfig,
-  config: ProviderConfig | RuntimeProviderConfig,
-  fallback: { baseUrl: string; api: Api } | undefined,
-): Model {
-  // models-json.ts and assertValidRuntimeProvider guarantee an api, and a baseUrl where one is needed.
-  const baseUrl = ("baseUrl" in custom ? custom.baseUrl : undefined) ?? config.baseUrl ?? fallback?.baseUrl ?? "";
-  const api = custom.api ?? config.api ?? fallback?.api ?? "";
-  const model: Model = {
-    id: custom.id,
-    name: custom.name ?? custom.id,
-    api,
-    provider,
-    baseUrl,
-    reasoning: custom.reasoning ?? CUSTOM_MODEL_DEFAULTS.reasoning,
-    input: [...(custom.input ?? CUSTOM_MODEL_DEFAULTS.input)],
-    cost: { ...CUSTOM_MODEL_DEFAULTS.cost, ...custom.cost },
-    contextWindow: custom.contextWindow ?? CUSTOM_MODEL_DEFAULTS.contextWindow,
-    maxTokens: custom.maxTokens ?? CUSTOM_MODEL_DEFAULTS.maxTokens,
-  };
-  if (custom.thinkingLevelMap) model.thinkingLevelMap = { ...custom.thinkingLevelMap };
-  const compat = mergeCompat(config.compat, custom.compat);
-  if (compat) model.compat = compat;
-  if ("samplingParams" in custom || "samplingParamsByThinkingLevel" in custom) withSampling(model, custom as ModelConfig);
-  return model;
-}
-
-/** Later compat wins field by field; undefined when neither sets anything. */
-function mergeCompat(base: ModelCompat | undefined, override: ModelCompat | undefined): ModelCompat | undefined {
-  if (!base && !override) return undefined;
-  return { ...base, ...override };
 }

@@ -55,7 +55,7 @@ export interface ResolveFailure {
 }
 
 /** What the resolver needs from a registry. */
-export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPath">;
+export type ModelSource = Pick<ModelRegistry, "list" | "hasAuth" | "modelsJsonPath"> & Partial<Pick<ModelRegistry, "nonChatModelNamed">>;
 
 interface Picked {
   model: Model;
@@ -86,7 +86,11 @@ export function resolveModel(registry: ModelSource, given: ResolveModelOptions):
     : options.settings.enabledModels?.length
       ? pickFromEnabledModels(models, options, hasAuth, registry.modelsJsonPath)
       : pickDefaultModel(models, options, hasAuth, registry.modelsJsonPath);
-  if ("error" in picked) return picked;
+  if ("error" in picked) {
+    // A classifier or image model: say what it is rather than "unknown model".
+    const named = options.model && registry.nonChatModelNamed?.(options.provider ? `${options.provider}/${options.model}` : options.model);
+    return named ? { error: named } : picked;
+  }
 
   const model = structuredClone(picked.model);
   const fromCommandLine = (options.thinking as ModelThinkingLevel | undefined) ?? picked.suffix;

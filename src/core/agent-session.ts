@@ -20,6 +20,7 @@ import { ModelControl } from "./model-control.ts";
 import type { AgentSessionEvent, AgentSessionListener, ReportedCompaction } from "./session-events.ts";
 import { lastAssistantText, messageImages, messageText } from "./message-text.ts";
 import { SessionNavigator } from "./session-navigation.ts";
+import { routedLimits } from "./routed-limits.ts";
 import { sessionStatsOf, type SessionStats } from "./session-stats.ts";
 import { TodoPlan } from "./todos.ts";
 import type { InputSource } from "../extensions/types.ts";
@@ -430,7 +431,8 @@ export class AgentSession {
   // --- information ------------------------------------------------------------
 
   getSessionStats(): SessionStats {
-    return sessionStatsOf(this.sessionManager, this.messages, this.model);
+    // A virtual model's context is held to the limits of the physical model that answered last.
+    return sessionStatsOf(this.sessionManager, this.messages, routedLimits(this.model, this.messages, this.registry));
   }
 
   getLastAssistantText(): string | null {

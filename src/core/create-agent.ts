@@ -100,6 +100,7 @@ export function createCodingAgent(
       agent.runNestedToolCall(call, parentToolCallId, toolSet?.callableByScripts().map(({ tool }) => tool) ?? [], signal),
     loadStore: store.load,
     saveStore: store.save,
+    models: () => setup.registry,
   });
   const toolSearch = createToolSearchTool({
     waitForAllServers: () => toolSet?.waitForAllServers() ?? Promise.resolve(),

@@ -28,6 +28,7 @@ import { scopeModels } from "../config/model-resolver.ts";
 import { editsOf, offeredOf, withPromptSections } from "./prompt-option-edits.ts";
 import { navigateTree } from "./tree-navigation.ts";
 import { installAgentHooks } from "./extension-agent-hooks.ts";
+import { routedLimits } from "./routed-limits.ts";
 import { SessionBoundaries } from "./session-boundary.ts";
 import type { CompactionFailure, CompactionMoment, RoutedInput, SessionHooks } from "./session-hooks.ts";
 
@@ -137,7 +138,7 @@ export class ExtensionBindings implements SessionHooks, ExtensionHost {
     const model = this.session.model;
     if (!model) return undefined;
     const { tokens } = estimateContextTokens(this.session.messages);
-    const contextWindow = model.contextWindow;
+    const contextWindow = routedLimits(model, this.session.messages, this.session.registry).contextWindow;
     return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
   }
   compact(options: CompactOptions = {}): void {

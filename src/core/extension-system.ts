@@ -23,7 +23,7 @@ import { hasProjectExtensions } from "../extensions/discovery.ts";
 import { existingFiles, projectMcpConfigPaths } from "../mcp/config-files.ts";
 import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
 import { getProviders as getBuiltinProviders } from "../ai/models.ts";
-import { VirtualModelTable } from "../extensions/virtual-models.ts";
+import { isVirtualModel, VirtualModelTable } from "../extensions/virtual-models.ts";
 import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
 import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
@@ -82,7 +82,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** Providers extensions registered: a reload drops them, and the reloaded extensions register theirs again. */
   private readonly registeredProviders = new Set<string>();
   private announcedUI: ExtensionUIContext | undefined;
-  /** Virtual models (pi.registerVirtualModel), served as providers of their own; a reload drops them too. */
+  /** Virtual models (pi.registerVirtualModel), providers of their own or layers of a physical provider; a reload drops them too. */
   private readonly virtualModels = new VirtualModelTable({
     registry: () => this.registry,
     context: () => this.runtime().toolContext(),
@@ -231,12 +231,13 @@ export class ExtensionSystem implements ExtensionSystemLink {
       registerVirtualModel: (extension, definition) => {
         let registration;
         try {
-          registration = this.virtualModels.add(definition, this.registry?.getProviders() ?? (getBuiltinProviders() as string[]));
+          registration = this.virtualModels.add(definition, this.registry ? [...this.registry.getProviders(), ...getBuiltinProviders()] : undefined);
         } catch (error) {
           this.runner.report(extension.path, "registerVirtualModel", error);
           return;
         }
-        runtime.registerProvider(extension, registration.provider, registration.config);
+        // Under a physical provider the table applied the models itself (a layer of the registry).
+        if (registration) runtime.registerProvider(extension, registration.provider, registration.config);
       },
       unregisterVirtualModel: (extension, provider, id) => {
         const left = this.virtualModels.remove(provider, id);
@@ -365,7 +366,12 @@ export class ExtensionSystem implements ExtensionSystemLink {
   useRegistry(registry: ModelRegistry): void {
     this.registry = registry;
     useHostCredentials(registry);
-    for (const { extension, name, config } of this.providerQueue.splice(0)) this.applyProvider(extension, name, config);
+    // Virtual models queued under a provider with physical models become its layer instead of replacing its models.
+    const layered = this.virtualModels.attach([...registry.getProviders(), ...getBuiltinProviders()]);
+    for (const { extension, name, config } of this.providerQueue.splice(0)) {
+      if (layered.has(name) && isVirtualModel({ api: config.api ?? "" })) continue;
+      this.applyProvider(extension, name, config);
+    }
   }
 
   /** Flags every loaded extension registered, by type, for the second parse of the command line. */

@@ -85,6 +85,10 @@ export class ModelControl {
    * defaultThinkingLevel, else the level in use (so without settings a switch keeps it).
    */
   async setModel(model: Model, source: "set" | "cycle" = "set", level?: ModelThinkingLevel): Promise<Model> {
+    // A classifier or image model (pi 1.x's typed models) cannot run a turn. (Asked only for a model
+    // the chat list lacks: the typed catalog stays unread otherwise.)
+    const note = this.session.registry.find(model.provider, model.id) ? undefined : this.session.registry.nonChatModelNote(model.provider, model.id);
+    if (note) throw new Error(note);
     await this.apiKeyFor(model);
     const previousLevel = this.session.thinkingLevel;
     const previousModel = this.session.model;

@@ -12,6 +12,7 @@ import type { AgentSession } from "./agent-session.ts";
 import type { AutoRetry } from "./auto-retry.ts";
 import { calculateContextTokens, shouldCompact } from "./compaction/index.ts";
 import { ImageRecovery } from "./image-rejection.ts";
+import { routedLimits } from "./routed-limits.ts";
 
 /** The last assistant reply among `messages`. */
 export function lastAssistantOf(messages: readonly AgentMessage[]): AssistantMessage | undefined {
@@ -58,7 +59,7 @@ export class RunRecovery {
         if (attempt > 0) await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Aborted" });
         return;
       }
-      const contextWindow = session.model.contextWindow;
+      const contextWindow = routedLimits(session.model, session.messages, session.registry).contextWindow;
       if (this.autoRetry.isRetryable(last, contextWindow)) {
         if (attempt >= this.autoRetry.maxAttempts) {
           await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: last.errorMessage });

@@ -29,6 +29,12 @@ export interface SessionStats {
   totalMessages: number;
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
   cost: number;
+  /**
+   * xcsh: the answers' cost by the model that gave them (`provider/id`, as each assistant
+   * message names it): a virtual model's requests are priced and listed by the physical
+   * model each was routed to. Other usage (summaries, classifiers) is in `cost` only.
+   */
+  costByModel: Record<string, number>;
   contextUsage?: ContextUsage;
 }
 
@@ -58,6 +64,7 @@ export function computeSessionStats(input: StatsInput): SessionStats {
     toolResults: 0,
     totalMessages: input.allMessages.length,
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    costByModel: {},
     cost: 0,
   };
   const add = (usage: unknown) => {
@@ -78,6 +85,10 @@ export function computeSessionStats(input: StatsInput): SessionStats {
       stats.assistantMessages++;
       if (Array.isArray(message.content)) stats.toolCalls += message.content.filter((block) => block.type === "toolCall").length;
       add(message.usage);
+      if (isUsage(message.usage)) {
+        const key = `${message.provider}/${message.model}`;
+        stats.costByModel[key] = roundCost((stats.costByModel[key] ?? 0) + message.usage.cost.total);
+      }
     }
   }
   for (const usage of input.otherUsage ?? []) add(usage);

@@ -13,11 +13,21 @@
  * assistant message therefore names the physical model, as pi's do, and carries the
  * thinking level it was sent with.
  *
- * Not (yet) as in pi: virtual models are listed under a provider id of their own
- * (one that has physical models is refused). A request outside the agent loop (a
- * compaction summary, an extension's own call) is "direct": no state in or out; the
- * first request of an automatic retry is "retry", with the failed answer.
+ * Under a provider id that has physical models (`openai/auto`), the virtual models are a
+ * layer of the registry instead (ModelRegistry.setVirtualModels): listed after that
+ * provider's models, hiding a physical one with the same id, available when the provider
+ * has credentials, and left alone by pi.unregisterProvider(); the table serves their
+ * stream itself. The kind is fixed by the provider's first virtual model.
+ *
+ * The conversation's limits (context window, output) while a virtual model is selected are
+ * those of the physical model that answered last (core/routed-limits.ts), as pi's are; each
+ * assistant message names its physical model, so its usage is priced at that model's rates.
+ * A request outside the agent loop (a compaction summary, an extension's own call) is
+ * "direct": no state in or out; the first request of an automatic retry is "retry", with
+ * the failed answer.
  */
+import { registerApiProvider, unregisterApiProviders } from "../ai/api-registry.ts";
+import { isVirtualModel, VIRTUAL_API_PREFIX } from "../ai/virtual-api.ts";
 import { AssistantMessageEventStream } from "../ai/event-stream.ts";
 import { clampThinkingLevel } from "../ai/thinking.ts";
 import { THINKING_LEVELS, type AssistantMessage, type Context, type Model, type ModelThinkingLevel, type SimpleStreamOptions, type ThinkingLevel } from "../ai/types.ts";
@@ -29,10 +39,15 @@ import type { ExtensionContext, ProviderConfig } from "./types.ts";
 /** The customType of the session entries that keep router state (pi's name). */
 export const VIRTUAL_MODEL_STATE_ENTRY = "pi.virtual-model-state";
 
-/** The api of a provider's virtual models: never one a physical model has. */
-const VIRTUAL_API_PREFIX = "virtual:";
 /** The provider's "key": virtual models need none, and the stream never sends it anywhere. */
 const NO_KEY = "xcsh-virtual-model";
+/** Virtual models have no endpoint: the stream routes to a physical model's. */
+const VIRTUAL_BASE_URL = "about:virtual-model";
+
+/** The api-registry source of a layer's stream. */
+function layerSource(provider: string): string {
+  return `virtual-models:${provider}`;
+}
 
 export interface VirtualModelDefinition<TState = unknown> {
   provider: string;
@@ -69,50 +84,113 @@ export interface VirtualModelHost {
   appendEntry(customType: string, data: unknown): void;
 }
 
-export function isVirtualModel(model: Pick<Model, "api"> | undefined): boolean {
-  return typeof model?.api === "string" && model.api.startsWith(VIRTUAL_API_PREFIX);
-}
+export { isVirtualModel };
 
 /** The virtual models of each provider id, for one runtime generation. */
 export class VirtualModelTable {
   private readonly byProvider = new Map<string, Map<string, VirtualModelDefinition>>();
+  /** Providers with physical models whose virtual models are a registry layer (the others are providers of their own). */
+  private readonly layered = new Set<string>();
+  /** Providers whose first virtual model came before the registry: whether they are physical is decided by attach(). */
+  private readonly provisional = new Set<string>();
 
   constructor(private readonly host: VirtualModelHost) {}
 
-  /** A reload: the reloaded extensions register theirs again. */
+  /** A reload: the reloaded extensions register theirs again. Layers are removed here; own providers by the caller. */
   clear(): void {
+    for (const provider of this.layered) this.dropLayer(provider);
+    this.layered.clear();
+    this.provisional.clear();
     this.byProvider.clear();
   }
 
-  /** Adds or replaces a definition; returns the provider config to (re)register. Throws on a bad definition. */
-  add(definition: VirtualModelDefinition, physicalProviders: readonly string[]): { provider: string; config: ProviderConfig } {
+  /**
+   * Adds or replaces a definition. Returns the provider config to (re)register for a
+   * provider of its own; undefined under a physical provider, whose layer is applied here.
+   * `physicalProviders` is undefined while extensions load (no registry yet): the model is
+   * then registered as a provider of its own, and attach() moves it to a layer once the
+   * registry shows its provider has physical models. Throws on a bad definition.
+   */
+  add(definition: VirtualModelDefinition, physicalProviders: readonly string[] | undefined): { provider: string; config: ProviderConfig } | undefined {
     checkDefinition(definition);
     const { provider, id } = definition;
-    if (physicalProviders.includes(provider) && !this.byProvider.has(provider)) {
-      throw new Error(`Virtual model "${provider}/${id}": xcsh lists virtual models under a provider id of their own, and "${provider}" has physical models`);
+    if (!this.byProvider.has(provider)) {
+      if (physicalProviders === undefined) this.provisional.add(provider);
+      else if (physicalProviders.includes(provider)) this.layered.add(provider);
     }
     const models = this.byProvider.get(provider) ?? new Map<string, VirtualModelDefinition>();
     models.set(id, definition);
     this.byProvider.set(provider, models);
-    return { provider, config: this.providerConfig(provider) };
+    if (!this.layered.has(provider)) return { provider, config: this.providerConfig(provider) };
+    this.applyLayer(provider);
+    return undefined;
   }
 
-  /** Removes one; returns the provider's remaining config, or undefined when none is left (unregister it then). */
+  /**
+   * Removes one. Returns, for a provider of its own, its remaining config, or undefined
+   * config when none is left (unregister it then); undefined when there was no such model
+   * or the provider's layer took the change.
+   */
   remove(provider: string, id: string): { provider: string; config: ProviderConfig | undefined } | undefined {
     const models = this.byProvider.get(provider);
     if (!models?.delete(id)) return undefined;
-    if (models.size > 0) return { provider, config: this.providerConfig(provider) };
-    this.byProvider.delete(provider);
-    return { provider, config: undefined };
+    if (models.size === 0) this.byProvider.delete(provider);
+    if (this.layered.has(provider)) {
+      if (models.size > 0) this.applyLayer(provider);
+      else {
+        this.dropLayer(provider);
+        this.layered.delete(provider);
+      }
+      return undefined;
+    }
+    return { provider, config: models.size > 0 ? this.providerConfig(provider) : undefined };
+  }
+
+  /**
+   * The registry exists now. The virtual models registered while extensions loaded under a
+   * provider that has physical models become its layer; returns those providers, whose
+   * queued provider registration (the virtual config) the caller drops.
+   */
+  attach(physicalProviders: readonly string[]): Set<string> {
+    const moved = new Set<string>();
+    for (const provider of this.provisional) {
+      if (!physicalProviders.includes(provider) || !this.byProvider.has(provider)) continue;
+      this.layered.add(provider);
+      moved.add(provider);
+    }
+    this.provisional.clear();
+    for (const provider of this.layered) this.applyLayer(provider);
+    return moved;
+  }
+
+  private applyLayer(provider: string): void {
+    const registry = this.host.registry();
+    if (!registry) return;
+    const api = `${VIRTUAL_API_PREFIX}${provider}`;
+    const stream = (model: Model, context: Context, options?: SimpleStreamOptions) => this.stream(provider, model, context, options);
+    registerApiProvider({ api, stream, streamSimple: stream }, layerSource(provider));
+    const models = this.modelConfigs(provider).map((model) => ({ ...model, api, baseUrl: VIRTUAL_BASE_URL }));
+    registry.setVirtualModels(provider, models as Parameters<ModelRegistry["setVirtualModels"]>[1]);
+  }
+
+  private dropLayer(provider: string): void {
+    unregisterApiProviders(layerSource(provider));
+    this.host.registry()?.setVirtualModels(provider, undefined);
   }
 
   private providerConfig(provider: string): ProviderConfig {
-    const definitions = [...this.byProvider.get(provider)!.values()];
     return {
       api: `${VIRTUAL_API_PREFIX}${provider}`,
       apiKey: NO_KEY,
-      baseUrl: "about:virtual-model",
-      models: definitions.map((definition) => {
+      baseUrl: VIRTUAL_BASE_URL,
+      models: this.modelConfigs(provider) as ProviderConfig["models"],
+      streamSimple: (model: Model, context: Context, options?: SimpleStreamOptions) => this.stream(provider, model, context, options),
+    };
+  }
+
+  private modelConfigs(provider: string) {
+    const definitions = [...(this.byProvider.get(provider)?.values() ?? [])];
+    return definitions.map((definition) => {
         const levels = definition.thinkingLevels ?? ["off"];
         return {
           id: definition.id,
@@ -126,9 +204,7 @@ export class VirtualModelTable {
           ...(definition.contextWindow !== undefined ? { contextWindow: definition.contextWindow } : {}),
           ...(definition.maxTokens !== undefined ? { maxTokens: definition.maxTokens } : {}),
         };
-      }) as ProviderConfig["models"],
-      streamSimple: (model: Model, context: Context, options?: SimpleStreamOptions) => this.stream(provider, model, context, options),
-    };
+    });
   }
 
   private stream(provider: string, model: Model, context: Context, options: SimpleStreamOptions = {}): AssistantMessageEventStream {
@@ -242,3 +318,4 @@ function checkRoute(route: ModelRoute | undefined, registry: ModelRegistry): Mod
 function withLevel(message: AssistantMessage, level: ModelThinkingLevel): AssistantMessage {
   return { ...message, thinkingLevel: level } as AssistantMessage;
 }
+

@@ -26,7 +26,7 @@
  * xcsh's own markers (AI_AGENT, …) are always kept; the session variables are added by
  * the bash tool afterwards (src/tools/session-environment.ts).
  */
-import { CATALOG_PROVIDERS } from "../ai/catalog/providers.ts";
+import { CATALOG_PROVIDERS, TYPED_ONLY_PROVIDERS } from "../ai/catalog/providers.ts";
 
 export interface ShellEnvPolicy {
   inherit: "all" | "core" | "none";
@@ -47,6 +47,7 @@ export const DEFAULT_SHELL_ENV: Readonly<ShellEnvPolicy> = Object.freeze({ inher
  */
 const PROVIDER_CREDENTIALS = new Set([
   ...CATALOG_PROVIDERS.flatMap((provider) => provider.envKeys),
+  ...TYPED_ONLY_PROVIDERS.flatMap((provider) => provider.envKeys),
   "ANTHROPIC_API_KEY",
   "ANTHROPIC_AUTH_TOKEN",
   "ANTHROPIC_OAUTH_TOKEN",

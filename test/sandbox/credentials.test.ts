@@ -16,6 +16,7 @@ const SECRETS = {
   GEMINI_API_KEY: "gemini-secret",
   GROQ_API_KEY: "groq-secret",
   OPENROUTER_API_KEY: "or-secret",
+  TYPESAFE_API_KEY: "typesafe-secret",
   AWS_BEARER_TOKEN_BEDROCK: "bedrock-secret",
   HF_TOKEN: "hf-secret",
   CORP_LLM_KEY: "corp-secret",

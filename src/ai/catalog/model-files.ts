@@ -41,6 +41,7 @@ import models_xiaomi_token_plan_ams from "./models/xiaomi-token-plan-ams.json" w
 import models_xiaomi_token_plan_sgp from "./models/xiaomi-token-plan-sgp.json" with { type: "file" };
 import models_ant_ling from "./models/ant-ling.json" with { type: "file" };
 import models_meta from "./models/meta.json" with { type: "file" };
+import typed_models from "./models/typed.json" with { type: "file" };
 
 /** Where the generated model lists come from. */
 export const CATALOG_SOURCE = "@earendil-works/pi-ai 1.6.0 (pi 1.6.0's model catalog)";
@@ -87,6 +88,9 @@ export const MODEL_FILES: Readonly<Record<string, string>> = {
   "ant-ling": models_ant_ling as unknown as string,
   "meta": models_meta as unknown as string,
 };
+
+/** The path of the classifier and image models of every provider (a TypedCatalog as JSON), read when one is first asked for. */
+export const TYPED_MODELS_FILE = typed_models as unknown as string;
 
 /** The model picked when only the provider is named (the source's own choice per provider). */
 export const GENERATED_DEFAULT_MODELS: Readonly<Record<string, string>> = {

@@ -412,6 +412,23 @@ export const CATALOG_PROVIDERS = [
 
 export type CatalogProviderId = (typeof CATALOG_PROVIDERS)[number]["id"];
 
+/** A provider that serves only classifier and image models: no chat API, so not in the index above. */
+export interface TypedOnlyProviderInfo {
+  id: string;
+  name: string;
+  envKeys: readonly string[];
+  baseUrl: string;
+}
+
+/**
+ * pi 1.6.0's providers of classifiers alone (TypeSafe's own API, with `jev-latest`): their
+ * key variable and endpoint, so their models work with the key alone, and the sandbox
+ * keeps the key from the commands it runs. Nothing offers them for chat.
+ */
+export const TYPED_ONLY_PROVIDERS: readonly TypedOnlyProviderInfo[] = [
+  { id: "typesafe", name: "TypeSafe", envKeys: ["TYPESAFE_API_KEY"], baseUrl: "https://api.typesafe.ai/v1/" },
+];
+
 const BY_ID: ReadonlyMap<string, CatalogProviderInfo> = new Map(CATALOG_PROVIDERS.map((provider) => [provider.id, provider]));
 
 /** The index entry of a provider, or undefined for a name the catalog does not know. */

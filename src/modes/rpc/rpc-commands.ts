@@ -226,7 +226,7 @@ function entriesSince(entries: SessionEntry[], since: string | undefined): Sessi
 
 function findModel(session: AgentSession, provider: string, modelId: string) {
   const model = session.registry.find(provider, modelId);
-  if (!model) throw new Error(`Model not found: ${provider}/${modelId}`);
+  if (!model) throw new Error(session.registry.nonChatModelNote(provider, modelId) ?? `Model not found: ${provider}/${modelId}`);
   return model;
 }
 

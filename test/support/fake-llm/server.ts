@@ -8,6 +8,7 @@ import { googleEncoder } from "./google.ts";
 import { openaiCompletionsEncoder } from "./openai-completions.ts";
 import { refusalFor, type FakeLimits } from "./limits.ts";
 import { openaiResponsesEncoder } from "./openai-responses.ts";
+import { defaultTypedReply, typedRouteOf, type TypedReply, type TypedRequest } from "./typed.ts";
 import {
   normalizeReply,
   type FakeApi,
@@ -21,6 +22,7 @@ import {
 
 export * from "./script.ts";
 export type { FakeLimits } from "./limits.ts";
+export { TINY_PNG, type TypedApi, type TypedReply, type TypedRequest } from "./typed.ts";
 
 const ENCODERS: Record<FakeApi, WireEncoder> = {
   "anthropic-messages": anthropicEncoder,
@@ -48,6 +50,10 @@ export interface FakeLlmServer {
   clearScript(): void;
   /** Requests whose streams are still open (e.g. stalled ones). */
   openStreams(): number;
+  /** Appends answers for classifier and image requests (typed.ts); each such request takes the next one. */
+  enqueueTyped(...replies: TypedReply[]): void;
+  /** Every classifier and image request received, oldest first. */
+  typedRequests: TypedRequest[];
   /** Refusals made before the script is consulted (limits.ts); change them at any time. */
   limits: FakeLimits;
   close(): Promise<void>;
@@ -118,6 +124,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
   const script: ScriptStep[] = [...(options.script ?? [])];
   const requests: RecordedRequest[] = [];
+  const typedScript: TypedReply[] = [];
+  const typedRequests: TypedRequest[] = [];
   let sequence = 0;
   let open = 0;
   const state = { limits: { ...options.limits } as FakeLimits };
@@ -142,6 +150,17 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
     ...(options.tls ? { tls: options.tls } : {}),
     async fetch(req) {
       const url = new URL(req.url);
+      // Classifier and image requests first: image generation shares /chat/completions with chat.
+      const peeked: any = req.method === "POST" ? await req.clone().json().catch(() => undefined) : undefined;
+      const typedApi = typedRouteOf(req.method, url.pathname, peeked);
+      if (typedApi) {
+        const request: TypedRequest = { api: typedApi, path: url.pathname, headers: Object.fromEntries(req.headers), body: peeked, model: String(peeked?.model ?? "unknown"), receivedAt: Date.now() };
+        typedRequests.push(request);
+        const step = typedScript.shift();
+        const reply = typeof step === "function" ? step(request) : (step ?? defaultTypedReply(request));
+        if (reply.delayMs) await sleep(reply.delayMs);
+        return new Response(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body), { status: reply.status ?? 200, headers: { "content-type": "application/json" } });
+      }
       const api = routeOf(req.method, url.pathname);
       if (!api) {
         return Response.json({ error: { message: `fake-llm: no API at ${req.method} ${url.pathname}` } }, { status: 404 });
@@ -237,6 +256,10 @@ export function startFakeLlm(options: FakeLlmOptions = {}): FakeLlmServer {
       script.push(...steps);
     },
     requests,
+    enqueueTyped(...replies) {
+      typedScript.push(...replies);
+    },
+    typedRequests,
     pending: () => script.length,
     clearScript: () => {
       script.length = 0;

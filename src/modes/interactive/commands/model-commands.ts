@@ -24,6 +24,8 @@ async function chooseModel(app: App, pattern: string): Promise<void> {
     const exact = available.find((model) => key(model).toLowerCase() === lower || model.id.toLowerCase() === lower);
     const partial = available.filter((model) => key(model).toLowerCase().includes(lower) || (model.name ?? "").toLowerCase().includes(lower));
     chosen = exact ?? (partial.length === 1 ? partial[0] : undefined);
+    const typed = !chosen && partial.length === 0 ? session.registry.nonChatModelNamed(pattern) : undefined;
+    if (typed) return app.say("✗ Not a chat model", typed, "error");
     if (!chosen && partial.length === 0) return app.say("✗ No model matches", `"${pattern}" — /model lists the models you can use. ${HOW_TO_ADD}`, "error");
   }
   if (!chosen) {

@@ -35,6 +35,8 @@ function stats(app: App): void {
     `Messages: ${s.userMessages} user, ${s.assistantMessages} assistant, ${s.toolCalls} tool calls (${s.totalMessages} total)`,
     `Tokens: ${s.tokens.input.toLocaleString()} in, ${s.tokens.output.toLocaleString()} out, ${s.tokens.cacheRead.toLocaleString()} cache read, ${s.tokens.cacheWrite.toLocaleString()} cache write`,
     `Cost: $${s.cost.toFixed(4)}`,
+    // Several models (a virtual model's routes, or switches): what each one's answers cost.
+    ...(Object.keys(s.costByModel).length > 1 ? Object.entries(s.costByModel).map(([model, cost]) => `  ${model}: $${cost.toFixed(4)}`) : []),
     ...(usage ? [`Context: ${usage.tokens === null ? "?" : usage.tokens.toLocaleString()} of ${usage.contextWindow.toLocaleString()} tokens${usage.percent === null ? "" : ` (${usage.percent}%)`}`] : []),
   ];
   app.conversation.notice("Session", lines.join("\n"), "accent");
