@@ -170,6 +170,7 @@ function namespaceFields(namespace: CallableTool["namespace"]): Partial<CatalogE
   const instructions = namespace.instructions;
   return {
     namespace: namespace.name,
+    ...(namespace.aliases?.length ? { namespaceAliases: [...namespace.aliases] } : {}),
     ...(namespace.description ? { namespaceDescription: namespace.description } : {}),
     ...(instructions ? { namespaceInstructions: instructions } : {}),
   };
@@ -230,7 +231,7 @@ async function runInWorker(
     description: describeCallable(tool),
     ...namespaceFields(tool.namespace),
   }));
-  const mcpTools = new Set(callable.filter((tool) => tool.namespace).map((tool) => tool.name));
+  const mcpTools = new Set(callable.filter((tool) => tool.mcp).map((tool) => tool.name));
   const storeChanges: Record<string, unknown> = {};
   const nested = new AbortController();
   const running = new Set<Promise<void>>();

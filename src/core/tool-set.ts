@@ -273,10 +273,13 @@ export class ToolSet {
       .flatMap((name) => this.entries.get(name) ?? [])
       // model-only tools are declared to the model, never called by other tools.
       .filter((entry) => entry.exposure !== "hidden" && entry.exposure !== "model-only");
-    const host = this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined, sourceInfo: undefined }));
-    return [...entries, ...host].map(({ tool, promptGuidelines, exposure, sourceInfo }) => {
+    const host = this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined, sourceInfo: undefined, namespace: undefined }));
+    return [...entries, ...host].map(({ tool, promptGuidelines, exposure, sourceInfo, namespace }) => {
       // An extension's codemode tool is listed to scripts; MCP's are found with searchTools() (the list stays stable).
       const unlisted = exposure === "deferred" || (exposure === "codemode" && sourceInfo?.source === MCP_TOOL_SOURCE);
+      // An MCP tool carries its server as its group (src/mcp/tool-adapter.ts); an extension tool its own `namespace`.
+      const mcpNamespace = (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace;
+      const group = mcpNamespace ?? namespace;
       return {
         tool,
         info: {
@@ -285,8 +288,8 @@ export class ToolSet {
           parameters: tool.parameters,
           ...(promptGuidelines ? { promptGuidelines } : {}),
           ...(unlisted ? { unlisted: true } : {}),
-          // An MCP tool carries its server (src/mcp/tool-adapter.ts).
-          ...((tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace ? { namespace: (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace } : {}),
+          ...(group ? { namespace: group } : {}),
+          ...(mcpNamespace ? { mcp: true } : {}),
         },
       };
     });

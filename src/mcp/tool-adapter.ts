@@ -10,6 +10,7 @@
 import type { AgentTool } from "../agent/types.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
+import { MCP_PREFIX } from "./names.ts";
 import { errorText, toToolResult, type McpToolDetails } from "./tool-result.ts";
 
 export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string, alias?: string): AgentTool<any, McpToolDetails> {
@@ -34,8 +35,10 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
       }
       return toToolResult(result, { server, tool: tool.name });
     },
+    // pi 1.6.0's group: `mcp__<server>`, found by the server's own name too.
     mcpNamespace: {
-      name: server,
+      name: `${MCP_PREFIX}${server.replace(/[^A-Za-z0-9_]/g, "_")}`,
+      aliases: [server],
       ...(connection.spec.description ? { description: connection.spec.description } : {}),
       // Read when a script starts: a restarted server may say something new.
       get instructions() {
@@ -48,6 +51,7 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
 /** The server a tool belongs to, as codemode scripts see it (`describeNamespace()`, `searchTools({ namespace })`). */
 export interface McpNamespace {
   name: string;
+  aliases: string[];
   description?: string;
   readonly instructions?: string;
 }
