@@ -56,10 +56,17 @@ function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
   return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
-/** The tools the tool_search results among `messages` loaded. */
+/**
+ * The tools loaded among `messages`: named by tool_search results (`details.loaded`), or
+ * by a pi 1.6.0 session's `system` messages that record a tool change (`toolsAdded`).
+ */
 function loadedBy(messages: readonly unknown[]): Set<string> {
   const names = new Set<string>();
-  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown } }[]) {
+  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown }; toolsAdded?: unknown }[]) {
+    if (message.role === "system" && Array.isArray(message.toolsAdded)) {
+      for (const tool of message.toolsAdded as { name?: unknown }[]) if (typeof tool?.name === "string") names.add(tool.name);
+      continue;
+    }
     if (message.role !== "toolResult" || message.toolName !== TOOL_SEARCH_NAME || !Array.isArray(message.details?.loaded)) continue;
     for (const name of message.details.loaded) if (typeof name === "string") names.add(name);
   }
@@ -94,6 +101,12 @@ export class ToolSet {
     private readonly codemodeMode: () => CodemodeMode = () => "on",
     /** Whether codemode / tool_search may switch on by themselves when an MCP tool needs them (not excluded by the command line). */
     private readonly autoActivates: (name: string) => boolean = () => true,
+    /**
+     * Every message on the session's branch, compacted ones too: what tool_search loaded is
+     * read from there, so a compaction that summarizes its results away keeps the tools
+     * declared, after a resume as well. Without a session, the agent's messages.
+     */
+    private readonly branchMessages: () => readonly unknown[] = () => this.agent.state.messages,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -162,7 +175,7 @@ export class ToolSet {
 
   /** Whether tool_search loaded tools on this branch that are not registered (yet): their servers are still connecting. */
   awaitsLoadedTools(): boolean {
-    return [...loadedBy(this.agent.state.messages)].some((name) => !this.entries.has(name));
+    return [...loadedBy(this.branchMessages())].some((name) => !this.entries.has(name));
   }
 
   /** The branch changed (resume, /tree, a fork): the tools it loaded are read from its messages again. */
@@ -357,7 +370,7 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
-    this.loadedOnBranch = loadedBy(this.agent.state.messages);
+    this.loadedOnBranch = loadedBy(this.branchMessages());
     const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
     const noted = this.active.includes(CODEMODE_TOOL_NAME) && this.codemodeMode() === "on" ? declared.map(withScriptNote) : declared;
     const next = [...noted, ...this.hostTools];
