@@ -176,6 +176,7 @@ async function finalize(hookContext: BeforeToolCallContext, outcome: ToolCallOut
         content: patch.content ?? outcome.result.content,
         details: patch.details !== undefined ? patch.details : outcome.result.details,
         terminate: patch.terminate ?? outcome.result.terminate,
+        ...((patch.usage ?? outcome.result.usage) ? { usage: patch.usage ?? outcome.result.usage } : {}),
       },
       isError: patch.isError ?? outcome.isError,
       durationMs: outcome.durationMs,
@@ -233,6 +234,7 @@ export async function executeToolCalls(
         // The calls a tool made on the model's behalf (codemode), kept with its result.
         ...(result.nestedCalls ? { nestedCalls: result.nestedCalls } : {}),
         ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        ...(result.usage ? { usage: result.usage } : {}),
         timestamp: Date.now(),
       };
     });

@@ -16,6 +16,7 @@ import type {
   Tool,
   ToolCall,
   ToolResultMessage,
+  Usage,
 } from "../ai/types.ts";
 import type { AssistantMessageEventStream } from "../ai/event-stream.ts";
 
@@ -38,6 +39,11 @@ export interface AgentToolResult<TDetails = any> {
   nestedCalls?: NestedCalls;
   /** pi 1.x: machine-readable result of a tool that declares an outputSchema; kept in the session, not sent to the model. */
   structuredContent?: unknown;
+  /**
+   * pi 1.x: model work the tool did (nested model calls, MCP sampling), with the usage of
+   * the tools it called at every depth added; kept on the result message, counted in totals.
+   */
+  usage?: Usage;
 }
 
 /** pi 1.6.0's record of a codemode script's tool calls, a field of its tool result message. */
@@ -124,6 +130,8 @@ export interface AfterToolCallResult {
   details?: unknown;
   isError?: boolean;
   terminate?: boolean;
+  /** Replaces the result's usage (a tool_result handler's). */
+  usage?: Usage;
 }
 
 export interface BeforeToolCallContext {

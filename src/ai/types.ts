@@ -128,6 +128,8 @@ export interface ToolResultMessage<TDetails = any> {
   nestedCalls?: unknown;
   /** pi 1.x: a tool's machine-readable result (its outputSchema's); the model receives `content`. */
   structuredContent?: unknown;
+  /** pi 1.x: the model work the tool did itself (nested model calls, sampling), its nested calls' included; counted in session totals. */
+  usage?: Usage;
   timestamp: number;
 }
 

@@ -33,7 +33,8 @@ import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
 import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
-import type { McpSampler } from "./sampling.ts";
+import type { McpSampler, UsageSink } from "./sampling.ts";
+import { addUsage } from "../ai/usage.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
@@ -82,6 +83,8 @@ export class McpConnection {
   private transport: Transport | undefined;
   private oauth: StoredMcpOAuth | undefined;
   private reportedFailure = false;
+  /** The tool calls in progress, oldest first: sampling's usage goes to the first. */
+  private readonly runningCalls = new Set<UsageSink>();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -113,7 +116,16 @@ export class McpConnection {
       },
     });
     const sampler = this.sampler;
-    if (sampler) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampler.sample(this.spec.name, request.params, extra.signal));
+    if (sampler) {
+      client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+        const { result, usage } = await sampler.sample(this.spec.name, request.params, extra.signal);
+        // MCP does not say which call a sampling request serves: the oldest call still running
+        // on this server gets its usage (over stdio most servers run one call at a time).
+        const sink = this.runningCalls.values().next().value;
+        if (sink && usage) sink.usage = addUsage(sink.usage, usage);
+        return result;
+      });
+    }
     const dialogs = this.dialogs;
     if (dialogs) client.setRequestHandler(ElicitRequestSchema, (request) => elicitThroughDialogs(dialogs, this.spec.name, request.params));
     if (this.projectDir) {
@@ -244,10 +256,14 @@ export class McpConnection {
     }
   }
 
-  /** Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled). */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void): Promise<CallToolResult> {
+  /**
+   * Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled).
+   * The usage of sampling the server asks for meanwhile is added to `sink`.
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void, sink: UsageSink = {}): Promise<CallToolResult> {
     if (this.state === "disconnected") await this.restart();
     if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
+    this.runningCalls.add(sink);
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, {
         signal,
@@ -266,6 +282,8 @@ export class McpConnection {
       // The sign-in ran out mid-session (refresh refused): the server's tools go until it is given again.
       if (error instanceof McpLoginNeeded) this.needsLogin();
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
+    } finally {
+      this.runningCalls.delete(sink);
     }
   }
 
