@@ -150,6 +150,11 @@ export function renderReport(input: ReportInput): string {
     "  prompts. Tokens: 4 characters of each block's JSON to a token, for every agent. Cost at Sonnet-class list",
     "  prices ($3 input, $0.30 cache read, $3.75 / $6 cache write, $15 output per million). The reference is",
     "  pi 1.6.0 (node_modules/pi-coding-agent-160) unless XCSH_BENCH_TOKEN_REFERENCE names another program.",
+    "- **MCP tokens**: one print-mode request (`-p hi`, default tools) per agent with three stdio MCP servers of",
+    "  40 tools between them (files, issue tracker, database; scripts/bench/mcp-catalog-server-source.ts) in its",
+    "  mcp.json, under `direct`, `codemode` and `deferred` exposure, and with no servers. Prompt tokens of the",
+    "  request the fake server recorded, 4 characters of each block's JSON to a token (as for token cost). pi 1.6.0",
+    "  from node_modules when no reference is set. A run that does not declare what its exposure promises fails.",
     "",
   ].join("\n");
 }

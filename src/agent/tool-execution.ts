@@ -176,6 +176,7 @@ async function finalize(hookContext: BeforeToolCallContext, outcome: ToolCallOut
         content: patch.content ?? outcome.result.content,
         details: patch.details !== undefined ? patch.details : outcome.result.details,
         terminate: patch.terminate ?? outcome.result.terminate,
+        ...((patch.usage ?? outcome.result.usage) ? { usage: patch.usage ?? outcome.result.usage } : {}),
       },
       isError: patch.isError ?? outcome.isError,
       durationMs: outcome.durationMs,
@@ -236,7 +237,7 @@ export async function executeToolCalls(
         // as in pi 1.6.0: bash's would keep every output twice in the session file.
         // pi 1.6.0: how long execute() took, kept with the result (absent when the tool did not run).
         ...(durationMs === undefined ? {} : { durationMs }),
-        // Usage of model calls the tool made itself (codemode's models.*): counted in the session's cost.
+        // Model work the tool did (codemode's models.*, nested calls, MCP sampling): counted in the session's cost.
         ...(result.usage ? { usage: result.usage } : {}),
         timestamp: Date.now(),
       };

@@ -39,7 +39,10 @@ export interface AgentToolResult<TDetails = any> {
   nestedCalls?: NestedCalls;
   /** pi 1.x: machine-readable result of a tool that declares an outputSchema; kept in the session, not sent to the model. */
   structuredContent?: unknown;
-  /** pi 1.x: what the tool's own model calls used (a codemode script's classifiers); counts toward the session's cost. */
+  /**
+   * pi 1.x: model work the tool did (codemode's models.*, nested model calls, MCP sampling), with the usage of
+   * the tools it called at every depth added; kept on the result message, counted in totals.
+   */
   usage?: Usage;
 }
 
@@ -129,6 +132,8 @@ export interface AfterToolCallResult {
   details?: unknown;
   isError?: boolean;
   terminate?: boolean;
+  /** Replaces the result's usage (a tool_result handler's). */
+  usage?: Usage;
 }
 
 export interface BeforeToolCallContext {

@@ -128,7 +128,7 @@ export interface ToolResultMessage<TDetails = any> {
   nestedCalls?: unknown;
   /** pi 1.x: a tool's machine-readable result (its outputSchema's); the model receives `content`. */
   structuredContent?: unknown;
-  /** pi 1.x: usage of the tool's own model calls (codemode's classifiers); not part of the context accounting. */
+  /** pi 1.x: the model work the tool did itself (codemode's models.*, nested model calls, sampling), its nested calls' included; counted in session totals. */
   usage?: Usage;
   timestamp: number;
 }

@@ -12,6 +12,30 @@ export function emptyUsage(): Usage {
 }
 
 /**
+ * Two usages added up (a tool's own and its nested calls'); undefined when neither
+ * exists, so a tool that did no model work reports none.
+ */
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!a || !b) return a ?? b;
+  // A tool's own usage may leave fields out (an extension's); they count as zero, never NaN.
+  const sum = (x: number | undefined, y: number | undefined) => (Number.isFinite(x) ? x! : 0) + (Number.isFinite(y) ? y! : 0);
+  return {
+    input: sum(a.input, b.input),
+    output: sum(a.output, b.output),
+    cacheRead: sum(a.cacheRead, b.cacheRead),
+    cacheWrite: sum(a.cacheWrite, b.cacheWrite),
+    totalTokens: sum(a.totalTokens, b.totalTokens),
+    cost: {
+      input: roundCost(sum(a.cost?.input, b.cost?.input)),
+      output: roundCost(sum(a.cost?.output, b.cost?.output)),
+      cacheRead: roundCost(sum(a.cost?.cacheRead, b.cost?.cacheRead)),
+      cacheWrite: roundCost(sum(a.cost?.cacheWrite, b.cost?.cacheWrite)),
+      total: roundCost(sum(a.cost?.total, b.cost?.total)),
+    },
+  };
+}
+
+/**
  * A dollar amount without binary floating-point noise: 3/1e6 × 5000 is
  * 0.015000000000000001 in doubles, and JSON output and sums show it as that.
  * Ten decimals keep every price per token exact and drop only the noise.

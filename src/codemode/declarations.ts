@@ -14,8 +14,22 @@ export interface CallableTool {
   promptGuidelines?: string[];
   /** Left out of the codemode description (an indirect MCP tool): found with searchTools() and ALL_TOOLS. */
   unlisted?: boolean;
-  /** An MCP tool's server: scripts get its CallToolResult, and find it by the server's name and description. */
-  namespace?: { name: string; description?: string; instructions?: string };
+  /**
+   * The group the tool belongs to (pi 1.x's ToolNamespace): an MCP server (`mcp__<server>`, alias
+   * `<server>`) or an extension's `namespace`. The codemode description lists a group under one
+   * heading; scripts find it with describeNamespace() and searchTools({ namespace }).
+   */
+  namespace?: ToolGroup;
+  /** An MCP tool: scripts get its CallToolResult rather than its text. */
+  mcp?: boolean;
+}
+
+export interface ToolGroup {
+  name: string;
+  aliases?: readonly string[];
+  description?: string;
+  /** Longer guidance, never listed: scripts read it with describeNamespace(). */
+  instructions?: string;
 }
 
 /** The property of `tools` a tool is reached by: characters not allowed in an identifier become `_`. */
@@ -87,7 +101,7 @@ function wrap(type: string): string {
 
 /** The declaration of one tool on `tools`. */
 export function declaration(tool: CallableTool): string {
-  return `tools.${toolIdentifier(tool.name)}(args: ${schemaType(tool.parameters)}): Promise<${resultType(tool.name, tool.namespace !== undefined)}>`;
+  return `tools.${toolIdentifier(tool.name)}(args: ${schemaType(tool.parameters)}): Promise<${resultType(tool.name, tool.mcp === true)}>`;
 }
 
 /** A tool's description, guidelines and declaration, as scripts and the codemode description show it. */

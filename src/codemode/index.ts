@@ -55,7 +55,7 @@ const PREAMBLE = [
   "- `text(value)`, `image(dataUrlOrImageBlock)`, `console.log(...)` and a top-level `return` add output; `exit()` ends the script successfully. Several text items are each headed `==> text N/M <==`; console lines come last, in one `<console_output>` block.",
   "- `store(key, value)` / `load(key)` keep small JSON values for later codemode calls.",
   '- `models`: `await models.getAvailableOfType("classifier" | "image")` lists models scripts can run; `await models.classify(model, { state, questions })` and `await models.generateImages(model, { input })` run them (failures: `stopReason: "error"`). Chat models cannot run here.',
-  "- `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)`, `await describeNamespace(server)`: find tools and their declarations (a namespace is an MCP server).",
+  "- `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)`, `await describeNamespace(name)`: find tools and their declarations (a namespace groups tools: an MCP server's, or an extension's).",
 ].join("\n");
 
 export const DEFAULT_INLINE_BUDGET = 3000;
@@ -63,20 +63,48 @@ export const DEFAULT_INLINE_BUDGET = 3000;
 function description(host: CodemodeHost): string {
   // `on`: the declared tools are the model's already; `only`: they are listed here, declarations and all.
   // Indirect MCP tools are never listed: the description then stays the same as servers connect.
-  const unlisted = host.callableTools().filter((tool) => !tool.unlisted && (host.mode() === "only" || !host.isDeclared(tool.name)));
-  if (unlisted.length === 0) return PREAMBLE;
-  // Declarations share a budget; the ones past it are still callable, and found with searchTools().
-  let budget = host.inlineBudget() * 4;
-  const sections: string[] = [];
-  for (const tool of unlisted) {
-    const section = `### \`${tool.name}\`\n${describeCallable(tool)}`;
-    if (section.length > budget) continue;
-    budget -= section.length;
-    sections.push(section);
-  }
-  const left = unlisted.length - sections.length;
+  const listed = host.callableTools().filter((tool) => !tool.unlisted && (host.mode() === "only" || !host.isDeclared(tool.name)));
+  if (listed.length === 0) return PREAMBLE;
+  const { sections, left } = listTools(listed, host.inlineBudget() * 4);
   const more = left > 0 ? `\n\n${left} more tool${left === 1 ? " is" : "s are"} callable but not listed here: find ${left === 1 ? "it" : "them"} with searchTools() or ALL_TOOLS.` : "";
   return `${PREAMBLE}${sections.length > 0 ? `\n\nTools for scripts:\n\n${sections.join("\n\n")}` : ""}${more}`;
+}
+
+/**
+ * The tools' sections within a budget of characters, grouped as pi 1.6.0 groups them:
+ * tools of no namespace first, one by one; then each namespace, by name, under a
+ * `## <name>` heading with its description, all of its tools or none. A namespace past
+ * the budget still shows its heading and description, marked "(tools not listed)", so
+ * the model knows to look inside it with describeNamespace() or searchTools().
+ */
+function listTools(tools: CallableTool[], budget: number): { sections: string[]; left: number } {
+  const sections: string[] = [];
+  let left = 0;
+  const section = (tool: CallableTool) => `### \`${tool.name}\`\n${describeCallable(tool)}`;
+  for (const tool of tools.filter((candidate) => !candidate.namespace)) {
+    const text = section(tool);
+    if (text.length > budget) left++;
+    else {
+      budget -= text.length;
+      sections.push(text);
+    }
+  }
+  const groups = new Map<string, CallableTool[]>();
+  for (const tool of tools) if (tool.namespace) groups.set(tool.namespace.name, [...(groups.get(tool.namespace.name) ?? []), tool]);
+  for (const name of [...groups.keys()].sort()) {
+    const members = groups.get(name)!;
+    const about = members[0]!.namespace!.description;
+    const body = members.map(section).join("\n\n");
+    const heading = `## ${name}${about ? `\n${about}` : ""}`;
+    if (heading.length + body.length > budget) {
+      left += members.length;
+      sections.push(`## ${name} (tools not listed)${about ? `\n${about}` : ""}`);
+      continue;
+    }
+    budget -= heading.length + body.length;
+    sections.push(`${heading}\n\n${body}`);
+  }
+  return { sections, left };
 }
 
 /** The codemode tool of one session. Its description follows the session's tools as they change. */

@@ -11,8 +11,9 @@ export interface CatalogEntry {
   identifier: string;
   /** Description, guidelines and declaration. */
   description: string;
-  /** An MCP tool's server: its name and what it offers (searched too). */
+  /** The tool's group (an MCP server, an extension's namespace): its name, other names, and what it offers (searched too). */
   namespace?: string;
+  namespaceAliases?: string[];
   namespaceDescription?: string;
   /** The server's `instructions`, for describeNamespace(). */
   namespaceInstructions?: string;

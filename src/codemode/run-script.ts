@@ -3,11 +3,14 @@
  * takes a QuickJS worker for it (warm-worker.ts), answers the worker's tool calls through the
  * host (core's tool path), collects the output, and ends the worker when the
  * script is done, its deadline passes or the run is aborted. Calls still
- * running then are cancelled. Imported on the first script only.
+ * running then are cancelled. The usage the calls report (a tool that asks a
+ * model, MCP sampling) is added up on the script's result, as pi 1.x rolls it
+ * up. Imported on the first script only.
  */
 import type { AgentToolResult, AgentToolUpdateCallback } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
-import type { ImageContent, TextContent } from "../ai/types.ts";
+import type { ImageContent, TextContent, Usage } from "../ai/types.ts";
+import { addUsage } from "../ai/usage.ts";
 import { describeCallable, toolIdentifier, type CallableTool } from "./declarations.ts";
 import type { CodemodeHost } from "./index.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS, detailsCalls, scriptResult, type CallRecord, type OutputItem } from "./output.ts";
@@ -171,6 +174,7 @@ function namespaceFields(namespace: CallableTool["namespace"]): Partial<CatalogE
   const instructions = namespace.instructions;
   return {
     namespace: namespace.name,
+    ...(namespace.aliases?.length ? { namespaceAliases: [...namespace.aliases] } : {}),
     ...(namespace.description ? { namespaceDescription: namespace.description } : {}),
     ...(instructions ? { namespaceInstructions: instructions } : {}),
   };
@@ -181,11 +185,13 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
   const items: OutputItem[] = [];
   const consoleLines: string[] = [];
   const calls: CallRecord[] = [];
+  const used: { usage?: Usage } = {};
   const options = parseOptions(run.code);
   const maxOutputTokens = typeof options === "string" ? DEFAULT_MAX_OUTPUT_TOKENS : options.maxOutputTokens;
   const models = new ModelsBridge(run.host.models?.(), run.signal);
   const finish = (ok: boolean, error?: string): AgentToolResult => withModelCalls(models, items, {
     ...scriptResult({ ok, error, items, consoleLines, calls, wallMs: performance.now() - began, maxOutputTokens }),
+    ...(used.usage ? { usage: used.usage } : {}),
     isError: !ok,
   });
   if (typeof options === "string") return finish(false, options);
@@ -203,7 +209,7 @@ export async function runScript(run: ScriptRun): Promise<AgentToolResult> {
     } catch (error) {
       return finish(false, `The script could not run: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls, models }, finish);
+    return await runInWorker(worker, run, options, deadline, { items, consoleLines, calls, used, models }, finish);
   } finally {
     releaseWorker();
     // The next script's worker starts now, while the model reads this one's result.
@@ -215,13 +221,15 @@ interface Collected {
   items: OutputItem[];
   consoleLines: string[];
   calls: CallRecord[];
+  /** The nested calls' usage, added up. */
+  used: { usage?: Usage };
   models: ModelsBridge;
 }
 
-/** The script's model calls on its result: their usage (it counts toward the session's cost) and a list in the details. */
+/** The script's model calls on its result: their usage (added to the nested calls'; it counts toward the session's cost) and a list in the details. */
 function withModelCalls(models: ModelsBridge, items: OutputItem[], result: AgentToolResult): AgentToolResult {
   if (models.records.length === 0) return result;
-  const usage = models.totalUsage();
+  const usage = addUsage(result.usage, models.totalUsage());
   const content = [...result.content];
   if (models.unshownImages > 0 && !items.some((item) => item.type === "image")) {
     content.push({ type: "text", text: `Note: the script generated ${models.unshownImages} image(s) but showed none; pass each image block to image() to see it.` });
@@ -234,7 +242,7 @@ async function runInWorker(
   run: ScriptRun,
   options: ScriptOptions,
   deadline: number | undefined,
-  { items, consoleLines, calls, models }: Collected,
+  { items, consoleLines, calls, used, models }: Collected,
   finish: (ok: boolean, error?: string) => AgentToolResult,
 ): Promise<AgentToolResult> {
   const callable = run.host.callableTools();
@@ -244,7 +252,7 @@ async function runInWorker(
     description: describeCallable(tool),
     ...namespaceFields(tool.namespace),
   }));
-  const mcpTools = new Set(callable.filter((tool) => tool.namespace).map((tool) => tool.name));
+  const mcpTools = new Set(callable.filter((tool) => tool.mcp).map((tool) => tool.name));
   const storeChanges: Record<string, unknown> = {};
   const nested = new AbortController();
   const running = new Set<Promise<void>>();
@@ -268,6 +276,7 @@ async function runInWorker(
       .runNestedCall({ type: "toolCall", id: record.id, name, arguments: (args ?? {}) as Record<string, any> }, run.toolCallId, nested.signal)
       .then(async (outcome) => {
         record.durationMs = Math.round(performance.now() - began);
+        used.usage = addUsage(used.usage, outcome.result.usage);
         const answer = mcpTools.has(name) ? await mcpCallValue(outcome) : await callValue(name, outcome);
         record.status = nested.signal.aborted ? "cancelled" : outcome.blocked ? "blocked" : answer.ok ? "ok" : "error";
         report();

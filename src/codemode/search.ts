@@ -14,8 +14,20 @@ function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter((term) => term.length > 0);
 }
 
+/**
+ * Whether `name` names the entry's group: its name or an alias, compared as script
+ * identifiers (`my-docs` and `my_docs` alike), so `files` finds the server `mcp__files`.
+ */
+export function inNamespace(entry: CatalogEntry, name: string): boolean {
+  if (entry.namespace === undefined) return false;
+  const wanted = identifierForm(name);
+  return [entry.namespace, ...(entry.namespaceAliases ?? [])].some((candidate) => identifierForm(candidate) === wanted);
+}
+
+const identifierForm = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
+
 export function searchCatalog(all: readonly CatalogEntry[], query: string, limit = 8, namespace?: string): CatalogEntry[] {
-  const catalog = namespace === undefined ? all : all.filter((entry) => entry.namespace === namespace);
+  const catalog = namespace === undefined ? all : all.filter((entry) => inNamespace(entry, namespace));
   const wanted = [...new Set(terms(query))];
   if (wanted.length === 0) return catalog.slice(0, limit);
   // The name counts twice: a tool named for the topic beats one that mentions it.

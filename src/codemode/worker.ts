@@ -65,11 +65,14 @@ const PRELUDE = `(function (emit, call, quit, search, keep, catalog, stored) {
   });
   globalThis.ALL_TOOLS = catalog.map((entry) => ({ name: entry.name, description: entry.description }));
   globalThis.searchTools = async (query, options) => JSON.parse(search(String(query), options && options.limit !== undefined ? Number(options.limit) : 8, options && options.namespace !== undefined ? String(options.namespace) : ""));
+  // A group by its name or an alias, compared as identifiers (search.ts's inNamespace): "files" finds "mcp__files".
+  const identifierForm = (value) => String(value).replace(/[^A-Za-z0-9_$]/g, "_");
   globalThis.describeNamespace = async (name) => {
-    const members = catalog.filter((entry) => entry.namespace !== undefined && entry.namespace === String(name));
+    const wanted = identifierForm(name);
+    const members = catalog.filter((entry) => entry.namespace !== undefined && [entry.namespace, ...(entry.namespaceAliases || [])].some((other) => identifierForm(other) === wanted));
     if (members.length === 0) return undefined;
-    const { namespaceDescription: description, namespaceInstructions: instructions } = members[0];
-    return { name: String(name), ...(description === undefined ? {} : { description }), ...(instructions === undefined ? {} : { instructions }), tools: members.map((entry) => ({ name: entry.name, description: entry.description })) };
+    const { namespace, namespaceDescription: description, namespaceInstructions: instructions } = members[0];
+    return { name: namespace, ...(description === undefined ? {} : { description }), ...(instructions === undefined ? {} : { instructions }), tools: members.map((entry) => entry.name) };
   };
   globalThis.describeTool = async (name) => {
     const entry = catalog.find((candidate) => candidate.name === name || candidate.identifier === name);

@@ -131,6 +131,8 @@ export function createCodingAgent(
     (name) => startsActive(selection, name, false),
     codemodeMode,
     (name) => mayActivateByItself(selection, name),
+    // What tool_search loaded survives a compaction: it is read from the whole branch, not the context.
+    session?.getBranch ? () => session.getBranch!().flatMap((entry) => (entry.type === "message" ? [entry.message] : [])) : undefined,
   );
   return { agent, toolSet };
 }

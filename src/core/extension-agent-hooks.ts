@@ -69,12 +69,14 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
       details: result.details,
       ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
       isError,
+      ...(result.usage ? { usage: result.usage } : {}),
     });
     if (!outcome.changed) return undefined;
     return {
       content: outcome.content,
       details: outcome.details,
       isError: outcome.isError,
+      ...(outcome.usage ? { usage: outcome.usage } : {}),
       ...(outcome.structuredChanged ? { structuredContent: outcome.structuredContent } : {}),
     };
   };

@@ -7,7 +7,7 @@
  * refused. The server's own model preferences are not followed: the user chose this model.
  */
 import { completeSimple } from "../ai/stream.ts";
-import type { AssistantMessage, ImageContent, Message, Model, TextContent } from "../ai/types.ts";
+import type { AssistantMessage, ImageContent, Message, Model, TextContent, Usage } from "../ai/types.ts";
 import { emptyUsage } from "../ai/usage.ts";
 import type { McpDialogs } from "../mcp/elicitation.ts";
 import type { McpSampler, SamplingRequest, SamplingResult } from "../mcp/sampling.ts";
@@ -51,7 +51,7 @@ function lastWords(request: SamplingRequest): string {
 
 export function createMcpSampler(session: SamplingSession, dialogs: McpDialogs | undefined): McpSampler {
   return {
-    async sample(server: string, request: SamplingRequest, signal?: AbortSignal): Promise<SamplingResult> {
+    async sample(server: string, request: SamplingRequest, signal?: AbortSignal): Promise<{ result: SamplingResult; usage?: Usage }> {
       const model = session.model;
       const question = `${lastWords(request)}\n\n(up to ${request.maxTokens} tokens${request.systemPrompt ? ", with its own system prompt" : ""})`;
       const allowed = dialogs ? await dialogs.confirm(`MCP server "${server}" wants to use the model ${model.provider}/${model.id}`, question) : false;
@@ -63,12 +63,13 @@ export function createMcpSampler(session: SamplingSession, dialogs: McpDialogs |
       );
       if (answer.stopReason === "error" || answer.stopReason === "aborted") throw new Error(`The model failed: ${answer.errorMessage ?? answer.stopReason}`);
       const text = answer.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-      return {
+      const result: SamplingResult = {
         role: "assistant",
         content: { type: "text", text },
         model: `${model.provider}/${model.id}`,
         stopReason: answer.stopReason === "length" ? "maxTokens" : "endTurn",
       };
+      return { result, usage: answer.usage };
     },
   };
 }

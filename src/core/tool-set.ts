@@ -98,10 +98,17 @@ function withScriptNote(tool: AgentTool<any>): AgentTool<any> {
   return Object.create(tool, { description: { value: `${tool.description}\n\n${note}`, enumerable: true } }) as AgentTool<any>;
 }
 
-/** The tools the tool_search results among `messages` loaded. */
+/**
+ * The tools loaded among `messages`: named by tool_search results (`details.loaded`), or
+ * by a pi 1.6.0 session's `system` messages that record a tool change (`toolsAdded`).
+ */
 function loadedBy(messages: readonly unknown[]): Set<string> {
   const names = new Set<string>();
-  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown } }[]) {
+  for (const message of messages as { role?: string; toolName?: string; details?: { loaded?: unknown }; toolsAdded?: unknown }[]) {
+    if (message.role === "system" && Array.isArray(message.toolsAdded)) {
+      for (const tool of message.toolsAdded as { name?: unknown }[]) if (typeof tool?.name === "string") names.add(tool.name);
+      continue;
+    }
     if (message.role !== "toolResult" || message.toolName !== TOOL_SEARCH_NAME || !Array.isArray(message.details?.loaded)) continue;
     for (const name of message.details.loaded) if (typeof name === "string") names.add(name);
   }
@@ -140,6 +147,12 @@ export class ToolSet {
     private readonly codemodeMode: () => CodemodeMode = () => "on",
     /** Whether codemode / tool_search may switch on by themselves when an MCP tool needs them (not excluded by the command line). */
     private readonly autoActivates: (name: string) => boolean = () => true,
+    /**
+     * Every message on the session's branch, compacted ones too: what tool_search loaded is
+     * read from there, so a compaction that summarizes its results away keeps the tools
+     * declared, after a resume as well. Without a session, the agent's messages.
+     */
+    private readonly branchMessages: () => readonly unknown[] = () => this.agent.state.messages,
   ) {
     for (const tool of builtins) {
       this.builtins.set(tool.name, tool);
@@ -210,7 +223,7 @@ export class ToolSet {
 
   /** Whether tool_search loaded tools on this branch that are not registered (yet): their servers are still connecting. */
   awaitsLoadedTools(): boolean {
-    return [...loadedBy(this.agent.state.messages)].some((name) => !this.entries.has(name));
+    return [...loadedBy(this.branchMessages())].some((name) => !this.entries.has(name));
   }
 
   /** The branch changed (resume, /tree, a fork): the tools it loaded are read from its messages again. */
@@ -321,10 +334,13 @@ export class ToolSet {
       .flatMap((name) => this.entries.get(name) ?? [])
       // model-only tools are declared to the model, never called by other tools.
       .filter((entry) => entry.exposure !== "hidden" && entry.exposure !== "model-only");
-    const host = this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined, sourceInfo: undefined }));
-    return [...entries, ...host].map(({ tool, promptGuidelines, exposure, sourceInfo }) => {
+    const host = this.hostTools.map((tool) => ({ tool, promptGuidelines: undefined, exposure: undefined, sourceInfo: undefined, namespace: undefined }));
+    return [...entries, ...host].map(({ tool, promptGuidelines, exposure, sourceInfo, namespace }) => {
       // An extension's codemode tool is listed to scripts; MCP's are found with searchTools() (the list stays stable).
       const unlisted = exposure === "deferred" || (exposure === "codemode" && sourceInfo?.source === MCP_TOOL_SOURCE);
+      // An MCP tool carries its server as its group (src/mcp/tool-adapter.ts); an extension tool its own `namespace`.
+      const mcpNamespace = (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace;
+      const group = mcpNamespace ?? namespace;
       return {
         tool,
         info: {
@@ -333,8 +349,8 @@ export class ToolSet {
           parameters: tool.parameters,
           ...(promptGuidelines ? { promptGuidelines } : {}),
           ...(unlisted ? { unlisted: true } : {}),
-          // An MCP tool carries its server (src/mcp/tool-adapter.ts).
-          ...((tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace ? { namespace: (tool as { mcpNamespace?: CallableTool["namespace"] }).mcpNamespace } : {}),
+          ...(group ? { namespace: group } : {}),
+          ...(mcpNamespace ? { mcp: true } : {}),
         },
       };
     });
@@ -452,7 +468,7 @@ export class ToolSet {
       return;
     }
     const tools = this.agent.state.tools;
-    this.loadedOnBranch = loadedBy(this.agent.state.messages);
+    this.loadedOnBranch = loadedBy(this.branchMessages());
     const declared = this.declaredNames().flatMap((name) => this.entries.get(name)?.tool ?? []);
     this.loadout = this.prepareLoadout(declared);
     const { descriptions, hidden } = this.loadout;

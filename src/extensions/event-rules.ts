@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "../agent/types.ts";
 import type { ImageContent } from "../ai/types.ts";
+import { isUsage } from "../session/entry-shapes.ts";
 import { checkBoundaryDrafts } from "./boundary-drafts.ts";
 import type {
   BeforeAgentStartResult,
@@ -75,6 +76,7 @@ export type ToolResultOutcome = Required<Pick<ToolResultPatch, "content" | "isEr
   structuredContent?: unknown;
   /** A handler set structuredContent (or replaced content without it, which drops it). */
   structuredChanged?: boolean;
+  usage?: ToolResultPatch["usage"];
 };
 
 export interface ProjectTrustOutcome {
@@ -216,6 +218,7 @@ export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
       details: event.details,
       isError: event.isError,
       structuredContent: event.structuredContent,
+      ...(event.usage ? { usage: event.usage } : {}),
       changed: false,
     }),
     apply(outcome: ToolResultOutcome, result, event) {
@@ -229,6 +232,7 @@ export const EVENT_RULES: { [E in ExtensionEventName]?: EventRule<E, any> } = {
       }
       if ("details" in patch && patch.details !== undefined) outcome.details = event.details = patch.details;
       if (typeof patch.isError === "boolean") outcome.isError = event.isError = patch.isError;
+      if (isUsage(patch.usage)) outcome.usage = event.usage = patch.usage;
       outcome.changed = true;
       return { outcome };
     },

@@ -6,7 +6,7 @@
  */
 import type { RegisteredMcpServer } from "./mcp-registrations.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import type { AssistantMessageEvent, ImageContent, Message, Model, ModelThinkingLevel, TextContent, ToolResultMessage } from "../ai/types.ts";
+import type { AssistantMessageEvent, ImageContent, Message, Model, ModelThinkingLevel, TextContent, ToolResultMessage, Usage } from "../ai/types.ts";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.ts";
 
 export interface ProjectTrustEvent {
@@ -409,12 +409,16 @@ export interface ToolResultEvent<TName extends string = string, TDetails = any> 
   /** pi 1.x: the machine-readable result of a tool with an outputSchema. */
   structuredContent?: unknown;
   isError: boolean;
+  /** pi 1.x: the model work the tool did, its nested calls' included. */
+  usage?: Usage;
 }
 export interface ToolResultPatch {
   content?: (TextContent | ImageContent)[];
   structuredContent?: unknown;
   details?: unknown;
   isError?: boolean;
+  /** Replaces the result's usage. */
+  usage?: Usage;
 }
 
 export interface BashResultShape {

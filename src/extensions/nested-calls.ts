@@ -4,9 +4,11 @@
  * (validation, tool_call/tool_result hooks, the permission gate, the sandbox
  * the tool itself applies), with the id `<caller id>/<n>` and events that name
  * the caller. It never reaches the transcript: a bounded record of the calls is
- * kept as `nestedCalls` on the calling tool's result, as codemode's are.
+ * kept as `nestedCalls` on the calling tool's result, as codemode's are, and the
+ * usage the calls report is added to that result's `usage` (pi 1.x's roll-up).
  */
-import type { ToolCall } from "../ai/types.ts";
+import type { ToolCall, Usage } from "../ai/types.ts";
+import { addUsage } from "../ai/usage.ts";
 import type { AgentTool, AgentToolResult, NestedCallRecord, NestedCalls } from "../agent/types.ts";
 import type { ToolCallOutcome } from "../agent/tool-execution.ts";
 import type { ExtensionContext } from "./types.ts";
@@ -47,6 +49,17 @@ export class NestedCallLog {
   private argsBytes = 0;
   private complete = true;
   private count = 0;
+  private used: Usage | undefined;
+
+  /** Adds a nested call's usage (its own nested calls' are in it already). */
+  addUsage(usage: Usage | undefined): void {
+    this.used = addUsage(this.used, usage);
+  }
+
+  /** The nested calls' usage, added up; undefined when none reported any. */
+  usage(): Usage | undefined {
+    return this.used;
+  }
 
   nextId(parentId: string): string {
     this.count += 1;
@@ -116,6 +129,7 @@ export function toolExecutionContext(
       outcome = { result: { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: undefined }, isError: true };
     }
     const status = outcome.blocked ? "blocked" : signal.aborted ? "cancelled" : outcome.isError ? "error" : "ok";
+    log.addUsage(outcome.result.usage);
     log.add({
       id: toolCall.id,
       name: toolCall.name,

@@ -6,6 +6,8 @@
  * a throw from `execute` is already an error result in the loop.
  */
 import type { AgentTool, AgentToolResult } from "../agent/types.ts";
+import { addUsage } from "../ai/usage.ts";
+import { isUsage } from "../session/entry-shapes.ts";
 import type { ExtensionHost } from "./host.ts";
 import { NestedCallLog, toolExecutionContext, type NestedToolRunner } from "./nested-calls.ts";
 import type { LoadedExtension } from "./runner.ts";
@@ -54,14 +56,17 @@ export function adaptTool(definition: ToolDefinition<any>, context: () => Extens
       try {
         result = await definition.execute(toolCallId, params, signal, update as never, ctx);
       } catch (error) {
-        // The calls it made before failing stay on record with the failure.
+        // The calls it made before failing stay on record with the failure, and so does what they used.
         const nestedCalls = log.record();
-        if (nestedCalls) return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: undefined, isError: true, nestedCalls };
+        const usage = log.usage();
+        if (nestedCalls) return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], details: undefined, isError: true, nestedCalls, ...(usage ? { usage } : {}) };
         throw error;
       }
       const normalized = normalizeResult(definition.name, result);
       const nestedCalls = log.record();
-      return nestedCalls ? { ...normalized, nestedCalls } : normalized;
+      // The tool reports its own model work; what the tools it called used is added (pi 1.x).
+      const usage = addUsage(normalized.usage, log.usage());
+      return { ...normalized, ...(nestedCalls ? { nestedCalls } : {}), ...(usage ? { usage } : {}) };
     },
   };
 }
@@ -83,5 +88,7 @@ function normalizeResult(toolName: string, result: unknown): AgentToolResult<any
     // pi 1.x: a returned failure keeps its details and structured result, unlike a throw.
     ...(typed.isError === true ? { isError: true } : {}),
     ...(typed.structuredContent === undefined ? {} : { structuredContent: typed.structuredContent }),
+    // A malformed usage would poison the session's totals: only a whole one is kept.
+    ...(isUsage(typed.usage) ? { usage: typed.usage } : {}),
   };
 }

@@ -9,7 +9,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CreateMessageRequestSchema,
@@ -33,14 +33,16 @@ import type { McpServerSpec } from "./config-schema.ts";
 import { McpLoginNeeded, StoredMcpOAuth } from "./oauth-provider.ts";
 import { StdioProcessTransport } from "./stdio-transport.ts";
 import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
-import type { McpSampler } from "./sampling.ts";
+import type { McpSampler, UsageSink } from "./sampling.ts";
+import { addUsage } from "../ai/usage.ts";
 import { within } from "./wait.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
 
 /**
  * "needs-auth": a remote server wants an OAuth sign-in that auth.json does not hold (`xcsh mcp login`).
- * "disconnected": it was connected and stopped (a crashed stdio server); its tools stay, and the next call starts it again.
+ * "disconnected": it was connected and stopped (a crashed stdio server, a remote server whose connection dropped);
+ * its tools stay, and the next call starts or reconnects it.
  */
 export type ConnectionState = "connecting" | "connected" | "disconnected" | "failed" | "needs-auth" | "closed";
 
@@ -82,6 +84,10 @@ export class McpConnection {
   private transport: Transport | undefined;
   private oauth: StoredMcpOAuth | undefined;
   private reportedFailure = false;
+  /** This connection attempt follows a drop (restart()), not the first start. */
+  private reconnecting = false;
+  /** The tool calls in progress, oldest first: sampling's usage goes to the first. */
+  private readonly runningCalls = new Set<UsageSink>();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -113,7 +119,16 @@ export class McpConnection {
       },
     });
     const sampler = this.sampler;
-    if (sampler) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampler.sample(this.spec.name, request.params, extra.signal));
+    if (sampler) {
+      client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+        const { result, usage } = await sampler.sample(this.spec.name, request.params, extra.signal);
+        // MCP does not say which call a sampling request serves: the oldest call still running
+        // on this server gets its usage (over stdio most servers run one call at a time).
+        const sink = this.runningCalls.values().next().value;
+        if (sink && usage) sink.usage = addUsage(sink.usage, usage);
+        return result;
+      });
+    }
     const dialogs = this.dialogs;
     if (dialogs) client.setRequestHandler(ElicitRequestSchema, (request) => elicitThroughDialogs(dialogs, this.spec.name, request.params));
     if (this.projectDir) {
@@ -129,9 +144,14 @@ export class McpConnection {
     return client;
   }
 
-  /** A stopped stdio server, started again for a call: resolves once it is connected, or failed for good. */
+  /**
+   * A stopped stdio server started again, or a dropped remote one dialled again, for a call:
+   * resolves once it is connected, or failed (a remote server still unreachable stays
+   * disconnected, to be tried again by the next call).
+   */
   private restart(): Promise<void> {
     if (this.state !== "disconnected") return this.settled;
+    this.reconnecting = true;
     this.state = "connecting";
     this.startedAt = Date.now();
     this.client = this.makeClient();
@@ -155,11 +175,20 @@ export class McpConnection {
       this.prompts = prompts;
       this.resources = resources;
       this.state = "connected";
+      this.reconnecting = false;
       this.events.changed();
     } catch (error) {
       if (this.state !== "connecting") return;
       if (error instanceof McpLoginNeeded || this.oauth?.loginNeeded) {
         this.needsLogin();
+        await this.client.close().catch(() => {});
+        return;
+      }
+      const lost = this.reconnecting && this.spec.transport !== "stdio" ? connectionLoss(error) : undefined;
+      if (lost) {
+        this.state = "disconnected";
+        this.lastError = `could not reconnect: ${lost.why}; it tries again on the next call of one of its tools`;
+        this.events.changed();
         await this.client.close().catch(() => {});
         return;
       }
@@ -244,10 +273,25 @@ export class McpConnection {
     }
   }
 
-  /** Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled). */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void): Promise<CallToolResult> {
+  /**
+   * Runs a tool; aborting `signal` cancels the request (the SDK sends notifications/cancelled).
+   * The usage of sampling the server asks for meanwhile is added to `sink`.
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress?: (text: string) => void, sink: UsageSink = {}): Promise<CallToolResult> {
+    try {
+      return await this.callToolOnce(name, args, signal, onProgress, sink);
+    } catch (error) {
+      // A remote server that forgot the session or refused the connection never saw the call:
+      // it is sent once more on a new connection. A call cut off midway is not (it may have acted).
+      if (!(error instanceof ConnectionLost) || !error.neverArrived || signal?.aborted) throw error;
+      return await this.callToolOnce(name, args, signal, onProgress, sink);
+    }
+  }
+
+  private async callToolOnce(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress: ((text: string) => void) | undefined, sink: UsageSink): Promise<CallToolResult> {
     if (this.state === "disconnected") await this.restart();
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError.split("\n")[0]}` : ""})`);
+    this.runningCalls.add(sink);
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, {
         signal,
@@ -265,7 +309,14 @@ export class McpConnection {
       if (signal?.aborted) throw new Error(`The call to ${name} on MCP server "${this.spec.name}" was cancelled.`);
       // The sign-in ran out mid-session (refresh refused): the server's tools go until it is given again.
       if (error instanceof McpLoginNeeded) this.needsLogin();
+      const lost = this.spec.transport === "stdio" ? undefined : connectionLoss(error);
+      if (lost) {
+        this.dropped(lost.why);
+        throw new ConnectionLost(`MCP server "${this.spec.name}", tool ${name}: ${lost.why}; it reconnects on the next call`, lost.neverArrived);
+      }
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
+    } finally {
+      this.runningCalls.delete(sink);
     }
   }
 
@@ -296,13 +347,29 @@ export class McpConnection {
   private onClosed(): void {
     if (this.state !== "connected") return;
     if (this.spec.transport !== "stdio") {
-      this.fail(`stopped${this.exitNote()}; its tools are gone until xcsh starts again`);
+      this.dropped("the connection closed");
       return;
     }
     this.state = "disconnected";
     const stderr = this.transport instanceof StdioProcessTransport ? this.transport.stderrTail : "";
     this.lastError = `stopped${this.exitNote()}; it starts again on the next call of one of its tools${stderr ? `\n${lastLines(stderr, 5)}` : ""}`;
     // Each stop is news (the first call after it restarts the server, which may stop again).
+    this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
+    this.events.changed();
+  }
+
+  /**
+   * A remote server's connection is gone (the server stopped, restarted and forgot the
+   * session, or the network dropped): its tools stay, and the next call of one of them
+   * connects again, as a crashed stdio server is started again. Reported each time.
+   */
+  private dropped(why: string): void {
+    if (this.state !== "connected") return;
+    this.state = "disconnected";
+    this.lastError = `${why}; it reconnects on the next call of one of its tools`;
+    // The old client's stream must not keep retrying in the background.
+    const client = this.client;
+    void client.close().catch(() => {});
     this.events.failed(`MCP server "${this.spec.name}" (${this.spec.origin}) ${this.lastError}`);
     this.events.changed();
   }
@@ -345,6 +412,40 @@ function lastLines(text: string, count: number): string {
     .slice(-count)
     .map((line) => `  ${line}`)
     .join("\n");
+}
+
+/** A remote call that failed because the connection is gone; `neverArrived`: the server cannot have run it. */
+class ConnectionLost extends Error {
+  constructor(
+    message: string,
+    readonly neverArrived: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Whether a remote call's failure means the connection is gone, and whether the call
+ * can have reached the tool: a refused connection or a session the server no longer
+ * knows (404, or 400 naming the session, as the SDK's example servers answer) cannot;
+ * a connection closed mid-call can. Undefined for every other failure (a timeout, a
+ * tool's error, a 401, a 5xx).
+ */
+function connectionLoss(error: unknown): { why: string; neverArrived: boolean } | undefined {
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return { why: "the connection closed during the call", neverArrived: false };
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  // Streamable HTTP's error carries the status as its code; the SSE transport's names it in its message.
+  const status = error instanceof StreamableHTTPError ? error.code : Number(/\(HTTP (\d{3})\)/.exec(message)?.[1] ?? NaN);
+  if (status === 404 || (status === 400 && /session/i.test(message))) return { why: `the server no longer knows the session (HTTP ${status})`, neverArrived: true };
+  if (error instanceof StreamableHTTPError) return undefined;
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED" || /ECONNREFUSED|Unable to connect|connection refused/i.test(message)) {
+    return { why: "the server refused the connection", neverArrived: true };
+  }
+  if (code === "ECONNRESET" || code === "ConnectionClosed" || /ECONNRESET|socket (connection )?was closed|fetch failed|network/i.test(message)) {
+    return { why: "the connection dropped", neverArrived: false };
+  }
+  return undefined;
 }
 
 /** An SDK or transport error in words: a timeout says how long, an HTTP failure its status. */

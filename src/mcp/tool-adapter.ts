@@ -10,6 +10,8 @@
 import type { AgentTool } from "../agent/types.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
+import { MCP_PREFIX } from "./names.ts";
+import type { UsageSink } from "./sampling.ts";
 import { errorText, toToolResult, type McpToolDetails } from "./tool-result.ts";
 
 export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string, alias?: string): AgentTool<any, McpToolDetails> {
@@ -26,16 +28,21 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
       const progress = onUpdate
         ? (text: string) => onUpdate({ content: [{ type: "text", text }], details: { server, tool: tool.name } })
         : undefined;
-      const result = await connection.callTool(tool.name, (params ?? {}) as Record<string, unknown>, signal, progress);
+      // What the server's sampling requests cost while the call ran is the call's usage (pi 1.x).
+      const sampled: UsageSink = {};
+      const result = await connection.callTool(tool.name, (params ?? {}) as Record<string, unknown>, signal, progress, sampled);
+      const usage = sampled.usage ? { usage: sampled.usage } : {};
       if (result.isError === true) {
         // An error result, not a throw: details (structuredContent) reach codemode scripts, which resolve to the CallToolResult.
         const structured = result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent };
-        return { content: [{ type: "text", text: errorText(result) }], details: { server, tool: tool.name, ...structured }, isError: true };
+        return { content: [{ type: "text", text: errorText(result) }], details: { server, tool: tool.name, ...structured }, isError: true, ...usage };
       }
-      return toToolResult(result, { server, tool: tool.name });
+      return { ...toToolResult(result, { server, tool: tool.name }), ...usage };
     },
+    // pi 1.6.0's group: `mcp__<server>`, found by the server's own name too.
     mcpNamespace: {
-      name: server,
+      name: `${MCP_PREFIX}${server.replace(/[^A-Za-z0-9_]/g, "_")}`,
+      aliases: [server],
       ...(connection.spec.description ? { description: connection.spec.description } : {}),
       // Read when a script starts: a restarted server may say something new.
       get instructions() {
@@ -48,6 +55,7 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
 /** The server a tool belongs to, as codemode scripts see it (`describeNamespace()`, `searchTools({ namespace })`). */
 export interface McpNamespace {
   name: string;
+  aliases: string[];
   description?: string;
   readonly instructions?: string;
 }

@@ -57,17 +57,18 @@ test("MCP calls resolve to their CallToolResult: content, structuredContent, and
   expect(value.failed).toEqual({ content: [{ type: "text", text: "the widget is broken" }], isError: true });
 }, 30_000);
 
-test("describeNamespace() and searchTools({ namespace }) find tools by server; the server's description ranks", async () => {
+test("describeNamespace() and searchTools({ namespace }) find tools by server (`mcp__<server>` or `<server>`), tool names listed; the server's description ranks", async () => {
   const text = await runScript({ t: plain("t", { description: "Marmalade recipes and jam" }), u: plain("u", {}, { MCP_INSTRUCTIONS: "Call echo before anything else." }) }, [
     'const ns = await describeNamespace("t");',
-    'const other = await describeNamespace("u");',
+    'const other = await describeNamespace("mcp__u");',
     'const within = await searchTools("echo", { namespace: "u" });',
     'const byServer = await searchTools("marmalade");',
-    'return { name: ns.name, description: ns.description, instructions: [ns.instructions, other.instructions], count: ns.tools.length, anyOther: ns.tools.some((tool) => !tool.name.startsWith("mcp__t__")), within: within.map((tool) => tool.name), top: byServer[0].name.split("__")[1], none: await describeNamespace("nope") === undefined };',
+    'return { name: ns.name, description: ns.description, instructions: [ns.instructions, other.instructions], count: ns.tools.length, anyOther: ns.tools.some((name) => !name.startsWith("mcp__t__")), within: within.map((tool) => tool.name), top: byServer[0].name.split("__")[1], none: await describeNamespace("nope") === undefined };',
   ].join("\n"));
   expect(text).toStartWith("Script completed");
   const value = output(text);
-  expect(value.name).toBe("t");
+  // pi 1.6.0's name for a server's group, found by the server's own name too.
+  expect(value.name).toBe("mcp__t");
   expect(value.description).toBe("Marmalade recipes and jam");
   expect(value.instructions).toEqual([null, "Call echo before anything else."]);
   expect(value.count).toBeGreaterThan(3);

@@ -1,13 +1,14 @@
 /**
  * The warm script worker (src/codemode/warm-worker.ts) changes no behaviour: each
  * script still gets a VM of its own, so nothing one script leaves on its globals
- * is seen by the next, and a waiting worker does not keep a finished print-mode
- * run alive.
+ * is seen by the next, a waiting worker does not keep a finished print-mode
+ * run alive, and one released after waiting unused (with the compiled QuickJS) is
+ * made again for the next script.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRpcFixture, type RpcFixture, type RpcProcess } from "../support/rpc-harness.ts";
+import { createRpcFixture, startRpc, type RpcFixture, type RpcProcess } from "../support/rpc-harness.ts";
 import { makeTestHome, runXcsh } from "../support/cli.ts";
 import { CODEMODE_ARGS, resultText, runScriptPrompt } from "./codemode-support.ts";
 
@@ -54,6 +55,21 @@ describe("warm codemode workers", () => {
       ["p1", "alpha"],
       ["p2", "undefined"],
     ]);
+  });
+
+  test("a spare worker released after waiting unused is made again: later scripts run", async () => {
+    const idle = startRpc({ env: { ...fixture.home.env, XCSH_CODEMODE_SPARE_IDLE_MS: "50" }, cwd: fixture.cwd, args: CODEMODE_ARGS });
+    try {
+      for (const id of ["r1", "r2", "r3"]) {
+        const end = await runScriptPrompt(idle, fixture.server, id, 'return (await tools.read({ path: "a.txt" })).trim();');
+        expect(end.isError).toBe(false);
+        expect(resultText(end)).toContain("Output:\nalpha");
+        // Longer than the idle limit: the spare warmed after this script is released before the next.
+        await Bun.sleep(400);
+      }
+    } finally {
+      expect(await idle.close()).toBe(0);
+    }
   });
 
   test("a print-mode run that ran a script exits once it has answered, the next worker waiting or not", async () => {

@@ -139,10 +139,10 @@ describe("elicitation", () => {
 });
 
 describe("sampling", () => {
-  test("over RPC the person is asked first, then the session's model answers the server", async () => {
+  test("over RPC the person is asked first, then the session's model answers the server; what that cost is the tool call's usage", async () => {
     server.enqueue(
       { content: [{ type: "toolCall", id: "s1", name: "mcp__everything__trigger_sampling_request", arguments: { prompt: "name a fruit", maxTokens: 50 } }] },
-      { content: [{ type: "text", text: "plum pudding" }] },
+      { content: [{ type: "text", text: "plum pudding" }], usage: { input: 321, output: 7 } },
       { content: [{ type: "text", text: "done" }] },
     );
     const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
@@ -159,6 +159,10 @@ describe("sampling", () => {
     const result = rpc.ofType("tool_execution_end").find((frame) => frame.toolCallId === "s1")!;
     expect(result.isError).toBe(false);
     expect(result.result.content[0].text).toContain("plum pudding");
+    // The sampling's tokens roll up into the call that caused it (pi 1.x), and the session counts them.
+    expect(result.result.usage).toMatchObject({ input: 321, output: 7 });
+    const message = rpc.ofType("message_end").find((frame) => frame.message.role === "toolResult" && frame.message.toolCallId === "s1")!;
+    expect(message.message.usage).toMatchObject({ input: 321, output: 7 });
     expect(await rpc.close()).toBe(0);
   }, 40_000);
 

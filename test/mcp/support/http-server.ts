@@ -28,6 +28,8 @@ export interface HttpMcpOptions {
   /** Runs before the MCP routes; true when it answered the request itself (an auth check that refused, a metadata document). */
   gate?(request: IncomingMessage, response: ServerResponse, path: string): boolean;
   resources?: boolean;
+  /** Listen on this port (a server started again where a stopped one was); any free port when absent. */
+  port?: number;
 }
 
 export async function startHttpMcpServer(name = "web", options: HttpMcpOptions = {}): Promise<HttpMcpServer> {
@@ -66,7 +68,7 @@ export async function startHttpMcpServer(name = "web", options: HttpMcpOptions =
       if (!response.headersSent) response.writeHead(500).end(String(error));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const address = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${address.port}`,
