@@ -1,5 +1,5 @@
 /**
- * The fullscreen terminal UI (--tui-mode fullscreen, settings' tuiMode): the
+ * The fullscreen terminal UI (the default; --tui-mode, settings' tuiMode): the
  * alternate screen with the editor fixed on the last lines and the transcript
  * above it, which PageUp/PageDown, Ctrl+Home/End and the mouse wheel scroll;
  * and a terminal given back as it was on every way out.
@@ -166,10 +166,58 @@ describe("fullscreen terminal UI", () => {
     expect(run.stderr.toString()).toContain('Unknown TUI mode "bogus" (use fullscreen or regular)');
   });
 
+  test.skipIf(process.platform !== "linux")("fullscreen is the default and hides the shell's screen; regular draws below the shell's output and leaves the conversation in it", async () => {
+    const fake = await makeFakeModelHome([{ id: "m" }]);
+    const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+    const shell = new ShellPane(fake.home.env, project);
+    // The footer's last line (the command line typed also ends in "fake/m").
+    const footerShown = (screen: string) => /^ctx .*fake\/m\s*$/m.test(screen);
+    const footerShownAfter = (command: string) => (screen: string) => footerShown(screen.slice(screen.lastIndexOf(command)));
+    const altScreen = () => shell.tmux(["display-message", "-p", "-t", "main", "#{alternate_on}"]).trim();
+    try {
+      await shell.waitFor((screen) => screen.includes("shell$"));
+      shell.type("echo shell-said-this");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /^shell-said-this$/m.test(screen));
+      // No flag, no setting: fullscreen, and the shell's output is not on the screen meanwhile.
+      shell.type(`${ensureBinary()} --model fake/m`);
+      shell.keys("Enter");
+      await shell.waitFor(footerShown);
+      expect(altScreen()).toBe("1");
+      expect(shell.screen()).not.toContain("shell-said-this");
+      shell.type("/quit");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()) && screen.includes("shell-said-this"));
+      // Regular: drawn inline under the shell's output, which stays; the conversation stays after quitting.
+      fake.server.enqueue({ content: [{ type: "text", text: "inline-answer" }] });
+      shell.type(`${ensureBinary()} --model fake/m --tui-mode regular`);
+      shell.keys("Enter");
+      // (The fullscreen run printed its screen, footer included, on leaving: look below this command.)
+      await shell.waitFor(footerShownAfter("--tui-mode regular"));
+      expect(altScreen()).toBe("0");
+      expect(shell.screen()).toContain("shell-said-this");
+      shell.type("hello");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => screen.includes("inline-answer"));
+      shell.type("/quit");
+      shell.keys("Enter");
+      const after = await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()));
+      expect(after.indexOf("shell-said-this")).toBeLessThan(after.indexOf("inline-answer"));
+    } finally {
+      shell.kill();
+      await fake.cleanup();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("tuiMode in settings picks the layout; --tui-mode regular overrides it", async () => {
     const settings = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "fullscreen" }));
     await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { width: 80, height: 24, before: settings });
     await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { args: ["--tui-mode", "regular"], width: 80, height: 24, before: settings });
+    // The other way round: a setting asks for regular, the flag for fullscreen.
+    const regular = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "regular" }));
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { width: 80, height: 24, before: regular });
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { args: FULLSCREEN, width: 80, height: 24, before: regular });
   }, 60_000);
 
   /** The pane is back to a normal terminal: main screen, cursor shown, no mouse reporting, modes as before. */
