@@ -137,6 +137,41 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test("an open list owns PageUp/PageDown: /settings and /model move their selection while the transcript stays put", async () => {
+    const models = Array.from({ length: 30 }, (_, i) => ({ id: `model-${String(i).padStart(2, "0")}` }));
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        // /settings: a list in the editor's place; its count says which row is selected.
+        send(pane, "/settings");
+        await pane.waitFor(/\(1\/\d+\)/);
+        pane.keys("PageDown");
+        const paged = await pane.waitFor((screen) => /\((\d+)\/\d+\)/.exec(screen)?.[1] !== "1");
+        expect(Number(/\((\d+)\/\d+\)/.exec(paged)![1])).toBeGreaterThan(4);
+        // The transcript did not move: no "more below" label.
+        expect(paged).not.toContain("more below");
+        pane.keys("PageUp");
+        await pane.waitFor(/\(1\/\d+\)/);
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !/\(\d+\/\d+\)/.test(screen));
+        // /model: a dialog over the screen; PageDown moves a page down its list.
+        send(pane, "/model");
+        await pane.waitFor("Select a model");
+        pane.keys("PageDown");
+        const moved = await pane.waitFor(/→ fake\/model-(?!00)\d\d/);
+        expect(moved).not.toContain("more below");
+        pane.keys("Enter");
+        await pane.waitFor((screen) => !screen.includes("Select a model") && /fake\/model-(?!00)\d\d\s*$/m.test(screen));
+        // With no list open, PageUp scrolls the transcript again.
+        pane.keys("PageUp");
+        await pane.waitFor("more below");
+      },
+      { args: FULLSCREEN, width: 80, height: 24, models },
+    );
+  }, 60_000);
+
   test("the mouse wheel scrolls by fullscreenWheelScrollLines", async () => {
     await withPane(
       async ({ fake, pane }) => {
