@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordedRequest } from "../../support/fake-llm/server.ts";
-import { send, withExtension, withPane, type Fixture } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, withExtension, withPane, type Fixture } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** Two questions answered, so there is something to compact, fork or export. */
@@ -140,7 +140,7 @@ describe("built-in commands", () => {
       }
       // The raw markdown, as the model wrote it.
       expect(buffer).toBe("Copy **me**, über alles.");
-    });
+    }, { env: NO_DESKTOP_ENV });
   });
 
   test("/reload picks up a changed extension", async () => {

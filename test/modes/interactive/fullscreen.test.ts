@@ -5,13 +5,13 @@
  * and a terminal given back as it was on every way out.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
 import { readPng } from "../../support/png.ts";
 import { ShellPane } from "./shell-pane.ts";
-import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, visibleLines, withExtension, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 const FULLSCREEN = ["--tui-mode", "fullscreen"];
@@ -191,6 +191,97 @@ describe("fullscreen terminal UI", () => {
         width: 80,
         height: 24,
         before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenWheelScrollLines: 10 })),
+      },
+    );
+  }, 60_000);
+
+  /** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
+  async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const buffer = pane.tmux(["show-buffer"]);
+        if (buffer) return buffer;
+      } catch {
+        // no buffer yet
+      }
+      await Bun.sleep(50);
+    }
+    return "";
+  }
+
+  /** Drags the left button across `text` where it is on screen (SGR mouse reports, 1-based), and lets go. */
+  function dragAcross(pane: XcshPane, text: string): void {
+    const lines = visibleLines(pane.screen());
+    const row = lines.findIndex((line) => line.includes(text));
+    expect(row).toBeGreaterThanOrEqual(0);
+    const from = lines[row]!.indexOf(text) + 1;
+    const to = from + text.length - 1;
+    const y = row + 1;
+    pane.type(`\x1b[<0;${from};${y}M`);
+    pane.type(`\x1b[<32;${from + 3};${y}M\x1b[<32;${to};${y}M`);
+    pane.type(`\x1b[<0;${to};${y}m`);
+  }
+
+  test("dragging the mouse selects transcript text; letting go copies it through OSC 52 (tmux takes it as a paste buffer)", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Before it. alpha-bravo-charlie and after." }] });
+        send(pane, "say it");
+        await pane.waitFor("alpha-bravo-charlie");
+        dragAcross(pane, "alpha-bravo-charlie");
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("alpha-bravo-charlie");
+        // The selection stays on screen in reverse video until the next click.
+        expect(pane.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*7m[^\n]*alpha/);
+      },
+      { args: FULLSCREEN, width: 80, height: 24, env: NO_DESKTOP_ENV },
+    );
+  }, 60_000);
+
+  test("with a desktop (DISPLAY), a selection goes to the clipboard program, and not to the terminal", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "xcsh-bin-"));
+    const clip = join(bin, "clip.txt");
+    try {
+      // A stand-in xclip that keeps what it is given.
+      writeFileSync(join(bin, "xclip"), `#!/bin/sh\ncat > '${clip}'\n`, { mode: 0o755 });
+      await withPane(
+        async ({ fake, pane }) => {
+          pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+          fake.server.enqueue({ content: [{ type: "text", text: "Pick delta-echo-foxtrot from this." }] });
+          send(pane, "say it");
+          await pane.waitFor("delta-echo-foxtrot");
+          dragAcross(pane, "delta-echo-foxtrot");
+          await pane.waitFor("Copied!");
+          expect(readFileSync(clip, "utf8")).toBe("delta-echo-foxtrot");
+          expect(await pasteBuffer(pane, 500)).toBe("");
+        },
+        { args: FULLSCREEN, width: 80, height: 24, env: { ...NO_DESKTOP_ENV, DISPLAY: ":99", PATH: `${bin}:${process.env.PATH}` } },
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("fullscreenCopyOnSelect false: a drag selects but copies nothing", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Leave golf-hotel-india alone." }] });
+        send(pane, "say it");
+        await pane.waitFor("golf-hotel-india");
+        dragAcross(pane, "golf-hotel-india");
+        await pane.waitFor((screen) => /\x1b\[[0-9;]*7m[^\n]*golf/.test(pane.screen({ escapes: true })) || screen.includes("Copied!"));
+        expect(pane.screen()).not.toContain("Copied!");
+        expect(await pasteBuffer(pane, 500)).toBe("");
+      },
+      {
+        args: FULLSCREEN,
+        width: 80,
+        height: 24,
+        env: NO_DESKTOP_ENV,
+        before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenCopyOnSelect: false })),
       },
     );
   }, 60_000);

@@ -4,11 +4,13 @@
  * and follows new output, and the rest (queue, working line, widgets, editor,
  * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
- * following, reaching the end again resumes it. The renderer leaves the
+ * following, reaching the end again resumes it. Dragging the mouse selects
+ * transcript text, copied on release (copy-text.ts). The renderer leaves the
  * alternate screen, mouse reporting and the hidden cursor on every stop.
  */
 import type { Component, TUI, Terminal } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../../extensions/tui-helpers.ts";
+import { copyText } from "../copy-text.ts";
 import type { UiTheme } from "../theme.ts";
 import type { FullscreenOptions } from "./tui-mode.ts";
 
@@ -21,6 +23,11 @@ export function createFullscreenTui(terminal: Terminal, options: FullscreenOptio
     mouse: true,
     wheelScrollLines: options.wheelScrollLines,
     copyOnSelect: options.copyOnSelect,
+    // The desktop's clipboard program and/or OSC 52 (copy-text.ts); pi-tui flashes "Copied!" or the reason.
+    copySelection: async (text) => {
+      const outcome = await copyText(text, { writeTerminal: (sequence) => terminal.write(sequence) });
+      return outcome.ok ? true : outcome.reason;
+    },
     scrollToEndIndicator: () => theme().fg("accent", " ↓ more below (Ctrl+End) "),
   });
 }
