@@ -140,6 +140,11 @@ describe("built-in commands", () => {
       }
       // The raw markdown, as the model wrote it.
       expect(buffer).toBe("Copy **me**, über alles.");
+      // Ctrl+X (app.message.copy) does the same with no selection on screen.
+      pane.tmux(["delete-buffer"]);
+      pane.keys("C-x");
+      await pane.waitFor((screen) => screen.split("Copied the last answer").length === 3);
+      expect(pane.tmux(["show-buffer"])).toBe("Copy **me**, über alles.");
     }, { env: NO_DESKTOP_ENV });
   });
 

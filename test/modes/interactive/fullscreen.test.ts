@@ -264,7 +264,7 @@ describe("fullscreen terminal UI", () => {
     }
   }, 60_000);
 
-  test("fullscreenCopyOnSelect false: a drag selects but copies nothing", async () => {
+  test("fullscreenCopyOnSelect false: a drag selects but copies nothing; Ctrl+X copies the selection", async () => {
     await withPane(
       async ({ fake, pane }) => {
         pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
@@ -275,6 +275,10 @@ describe("fullscreen terminal UI", () => {
         await pane.waitFor((screen) => /\x1b\[[0-9;]*7m[^\n]*golf/.test(pane.screen({ escapes: true })) || screen.includes("Copied!"));
         expect(pane.screen()).not.toContain("Copied!");
         expect(await pasteBuffer(pane, 500)).toBe("");
+        // Ctrl+X (app.message.copy) copies the selection, not the whole answer.
+        pane.keys("C-x");
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("golf-hotel-india");
       },
       {
         args: FULLSCREEN,
