@@ -172,6 +172,31 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test("Ctrl+Shift+F searches the transcript: the view goes to each match, Escape closes the search", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        const lines = Array.from({ length: 60 }, (_, i) => (i === 4 ? "needle-one" : i === 30 ? "needle-two" : `line-${i + 1}`));
+        fake.server.enqueue({ content: [{ type: "text", text: lines.join("\n\n") }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        expect(pane.screen()).not.toContain("needle");
+        // Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u).
+        pane.type("\x1b[102;6u");
+        pane.type("needle");
+        // The view goes to the first match; Enter goes on to the next one.
+        await pane.waitFor((screen) => /1\/2/.test(screen) && /^ needle-one\b/m.test(screen) && !/^ needle-two\b/m.test(screen));
+        pane.keys("Enter");
+        await pane.waitFor((screen) => /2\/2/.test(screen) && /^ needle-two\b/m.test(screen) && !/^ needle-one\b/m.test(screen));
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !/\d\/2/.test(screen));
+        // The editor has the keys again.
+        pane.type("typed after");
+        await pane.waitFor("typed after");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
   test("the mouse wheel scrolls by fullscreenWheelScrollLines", async () => {
     await withPane(
       async ({ fake, pane }) => {
