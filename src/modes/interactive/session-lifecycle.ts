@@ -4,7 +4,8 @@
  * closed at exit (session_shutdown, then its MCP servers); and replaced when /resume
  * picks a session recorded in another folder. Such a session runs where it was
  * recorded, as in pi 1.6.0: its tools, AGENTS.md, project settings and extensions are
- * that project's, and a project that needs trust asks for it as at start. The old
+ * that project's, and a project that needs trust asks for it as at start (the command
+ * line's --trust-project named the first folder, not this one). The old
  * session's extensions get session_shutdown (reason "resume") first; if the new one
  * cannot open, they start again and the old session goes on. When the recorded folder
  * is gone the person chooses, as in pi: continue here (asked again next time), fork
@@ -33,7 +34,9 @@ export interface SessionOwner extends App {
 
 export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtensionUI, hostApi: () => Promise<Record<string, unknown>>): OpenSession {
   return (sessions) =>
-    createSessionFromArgs(args, {
+    // --trust-project / --no-trust-project spoke of the folder xcsh was started in: another
+    // project's trust is its remembered decision, the setting, or the question.
+    createSessionFromArgs(sessions ? { ...args, trustProject: undefined } : args, {
       requireApiKey: false,
       openWithoutAnyKey: true,
       quietLoadWarnings: true,

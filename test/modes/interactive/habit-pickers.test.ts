@@ -5,7 +5,7 @@
  * and filters in the tree (and the treeFilterMode setting).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runXcsh } from "../../support/cli.ts";
@@ -119,6 +119,38 @@ describe("/resume", () => {
           expect(request).toContain("ELSEWHERE-RULES");
         },
         {
+          before: async (fake) => {
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("--trust-project named the first folder: resuming into a project that ships code asks for that project's trust", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    mkdirSync(join(elsewhere, ".xcsh", "extensions"), { recursive: true });
+    writeFileSync(join(elsewhere, ".xcsh", "extensions", "hello.ts"), `export default function (pi) { pi.on("session_start", (_event, ctx) => ctx.ui.notify("ELSEWHERE-EXTENSION-RAN", "info")); }\n`);
+    try {
+      await withPane(
+        async ({ pane }) => {
+          send(pane, "/resume");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("Enter");
+          const question = await pane.waitFor("Trust this project?");
+          expect(question.replace(/\s+/g, "")).toContain(elsewhere.split("/").at(-1)!);
+          pane.type("n");
+          await pane.waitFor((screen) => !screen.includes("Trust this project?"));
+          await pane.waitFor("where it was recorded");
+          await Bun.sleep(300);
+          expect(pane.screen()).not.toContain("ELSEWHERE-EXTENSION-RAN");
+        },
+        {
+          args: ["--trust-project"],
           before: async (fake) => {
             fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
             const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
