@@ -5,7 +5,7 @@
  * and a terminal given back as it was on every way out.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
@@ -313,6 +313,39 @@ describe("fullscreen terminal UI", () => {
         before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenCopyOnSelect: false })),
       },
     );
+  }, 60_000);
+
+  test("a click on a web link opens it with the desktop's opener; other schemes are refused with a reason", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "xcsh-bin-"));
+    const opened = join(bin, "opened.txt");
+    try {
+      // A stand-in xdg-open that notes what it was asked to open.
+      writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" >> '${opened}'\n`, { mode: 0o755 });
+      await withPane(
+        async ({ fake, pane }) => {
+          fake.server.enqueue({ content: [{ type: "text", text: "Read [the-docs](https://example.com/docs?a=1&b=2) or [a-file](file:///etc/hostname)." }] });
+          send(pane, "links please");
+          await pane.waitFor("the-docs");
+          const click = (text: string) => {
+            const lines = visibleLines(pane.screen());
+            const row = lines.findIndex((line) => line.includes(text));
+            const x = lines[row]!.indexOf(text) + 2;
+            pane.type(`\x1b[<0;${x};${row + 1}M\x1b[<0;${x};${row + 1}m`);
+          };
+          click("the-docs");
+          const deadline = Date.now() + 10_000;
+          while (Date.now() < deadline && !existsSync(opened)) await Bun.sleep(50);
+          expect(readFileSync(opened, "utf8")).toBe("https://example.com/docs?a=1&b=2\n");
+          click("a-file");
+          await pane.waitFor("Only web and mail links are opened");
+          expect(readFileSync(opened, "utf8")).toBe("https://example.com/docs?a=1&b=2\n");
+        },
+        // PI_HYPERLINKS=1: links as OSC 8 (tmux's detached pane would not say it forwards them).
+        { args: FULLSCREEN, width: 80, height: 24, env: { PI_HYPERLINKS: "1", PATH: `${bin}:${process.env.PATH}` } },
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   }, 60_000);
 
   test("--tui-mode takes fullscreen or regular; anything else is a usage error", () => {

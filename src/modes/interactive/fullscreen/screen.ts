@@ -5,7 +5,8 @@
  * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
  * following, reaching the end again resumes it. Dragging the mouse selects
- * transcript text, copied on release (copy-text.ts). The renderer leaves the
+ * transcript text, copied on release (copy-text.ts); a click on a link opens
+ * it (open-link.ts). The renderer leaves the
  * alternate screen, mouse reporting and the hidden cursor on every stop.
  */
 import type { Component, TUI, Terminal } from "@earendil-works/pi-tui";
@@ -19,7 +20,7 @@ export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1
 
 export function createFullscreenTui(terminal: Terminal, options: FullscreenOptions, theme: () => UiTheme): TUI {
   const { TuiAltScreen } = loadPiTui();
-  return new TuiAltScreen(terminal, false, undefined, {
+  const tui = new TuiAltScreen(terminal, false, undefined, {
     mouse: true,
     wheelScrollLines: options.wheelScrollLines,
     copyOnSelect: options.copyOnSelect,
@@ -29,7 +30,15 @@ export function createFullscreenTui(terminal: Terminal, options: FullscreenOptio
       return outcome.ok ? true : outcome.reason;
     },
     scrollToEndIndicator: () => theme().fg("accent", " ↓ more below (Ctrl+End) "),
+    // A click on a link (the terminal cannot: the mouse is ours); loaded on the first click.
+    openUrl: (url) =>
+      void import("./open-link.ts")
+        .then(({ openLink }) => openLink(url))
+        .then((outcome) => {
+          if (!outcome.ok) tui.flash(outcome.reason);
+        }),
   });
+  return tui;
 }
 
 /** Puts the transcript parts in the scrolled area and the fixed parts under it. */
