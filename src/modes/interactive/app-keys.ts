@@ -4,10 +4,11 @@
  * handlers that touch its own state (abort, clear, the toggles); the ones
  * here work through the App: model cycling (Ctrl+P, Shift+Ctrl+P) through the
  * session's cycle within /scoped-models or `enabledModels`, the external
- * editor (Ctrl+G), suspending (Ctrl+Z), and the session commands pi lets a
+ * editor (Ctrl+G), suspending (Ctrl+Z), copying (Ctrl+X), and the session commands pi lets a
  * person bind (`app.session.new`, `.tree`, `.fork`, `.resume`). The order is
  * the order keys are tried in: where two actions share a key, the first wins.
  */
+import type { TUI } from "@earendil-works/pi-tui";
 import type { App } from "./app.ts";
 import { modelKey, modelsInScope } from "./model-scope.ts";
 import type { AppAction } from "./prompt-editor.ts";
@@ -43,6 +44,7 @@ export function appActions(app: App, shell: ShellKeys): AppAction[] {
     { id: "app.thinking.cycle", run: shell.cycleThinking },
     { id: "app.clipboard.pasteImage", run: shell.pasteImage },
     { id: "app.message.dequeue", run: shell.dequeue },
+    { id: "app.message.copy", run: () => void copyKeyed(app) },
     { id: "app.session.new", run: command("/new") },
     { id: "app.session.tree", run: command("/tree") },
     { id: "app.session.fork", run: command("/fork") },
@@ -81,4 +83,20 @@ async function editExternally(app: App): Promise<void> {
   if (!outcome.ok) return app.say(`✗ ${outcome.reason}`, "", "error");
   editor.setText(outcome.text);
   app.surface.tui.requestRender();
+}
+
+/** The fullscreen renderer's selection (pi-tui's TuiAltScreen); absent inline. */
+type SelectingTui = TUI & { hasActiveSelection?(): boolean; getCopyOnSelect?(): boolean; copyActiveSelectionToClipboard?(): Promise<boolean> };
+
+/**
+ * Ctrl+X, as in pi 1.x: the mouse selection when letting go of the button did not copy it
+ * (fullscreenCopyOnSelect false), else the last answer (/copy).
+ */
+async function copyKeyed(app: App): Promise<void> {
+  const tui = app.surface.tui as SelectingTui;
+  if (tui.getCopyOnSelect?.() === false && tui.hasActiveSelection?.()) {
+    await tui.copyActiveSelectionToClipboard?.();
+    return;
+  }
+  await app.runCommand("/copy");
 }

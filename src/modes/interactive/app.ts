@@ -20,6 +20,7 @@ export interface App {
   readonly surface: Surface;
   /** The editor on screen (an extension may have replaced the built-in one). */
   readonly editor: EditorLike;
+  /** The folder the session works in (a resumed session's recorded one). */
   readonly cwd: string;
   readonly version: string;
   /** The keys by action id (defaults and keybindings.json). */
@@ -39,6 +40,11 @@ export interface App {
   /** A line in the conversation. */
   say(label: string, detail?: string, color?: string): void;
   exit(code?: number): void;
+  /**
+   * Resumes the session file `path`, recorded in another folder, there: a new session of
+   * that project replaces this one (session-lifecycle.ts); a folder that is gone is asked about.
+   */
+  resumeElsewhere(path: string, recordedCwd: string): Promise<void>;
 }
 
 export interface BuiltinCommand {

@@ -29,18 +29,22 @@ export class ProjectCompletion implements AutocompleteProvider {
   private walked: string[] | undefined;
   private inner: AutocompleteProvider;
 
+  /** The folder walked: the session's, which /resume may move to another project's. */
+  private walkedCwd: string | undefined;
+
   constructor(
-    private readonly cwd: string,
+    private readonly folder: () => string,
     private readonly commands: () => SlashCommand[],
     private readonly mcpResources: () => McpResourceItem[] = () => [],
   ) {
     const { CombinedAutocompleteProvider } = loadPiTui();
-    // Built lazily per request: extension commands can change after /reload.
-    let built: { list: SlashCommand[]; provider: AutocompleteProvider } | undefined;
+    // Built lazily per request: extension commands can change after /reload, the folder after /resume.
+    let built: { list: SlashCommand[]; cwd: string; provider: AutocompleteProvider } | undefined;
     const provider = (): AutocompleteProvider => {
       const list = commands();
-      if (!built || built.list.length !== list.length || built.list.some((c, i) => c.name !== list[i]!.name || !c.getArgumentCompletions !== !list[i]!.getArgumentCompletions)) {
-        built = { list, provider: new CombinedAutocompleteProvider(list, cwd, null) };
+      const cwd = folder();
+      if (!built || built.cwd !== cwd || built.list.length !== list.length || built.list.some((c, i) => c.name !== list[i]!.name || !c.getArgumentCompletions !== !list[i]!.getArgumentCompletions)) {
+        built = { list, cwd, provider: new CombinedAutocompleteProvider(list, cwd, null) };
       }
       return built.provider;
     };
@@ -53,17 +57,23 @@ export class ProjectCompletion implements AutocompleteProvider {
 
   /** Every file of the project, relative, walked once in the background. */
   private projectFiles(): Promise<string[]> {
+    const cwd = this.folder();
+    if (this.walkedCwd !== cwd) {
+      this.walkedCwd = cwd;
+      this.files = undefined;
+      this.walked = undefined;
+    }
     this.files ??= (async () => {
       const paths: string[] = [];
       try {
-        await walkDirectory(this.cwd, (entry) => {
+        await walkDirectory(cwd, (entry) => {
           paths.push(entry.isDirectory ? `${entry.path}/` : entry.path);
           if (paths.length >= MAX_FILES) return STOP_WALK;
         });
       } catch {
         // An unreadable folder leaves the list as far as it got.
       }
-      this.walked = paths;
+      if (this.walkedCwd === cwd) this.walked = paths;
       return paths;
     })();
     return this.files;

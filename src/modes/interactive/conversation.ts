@@ -19,7 +19,8 @@ import { ToolLine, type ToolRenderers } from "./tool-lines.ts";
 
 export interface ConversationOptions extends ViewContext {
   tui: TUI;
-  cwd: string;
+  /** The folder tool paths are shown relative to: the session's, read when a line is made. */
+  cwd: () => string;
   /** An extension tool's renderCall/renderResult. */
   toolRenderers: (toolName: string) => ToolRenderers | undefined;
   /** An extension's registerMessageRenderer for a custom message type. */
@@ -114,7 +115,7 @@ export class ConversationView {
     if (!line) {
       line = new ToolLine(id, name, args, {
         theme: this.options.theme,
-        cwd: this.options.cwd,
+        cwd: this.options.cwd(),
         expanded: this.options.expanded,
         renderers: this.options.toolRenderers(name),
       });
@@ -149,7 +150,7 @@ export class ConversationView {
         return;
       }
       case "bashExecution": {
-        const line = new ToolLine(`bash-${message.timestamp}`, "bash", { command: message.command }, { theme: this.options.theme, cwd: this.options.cwd, expanded: this.options.expanded });
+        const line = new ToolLine(`bash-${message.timestamp}`, "bash", { command: message.command }, { theme: this.options.theme, cwd: this.options.cwd(), expanded: this.options.expanded });
         const status = message.cancelled ? "\n(cancelled)" : message.exitCode ? `\n(exit code ${message.exitCode})` : "";
         line.finish({ content: [{ type: "text", text: message.output + status }] }, message.cancelled || (message.exitCode ?? 0) !== 0);
         this.add(line);

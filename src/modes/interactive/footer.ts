@@ -71,14 +71,16 @@ export class Footer implements Component {
 
   constructor(
     private session: AgentSession | undefined,
-    private readonly cwd: string,
+    private cwd: string,
     private readonly theme: () => UiTheme,
   ) {
     this.branch = gitBranch(cwd);
   }
 
+  /** The folder shown becomes the session's (a resumed one runs where it was recorded). */
   setSession(session: AgentSession): void {
     this.session = session;
+    this.cwd = session.cwd;
     this.refresh();
   }
 

@@ -1,7 +1,8 @@
 /**
  * `xcsh` on a terminal: the interactive session on pi-tui. The shell ties the
  * pieces together: the layout (layout.ts), the conversation, the editor place
- * (editor-host.ts), the footer, the built-in commands and the extension UI.
+ * (editor-host.ts), header and footer, the built-in commands, the extension UI
+ * (surface.ts) and the session's opening, closing and replacement (session-lifecycle.ts).
  * The first frame (header and a live editor) is drawn before the session, the
  * model registry or any extension is loaded; prompts typed meanwhile wait for
  * the session. Keys: Enter sends (steers while the agent works), Alt+Enter
@@ -9,23 +10,20 @@
  * messages back to the editor (twice on an empty idle editor: /tree), Ctrl+C
  * clears and twice exits, Ctrl+D on an empty editor exits; the others are in
  * app-keys.ts, and keybindings.json can move any of them (keymap.ts). Every
- * way out restores the terminal (terminal-restore.ts). The screen is inline or
- * fullscreen (fullscreen/: the alternate screen, the editor fixed at the
- * bottom), by --tui-mode or tuiMode; the components are the same in both.
+ * way out restores the terminal (terminal-restore.ts). The screen is fullscreen
+ * (fullscreen/: the alternate screen, the editor fixed at the bottom; the default)
+ * or inline, by --tui-mode or tuiMode; the components are the same in both.
  * Both report the program status (OSC 7501, program-status.ts).
  */
 import { printResumeHint } from "./resume-hint.ts";
-import type { KeybindingsManager, Text, TUI } from "@earendil-works/pi-tui";
+import type { Component, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
 import type { RunOptions } from "../../core/run-options.ts";
 import { VERSION } from "../../cli/version.ts";
 import type { ImageContent } from "../../ai/types.ts";
 import type { AgentSession } from "../../core/agent-session.ts";
 import type { ExtensionSystem } from "../../core/extension-system.ts";
 import { loadPiTui, useHelperTheme } from "../../extensions/tui-helpers.ts";
-import type { NotifyType } from "../../extensions/ui-types.ts";
-import { createSessionFromArgs } from "../session-from-args.ts";
 import { initialPrompts, readFileArguments } from "../initial-prompts.ts";
-import type { App } from "./app.ts";
 import { appActions } from "./app-keys.ts";
 import { Attachments } from "./attachments.ts";
 import { BUILTIN_COMMANDS, matchBuiltin, unknownCommand } from "./commands/index.ts";
@@ -35,7 +33,8 @@ import { ConversationView } from "./conversation.ts";
 import { EditorHost, type EditorLike } from "./editor-host.ts";
 import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers, transformMarkdown } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
-import { Footer, shortenHome } from "./footer.ts";
+import { Footer } from "./footer.ts";
+import { SessionHeader } from "./header.ts";
 import { loadKeymap } from "./keymap.ts";
 import { Layout } from "./layout.ts";
 import { clampScreen } from "./safe-render.ts";
@@ -48,19 +47,22 @@ import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
 import { runBashLine } from "./bash-line.ts";
 import { InterruptKeys } from "./interrupt-keys.ts";
+import { createSurface, type SurfaceHost } from "./surface.ts";
+import { closeSession, resumeRecordedElsewhere, sessionOpener, showLoadWarnings, type OpenSession, type SessionOwner } from "./session-lifecycle.ts";
 
-class InteractiveApp implements App {
+class InteractiveApp implements SessionOwner, SurfaceHost {
   session!: AgentSession;
   extensions: ExtensionSystem | undefined;
   readonly tui: TUI;
   private readonly tuiChoice: TuiChoice;
-  private readonly programStatus: ProgramStatusReporter;
+  readonly programStatus: ProgramStatusReporter;
   readonly conversation: ConversationView;
   readonly footer: Footer;
   readonly layout: Layout;
   readonly editors: EditorHost;
   readonly surface: Surface;
-  readonly cwd = process.cwd();
+  /** Where xcsh was started: the folder until the session says its own (a resumed session's recorded one). */
+  private readonly launchCwd = process.cwd();
   readonly version = VERSION;
   keymap: KeybindingsManager;
   modelScope: string[] | undefined;
@@ -69,13 +71,14 @@ class InteractiveApp implements App {
   readonly themes: ThemeController;
   private readonly theme: UiTheme;
   private thinkingShown = false;
-  /** settings' quietStartup: no header of ours once the session is there (pi's quiet start). */
-  private quietHeader = false;
   /** --verbose: the header despite quietStartup (pi), and raw provider error bodies. */
   private readonly verbose: boolean;
-  private toolsExpanded = false;
-  private hiddenThinkingLabel = "Thinking…";
-  private readonly defaultHeader: Text;
+  toolsExpanded = false;
+  hiddenThinkingLabel = "Thinking…";
+  private readonly header: SessionHeader;
+  readonly defaultHeader: Component;
+  /** Opens a session of another folder (/resume); set once the first session is being opened. */
+  openSession: OpenSession | undefined;
   private readonly interrupts = new InterruptKeys({
     session: () => this.session as AgentSession | undefined,
     draft: () => this.editor.getText(),
@@ -96,16 +99,16 @@ class InteractiveApp implements App {
   private exitResolve!: (code: number) => void;
   readonly exited: Promise<number>;
   private exiting = false;
-  private readonly inputListeners = new Set<(data: string) => unknown>();
+  readonly inputListeners = new Set<(data: string) => unknown>();
 
   constructor(args: RunOptions) {
     this.verbose = args.verbose === true;
-    const { ProcessTerminal, TuiMainScreen, Text, getCapabilities } = loadPiTui();
-    this.themes = ThemeController.forTerminal(args, this.cwd, getCapabilities().trueColor, () => this.themeChanged());
+    const { ProcessTerminal, TuiMainScreen, getCapabilities } = loadPiTui();
+    this.themes = ThemeController.forTerminal(args, this.launchCwd, getCapabilities().trueColor, () => this.themeChanged());
     this.theme = this.themes.theme;
     useHelperTheme(this.theme);
     ({ manager: this.keymap, warnings: this.keymapWarnings } = loadKeymap());
-    this.tuiChoice = chooseTuiMode(args.tuiMode, this.cwd);
+    this.tuiChoice = chooseTuiMode(args.tuiMode, this.launchCwd);
     adoptProgramStatusSwitch();
     this.tui =
       this.tuiChoice.mode === "fullscreen"
@@ -117,7 +120,7 @@ class InteractiveApp implements App {
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
     this.conversation = new ConversationView({
       tui: this.tui,
-      cwd: this.cwd,
+      cwd: () => this.cwd,
       theme: () => this.theme,
       thinkingShown: () => this.thinkingShown,
       expanded: () => this.toolsExpanded,
@@ -135,15 +138,17 @@ class InteractiveApp implements App {
       this.conversation.root,
       fullscreen && ((transcript, fixed) => mountFullscreen(this.tui, transcript, fixed, fullscreen, () => this.theme)),
     );
-    this.defaultHeader = new Text("", 1, 0);
+    this.header = new SessionHeader({ tui: this.tui, theme: () => this.theme, version: this.version, cwd: () => this.cwd, session: () => this.session as AgentSession | undefined });
+    this.defaultHeader = this.header.component;
     this.footer = new Footer(undefined, this.cwd, () => this.theme);
     this.editors = new EditorHost({
       tui: this.tui,
       layout: this.layout,
       theme: () => this.theme,
-      cwd: this.cwd,
+      // Prompt history is the launch folder's for the whole run, even after /resume moves elsewhere.
+      cwd: this.launchCwd,
       submit: (text) => void this.submit(text),
-      completion: new ProjectCompletion(this.cwd, () => this.slashCommands(), () => this.session?.mcp?.resources() ?? []),
+      completion: new ProjectCompletion(() => this.cwd, () => this.slashCommands(), () => this.session?.mcp?.resources() ?? []),
       report: (what, error) => this.say(`✗ Extension ${what} failed`, (error as Error)?.message ?? String(error), "error"),
       keys: {
         shortcut: (data) => runShortcut(this.extensions, data),
@@ -161,18 +166,21 @@ class InteractiveApp implements App {
         }),
       },
     });
+    const app = this;
     this.attachments = new Attachments({
-      cwd: this.cwd,
+      get cwd() {
+        return app.cwd;
+      },
       session: () => this.session as AgentSession | undefined,
       editor: () => this.editor,
       insert: (text) => this.editors.insert(text),
       say: (label, detail, color) => this.say(label, detail, color),
       requestRender: () => this.tui.requestRender(),
     });
-    this.surface = this.createSurface();
+    this.surface = createSurface(this);
     this.layout.put(this.layout.header, this.defaultHeader);
     this.layout.put(this.layout.footer, this.footer);
-    this.updateHeader();
+    this.header.update();
     this.tui.addInputListener((data) => {
       for (const listener of this.inputListeners) {
         const result = listener(data) as { consume?: boolean; data?: string } | undefined;
@@ -185,6 +193,11 @@ class InteractiveApp implements App {
 
   get editor(): EditorLike {
     return this.editors.active;
+  }
+
+  /** The folder the session works in (tools, @files, the footer). */
+  get cwd(): string {
+    return (this.session as AgentSession | undefined)?.cwd ?? this.launchCwd;
   }
 
   // --- start and stop ------------------------------------------------------------
@@ -210,7 +223,7 @@ class InteractiveApp implements App {
     // pi's display settings: hideThinkingBlock false shows thinking in full (folded is xcsh's
     // default, and what true asks); quietStartup drops the header (the footer names the model).
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
-    this.quietHeader = session.settings.quietStartup === true && !this.verbose;
+    this.header.quiet = session.settings.quietStartup === true && !this.verbose;
     this.footer.setSession(session);
     this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
@@ -247,6 +260,10 @@ class InteractiveApp implements App {
     this.markReady();
   }
 
+  resumeElsewhere(path: string, recordedCwd: string): Promise<void> {
+    return resumeRecordedElsewhere(this, this.openSession!, path, recordedCwd);
+  }
+
   exit(code = 0): void {
     if (this.exiting) return;
     this.exiting = true;
@@ -262,7 +279,7 @@ class InteractiveApp implements App {
   // --- drawing ---------------------------------------------------------------------
 
   refreshHeader(): void {
-    this.updateHeader();
+    this.header.update();
     this.footer.refresh();
   }
 
@@ -287,28 +304,9 @@ class InteractiveApp implements App {
     for (const warning of this.themes.takeWarnings()) this.say(`! ${warning}`, "", "warning");
   }
 
-  private updateHeader(): void {
-    if (this.quietHeader) {
-      this.defaultHeader.setText("");
-      this.tui.requestRender();
-      return;
-    }
-    const theme = this.theme;
-    const session = this.session as AgentSession | undefined;
-    const parts = [theme.bold(theme.fg("accent", `xcsh ${this.version}`))];
-    if (session) {
-      parts.push(theme.fg("muted", `${session.model.provider}/${session.model.id}`));
-    } else parts.push(theme.fg("dim", "starting…"));
-    parts.push(theme.fg("dim", shortenHome(this.cwd)));
-    if (session?.sessionName) parts.push(theme.fg("muted", session.sessionName));
-    const hint = theme.fg("dim", "/ commands · @ files · ! shell · esc abort · ctrl+c twice to exit · /hotkeys");
-    this.defaultHeader.setText(`${parts.join(theme.fg("dim", " · "))}\n${hint}`);
-    this.tui.requestRender();
-  }
-
   redraw(): void {
     this.conversation.rebuild(this.session.sessionManager.buildDisplayItems());
-    this.updateHeader();
+    this.header.update();
     this.footer.refresh();
     this.showPending([], []);
     this.tui.requestRender();
@@ -323,7 +321,7 @@ class InteractiveApp implements App {
     this.footer.invalidate();
   }
 
-  private setToolsExpanded(expanded: boolean): void {
+  setToolsExpanded(expanded: boolean): void {
     this.toolsExpanded = expanded;
     this.conversation.root.invalidate();
     this.tui.requestRender();
@@ -347,7 +345,7 @@ class InteractiveApp implements App {
   private themeChanged(): void {
     if (!this.editors) return; // the first choice, made while the screen is being built
     this.editors.themeChanged();
-    this.updateHeader();
+    this.header.update();
     this.tui.invalidate();
     this.tui.requestRender(true);
   }
@@ -368,7 +366,7 @@ class InteractiveApp implements App {
     const text = raw.trim();
     if (!text && this.attachments.count === 0 && images.length === 0) return;
     this.editors.addToHistory(text);
-    appendHistory(this.cwd, text);
+    appendHistory(this.launchCwd, text);
     this.editor.setText("");
     showLatest(this.tui);
     this.tui.requestRender();
@@ -415,57 +413,13 @@ class InteractiveApp implements App {
     } catch (error) {
       this.say(`✗ /${matched.command.name} failed`, (error as Error).message, "error");
     }
-    this.updateHeader();
+    this.header.update();
     this.tui.requestRender();
     return true;
   }
 
-  // --- what extensions may change ------------------------------------------------------
-
-  private createSurface(): Surface {
-    const app = this;
-    const { layout, editors } = this;
-    return {
-      get tui() {
-        return app.tui;
-      },
-      theme: () => app.theme,
-      themes: app.themes,
-      blocked: (title) => app.programStatus.block(title),
-      notify: (message: string, type: NotifyType) => app.say(type === "info" ? message : `${type === "error" ? "✗" : "!"} ${message}`, "", type === "info" ? "accent" : type),
-      setStatus: (key, text) => {
-        app.footer.setStatus(key, text);
-        app.tui.requestRender();
-      },
-      setWidget: (key, component, placement) => layout.setWidget(key, component, placement),
-      setHeader: (component) => layout.put(layout.header, component ?? app.defaultHeader),
-      setFooter: (component) => layout.put(layout.footer, component ?? app.footer),
-      setTitle: (title) => app.tui.terminal.setTitle(title),
-      editorText: () => app.editor.getText(),
-      setEditorText: (text) => {
-        app.editor.setText(text);
-        app.tui.requestRender();
-      },
-      insertIntoEditor: (text) => editors.insert(text),
-      setWorkingMessage: (message) => layout.setWorkingMessage(message),
-      setWorkingVisible: (visible) => layout.setWorkingVisible(visible),
-      setWorkingIndicator: (indicator) => layout.setWorkingIndicator(indicator),
-      setHiddenThinkingLabel: (label) => {
-        app.hiddenThinkingLabel = label ?? "Thinking…";
-        app.conversation.root.invalidate();
-        app.tui.requestRender();
-      },
-      toolsExpanded: () => app.toolsExpanded,
-      setToolsExpanded: (expanded) => app.setToolsExpanded(expanded),
-      replaceEditor: (component) => editors.replaceWith(component),
-      setEditorFactory: (factory) => editors.setFactory(factory),
-      editorFactory: () => editors.factory,
-      addInputListener: (handler) => {
-        app.inputListeners.add(handler);
-        return () => app.inputListeners.delete(handler);
-      },
-      addAutocompleteProvider: (factory) => editors.addAutocompleteProvider(factory),
-    };
+  currentTheme(): UiTheme {
+    return this.theme;
   }
 }
 
@@ -475,25 +429,11 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   const guard = guardTerminal(() => app.stop(), { crashesAreFatal: true, undoOnFailure: app.tui.mode === "fullscreen" ? LEAVE_FULLSCREEN : undefined });
   const restoreConsole = captureConsole((text, level) => app.say(text, "", level === "error" ? "error" : level === "warn" ? "warning" : "muted"));
   app.start();
-  let extensions: ExtensionSystem | undefined;
+  app.openSession = sessionOpener(args, app, ui, hostApi);
   try {
-    const created = await createSessionFromArgs(args, {
-      requireApiKey: false,
-      openWithoutAnyKey: true,
-      quietLoadWarnings: true,
-      extensions: {
-        mode: "tui",
-        ui,
-        hostApi,
-        reportError: (report) => app.say(`✗ Extension ${shortenHome(report.extensionPath)} failed (${report.event})`, report.error, "error"),
-        notice: (line) => app.say(line, "", "warning"),
-        onShutdownRequested: () => app.exit(0),
-        onCustomEntry: (entry) => app.conversation.addCustomEntry(entry),
-      },
-    });
-    extensions = created.extensions;
-    app.attach(created.session, extensions);
-    for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
+    const created = await app.openSession();
+    app.attach(created.session, created.extensions);
+    showLoadWarnings(app, created);
     app.showKeymapWarnings();
     if (created.setup.noKeyHint) app.say(`! ${created.setup.noKeyHint}`, "", "warning");
     // The command line's prompts, one after another (the @files' text and images with the first).
@@ -514,9 +454,8 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   }
   const code = await app.exited;
   try {
-    if (app.session.isStreaming) await app.session.abort();
-    await extensions?.shutdown();
-    await app.session.mcp?.close();
+    // The session shown now: /resume may have replaced the first one.
+    await closeSession(app.session, app.extensions);
     // Key-release events still in flight must not reach the shell.
     await app.tui.terminal.drainInput(300, 50).catch(() => undefined);
   } finally {

@@ -53,6 +53,7 @@ export const APP_ACTIONS: Readonly<Record<string, ActionDefinition>> = {
   "app.tools.expand": editor(["ctrl+o"], "expand tool output (again: fold it)"),
   "app.message.followUp": editor(["alt+enter"], "queue a follow-up while the agent works"),
   "app.message.dequeue": editor(["alt+up"], "take queued messages back into the editor"),
+  "app.message.copy": editor(["ctrl+x"], "copy the mouse selection (fullscreen, fullscreenCopyOnSelect false), else the last answer"),
   "app.session.new": editor([], "start a new session (/new)"),
   "app.session.tree": editor([], "open the session tree (/tree)"),
   "app.session.fork": editor([], "fork from an earlier message (/fork)"),
@@ -85,7 +86,6 @@ export const APP_ACTIONS: Readonly<Record<string, ActionDefinition>> = {
 /** Ids pi 0.87.1 has that xcsh accepts in the file but has no feature for (yet). */
 const PI_ONLY_ACTIONS = [
   "app.thinking.save",
-  "app.message.copy",
   "app.tree.foldOrUp",
   "app.tree.unfoldOrDown",
   "app.tree.toggleLabelTimestamp",

@@ -67,6 +67,15 @@ export class Picker implements Component, Focusable {
     if (this.question?.kind === "text") this.question.input.focused = value;
   }
 
+  /**
+   * Fullscreen: while the picker has the keyboard, PageUp/PageDown and the prompt jumps are
+   * its own (they move the selection), not the transcript's — as pi 1.x's lists do.
+   * A line of text being typed (a new name) leaves them to the transcript.
+   */
+  get capturesViewportInput(): boolean {
+    return this.question?.kind !== "text";
+  }
+
   get query(): string {
     return this.search.getValue();
   }

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordedRequest } from "../../support/fake-llm/server.ts";
-import { send, withExtension, withPane, type Fixture } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, withExtension, withPane, type Fixture } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** Two questions answered, so there is something to compact, fork or export. */
@@ -119,28 +119,36 @@ describe("built-in commands", () => {
   });
 
   test("/copy puts the last answer on the clipboard through OSC 52 (tmux takes it as a paste buffer)", async () => {
-    await withPane(async (fixture) => {
-      const { fake, pane } = fixture;
-      pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
-      fake.server.enqueue({ content: [{ type: "text", text: "Copy **me**, über alles." }] });
-      send(pane, "say something");
-      await pane.waitFor("Copy me, über alles.");
-      send(pane, "/copy");
-      await pane.waitFor("Copied the last answer");
-      const deadline = Date.now() + 5000;
-      let buffer = "";
-      while (Date.now() < deadline) {
-        try {
-          buffer = pane.tmux(["show-buffer"]);
-        } catch {
-          buffer = "";
+    await withPane(
+      async (fixture) => {
+        const { fake, pane } = fixture;
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Copy **me**, über alles." }] });
+        send(pane, "say something");
+        await pane.waitFor("Copy me, über alles.");
+        send(pane, "/copy");
+        await pane.waitFor("Copied the last answer");
+        const deadline = Date.now() + 5000;
+        let buffer = "";
+        while (Date.now() < deadline) {
+          try {
+            buffer = pane.tmux(["show-buffer"]);
+          } catch {
+            buffer = "";
+          }
+          if (buffer) break;
+          await Bun.sleep(50);
         }
-        if (buffer) break;
-        await Bun.sleep(50);
-      }
-      // The raw markdown, as the model wrote it.
-      expect(buffer).toBe("Copy **me**, über alles.");
-    });
+        // The raw markdown, as the model wrote it.
+        expect(buffer).toBe("Copy **me**, über alles.");
+        // Ctrl+X (app.message.copy) does the same with no selection on screen.
+        pane.tmux(["delete-buffer"]);
+        pane.keys("C-x");
+        await pane.waitFor((screen) => screen.split("Copied the last answer").length === 3);
+        expect(pane.tmux(["show-buffer"])).toBe("Copy **me**, über alles.");
+      },
+      { env: NO_DESKTOP_ENV },
+    );
   });
 
   test("/reload picks up a changed extension", async () => {

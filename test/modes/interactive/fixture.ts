@@ -67,3 +67,11 @@ export function withExtension(source: string, name = "ext.ts"): Pick<PaneSetup, 
 export function visibleLines(screen: string): string[] {
   return screen.split("\n").map((line) => line.trimEnd());
 }
+
+/**
+ * No desktop clipboard and no SSH session, whatever the machine running the tests has: the
+ * terminal's clipboard sequence (OSC 52) is then the only copy route (src/modes/interactive/copy-text.ts).
+ */
+export const NO_DESKTOP_ENV: Record<string, string> = Object.fromEntries(
+  ["DISPLAY", "WAYLAND_DISPLAY", "WSL_DISTRO_NAME", "WSL_INTEROP", "TERMUX_VERSION", "SSH_CONNECTION", "SSH_CLIENT", "MOSH_CONNECTION", "XCSH_CLIPBOARD_OSC52", "PI_CLIPBOARD_OSC52"].map((name) => [name, ""]),
+);

@@ -1,17 +1,17 @@
 /**
- * The fullscreen terminal UI (--tui-mode fullscreen, settings' tuiMode): the
+ * The fullscreen terminal UI (the default; --tui-mode, settings' tuiMode): the
  * alternate screen with the editor fixed on the last lines and the transcript
  * above it, which PageUp/PageDown, Ctrl+Home/End and the mouse wheel scroll;
  * and a terminal given back as it was on every way out.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
 import { readPng } from "../../support/png.ts";
 import { ShellPane } from "./shell-pane.ts";
-import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, visibleLines, withExtension, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 const FULLSCREEN = ["--tui-mode", "fullscreen"];
@@ -137,6 +137,66 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  test("an open list owns PageUp/PageDown: /settings and /model move their selection while the transcript stays put", async () => {
+    const models = Array.from({ length: 30 }, (_, i) => ({ id: `model-${String(i).padStart(2, "0")}` }));
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        // /settings: a list in the editor's place; its count says which row is selected.
+        send(pane, "/settings");
+        await pane.waitFor(/\(1\/\d+\)/);
+        pane.keys("PageDown");
+        const paged = await pane.waitFor((screen) => /\((\d+)\/\d+\)/.exec(screen)?.[1] !== "1");
+        expect(Number(/\((\d+)\/\d+\)/.exec(paged)![1])).toBeGreaterThan(4);
+        // The transcript did not move: no "more below" label.
+        expect(paged).not.toContain("more below");
+        pane.keys("PageUp");
+        await pane.waitFor(/\(1\/\d+\)/);
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !/\(\d+\/\d+\)/.test(screen));
+        // /model: a dialog over the screen; PageDown moves a page down its list.
+        send(pane, "/model");
+        await pane.waitFor("Select a model");
+        pane.keys("PageDown");
+        const moved = await pane.waitFor(/→ fake\/model-(?!00)\d\d/);
+        expect(moved).not.toContain("more below");
+        pane.keys("Enter");
+        await pane.waitFor((screen) => !screen.includes("Select a model") && /fake\/model-(?!00)\d\d\s*$/m.test(screen));
+        // With no list open, PageUp scrolls the transcript again.
+        pane.keys("PageUp");
+        await pane.waitFor("more below");
+      },
+      { args: FULLSCREEN, width: 80, height: 24, models },
+    );
+  }, 60_000);
+
+  test("Ctrl+Shift+F searches the transcript: the view goes to each match, Escape closes the search", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        const lines = Array.from({ length: 60 }, (_, i) => (i === 4 ? "needle-one" : i === 30 ? "needle-two" : `line-${i + 1}`));
+        fake.server.enqueue({ content: [{ type: "text", text: lines.join("\n\n") }] });
+        send(pane, "many");
+        await pane.waitFor(/^ line-60$/m);
+        expect(pane.screen()).not.toContain("needle");
+        // Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u).
+        pane.type("\x1b[102;6u");
+        pane.type("needle");
+        // The view goes to the first match; Enter goes on to the next one.
+        await pane.waitFor((screen) => /1\/2/.test(screen) && /^ needle-one\b/m.test(screen) && !/^ needle-two\b/m.test(screen));
+        pane.keys("Enter");
+        await pane.waitFor((screen) => /2\/2/.test(screen) && /^ needle-two\b/m.test(screen) && !/^ needle-one\b/m.test(screen));
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !/\d\/2/.test(screen));
+        // The editor has the keys again.
+        pane.type("typed after");
+        await pane.waitFor("typed after");
+      },
+      { args: FULLSCREEN, width: 80, height: 24 },
+    );
+  }, 60_000);
+
   test("the mouse wheel scrolls by fullscreenWheelScrollLines", async () => {
     await withPane(
       async ({ fake, pane }) => {
@@ -160,16 +220,192 @@ describe("fullscreen terminal UI", () => {
     );
   }, 60_000);
 
+  /** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
+  async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const buffer = pane.tmux(["show-buffer"]);
+        if (buffer) return buffer;
+      } catch {
+        // no buffer yet
+      }
+      await Bun.sleep(50);
+    }
+    return "";
+  }
+
+  /** Drags the left button across `text` where it is on screen (SGR mouse reports, 1-based), and lets go. */
+  function dragAcross(pane: XcshPane, text: string): void {
+    const lines = visibleLines(pane.screen());
+    const row = lines.findIndex((line) => line.includes(text));
+    expect(row).toBeGreaterThanOrEqual(0);
+    const from = lines[row]!.indexOf(text) + 1;
+    const to = from + text.length - 1;
+    const y = row + 1;
+    pane.type(`\x1b[<0;${from};${y}M`);
+    pane.type(`\x1b[<32;${from + 3};${y}M\x1b[<32;${to};${y}M`);
+    pane.type(`\x1b[<0;${to};${y}m`);
+  }
+
+  test("dragging the mouse selects transcript text; letting go copies it through OSC 52 (tmux takes it as a paste buffer)", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Before it. alpha-bravo-charlie and after." }] });
+        send(pane, "say it");
+        await pane.waitFor("alpha-bravo-charlie");
+        dragAcross(pane, "alpha-bravo-charlie");
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("alpha-bravo-charlie");
+        // The selection stays on screen in reverse video until the next click.
+        expect(pane.screen({ escapes: true })).toMatch(/\x1b\[[0-9;]*7m[^\n]*alpha/);
+      },
+      { args: FULLSCREEN, width: 80, height: 24, env: NO_DESKTOP_ENV },
+    );
+  }, 60_000);
+
+  test("with a desktop (DISPLAY), a selection goes to the clipboard program, and not to the terminal", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "xcsh-bin-"));
+    const clip = join(bin, "clip.txt");
+    try {
+      // A stand-in xclip that keeps what it is given.
+      writeFileSync(join(bin, "xclip"), `#!/bin/sh\ncat > '${clip}'\n`, { mode: 0o755 });
+      await withPane(
+        async ({ fake, pane }) => {
+          pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+          fake.server.enqueue({ content: [{ type: "text", text: "Pick delta-echo-foxtrot from this." }] });
+          send(pane, "say it");
+          await pane.waitFor("delta-echo-foxtrot");
+          dragAcross(pane, "delta-echo-foxtrot");
+          await pane.waitFor("Copied!");
+          expect(readFileSync(clip, "utf8")).toBe("delta-echo-foxtrot");
+          expect(await pasteBuffer(pane, 500)).toBe("");
+        },
+        { args: FULLSCREEN, width: 80, height: 24, env: { ...NO_DESKTOP_ENV, DISPLAY: ":99", PATH: `${bin}:${process.env.PATH}` } },
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("fullscreenCopyOnSelect false: a drag selects but copies nothing; Ctrl+X copies the selection", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Leave golf-hotel-india alone." }] });
+        send(pane, "say it");
+        await pane.waitFor("golf-hotel-india");
+        dragAcross(pane, "golf-hotel-india");
+        await pane.waitFor((screen) => /\x1b\[[0-9;]*7m[^\n]*golf/.test(pane.screen({ escapes: true })) || screen.includes("Copied!"));
+        expect(pane.screen()).not.toContain("Copied!");
+        expect(await pasteBuffer(pane, 500)).toBe("");
+        // Ctrl+X (app.message.copy) copies the selection, not the whole answer.
+        pane.keys("C-x");
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("golf-hotel-india");
+      },
+      {
+        args: FULLSCREEN,
+        width: 80,
+        height: 24,
+        env: NO_DESKTOP_ENV,
+        before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ fullscreenCopyOnSelect: false })),
+      },
+    );
+  }, 60_000);
+
+  test("a click on a web link opens it with the desktop's opener; other schemes are refused with a reason", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "xcsh-bin-"));
+    const opened = join(bin, "opened.txt");
+    try {
+      // A stand-in xdg-open that notes what it was asked to open.
+      writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\necho "$1" >> '${opened}'\n`, { mode: 0o755 });
+      await withPane(
+        async ({ fake, pane }) => {
+          fake.server.enqueue({ content: [{ type: "text", text: "Read [the-docs](https://example.com/docs?a=1&b=2) or [a-file](file:///etc/hostname)." }] });
+          send(pane, "links please");
+          await pane.waitFor("the-docs");
+          const click = (text: string) => {
+            const lines = visibleLines(pane.screen());
+            const row = lines.findIndex((line) => line.includes(text));
+            const x = lines[row]!.indexOf(text) + 2;
+            pane.type(`\x1b[<0;${x};${row + 1}M\x1b[<0;${x};${row + 1}m`);
+          };
+          click("the-docs");
+          const deadline = Date.now() + 10_000;
+          while (Date.now() < deadline && !existsSync(opened)) await Bun.sleep(50);
+          expect(readFileSync(opened, "utf8")).toBe("https://example.com/docs?a=1&b=2\n");
+          click("a-file");
+          await pane.waitFor("Only web and mail links are opened");
+          expect(readFileSync(opened, "utf8")).toBe("https://example.com/docs?a=1&b=2\n");
+        },
+        // PI_HYPERLINKS=1: links as OSC 8 (tmux's detached pane would not say it forwards them).
+        { args: FULLSCREEN, width: 80, height: 24, env: { PI_HYPERLINKS: "1", PATH: `${bin}:${process.env.PATH}` } },
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("--tui-mode takes fullscreen or regular; anything else is a usage error", () => {
     const run = Bun.spawnSync([ensureBinary(), "--tui-mode", "bogus", "--provider", "faux", "-p", "hi"], { stdout: "pipe", stderr: "pipe" });
     expect(run.exitCode).toBe(2);
     expect(run.stderr.toString()).toContain('Unknown TUI mode "bogus" (use fullscreen or regular)');
   });
 
+  test.skipIf(process.platform !== "linux")("fullscreen is the default and hides the shell's screen; regular draws below the shell's output and leaves the conversation in it", async () => {
+    const fake = await makeFakeModelHome([{ id: "m" }]);
+    const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
+    const shell = new ShellPane(fake.home.env, project);
+    // The footer's last line (the command line typed also ends in "fake/m").
+    const footerShown = (screen: string) => /^ctx .*fake\/m\s*$/m.test(screen);
+    const footerShownAfter = (command: string) => (screen: string) => footerShown(screen.slice(screen.lastIndexOf(command)));
+    const altScreen = () => shell.tmux(["display-message", "-p", "-t", "main", "#{alternate_on}"]).trim();
+    try {
+      await shell.waitFor((screen) => screen.includes("shell$"));
+      shell.type("echo shell-said-this");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /^shell-said-this$/m.test(screen));
+      // No flag, no setting: fullscreen, and the shell's output is not on the screen meanwhile.
+      shell.type(`${ensureBinary()} --model fake/m`);
+      shell.keys("Enter");
+      await shell.waitFor(footerShown);
+      expect(altScreen()).toBe("1");
+      expect(shell.screen()).not.toContain("shell-said-this");
+      shell.type("/quit");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()) && screen.includes("shell-said-this"));
+      // Regular: drawn inline under the shell's output, which stays; the conversation stays after quitting.
+      fake.server.enqueue({ content: [{ type: "text", text: "inline-answer" }] });
+      shell.type(`${ensureBinary()} --model fake/m --tui-mode regular`);
+      shell.keys("Enter");
+      // (The fullscreen run printed its screen, footer included, on leaving: look below this command.)
+      await shell.waitFor(footerShownAfter("--tui-mode regular"));
+      expect(altScreen()).toBe("0");
+      expect(shell.screen()).toContain("shell-said-this");
+      shell.type("hello");
+      shell.keys("Enter");
+      await shell.waitFor((screen) => screen.includes("inline-answer"));
+      shell.type("/quit");
+      shell.keys("Enter");
+      const after = await shell.waitFor((screen) => /shell\$\s*$/.test(screen.trimEnd()));
+      expect(after.indexOf("shell-said-this")).toBeLessThan(after.indexOf("inline-answer"));
+    } finally {
+      shell.kill();
+      await fake.cleanup();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("tuiMode in settings picks the layout; --tui-mode regular overrides it", async () => {
     const settings = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "fullscreen" }));
     await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { width: 80, height: 24, before: settings });
     await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { args: ["--tui-mode", "regular"], width: 80, height: 24, before: settings });
+    // The other way round: a setting asks for regular, the flag for fullscreen.
+    const regular = (fake: { home: { agentDir: string } }) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ tuiMode: "regular" }));
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { width: 80, height: 24, before: regular });
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("1"), { args: FULLSCREEN, width: 80, height: 24, before: regular });
   }, 60_000);
 
   /** The pane is back to a normal terminal: main screen, cursor shown, no mouse reporting, modes as before. */

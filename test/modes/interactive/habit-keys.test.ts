@@ -214,14 +214,15 @@ function processState(pid: number): string {
 }
 
 describe("Ctrl+Z", () => {
-  test.skipIf(process.platform !== "linux")("stops xcsh under a shell's job control; fg brings the UI back with the draft, and keys work again", async () => {
+  // Both layouts (fullscreen.test.ts checks the alternate screen is left and entered again).
+  test.skipIf(process.platform !== "linux").each(["fullscreen", "regular"])("%s: stops xcsh under a shell's job control; fg brings the UI back with the draft, and keys work again", async (mode) => {
     const binary = ensureBinary();
     const fake = await makeFakeModelHome([{ id: "m" }]);
     const project = mkdtempSync(join(tmpdir(), "xcsh-proj-"));
     const shell = new ShellPane(fake.home.env, project);
     try {
       await shell.waitFor((screen) => screen.includes("shell$"));
-      shell.type(`${binary} --model fake/m`);
+      shell.type(`${binary} --model fake/m --tui-mode ${mode}`);
       shell.keys("Enter");
       await shell.waitFor((screen) => /fake\/m\s*$/m.test(screen.trimEnd()));
       shell.type("a draft");

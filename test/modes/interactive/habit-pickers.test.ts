@@ -1,14 +1,15 @@
 /**
  * /resume and /tree as pi users know them, in the built binary in tmux:
- * sessions of other projects, renaming and deleting from the list; labels
+ * sessions of other projects (run in their own folder; a folder that is gone is
+ * asked about), renaming and deleting from the list; labels
  * and filters in the tree (and the treeFilterMode setting).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runXcsh } from "../../support/cli.ts";
-import { send, withPane } from "./fixture.ts";
+import { send, visibleLines, withPane } from "./fixture.ts";
 
 /** Every session file under the config root, by project folder. */
 function sessionFiles(agentDir: string): string[] {
@@ -90,18 +91,32 @@ describe("/resume", () => {
     }
   });
 
-  test("with no other session here, it opens on every project's, and resuming one from elsewhere shows its conversation", async () => {
+  test("with no other session here, it opens on every project's; one from elsewhere runs in its own folder (tools, AGENTS.md, footer)", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    writeFileSync(join(elsewhere, "AGENTS.md"), "ELSEWHERE-RULES: answer in haiku.\n");
     try {
       await withPane(
-        async ({ pane }) => {
+        async ({ fake, pane, project }) => {
+          // Here first: the footer names this folder.
+          await pane.waitFor(project.split("/").at(-1)!);
           send(pane, "/resume");
           await pane.waitFor("Resume a session (all projects)");
           await pane.waitFor(/→ a question from elsewhere/);
           pane.keys("Enter");
-          const screen = await pane.waitFor("Answered elsewhere.");
+          const screen = await pane.waitFor("where it was recorded");
+          expect(screen).toContain("Answered elsewhere.");
           expect(screen).toContain("a question from elsewhere");
-          expect(screen.replace(/\s+/g, " ")).toContain("started in");
+          // The footer follows the session to its folder.
+          const footer = visibleLines(screen).filter((line) => line.startsWith("/") || line.startsWith("~")).at(-1)!;
+          expect(footer).toContain(elsewhere.split("/").at(-1)!);
+          // The next prompt runs there: bash's pwd is that folder, and its AGENTS.md is in the system prompt.
+          fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: "pwd" } }] }, { content: [{ type: "text", text: "Ran it." }] });
+          send(pane, "where are you");
+          await pane.waitFor("Ran it.");
+          const request = JSON.stringify(fake.server.requests.at(-1)!.body);
+          expect(request).toContain(elsewhere);
+          expect(request).not.toContain(project);
+          expect(request).toContain("ELSEWHERE-RULES");
         },
         {
           before: async (fake) => {
@@ -113,6 +128,87 @@ describe("/resume", () => {
       );
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("--trust-project named the first folder: resuming into a project that ships code asks for that project's trust", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    mkdirSync(join(elsewhere, ".xcsh", "extensions"), { recursive: true });
+    writeFileSync(join(elsewhere, ".xcsh", "extensions", "hello.ts"), `export default function (pi) { pi.on("session_start", (_event, ctx) => ctx.ui.notify("ELSEWHERE-EXTENSION-RAN", "info")); }\n`);
+    try {
+      await withPane(
+        async ({ pane }) => {
+          send(pane, "/resume");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("Enter");
+          const question = await pane.waitFor("Trust this project?");
+          expect(question.replace(/\s+/g, "")).toContain(elsewhere.split("/").at(-1)!);
+          pane.type("n");
+          await pane.waitFor((screen) => !screen.includes("Trust this project?"));
+          await pane.waitFor("where it was recorded");
+          await Bun.sleep(300);
+          expect(pane.screen()).not.toContain("ELSEWHERE-EXTENSION-RAN");
+        },
+        {
+          args: ["--trust-project"],
+          before: async (fake) => {
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("a session whose folder is gone: it asks — Cancel keeps this session, Fork copies it here and keeps the original", async () => {
+    const gone = mkdtempSync(join(tmpdir(), "xcsh-gone-"));
+    try {
+      await withPane(
+        async ({ fake, pane, project }) => {
+          const original = sessionFiles(fake.home.agentDir).find((file) => readFileSync(file, "utf8").includes("a question from a gone folder"))!;
+          const before = readFileSync(original, "utf8");
+          send(pane, "/resume");
+          await pane.waitFor(/→ a question from a gone folder/);
+          pane.keys("Enter");
+          await pane.waitFor("The session's folder no longer exists");
+          const question = pane.screen();
+          expect(question).toContain(`Continue in ${project}`);
+          expect(question).toContain(`Fork into ${project}`);
+          pane.keys("Escape");
+          await pane.waitFor("Resume cancelled");
+          expect(pane.screen()).not.toContain("Answered in a gone folder.");
+          // Again, and Fork: a new session here with the conversation; the original file is untouched.
+          send(pane, "/resume");
+          await pane.waitFor(/→ a question from a gone folder/);
+          pane.keys("Enter");
+          await pane.waitFor("The session's folder no longer exists");
+          pane.keys("Down");
+          pane.keys("Enter");
+          const screen = await pane.waitFor("Forked into a new session");
+          expect(screen).toContain("Answered in a gone folder.");
+          expect(readFileSync(original, "utf8")).toBe(before);
+          fake.server.enqueue({ content: [{ type: "text", text: "Carrying on." }] });
+          send(pane, "carry on");
+          await pane.waitFor("Carrying on.");
+          const forked = sessionFiles(fake.home.agentDir).filter((file) => file !== original && readFileSync(file, "utf8").includes("carry on"));
+          expect(forked).toHaveLength(1);
+          expect(entries(forked[0]!)[0]).toMatchObject({ type: "session", cwd: project });
+          expect(JSON.stringify(fake.server.requests.at(-1)!.body)).toContain("a question from a gone folder");
+        },
+        {
+          before: async (fake) => {
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered in a gone folder." }] });
+            const result = await runXcsh(["-p", "a question from a gone folder", "--model", "fake/m"], { env: fake.home.env, cwd: gone });
+            expect(result.exitCode).toBe(0);
+            rmSync(gone, { recursive: true, force: true });
+          },
+        },
+      );
+    } finally {
+      rmSync(gone, { recursive: true, force: true });
     }
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { send, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, visibleLines, withPane } from "./fixture.ts";
 
 /** The model the footer's last line names. */
 const footerModel = (screen: string) => /(fake\/\S+)/.exec(screen.trimEnd().split("\n").at(-1) ?? "")?.[1];
@@ -66,6 +66,41 @@ describe("/settings", () => {
       },
       { before: (fake) => fake.home.writeSettings({ quietStartup: true }) },
     );
+  });
+
+  test("tuiMode is saved for the next start, which then draws inline; fullscreenCopyOnSelect applies at once", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        send(pane, "/settings");
+        await pane.waitFor(/→ doubleEscapeAction/);
+        pane.type("tuiMode");
+        await pane.waitFor(/→ tuiMode\s+fullscreen/);
+        pane.keys("Enter");
+        const screen = await pane.waitFor(/→ tuiMode\s+regular/);
+        expect(screen).toContain("tuiMode: regular (from the next start)");
+        expect(settingsOf(fake.home.agentDir).tuiMode).toBe("regular");
+        // Still fullscreen until then.
+        expect(pane.format("#{alternate_on}")).toBe("1");
+        // fullscreenCopyOnSelect off: a drag now selects without copying.
+        for (let i = 0; i < 7; i++) pane.keys("BSpace");
+        pane.type("CopyOnSelect");
+        await pane.waitFor(/→ fullscreenCopyOnSelect\s+true/);
+        pane.keys("Enter");
+        await pane.waitFor(/→ fullscreenCopyOnSelect\s+false/);
+        expect(settingsOf(fake.home.agentDir).fullscreenCopyOnSelect).toBe(false);
+        pane.keys("Escape");
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        const lines = visibleLines(pane.screen());
+        const row = lines.findIndex((line) => /xcsh \d+\.\d+\.\d+/.test(line)) + 1;
+        pane.type(`\x1b[<0;2;${row}M\x1b[<32;8;${row}M\x1b[<0;8;${row}m`);
+        await Bun.sleep(500);
+        expect(pane.screen()).not.toContain("Copied!");
+        expect(() => pane.tmux(["show-buffer"])).toThrow();
+      },
+      { env: NO_DESKTOP_ENV },
+    );
+    // The next start reads it.
+    await withPane(async ({ pane }) => expect(pane.format("#{alternate_on}")).toBe("0"), { before: (fake) => fake.home.writeSettings({ tuiMode: "regular" }) });
   });
 
   test("a settings.json broken after the start is not overwritten; the list says why", async () => {

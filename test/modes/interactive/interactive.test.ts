@@ -190,7 +190,8 @@ describe("interactive mode", () => {
     );
   });
 
-  test("resizing the terminal while an answer streams redraws it at the new width without leftovers", async () => {
+  // Both layouts: the inline renderer redraws what it drew before, the fullscreen one its whole screen.
+  test.each(["fullscreen", "regular"])("%s: resizing the terminal while an answer streams redraws it at the new width without leftovers", async (mode) => {
     await withPane(
       async ({ fake, pane }) => {
         const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
@@ -208,18 +209,23 @@ describe("interactive mode", () => {
         expect(final.match(/END-OF-ANSWER/g)?.length).toBe(1);
         expect(screen).toContain("word59");
       },
-      { width: 120, height: 40 },
+      { args: ["--tui-mode", mode], width: 120, height: 40 },
     );
   });
 
-  test("Ctrl+D exits with code 0 and gives the terminal back as it was (settings and cursor)", async () => {
-    await withPane(async ({ pane }) => {
-      pane.keys("C-d");
-      expect(await pane.waitForExit()).toBe(0);
-      expect(pane.sttyAfter()).toBe(pane.sttyBefore());
-      expect(pane.format("#{cursor_flag}")).toBe("1");
-      await pane.waitFor("xcsh exited");
-    });
+  test.each(["fullscreen", "regular"])("%s: Ctrl+D exits with code 0 and gives the terminal back as it was (settings, cursor, main screen)", async (mode) => {
+    await withPane(
+      async ({ pane }) => {
+        expect(pane.format("#{alternate_on}")).toBe(mode === "fullscreen" ? "1" : "0");
+        pane.keys("C-d");
+        expect(await pane.waitForExit()).toBe(0);
+        expect(pane.sttyAfter()).toBe(pane.sttyBefore());
+        expect(pane.format("#{cursor_flag}")).toBe("1");
+        expect(pane.format("#{alternate_on}")).toBe("0");
+        await pane.waitFor("xcsh exited");
+      },
+      { args: ["--tui-mode", mode] },
+    );
   });
 
   test("Ctrl+C clears the editor, and twice on an empty editor exits", async () => {

@@ -8,7 +8,7 @@
  * Ctrl+P shows file paths. A search matches name, first message and folder
  * fuzzily; `"a phrase"` or `re:<pattern>` search the messages' text (of a big
  * session, its first and last messages: lists read only heads and tails).
- * Resuming another project's session keeps tools working in this folder. Each row
+ * Another project's session runs in its own folder (session-lifecycle.ts). Each row
  * ends with the id's shortest unique start; a search of hex digits finds ids that
  * start so, and `/resume <id prefix>` opens such a session without the picker.
  */
@@ -113,14 +113,14 @@ async function resumeById(app: App, prefix: string): Promise<void> {
   await openSession(app, found[0]!);
 }
 
-/** Switches to `picked`, saying where it was started when that is not here. */
+/** Switches to `picked`; one recorded in another folder runs there (pi 1.6.0). */
 async function openSession(app: App, picked: SessionInfo): Promise<void> {
   if (picked.path === app.session.sessionManager.getSessionFile()) return app.say("Already in this session", "", "muted");
+  if (picked.cwd && resolve(picked.cwd) !== resolve(app.cwd)) return app.resumeElsewhere(picked.path, picked.cwd);
   const outcome = await app.session.navigation.switchSession(picked.path);
   if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
   app.redraw();
-  const elsewhere = picked.cwd && resolve(picked.cwd) !== resolve(app.cwd) ? ` (started in ${shortenHome(picked.cwd)}; tools work in ${shortenHome(app.cwd)})` : "";
-  app.say(`Resumed ${shortenHome(picked.path)}${elsewhere}`, "", "accent");
+  app.say(`Resumed ${shortenHome(picked.path)}`, "", "accent");
 }
 
 function safeRegExp(source: string): RegExp | undefined {

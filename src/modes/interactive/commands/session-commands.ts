@@ -4,6 +4,7 @@
  * /hotkeys have files of their own.)
  */
 import type { App, BuiltinCommand } from "../app.ts";
+import { copyText } from "../copy-text.ts";
 import { inputDialog, selectDialog } from "../dialogs.ts";
 import { shortenHome } from "../footer.ts";
 import { oneLine } from "./text.ts";
@@ -42,13 +43,13 @@ function stats(app: App): void {
   app.conversation.notice("Session", lines.join("\n"), "accent");
 }
 
-/** OSC 52: the terminal (and tmux, SSH) puts the text on the clipboard; no clipboard program needed. */
-function copyLastAnswer(app: App): void {
+/** The last answer's markdown, through the desktop's clipboard program and/or OSC 52 (copy-text.ts). */
+async function copyLastAnswer(app: App): Promise<void> {
   const text = app.session.getLastAssistantText();
   if (!text) return app.say("No answer to copy yet", "", "muted");
-  const payload = Buffer.from(text, "utf8").toString("base64");
-  app.surface.tui.terminal.write(`\x1b]52;c;${payload}\x07`);
-  app.say(`Copied the last answer (${text.length.toLocaleString()} characters)`, "", "accent");
+  const outcome = await copyText(text, { writeTerminal: (sequence) => app.surface.tui.terminal.write(sequence) });
+  if (!outcome.ok) return app.say("✗ Not copied", outcome.reason, "error");
+  app.say(`Copied the last answer (${text.length.toLocaleString()} characters) through ${outcome.via}`, "", "accent");
 }
 
 

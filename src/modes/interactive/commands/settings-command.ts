@@ -56,6 +56,15 @@ export const SETTING_ITEMS: readonly SettingItem[] = [
   { path: "retry.enabled", description: "retry failed model calls", values: BOOLEAN, fallback: "true", apply: (app, value) => (app.session.autoRetryEnabled = value as boolean) },
   { path: "defaultThinkingLevel", description: "thinking level new sessions start with", values: THINKING_LEVELS, fallback: "the model's default" },
   { path: "enableSkillCommands", description: "offer skills as /skill:name commands", values: BOOLEAN, fallback: "true" },
+  { path: "tuiMode", description: "the terminal UI: fullscreen, or inline (regular)", values: ["fullscreen", "regular"], fallback: "fullscreen" },
+  {
+    path: "fullscreenCopyOnSelect",
+    description: "fullscreen: copy a mouse selection on release",
+    values: BOOLEAN,
+    fallback: "true",
+    // Inline the terminal owns the mouse: nothing to apply there.
+    apply: (app, value) => (app.surface.tui as { setCopyOnSelect?(enabled: boolean): void }).setCopyOnSelect?.(value !== false),
+  },
   {
     path: "theme",
     description: "colours: enter lists the themes, each previewed",

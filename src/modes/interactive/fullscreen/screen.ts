@@ -4,11 +4,14 @@
  * and follows new output, and the rest (queue, working line, widgets, editor,
  * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
- * following, reaching the end again resumes it. The renderer leaves the
+ * following, reaching the end again resumes it. Dragging the mouse selects
+ * transcript text, copied on release (copy-text.ts); a click on a link opens
+ * it (open-link.ts). The renderer leaves the
  * alternate screen, mouse reporting and the hidden cursor on every stop.
  */
 import type { Component, TUI, Terminal } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../../extensions/tui-helpers.ts";
+import { copyText } from "../copy-text.ts";
 import type { UiTheme } from "../theme.ts";
 import type { FullscreenOptions } from "./tui-mode.ts";
 
@@ -17,12 +20,25 @@ export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1
 
 export function createFullscreenTui(terminal: Terminal, options: FullscreenOptions, theme: () => UiTheme): TUI {
   const { TuiAltScreen } = loadPiTui();
-  return new TuiAltScreen(terminal, false, undefined, {
+  const tui = new TuiAltScreen(terminal, false, undefined, {
     mouse: true,
     wheelScrollLines: options.wheelScrollLines,
     copyOnSelect: options.copyOnSelect,
+    // The desktop's clipboard program and/or OSC 52 (copy-text.ts); pi-tui flashes "Copied!" or the reason.
+    copySelection: async (text) => {
+      const outcome = await copyText(text, { writeTerminal: (sequence) => terminal.write(sequence) });
+      return outcome.ok ? true : outcome.reason;
+    },
     scrollToEndIndicator: () => theme().fg("accent", " ↓ more below (Ctrl+End) "),
+    // A click on a link (the terminal cannot: the mouse is ours); loaded on the first click.
+    openUrl: (url) =>
+      void import("./open-link.ts")
+        .then(({ openLink }) => openLink(url))
+        .then((outcome) => {
+          if (!outcome.ok) tui.flash(outcome.reason);
+        }),
   });
+  return tui;
 }
 
 /** Puts the transcript parts in the scrolled area and the fixed parts under it. */

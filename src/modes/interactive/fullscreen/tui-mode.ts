@@ -25,10 +25,11 @@ export interface TuiChoice {
 }
 
 /**
- * Regular stays the default until the fullscreen layout has what pi 1.x's has (search,
- * the prompt jumps, images); `tuiMode: "fullscreen"` or `--tui-mode fullscreen` picks it.
+ * Fullscreen is the default, as in pi 1.x; `tuiMode: "regular"` or `--tui-mode regular`
+ * draws inline instead. A terminal that cannot move its cursor (TERM=dumb) gets neither:
+ * it runs the plain line mode (plain-mode.ts), chosen before this.
  */
-export const DEFAULT_TUI_MODE: TuiMode = "regular";
+export const DEFAULT_TUI_MODE: TuiMode = "fullscreen";
 
 function settingsIn(file: string): Record<string, unknown> {
   try {

@@ -1,0 +1,44 @@
+/**
+ * A link clicked in the fullscreen transcript. The terminal cannot open it there —
+ * the mouse is xcsh's — so pi-tui hands the click's OSC 8 address to xcsh, which
+ * asks the desktop's opener: `open` on macOS, `rundll32 url.dll` on Windows (never a
+ * shell, which would read `&` and `|` in the address), `xdg-open` elsewhere. It runs
+ * as a program of xcsh's own (sandbox/own-programs.ts) and is given a few seconds.
+ *
+ * Only web and mail addresses (http, https, mailto) are opened. The links come from
+ * the model's answers and tool output: a link's text may say one thing and point at
+ * another, and a click must not start whatever program a `file:` path or a custom
+ * scheme would. Anything else gets a short reason instead.
+ */
+import { ownProgram } from "../../../sandbox/own-programs.ts";
+
+export type OpenOutcome = { ok: true } | { ok: false; reason: string };
+
+const OPENED_SCHEMES = new Set(["http:", "https:", "mailto:"]);
+const OPENER_TIMEOUT_MS = 10_000;
+
+export function openableLink(url: string): boolean {
+  try {
+    return OPENED_SCHEMES.has(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function openerFor(url: string, platform: NodeJS.Platform): string[] {
+  if (platform === "darwin") return ["open", url];
+  if (platform === "win32") return ["rundll32", "url.dll,FileProtocolHandler", url];
+  return ["xdg-open", url];
+}
+
+export async function openLink(url: string, platform: NodeJS.Platform = process.platform): Promise<OpenOutcome> {
+  if (!openableLink(url)) return { ok: false, reason: "Only web and mail links are opened" };
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn({ ...ownProgram(openerFor(url, platform)), stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: OPENER_TIMEOUT_MS });
+  } catch {
+    return { ok: false, reason: `No ${openerFor(url, platform)[0]} to open links with` };
+  }
+  const code = await proc.exited;
+  return code === 0 ? { ok: true } : { ok: false, reason: `Could not open the link (${openerFor(url, platform)[0]} exited with ${code})` };
+}
