@@ -64,7 +64,8 @@ describe("agent_before_settle and agent_settled", () => {
       idle: false,
       roles: ["user", "assistant", "toolResult", "assistant"],
       llm: ["user", "assistant", "toolResult", "assistant"],
-      entryTypes: ["message:1", "message:1", "message:1", "message:1"],
+      // The session opens with the model and thinking level (as pi 1.6.0 writes them): entries with no messages.
+      entryTypes: ["model_change:0", "thinking_level_change:0", "message:1", "message:1", "message:1", "message:1"],
       pending: 0,
       canContinue: false,
     });

@@ -198,7 +198,8 @@ export default function (pi) {
   test("ui_prompt_start and ui_prompt_end wrap an RPC select and confirm, after the request goes out and once it is answered", async () => {
     const ext = fixture.writeExtension("prompts.ts", PROMPTS);
     const rpc = fixture.start(withExtensions(ext));
-    await rpc.request({ type: "prompt", message: "/pick" });
+    // Answered once the command's handler returns (pi 1.6.0), so awaited after the dialogs.
+    const picked = rpc.request({ type: "prompt", message: "/pick" });
     const select = await rpc.waitFor((frame) => frame.method === "select");
     await rpc.waitFor((frame) => frame.method === "notify" && frame.message.startsWith("ui_prompt_start"));
     expect(notices(rpc)).toEqual([`ui_prompt_start ${JSON.stringify({ type: "ui_prompt_start", reason: "ui_prompt", kind: "select", title: "Pick a colour" })}`]);
@@ -217,6 +218,7 @@ export default function (pi) {
     const answeredAt = rpc.frames.findIndex((frame) => frame.method === "confirm");
     const endAt = rpc.frames.findIndex((frame) => frame.method === "notify" && frame.message.includes('"kind":"select","title":"Pick a colour"}') && frame.message.startsWith("ui_prompt_end"));
     expect(endAt).toBeLessThan(answeredAt);
+    expect((await picked).data.disposition).toBe("handled");
     expect(await rpc.close()).toBe(0);
   });
 

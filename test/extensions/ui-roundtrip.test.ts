@@ -40,7 +40,8 @@ const result = async (rpc: any) => JSON.parse((await rpc.waitFor((frame: any) =>
 describe("dialogs over RPC", () => {
   test("the host's answers reach the extension: select, confirm, input, editor", async () => {
     const rpc = fixture.start(withExtensions(dialogs));
-    await rpc.request({ type: "prompt", message: "/ask" });
+    // The command's response comes once its handler has returned (as pi 1.6.0 answers), so not awaited here.
+    const asked = rpc.request({ type: "prompt", message: "/ask" });
     const select = await dialog(rpc, "select");
     expect(select).toMatchObject({ title: "Pick one", options: ["red", "green"] });
     rpc.send({ type: "extension_ui_response", id: select.id, value: "green" });
@@ -54,25 +55,30 @@ describe("dialogs over RPC", () => {
     expect(editor.prefill).toBe("prefilled");
     rpc.send({ type: "extension_ui_response", id: editor.id, value: "edited text" });
     expect(await result(rpc)).toEqual({ choice: "green", ok: true, name: "Ada", text: "edited text" });
+    const response = await asked;
+    expect(response.data.disposition).toBe("handled");
+    // Handled means done: the response follows the last dialog's answer and the command's result.
+    expect(rpc.frames.indexOf(response)).toBeGreaterThan(rpc.frames.findIndex((frame: any) => frame.method === "notify"));
     expect(await rpc.close()).toBe(0);
   });
 
   test("cancelled dialogs resolve to undefined and false; unknown response ids are ignored", async () => {
     const rpc = fixture.start(withExtensions(dialogs));
-    await rpc.request({ type: "prompt", message: "/ask" });
+    const asked = rpc.request({ type: "prompt", message: "/ask" });
     rpc.send({ type: "extension_ui_response", id: "no-such-dialog", value: "red" });
     for (const method of ["select", "confirm", "input", "editor"]) {
       const frame = await dialog(rpc, method);
       rpc.send({ type: "extension_ui_response", id: frame.id, cancelled: true });
     }
     expect(await result(rpc)).toEqual({ choice: null, ok: false, name: null, text: null });
+    expect((await asked).data.disposition).toBe("handled");
     expect(rpc.ofType("response").every((frame) => frame.success)).toBe(true);
     expect(await rpc.close()).toBe(0);
   });
 
   test("a dialog with a timeout resolves by itself and carries the timeout to the host", async () => {
     const rpc = fixture.start(withExtensions(dialogs));
-    await rpc.request({ type: "prompt", message: "/ask 150" });
+    const asked = rpc.request({ type: "prompt", message: "/ask 150" });
     const select = await dialog(rpc, "select");
     expect(select.timeout).toBe(150);
     // Not answering select, confirm or input: each times out on its own.
@@ -80,6 +86,7 @@ describe("dialogs over RPC", () => {
     expect(rpc.ofType("extension_ui_request").map((frame) => frame.method)).toEqual(["select", "confirm", "input", "editor"]);
     rpc.send({ type: "extension_ui_response", id: editor.id, value: "late but fine" });
     expect(await result(rpc)).toEqual({ choice: null, ok: false, name: null, text: "late but fine" });
+    expect((await asked).data.disposition).toBe("handled");
     expect(await rpc.close()).toBe(0);
   });
 
@@ -103,7 +110,8 @@ describe("dialogs over RPC", () => {
 
   test("stdin closing while a dialog waits ends the process cleanly", async () => {
     const rpc = fixture.start(withExtensions(dialogs));
-    await rpc.request({ type: "prompt", message: "/ask" });
+    // Never answered: the command is still running when stdin closes.
+    rpc.send({ type: "prompt", message: "/ask" });
     await dialog(rpc, "select");
     expect(await rpc.close()).toBe(0);
   });
