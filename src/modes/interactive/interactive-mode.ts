@@ -347,7 +347,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     this.editors.themeChanged();
     this.header.update();
     this.tui.invalidate();
-    this.tui.requestRender(true);
+    this.tui.requestRender();
   }
 
   // --- input -----------------------------------------------------------------------

@@ -24,6 +24,7 @@
  * question about its own code (text the colour of the background) its way.
  */
 import { readJsonFile } from "../../config/json-file.ts";
+import type { Rgb } from "../../resources/theme-colors.ts";
 import { readGlobalSettingsFile, readProjectSettingsObject } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";
 import type { RunOptions } from "../../core/run-options.ts";
@@ -156,6 +157,9 @@ export class ThemeController {
 
   /** What the terminal answered to the colour query: its background sets the appearance, and the system theme is made again. */
   setTerminalColors(colors: TerminalColors): void {
+    // Nothing new (no answer, or the same answer again): no redraw. A forced redraw of the
+    // inline layout repaints the whole screen, which would wipe the shell's lines above it.
+    if (sameColors(this.terminalColors ?? {}, colors)) return;
     this.terminalColors = colors;
     if (colors.background) this.appearance = appearanceOfBackground(colors.background);
     this.system = undefined;
@@ -310,4 +314,12 @@ export class ThemeController {
     this.said.add(line);
     this.pending.push(line);
   }
+}
+
+const sameRgb = (a: Rgb | undefined, b: Rgb | undefined) => a === b || (a !== undefined && b !== undefined && a.r === b.r && a.g === b.g && a.b === b.b);
+
+function sameColors(a: TerminalColors, b: TerminalColors): boolean {
+  const paletteA = a.palette ?? [];
+  const paletteB = b.palette ?? [];
+  return sameRgb(a.foreground, b.foreground) && sameRgb(a.background, b.background) && paletteA.length === paletteB.length && paletteA.every((color, index) => sameRgb(color, paletteB[index]));
 }
