@@ -36,6 +36,7 @@ import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
 import type { McpSampler, UsageSink } from "./sampling.ts";
 import { addUsage } from "../ai/usage.ts";
 import { within } from "./wait.ts";
+import { McpHttpRetriesExhausted, retryingFetch } from "./http-retry.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
 
@@ -207,8 +208,10 @@ export class McpConnection {
     const givesToken = Object.keys(spec.headers).some((name) => name.toLowerCase() === "authorization");
     this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name });
     const authProvider = this.oauth;
-    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider });
-    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider });
+    // Messages a busy server turned away (408, 429, 5xx) are sent again where that is safe (http-retry.ts).
+    const fetch = retryingFetch();
+    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider, fetch });
+    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider, fetch });
   }
 
   private listAllTools(): Promise<Tool[]> {
@@ -432,6 +435,7 @@ class ConnectionLost extends Error {
  * tool's error, a 401, a 5xx).
  */
 function connectionLoss(error: unknown): { why: string; neverArrived: boolean } | undefined {
+  if (error instanceof McpHttpRetriesExhausted) return undefined;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return { why: "the connection closed during the call", neverArrived: false };
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
