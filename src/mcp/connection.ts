@@ -266,14 +266,44 @@ export class McpConnection {
   }
 
   /** A resource's contents (text, or base64 blobs), as the server gives them. */
-  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
-    try {
-      return await this.client.readResource({ uri }, { signal, timeout: this.spec.callTimeoutMs });
-    } catch (error) {
-      if (signal?.aborted) throw new Error(`Reading ${uri} from MCP server "${this.spec.name}" was cancelled.`);
-      throw new Error(`MCP server "${this.spec.name}", resource ${uri}: ${describeError(error, this.spec.callTimeoutMs)}`);
+  readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const request = () => this.client.readResource({ uri }, { signal, timeout: this.spec.callTimeoutMs });
+    return this.ask(`resource ${uri}`, request, signal, `Reading ${uri} from MCP server "${this.spec.name}" was cancelled.`);
+  }
+
+  /** A prompt's messages, filled with `args`. */
+  getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
+    return this.ask(`prompt ${name}`, () => this.client.getPrompt({ name, arguments: args }, { timeout: this.spec.callTimeoutMs }));
+  }
+
+  /**
+   * A request that only reads (a prompt, a resource): a stopped server is started or
+   * dialled again first, as for a tool call, and a remote one whose connection is lost
+   * meanwhile is asked once more on a new connection, since asking twice changes nothing.
+   */
+  private async ask<T>(what: string, request: () => Promise<T>, signal?: AbortSignal, cancelled = `The ${what} of MCP server "${this.spec.name}" was cancelled.`): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await this.ready();
+      try {
+        return await request();
+      } catch (error) {
+        if (signal?.aborted) throw new Error(cancelled);
+        if (error instanceof McpLoginNeeded) this.needsLogin();
+        const lost = this.spec.transport === "stdio" ? undefined : connectionLoss(error);
+        if (lost) {
+          this.dropped(lost.why);
+          if (attempt === 1) continue;
+          throw new Error(`MCP server "${this.spec.name}", ${what}: ${lost.why}; it reconnects on the next request`);
+        }
+        throw new Error(`MCP server "${this.spec.name}", ${what}: ${describeError(error, this.spec.callTimeoutMs)}`);
+      }
     }
+  }
+
+  /** A stopped server started or dialled again for a request, or why it cannot be asked. */
+  private async ready(): Promise<void> {
+    if (this.state === "disconnected") await this.restart();
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError.split("\n")[0]}` : ""})`);
   }
 
   /**
@@ -292,8 +322,7 @@ export class McpConnection {
   }
 
   private async callToolOnce(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress: ((text: string) => void) | undefined, sink: UsageSink): Promise<CallToolResult> {
-    if (this.state === "disconnected") await this.restart();
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError.split("\n")[0]}` : ""})`);
+    await this.ready();
     this.runningCalls.add(sink);
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, {
@@ -320,15 +349,6 @@ export class McpConnection {
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     } finally {
       this.runningCalls.delete(sink);
-    }
-  }
-
-  async getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
-    try {
-      return await this.client.getPrompt({ name, arguments: args }, { timeout: this.spec.callTimeoutMs });
-    } catch (error) {
-      throw new Error(`MCP server "${this.spec.name}", prompt ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     }
   }
 
