@@ -116,7 +116,8 @@ export class McpConnection {
       capabilities: {
         ...(this.projectDir ? { roots: { listChanged: false } } : {}),
         ...(this.dialogs ? { elicitation: { form: {} } } : {}),
-        ...(this.sampler ? { sampling: {} } : {}),
+        // `context`: includeContext is honoured (core/mcp-sampling.ts), so servers may ask for it.
+        ...(this.sampler ? { sampling: { context: {} } } : {}),
       },
     });
     const sampler = this.sampler;
