@@ -76,7 +76,8 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function sleep(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
+/** Waits `ms`, or less when the transport closes or `wake` is called (the request was cancelled). */
+function sleep(ms: number, signal: AbortSignal | null | undefined, onWake: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);
@@ -86,6 +87,7 @@ function sleep(ms: number, signal: AbortSignal | null | undefined): Promise<void
       resolve();
     }
     signal?.addEventListener("abort", done, { once: true });
+    onWake(done);
   });
 }
 
@@ -99,10 +101,16 @@ async function answerText(response: Response): Promise<string> {
 /** A fetch for one transport (one connection attempt): it remembers which requests were cancelled. */
 export function retryingFetch(base: Fetch = fetch): Fetch {
   const cancelled = new Set<string | number>();
+  /** Requests waiting to be sent again, by id: a cancellation ends the wait at once. */
+  const waiting = new Map<string | number, () => void>();
   return async (url, init) => {
     const message = init?.method === "POST" ? parseMessage(init.body) : undefined;
     if (!message) return base(url, init);
-    if (message.method === "notifications/cancelled" && message.params?.requestId !== undefined) cancelled.add(message.params.requestId);
+    const cancelledId = message.method === "notifications/cancelled" ? message.params?.requestId : undefined;
+    if (cancelledId !== undefined) {
+      cancelled.add(cancelledId);
+      waiting.get(cancelledId)?.();
+    }
     const isNotification = message.method?.startsWith("notifications/") ?? false;
     const repeatable = isNotification || (message.method !== undefined && REPEATABLE_METHODS.has(message.method));
     const isToolCall = message.method === "tools/call";
@@ -116,7 +124,7 @@ export function retryingFetch(base: Fetch = fetch): Fetch {
         // Only the handshake is dialled again here: a call's lost connection is connection.ts's to handle.
         const last = attempt > RETRY_DELAYS_MS.length || message.method !== "initialize" || signal?.aborted;
         if (last) throw error;
-        await sleep(RETRY_DELAYS_MS[attempt - 1]!, signal);
+        await sleep(RETRY_DELAYS_MS[attempt - 1]!, signal, () => {});
         continue;
       }
       if (response.ok || !isTransientStatus(response.status)) return response;
@@ -130,8 +138,10 @@ export function retryingFetch(base: Fetch = fetch): Fetch {
       }
       if (attempt > RETRY_DELAYS_MS.length || signal?.aborted) throw new McpHttpRetriesExhausted(response.status, attempt, await answerText(response));
       await response.body?.cancel().catch(() => {});
-      await sleep(asked ?? RETRY_DELAYS_MS[attempt - 1]!, signal);
-      if (signal?.aborted || (message.id !== undefined && cancelled.has(message.id))) {
+      const id = message.id;
+      await sleep(asked ?? RETRY_DELAYS_MS[attempt - 1]!, signal, (wake) => id !== undefined && waiting.set(id, wake));
+      if (id !== undefined) waiting.delete(id);
+      if (signal?.aborted || (id !== undefined && cancelled.has(id))) {
         throw new McpHttpRetriesExhausted(response.status, attempt, "cancelled before it was sent again");
       }
     }

@@ -9,7 +9,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome, runXcsh } from "../support/cli.ts";
-import { writeMcpJson } from "./support/mcp-fixture.ts";
+import { startRpc } from "../support/rpc-harness.ts";
+import { waitUntil, writeMcpJson } from "./support/mcp-fixture.ts";
 import { startHttpMcpServer, type HttpMcpOptions, type HttpMcpServer } from "./support/http-server.ts";
 
 ensureBinary();
@@ -83,5 +84,25 @@ describe("a remote server that answers 408, 429 or 5xx", () => {
     });
     expect(toolText).toContain("# Guide");
     expect(seen("resources/read")).toHaveLength(2);
+  }, 40_000);
+
+  test("a tool call cancelled while it waits to be sent again (429, Retry-After) is not sent again", async () => {
+    web = await startHttpMcpServer("web", { refuse: (method) => (method === "tools/call" ? { status: 429, headers: { "retry-after": "3" } } : undefined) });
+    writeMcpJson(join(home.agentDir, "mcp.json"), { web: { type: "http", url: `${web.url}/mcp`, exposure: "direct" } });
+    server.enqueue({ content: [{ type: "toolCall", id: "c1", ...echo }] }, { content: [{ type: "text", text: "stopped" }] });
+    const rpc = startRpc({ env: home.env, cwd: home.home, args: ["--model", "fake/m", "--no-session"] });
+    try {
+      const from = rpc.mark();
+      await rpc.request({ type: "prompt", message: "echo" });
+      const calls = () => web!.messages.filter((message) => message.method === "tools/call").length;
+      await waitUntil(() => calls() === 1, 20_000, "the first tools/call");
+      await rpc.request({ type: "abort" });
+      await rpc.waitForEvent("agent_end", undefined, 20_000, from);
+      // Past the 3 s the server asked for: still the one refused call.
+      await Bun.sleep(3_500);
+      expect(calls()).toBe(1);
+    } finally {
+      await rpc.close();
+    }
   }, 40_000);
 });
