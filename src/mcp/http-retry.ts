@@ -45,8 +45,10 @@ export class McpHttpRetriesExhausted extends Error {
   constructor(
     readonly status: number,
     readonly attempts: number,
-    detail: string,
+    /** The server's answer, and why it was not sent (again); empty ones are left out. */
+    ...details: string[]
   ) {
+    const detail = details.filter(Boolean).join("; ");
     super(`HTTP ${status}${detail ? ` (${detail})` : ""}, ${attempts === 1 ? "not sent again" : `still after ${attempts} attempts`}`);
   }
 }
@@ -130,11 +132,11 @@ export function retryingFetch(base: Fetch = fetch): Fetch {
       if (response.ok || !isTransientStatus(response.status)) return response;
       // A tool call turned away with 429 never ran; any other refusal of one may have come after it ran.
       if (isToolCall && response.status !== 429) {
-        throw new McpHttpRetriesExhausted(response.status, 1, `${await answerText(response)}; the server may have run the tool`);
+        throw new McpHttpRetriesExhausted(response.status, 1, await answerText(response), "the server may have run the tool");
       }
       const asked = retryAfterMs(response.headers.get("retry-after"));
       if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
-        throw new McpHttpRetriesExhausted(response.status, attempt, `${await answerText(response)}; the server asks to wait ${Math.ceil(asked / 1000)} s`);
+        throw new McpHttpRetriesExhausted(response.status, attempt, await answerText(response), `the server asks to wait ${Math.ceil(asked / 1000)} s`);
       }
       if (attempt > RETRY_DELAYS_MS.length || signal?.aborted) throw new McpHttpRetriesExhausted(response.status, attempt, await answerText(response));
       await response.body?.cancel().catch(() => {});
@@ -142,7 +144,7 @@ export function retryingFetch(base: Fetch = fetch): Fetch {
       await sleep(asked ?? RETRY_DELAYS_MS[attempt - 1]!, signal, (wake) => id !== undefined && waiting.set(id, wake));
       if (id !== undefined) waiting.delete(id);
       if (signal?.aborted || (id !== undefined && cancelled.has(id))) {
-        throw new McpHttpRetriesExhausted(response.status, attempt, "cancelled before it was sent again");
+        throw new McpHttpRetriesExhausted(response.status, attempt, "cancelled while waiting to be sent again");
       }
     }
   };

@@ -65,6 +65,15 @@ describe("a remote server that answers 408, 429 or 5xx", () => {
     expect(lists[1]!.at - lists[0]!.at).toBeGreaterThanOrEqual(1_900);
   }, 40_000);
 
+  test("a 429 whose Retry-After asks for a minute is not waited for: it fails at once, saying how long was asked", async () => {
+    const started = Date.now();
+    const { result, seen } = await runWith((method) => (method === "initialize" ? { status: 429, headers: { "retry-after": "60" }, body: "slow down" } : undefined));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const report = result.stderr.split("\n").find((line) => line.includes('MCP server "web"'));
+    expect(report).toContain("HTTP 429 (slow down; the server asks to wait 60 s), not sent again");
+    expect(seen("initialize")).toHaveLength(1);
+  }, 40_000);
+
   test("a tool call refused with 429 is sent again and runs", async () => {
     const { toolText, seen } = await runWith((method, earlier) => (method === "tools/call" && earlier === 0 ? { status: 429 } : undefined), echo);
     expect(toolText).toBe("web echo: again");
