@@ -36,6 +36,7 @@ import { elicitThroughDialogs, type McpDialogs } from "./elicitation.ts";
 import type { McpSampler, UsageSink } from "./sampling.ts";
 import { addUsage } from "../ai/usage.ts";
 import { within } from "./wait.ts";
+import { McpHttpRetriesExhausted, retryingFetch } from "./http-retry.ts";
 
 traceModuleLoad("@modelcontextprotocol/sdk");
 
@@ -115,7 +116,8 @@ export class McpConnection {
       capabilities: {
         ...(this.projectDir ? { roots: { listChanged: false } } : {}),
         ...(this.dialogs ? { elicitation: { form: {} } } : {}),
-        ...(this.sampler ? { sampling: {} } : {}),
+        // `context`: includeContext is honoured (core/mcp-sampling.ts), so servers may ask for it.
+        ...(this.sampler ? { sampling: { context: {} } } : {}),
       },
     });
     const sampler = this.sampler;
@@ -207,8 +209,10 @@ export class McpConnection {
     const givesToken = Object.keys(spec.headers).some((name) => name.toLowerCase() === "authorization");
     this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name });
     const authProvider = this.oauth;
-    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider });
-    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider });
+    // Messages a busy server turned away (408, 429, 5xx) are sent again where that is safe (http-retry.ts).
+    const fetch = retryingFetch();
+    if (spec.transport === "sse") return new SSEClientTransport(new URL(spec.url), { requestInit, authProvider, fetch });
+    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit, authProvider, fetch });
   }
 
   private listAllTools(): Promise<Tool[]> {
@@ -263,14 +267,44 @@ export class McpConnection {
   }
 
   /** A resource's contents (text, or base64 blobs), as the server gives them. */
-  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
-    try {
-      return await this.client.readResource({ uri }, { signal, timeout: this.spec.callTimeoutMs });
-    } catch (error) {
-      if (signal?.aborted) throw new Error(`Reading ${uri} from MCP server "${this.spec.name}" was cancelled.`);
-      throw new Error(`MCP server "${this.spec.name}", resource ${uri}: ${describeError(error, this.spec.callTimeoutMs)}`);
+  readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const request = () => this.client.readResource({ uri }, { signal, timeout: this.spec.callTimeoutMs });
+    return this.ask(`resource ${uri}`, request, signal, `Reading ${uri} from MCP server "${this.spec.name}" was cancelled.`);
+  }
+
+  /** A prompt's messages, filled with `args`. */
+  getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
+    return this.ask(`prompt ${name}`, () => this.client.getPrompt({ name, arguments: args }, { timeout: this.spec.callTimeoutMs }));
+  }
+
+  /**
+   * A request that only reads (a prompt, a resource): a stopped server is started or
+   * dialled again first, as for a tool call, and a remote one whose connection is lost
+   * meanwhile is asked once more on a new connection, since asking twice changes nothing.
+   */
+  private async ask<T>(what: string, request: () => Promise<T>, signal?: AbortSignal, cancelled = `The ${what} of MCP server "${this.spec.name}" was cancelled.`): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      await this.ready();
+      try {
+        return await request();
+      } catch (error) {
+        if (signal?.aborted) throw new Error(cancelled);
+        if (error instanceof McpLoginNeeded) this.needsLogin();
+        const lost = this.spec.transport === "stdio" ? undefined : connectionLoss(error);
+        if (lost) {
+          this.dropped(lost.why);
+          if (attempt === 1) continue;
+          throw new Error(`MCP server "${this.spec.name}", ${what}: ${lost.why}; it reconnects on the next request`);
+        }
+        throw new Error(`MCP server "${this.spec.name}", ${what}: ${describeError(error, this.spec.callTimeoutMs)}`);
+      }
     }
+  }
+
+  /** A stopped server started or dialled again for a request, or why it cannot be asked. */
+  private async ready(): Promise<void> {
+    if (this.state === "disconnected") await this.restart();
+    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError.split("\n")[0]}` : ""})`);
   }
 
   /**
@@ -289,8 +323,7 @@ export class McpConnection {
   }
 
   private async callToolOnce(name: string, args: Record<string, unknown>, signal: AbortSignal | undefined, onProgress: ((text: string) => void) | undefined, sink: UsageSink): Promise<CallToolResult> {
-    if (this.state === "disconnected") await this.restart();
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state}${this.lastError ? `: ${this.lastError.split("\n")[0]}` : ""})`);
+    await this.ready();
     this.runningCalls.add(sink);
     try {
       const result = await this.client.callTool({ name, arguments: args }, undefined, {
@@ -317,15 +350,6 @@ export class McpConnection {
       throw new Error(`MCP server "${this.spec.name}", tool ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     } finally {
       this.runningCalls.delete(sink);
-    }
-  }
-
-  async getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
-    if (this.state !== "connected") throw new Error(`MCP server "${this.spec.name}" is not connected (${this.state})`);
-    try {
-      return await this.client.getPrompt({ name, arguments: args }, { timeout: this.spec.callTimeoutMs });
-    } catch (error) {
-      throw new Error(`MCP server "${this.spec.name}", prompt ${name}: ${describeError(error, this.spec.callTimeoutMs)}`);
     }
   }
 
@@ -432,6 +456,7 @@ class ConnectionLost extends Error {
  * tool's error, a 401, a 5xx).
  */
 function connectionLoss(error: unknown): { why: string; neverArrived: boolean } | undefined {
+  if (error instanceof McpHttpRetriesExhausted) return undefined;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return { why: "the connection closed during the call", neverArrived: false };
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);

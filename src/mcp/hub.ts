@@ -210,7 +210,7 @@ export class McpHub {
   /** Resources of the connected servers, for `@server:` completion. */
   resources(): McpResourceItem[] {
     return [...this.connections.values()]
-      .filter((connection) => connection.state === "connected")
+      .filter((connection) => connection.state === "connected" || connection.state === "disconnected")
       .flatMap((connection) =>
         connection.resources.map((resource) => ({
           server: connection.spec.name,
@@ -231,7 +231,8 @@ export class McpHub {
     for (const mention of resourceMentions(text)) {
       const { server } = mention;
       const connection = this.connections.get(server);
-      if (connection?.state !== "connected") continue;
+      // A disconnected server is asked anyway: reading it connects it again.
+      if (connection?.state !== "connected" && connection?.state !== "disconnected") continue;
       // A sentence's full stop or a closing bracket after the URI is not part of it.
       const listed = new Set(connection.resources.map((resource) => resource.uri));
       const trimmed = mention.uri.replace(/[.,;:!?)\]'"]+$/, "");

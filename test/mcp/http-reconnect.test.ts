@@ -3,7 +3,8 @@
  * one of its tools, as a crashed stdio server is started again (pi 1.6.0: "A dropped
  * connection is shown as disconnected and reconnects on the next call"). The test's
  * own HTTP server (the SDK's server transports) is stopped and started again on the
- * same port between prompts of one RPC session of the built binary.
+ * same port between prompts of one RPC session of the built binary. Prompts (as slash
+ * commands) and resources reconnect the same way.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -37,7 +38,7 @@ async function callEcho(tool: string, text: string): Promise<string> {
 }
 
 async function startSession(path: string): Promise<number> {
-  web = await startHttpMcpServer("web");
+  web = await startHttpMcpServer("web", { resources: true });
   const port = Number(new URL(web.url).port);
   const type = path === "/sse" ? "sse" : "http";
   writeMcpJson(join(home.home, "remote.json"), { web: { type, url: `${web.url}${path}`, exposure: "direct" } });
@@ -47,7 +48,22 @@ async function startSession(path: string): Promise<number> {
 
 async function restartServer(port: number): Promise<void> {
   await web!.close();
-  web = await startHttpMcpServer("web", { port });
+  web = await startHttpMcpServer("web", { port, resources: true });
+}
+
+/** The text of the last user message the model was sent. */
+function lastUserText(): string {
+  const messages = server.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+  const user = messages.filter((message) => message.role === "user").at(-1)!;
+  return typeof user.content === "string" ? user.content : JSON.stringify(user.content);
+}
+
+/** Stops the server, lets a call find it gone (it shows as disconnected), and starts it again. */
+async function dropAndReturn(port: number): Promise<void> {
+  expect(await callEcho("mcp__web__echo", "first")).toBe("web echo: first");
+  await web!.close();
+  expect(await callEcho("mcp__web__echo", "nobody")).toContain("on the next call");
+  web = await startHttpMcpServer("web", { port, resources: true });
 }
 
 describe("a remote server that drops", () => {
@@ -82,5 +98,37 @@ describe("a remote server that drops", () => {
     expect(await callEcho("mcp__web__echo", "first")).toBe("web echo: first");
     await restartServer(port);
     expect(await callEcho("mcp__web__echo", "second")).toBe("web echo: second");
+  }, 40_000);
+
+  test("a prompt command of a disconnected server connects it again and its text reaches the model", async () => {
+    const port = await startSession("/mcp");
+    await dropAndReturn(port);
+    server.enqueue({ content: [{ type: "text", text: "reviewed" }] });
+    const from = rpc!.mark();
+    await rpc!.request({ type: "prompt", message: "/mcp__web__review the parser" });
+    await rpc!.waitForEvent("agent_end", undefined, 20_000, from);
+    expect(lastUserText()).toContain("Please review the parser carefully (from web).");
+  }, 40_000);
+
+  test("the resource reader of a disconnected server connects it again and reads", async () => {
+    const port = await startSession("/mcp");
+    await dropAndReturn(port);
+    server.enqueue({ content: [{ type: "toolCall", id: "r1", name: "mcp__web__read_resource", arguments: { uri: "file:///docs/guide.md" } }] }, { content: [{ type: "text", text: "read" }] });
+    const from = rpc!.mark();
+    await rpc!.request({ type: "prompt", message: "read the guide" });
+    await rpc!.waitForEvent("agent_end", undefined, 20_000, from);
+    const messages = server.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+    expect(JSON.stringify(messages.filter((message) => message.role === "tool").at(-1)!.content)).toContain("The secret word is marmalade.");
+  }, 40_000);
+
+  test("a prompt command after the server restarted (its session forgotten) is asked again on a new session", async () => {
+    const port = await startSession("/mcp");
+    expect(await callEcho("mcp__web__echo", "first")).toBe("web echo: first");
+    await restartServer(port);
+    server.enqueue({ content: [{ type: "text", text: "reviewed" }] });
+    const from = rpc!.mark();
+    await rpc!.request({ type: "prompt", message: "/mcp__web__review the lexer" });
+    await rpc!.waitForEvent("agent_end", undefined, 20_000, from);
+    expect(lastUserText()).toContain("Please review the lexer carefully (from web).");
   }, 40_000);
 });

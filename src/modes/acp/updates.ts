@@ -3,14 +3,15 @@
  * message and thought chunks; a tool call is announced (`tool_call`, pending)
  * when it is about to run and finished (`tool_call_update`, completed or failed,
  * with its content) when it ends. `replayUpdates` turns a stored conversation
- * into the same updates, each tool call once with its final status, for
- * `session/load`.
+ * into the same updates, each tool call once with its final status (a codemode
+ * script's calls after it, from its stored `nestedCalls`), for `session/load`.
  */
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ImageContent, TextContent, ToolResultMessage } from "../../ai/types.ts";
 import type { AgentSessionEvent } from "../../core/session-events.ts";
 import { diffContent, resultContent, toolKind, toolLocations, toolTitle } from "./tool-calls.ts";
+import { nestedCallOutcome, storedNestedCalls } from "../nested-calls.ts";
 
 /** The diff an edit or write made, when the whole file was read before and after it. */
 export type DiffLookup = (toolCallId: string) => { oldText: string | null; newText: string } | undefined;
@@ -119,6 +120,14 @@ export function replayUpdates(messages: readonly AgentMessage[], cwd: string): S
           const status = !result || result.isError ? "failed" : "completed";
           const content = result ? finishedContent(block.name, block.arguments ?? {}, cwd, result.content, result.isError, undefined) : [];
           updates.push({ ...start, status, content, ...(result ? { rawOutput: result.content } : {}) } as SessionUpdate);
+          // A script's calls, each naming the script's call in _meta as they did live.
+          for (const call of result ? storedNestedCalls(result) : []) {
+            const args = (call.arguments ?? {}) as Record<string, unknown>;
+            const outcome = nestedCallOutcome(call);
+            const content = outcome.text ? finishedContent(call.name, args, cwd, [{ type: "text", text: outcome.text }], outcome.isError, undefined) : [];
+            const nested = { ...toolCallStart(call.id, call.name, args, cwd), status: outcome.isError ? "failed" : "completed", content, _meta: { parentToolCallId: block.id } };
+            updates.push(nested as SessionUpdate);
+          }
         }
       }
     } else if (message.role === "bashExecution") {

@@ -16,6 +16,7 @@ import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import type { CustomEntry } from "../../session/types.ts";
 import { AssistantMessageView, CustomEntryView, CustomMessageView, NoticeView, UserMessageView, type ViewContext } from "./message-views.ts";
 import { ToolLine, type ToolRenderers } from "./tool-lines.ts";
+import { nestedCallOutcome, storedNestedCalls } from "../nested-calls.ts";
 
 export interface ConversationOptions extends ViewContext {
   tui: TUI;
@@ -146,7 +147,13 @@ export class ConversationView {
       }
       case "toolResult": {
         const result = message as ToolResultMessage;
-        this.toolLine(result.toolCallId, result.toolName, {}).finish(result, result.isError);
+        const line = this.toolLine(result.toolCallId, result.toolName, {});
+        // A script's calls go under its row, as they did while it ran (their output is not kept).
+        for (const call of storedNestedCalls(result)) {
+          const outcome = nestedCallOutcome(call);
+          this.toolLine(call.id, call.name, call.arguments ?? {}, result.toolCallId).finish({ content: [{ type: "text", text: outcome.text }] }, outcome.isError, call.durationMs);
+        }
+        line.finish(result, result.isError);
         return;
       }
       case "bashExecution": {

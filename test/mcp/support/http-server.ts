@@ -2,7 +2,9 @@
  * The test MCP server (test-server.ts) over HTTP, in the test's own process, on
  * node:http with the SDK's server transports: Streamable HTTP at /mcp (one session
  * per client, as the SDK's examples keep them) and the older SSE transport at /sse
- * (+ /messages). Every request's headers are kept, so a test can see what a client sent.
+ * (+ /messages). Every request's headers are kept, so a test can see what a client sent,
+ * and every Streamable HTTP message's method with when it came; `refuse` answers a
+ * message with an HTTP error instead (a busy or rate-limiting server).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -15,6 +17,8 @@ export interface HttpMcpServer {
   url: string;
   /** Headers of every request, in order. */
   headers: IncomingMessage["headers"][];
+  /** Every message POSTed to /mcp: its JSON-RPC method (undefined for a response) and when it came. */
+  messages: { method: string | undefined; at: number }[];
   close(): Promise<void>;
 }
 
@@ -28,6 +32,11 @@ export interface HttpMcpOptions {
   /** Runs before the MCP routes; true when it answered the request itself (an auth check that refused, a metadata document). */
   gate?(request: IncomingMessage, response: ServerResponse, path: string): boolean;
   resources?: boolean;
+  /**
+   * Asked for each message POSTed to /mcp, with how many of that method came before it:
+   * an answer is sent instead of handling the message (a status, its headers, a body).
+   */
+  refuse?(method: string | undefined, earlier: number): { status: number; headers?: Record<string, string>; body?: string } | undefined;
   /** Listen on this port (a server started again where a stopped one was); any free port when absent. */
   port?: number;
 }
@@ -36,6 +45,7 @@ export async function startHttpMcpServer(name = "web", options: HttpMcpOptions =
   const streamable = new Map<string, StreamableHTTPServerTransport>();
   const sse = new Map<string, SSEServerTransport>();
   const headers: IncomingMessage["headers"][] = [];
+  const messages: HttpMcpServer["messages"] = [];
   const server: Server = createServer(async (request, response) => {
     headers.push(request.headers);
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -43,6 +53,16 @@ export async function startHttpMcpServer(name = "web", options: HttpMcpOptions =
     try {
       if (path === "/mcp") {
         const body = request.method === "POST" ? await readBody(request) : undefined;
+        if (request.method === "POST") {
+          const method = (body as { method?: string } | undefined)?.method;
+          const earlier = messages.filter((message) => message.method === method).length;
+          messages.push({ method, at: Date.now() });
+          const refusal = options.refuse?.(method, earlier);
+          if (refusal) {
+            response.writeHead(refusal.status, { "content-type": "text/plain", ...refusal.headers }).end(refusal.body ?? "busy");
+            return;
+          }
+        }
         const sessionId = request.headers["mcp-session-id"] as string | undefined;
         let transport = sessionId ? streamable.get(sessionId) : undefined;
         if (!transport && isInitializeRequest(body)) {
@@ -73,6 +93,7 @@ export async function startHttpMcpServer(name = "web", options: HttpMcpOptions =
   return {
     url: `http://127.0.0.1:${address.port}`,
     headers,
+    messages,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

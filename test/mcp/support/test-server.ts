@@ -17,6 +17,8 @@
  * die: exits the process at once (a crash in the middle of a call).
  * MCP_ASK=1: `ask` asks the user (elicitation) for a name and a size, and answers with what came back.
  * MCP_DASHED=1: `add-note` {text}, and `get-weather` and `get_weather`, whose names meet once `-` becomes `_`.
+ * MCP_SAMPLE=1: `sample` {prompt, hint?, cost?, intelligence?, context?} asks the client's model (sampling) with those
+ *   modelPreferences and includeContext, and answers `<model that answered>: <its text>`.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -112,6 +114,19 @@ export function createTestServer(name = process.env.MCP_NAME ?? "test", options:
         },
       });
       return { content: [{ type: "text", text: `answer: ${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
+    });
+  }
+  if (process.env.MCP_SAMPLE === "1") {
+    const params = { prompt: z.string(), hint: z.string().optional(), cost: z.number().optional(), intelligence: z.number().optional(), context: z.enum(["none", "thisServer", "allServers"]).optional() };
+    server.registerTool("sample", { description: "Asks the client's model", inputSchema: params }, async ({ prompt, hint, cost, intelligence, context }) => {
+      const answer = await server.server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: prompt } }],
+        maxTokens: 100,
+        modelPreferences: { ...(hint ? { hints: [{ name: hint }] } : {}), ...(cost === undefined ? {} : { costPriority: cost }), ...(intelligence === undefined ? {} : { intelligencePriority: intelligence }) },
+        ...(context ? { includeContext: context } : {}),
+      });
+      const text = answer.content.type === "text" ? answer.content.text : `[${answer.content.type}]`;
+      return { content: [{ type: "text", text: `${answer.model}: ${text}` }] };
     });
   }
   if (process.env.MCP_DASHED === "1") {
