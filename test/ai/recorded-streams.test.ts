@@ -13,7 +13,7 @@
  * replays stay in provider-streams.test.ts, written from the documented wire format.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
 import { startFakeLlm, type FakeApi, type FakeLlmServer } from "../support/fake-llm/server.ts";
@@ -49,14 +49,15 @@ function toSse(events: Event[], api: FakeApi): string {
 }
 
 /** A recording of several requests in a row (a tool loop) split into one stream per request. */
-function splitResponses(events: Event[]): Event[][] {
+function splitAt(events: Event[], firstType: string): Event[][] {
   const responses: Event[][] = [];
   for (const event of events) {
-    if (event.type === "response.created" || responses.length === 0) responses.push([]);
+    if (event.type === firstType || responses.length === 0) responses.push([]);
     responses[responses.length - 1].push(event);
   }
   return responses;
 }
+const splitResponses = (events: Event[]) => splitAt(events, "response.created");
 
 // --- what each recording says the user should see --------------------------------------
 
@@ -65,30 +66,55 @@ interface Expected {
   thinking: string;
   toolCalls: { id: string; name: string; arguments: Record<string, unknown> }[];
   stopReason: "stop" | "toolUse" | "length";
-  usage: { input: number; output: number };
+  /** As pi counts: `input` leaves out what was read from the cache. */
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
 }
 
 const parseArguments = (json: string) => (json.trim() ? JSON.parse(json) : {});
 
-/** Anthropic Messages: text and client tool_use blocks; server tool blocks are not the user's. */
+/**
+ * The replies of a recorded tool loop that xcsh asks for: each reply with a call of its own
+ * tools brings the next request; the first without one ends the turn.
+ */
+function untilTurnEnds(replies: Expected[]): Expected[] {
+  const end = replies.findIndex((reply) => reply.toolCalls.length === 0);
+  return end === -1 ? replies : replies.slice(0, end + 1);
+}
+
+/**
+ * Anthropic Messages: text, thinking and client tool_use blocks, streamed or already whole in
+ * message_start; server tool blocks (web search, code execution) are not the user's.
+ */
 function expectedAnthropic(events: Event[]): Expected {
-  const blocks = new Map<number, { type: string; id?: string; name?: string; text: string }>();
+  const blocks = new Map<number, { type: string; id?: string; name?: string; input?: Record<string, unknown>; text: string }>();
   const order: number[] = [];
-  let usage = { input: 0, output: 0 };
+  const open = (index: number, block: Event) => {
+    blocks.set(index, { type: block.type, id: block.id, name: block.name, input: block.input, text: block.text ?? block.thinking ?? "" });
+    order.push(index);
+  };
+  let usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let stop = "";
   for (const event of events) {
-    if (event.type === "message_start") usage = { input: event.message.usage.input_tokens, output: event.message.usage.output_tokens };
-    if (event.type === "content_block_start") {
-      blocks.set(event.index, { type: event.content_block.type, id: event.content_block.id, name: event.content_block.name, text: "" });
-      order.push(event.index);
+    if (event.type === "message_start") {
+      const start = event.message.usage;
+      usage = { input: start.input_tokens, output: start.output_tokens, cacheRead: start.cache_read_input_tokens ?? 0, cacheWrite: start.cache_creation_input_tokens ?? 0 };
+      event.message.content.forEach((block: Event, position: number) => open(-1 - position, block));
+      stop = event.message.stop_reason ?? "";
     }
+    if (event.type === "content_block_start") open(event.index, event.content_block);
     if (event.type === "content_block_delta") {
       const block = blocks.get(event.index)!;
       block.text += event.delta.text ?? event.delta.partial_json ?? event.delta.thinking ?? "";
     }
     if (event.type === "message_delta") {
-      stop = event.delta.stop_reason;
-      usage = { input: event.usage.input_tokens ?? usage.input, output: event.usage.output_tokens };
+      stop = event.delta.stop_reason ?? stop;
+      const delta = event.usage;
+      usage = {
+        input: delta.input_tokens ?? usage.input,
+        output: delta.output_tokens ?? usage.output,
+        cacheRead: delta.cache_read_input_tokens ?? usage.cacheRead,
+        cacheWrite: delta.cache_creation_input_tokens ?? usage.cacheWrite,
+      };
     }
   }
   const picked = order.map((index) => blocks.get(index)!);
@@ -97,7 +123,8 @@ function expectedAnthropic(events: Event[]): Expected {
     thinking: picked.filter((block) => block.type === "thinking").map((block) => block.text).join(""),
     toolCalls: picked
       .filter((block) => block.type === "tool_use")
-      .map((block) => ({ id: block.id!, name: block.name!, arguments: parseArguments(block.text) })),
+      // Arguments streamed in deltas; without any, those the block started with.
+      .map((block) => ({ id: block.id!, name: block.name!, arguments: block.text.trim() ? parseArguments(block.text) : (block.input ?? {}) })),
     stopReason: stop === "tool_use" ? "toolUse" : stop === "max_tokens" ? "length" : "stop",
     usage,
   };
@@ -119,8 +146,13 @@ function expectedResponses(events: Event[]): Expected {
     // A call's id is the call_id and the item id joined by "|" (pi's session format): both go back.
     toolCalls: calls.map((item) => ({ id: `${item.call_id}|${item.id}`, name: item.name, arguments: parseArguments(streamedArguments(item.id)) })),
     stopReason: calls.length > 0 ? "toolUse" : "stop",
-    usage: { input: completed.usage.input_tokens, output: completed.usage.output_tokens },
+    usage: responsesUsage(completed.usage),
   };
+}
+
+function responsesUsage(usage: Event): Expected["usage"] {
+  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
+  return { input: usage.input_tokens - cached, output: usage.output_tokens, cacheRead: cached, cacheWrite: 0 };
 }
 
 /** Chat Completions: content deltas of choice 0, the finish reason, the usage chunk. */
@@ -128,12 +160,13 @@ function expectedChat(events: Event[]): Expected {
   const choices = events.flatMap((event) => event.choices ?? []).filter((choice: Event) => choice.index === 0);
   const finish = choices.map((choice: Event) => choice.finish_reason).find(Boolean);
   const usage = events.map((event) => event.usage).find(Boolean);
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   return {
     text: choices.map((choice: Event) => choice.delta?.content ?? "").join(""),
     thinking: "",
     toolCalls: [],
     stopReason: finish === "tool_calls" ? "toolUse" : finish === "length" ? "length" : "stop",
-    usage: { input: usage.prompt_tokens, output: usage.completion_tokens },
+    usage: { input: usage.prompt_tokens - cached, output: usage.completion_tokens, cacheRead: cached, cacheWrite: 0 },
   };
 }
 
@@ -192,28 +225,24 @@ function seen(message: Frame): Expected {
     thinking: thinkingOf(message),
     toolCalls: blocksOf(message, "toolCall").map((block: Frame) => ({ id: block.id, name: block.name, arguments: block.arguments })),
     stopReason: message.stopReason,
-    usage: { input: message.usage.input, output: message.usage.output },
+    usage: { input: message.usage.input, output: message.usage.output, cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite },
   };
 }
 
 // --- replayed whole ---------------------------------------------------------------------
 
 describe("Anthropic Messages, recorded", () => {
-  const recordings = [
-    "anthropic-message-delta-input-tokens.chunks.txt",
-    "anthropic-tool-no-args.chunks.txt",
-    "anthropic-json-tool.1.chunks.txt",
-    "anthropic-web-search-tool.1.chunks.txt",
-  ];
+  // Every recording the package ships; one with several messages is a tool loop, one request each.
+  const recordings = readdirSync(ANTHROPIC_FIXTURES).filter((name) => name.endsWith(".chunks.txt"));
   for (const name of recordings) {
-    test(`${name}: the reply the user sees is the recorded one`, async () => {
-      const events = readChunks(join(ANTHROPIC_FIXTURES, name));
-      const expected = expectedAnthropic(events);
-      server.enqueue({ type: "raw", body: toSse(events, "anthropic-messages"), chunkBytes: 61 });
-      const frames = await ask("anthropic");
-      const [reply] = assistantEnds(frames);
-      expect(seen(reply)).toEqual(expected);
-      expect(reply.responseId).toBe(events[0].message.id);
+    test(`${name}: the replies the user sees are the recorded ones`, async () => {
+      const messages = splitAt(readChunks(join(ANTHROPIC_FIXTURES, name)), "message_start");
+      for (const events of messages) server.enqueue({ type: "raw", body: toSse(events, "anthropic-messages"), chunkBytes: 61 });
+      const expected = untilTurnEnds(messages.map(expectedAnthropic));
+      // A recording that ends in a call leaves xcsh one more request, which the fake server answers.
+      const replies = assistantEnds(await ask("anthropic")).slice(0, expected.length);
+      expect(replies.map(seen)).toEqual(expected);
+      expect(replies.map((reply) => reply.responseId)).toEqual(messages.slice(0, expected.length).map((events) => events[0].message.id));
     });
   }
 });
@@ -229,16 +258,26 @@ describe("OpenAI Chat Completions, recorded", () => {
 });
 
 describe("OpenAI Responses, recorded", () => {
-  test("openai-reasoning-encrypted-content.1: four requests of a tool loop — reasoning summary, calls, answer", async () => {
-    const responses = splitResponses(readChunks(join(OPENAI_FIXTURES, "responses", "__fixtures__", "openai-reasoning-encrypted-content.1.chunks.txt")));
+  const RESPONSES_FIXTURES = join(OPENAI_FIXTURES, "responses", "__fixtures__");
+  const recordings = readdirSync(RESPONSES_FIXTURES).filter((name) => name.endsWith(".chunks.txt") && !name.startsWith("openai-error"));
+  for (const name of recordings) {
+    test(`${name}: the replies the user sees are the recorded ones`, async () => {
+      const responses = splitResponses(readChunks(join(RESPONSES_FIXTURES, name)));
+      for (const events of responses) server.enqueue({ type: "raw", body: toSse(events, "openai-responses"), chunkBytes: 89 });
+      const expected = untilTurnEnds(responses.map(expectedResponses));
+      const replies = assistantEnds(await ask("openai")).slice(0, expected.length);
+      expect(replies.map(seen)).toEqual(expected);
+    });
+  }
+
+  test("openai-reasoning-encrypted-content.1: each recorded call runs with its arguments and goes back with its result", async () => {
+    const responses = splitResponses(readChunks(join(RESPONSES_FIXTURES, "openai-reasoning-encrypted-content.1.chunks.txt")));
     expect(responses.length).toBeGreaterThan(1);
     for (const events of responses) server.enqueue({ type: "raw", body: toSse(events, "openai-responses"), chunkBytes: 89 });
     const frames = await ask("openai");
-    const replies = assistantEnds(frames);
-    expect(replies.map(seen)).toEqual(responses.map(expectedResponses));
-    // Each recorded call ran with its recorded arguments, and went back with its result.
     const started = frames.filter((frame) => frame.type === "tool_execution_start");
     const calls = responses.flatMap((events) => expectedResponses(events).toolCalls);
+    expect(calls.length).toBeGreaterThan(0);
     expect(started.map((frame) => ({ id: frame.toolCallId, name: frame.toolName, arguments: frame.args }))).toEqual(calls);
     expect(server.requests).toHaveLength(responses.length);
     for (const [index, call] of calls.entries()) {
