@@ -270,7 +270,7 @@ describe("OpenAI Responses, recorded", () => {
     });
   }
 
-  test("openai-reasoning-encrypted-content.1: each recorded call runs with its arguments and goes back with its result", async () => {
+  test("openai-reasoning-encrypted-content.1: each recorded call runs with its arguments and goes back with its result and the reasoning before it", async () => {
     const responses = splitResponses(readChunks(join(RESPONSES_FIXTURES, "openai-reasoning-encrypted-content.1.chunks.txt")));
     expect(responses.length).toBeGreaterThan(1);
     for (const events of responses) server.enqueue({ type: "raw", body: toSse(events, "openai-responses"), chunkBytes: 89 });
@@ -285,6 +285,11 @@ describe("OpenAI Responses, recorded", () => {
       const [callId, itemId] = call.id.split("|");
       expect(input).toContainEqual(expect.objectContaining({ type: "function_call", call_id: callId, id: itemId, name: call.name }));
       expect(input).toContainEqual(expect.objectContaining({ type: "function_call_output", call_id: callId }));
+    }
+    // The encrypted reasoning goes back as the finished item carried it (the API needs it with store: false).
+    const reasoning = responses[0].find((event) => event.type === "response.output_item.done" && event.item.type === "reasoning")!.item;
+    for (const request of server.requests.slice(1)) {
+      expect(request.body.input).toContainEqual(expect.objectContaining({ type: "reasoning", id: reasoning.id, encrypted_content: reasoning.encrypted_content }));
     }
   });
 
