@@ -25,6 +25,7 @@ const packageDir = (name: string) => dirname(Bun.resolveSync(`${name}/package.js
 
 const OPENAI_FIXTURES = join(packageDir("ai-sdk-openai-3.0.17"), "src");
 const ANTHROPIC_FIXTURES = join(packageDir("ai-sdk-anthropic-3.0.21"), "src", "__fixtures__");
+const DEEPSEEK_FIXTURES = join(packageDir("ai-sdk-deepseek-2.0.10"), "src", "chat", "__fixtures__");
 
 type Event = Record<string, any>;
 
@@ -155,16 +156,26 @@ function responsesUsage(usage: Event): Expected["usage"] {
   return { input: usage.input_tokens - cached, output: usage.output_tokens, cacheRead: cached, cacheWrite: 0 };
 }
 
-/** Chat Completions: content deltas of choice 0, the finish reason, the usage chunk. */
+/** Chat Completions: content, reasoning_content and tool-call deltas of choice 0, the finish reason, the usage chunk. */
 function expectedChat(events: Event[]): Expected {
-  const choices = events.flatMap((event) => event.choices ?? []).filter((choice: Event) => choice.index === 0);
-  const finish = choices.map((choice: Event) => choice.finish_reason).find(Boolean);
+  const deltas = events
+    .flatMap((event) => event.choices ?? [])
+    .filter((choice: Event) => choice.index === 0)
+    .map((choice: Event) => ({ ...choice.delta, finish: choice.finish_reason }));
+  const calls: { id: string; name: string; json: string }[] = [];
+  for (const call of deltas.flatMap((delta) => delta.tool_calls ?? [])) {
+    calls[call.index] ??= { id: "", name: "", json: "" };
+    calls[call.index].id ||= call.id ?? "";
+    calls[call.index].name ||= call.function?.name ?? "";
+    calls[call.index].json += call.function?.arguments ?? "";
+  }
+  const finish = deltas.map((delta) => delta.finish).find(Boolean);
   const usage = events.map((event) => event.usage).find(Boolean);
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   return {
-    text: choices.map((choice: Event) => choice.delta?.content ?? "").join(""),
-    thinking: "",
-    toolCalls: [],
+    text: deltas.map((delta) => delta.content ?? "").join(""),
+    thinking: deltas.map((delta) => delta.reasoning_content ?? "").join(""),
+    toolCalls: calls.map((call) => ({ id: call.id, name: call.name, arguments: parseArguments(call.json) })),
     stopReason: finish === "tool_calls" ? "toolUse" : finish === "length" ? "length" : "stop",
     usage: { input: usage.prompt_tokens - cached, output: usage.completion_tokens, cacheRead: cached, cacheWrite: 0 },
   };
@@ -176,6 +187,7 @@ function expectedChat(events: Event[]): Expected {
 const PROVIDERS = {
   anthropic: { api: "anthropic-messages", model: "claude-sonnet-4-5" },
   azure: { api: "openai-completions", model: "gpt-5-nano" },
+  deepseek: { api: "openai-completions", model: "deepseek-reasoner" },
   openai: { api: "openai-responses", model: "gpt-5.1-codex-max" },
 } as const satisfies Record<string, { api: FakeApi; model: string }>;
 type ProviderName = keyof typeof PROVIDERS;
@@ -248,13 +260,21 @@ describe("Anthropic Messages, recorded", () => {
 });
 
 describe("OpenAI Chat Completions, recorded", () => {
-  test("azure-model-router.1: an empty first chunk, the text, the usage chunk after finish_reason", async () => {
-    const events = readChunks(join(OPENAI_FIXTURES, "chat", "__fixtures__", "azure-model-router.1.chunks.txt"));
-    const expected = expectedChat(events);
-    server.enqueue({ type: "raw", body: toSse(events, "openai-completions"), chunkBytes: 73 });
-    const [reply] = assistantEnds(await ask("azure"));
-    expect(seen(reply)).toEqual(expected);
-  });
+  const recordings: { provider: ProviderName; path: string; shows: string }[] = [
+    { provider: "azure", path: join(OPENAI_FIXTURES, "chat", "__fixtures__", "azure-model-router.1.chunks.txt"), shows: "an empty first chunk, the usage chunk after finish_reason" },
+    { provider: "deepseek", path: join(DEEPSEEK_FIXTURES, "deepseek-text.chunks.txt"), shows: "an answer cut by max_tokens" },
+    { provider: "deepseek", path: join(DEEPSEEK_FIXTURES, "deepseek-reasoning.chunks.txt"), shows: "reasoning_content, then the answer" },
+    { provider: "deepseek", path: join(DEEPSEEK_FIXTURES, "deepseek-tool-call.chunks.txt"), shows: "reasoning_content, then a tool call in pieces, cached input" },
+  ];
+  for (const { provider, path, shows } of recordings) {
+    test(`${provider}: ${path.split("/").at(-1)}: ${shows}`, async () => {
+      const events = readChunks(path);
+      const expected = expectedChat(events);
+      server.enqueue({ type: "raw", body: toSse(events, "openai-completions"), chunkBytes: 73 });
+      const [reply] = assistantEnds(await ask(provider));
+      expect(seen(reply)).toEqual(expected);
+    });
+  }
 });
 
 describe("OpenAI Responses, recorded", () => {
