@@ -1,6 +1,8 @@
 /**
  * Real provider streams, recorded from the live APIs by another open-source SDK's test
- * suite and published in its npm package, replayed through the built binary. The
+ * suite (the Vercel AI SDK: Anthropic Messages, OpenAI Responses, Chat Completions from
+ * Azure OpenAI and DeepSeek) and published in its npm packages, replayed through the
+ * built binary. The
  * recordings stay in node_modules (devDependencies pinned to the versions that ship them;
  * test/fixtures/provider-streams/README.md names each file, version and licence).
  *
