@@ -195,6 +195,14 @@ class AnthropicEventReader {
           cacheRead: usage.cache_read_input_tokens ?? 0,
           cacheWrite: usage.cache_creation_input_tokens ?? 0,
         });
+        // A message can arrive whole in message_start, followed only by message_stop: the API
+        // answers so when code it runs calls a tool (a recorded stream shows it). Its blocks and
+        // stop reason count as if streamed; negative wire indexes keep clear of streamed ones.
+        event.message.content.forEach((block, position) => {
+          this.startBlock(-1 - position, block);
+          this.stopBlock(-1 - position);
+        });
+        if (event.message.stop_reason) this.stopReason = mapStopReason(event.message.stop_reason);
         break;
       }
       case "content_block_start":
