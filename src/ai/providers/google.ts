@@ -20,7 +20,7 @@ import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, thinkingBudget } from "../thinking.ts";
 import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets, ToolCall } from "../types.ts";
-import { resolveProviderApiKey } from "./api-key.ts";
+import { requestCredentials, resolveProviderApiKey } from "./api-key.ts";
 import { convertMessages, convertSystemPrompt, convertTools, newLocalCallId, thinksByLevel } from "./google-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
@@ -179,6 +179,7 @@ class ChunkReader {
     for (const part of candidate?.content?.parts ?? []) this.readPart(part);
     if (candidate?.finishReason) {
       this.finishReason = candidate.finishReason;
+      this.builder.setRawStopReason(candidate.finishReason);
       this.builder.markComplete();
     }
     if (candidate?.finishMessage) this.finishMessage = candidate.finishMessage;
@@ -267,6 +268,7 @@ class ChunkReader {
       output: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
       cacheRead: cached,
       cacheWrite: 0,
+      reasoning: usage.thoughtsTokenCount ?? 0,
     });
   }
 
@@ -341,6 +343,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
         for await (const chunk of chunks) {
           if (first) {
             first = false;
+            builder.responseArrived();
             await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
           }
           reader.read(chunk);
@@ -351,7 +354,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
       } finally {
         stop.abort();
       }
-    }, { requiresCompletion: "Gemini" });
+    }, { requiresCompletion: "Gemini", secrets: requestCredentials(model, options) });
   };
 }
 

@@ -106,6 +106,7 @@ class ConverseEventReader {
       case "messageStop": {
         this.builder.markComplete();
         const reason = payload.stopReason as string;
+        builder.setRawStopReason(reason);
         if (reason === "guardrail_intervened" || reason === "content_filtered") throw new Error(`Bedrock stopped the response: ${reason}`);
         builder.setStopReason(STOP_REASONS[reason] ?? "stop");
         break;
@@ -155,6 +156,11 @@ class ConverseEventReader {
   }
 }
 
+/** The bearer key given for Bedrock, if any (AWS secrets are in credential variables, which redaction reads itself). */
+function apiKeyOf(options: Options | undefined): string[] {
+  return options?.apiKey && options.apiKey !== AMBIENT_CREDENTIAL ? [options.apiKey] : [];
+}
+
 export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderStreamOptions) => {
   const options = rawOptions as Options | undefined;
   const signal = options?.signal;
@@ -179,6 +185,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     const timeout = options?.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     const response = await fetch(url, { method: "POST", headers, body, signal: requestSignal });
+    builder.responseArrived();
     await options?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
     if (!response.ok) throw await httpError(response);
     if (!response.body) throw new Error("Bedrock answered without a body");
@@ -186,7 +193,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const reader = new ConverseEventReader(builder);
     for await (const message of readEventStream(response.body)) reader.handle(message);
-  }, { requiresCompletion: "Bedrock" });
+  }, { requiresCompletion: "Bedrock", secrets: apiKeyOf(options) });
 };
 
 /** Claude reasons with a token budget; other Bedrock models take no thinking parameters. */
