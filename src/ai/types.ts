@@ -270,7 +270,13 @@ export interface UnusedCompat {
   allowedFallbackModels?: unknown[];
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat & UnusedCompat;
+/** Switches for Gemini's APIs (google-generative-ai, google-vertex). */
+export interface GoogleCompat {
+  /** xcsh: the largest thinking budget (tokens) the model accepts; a larger one is cut to it (Gemini 2.x Flash: 24,576). */
+  maxThinkingBudget?: number;
+}
+
+export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & GoogleCompat & RequestCompat & UnusedCompat;
 
 export interface ModelCost {
   /** USD per million tokens */

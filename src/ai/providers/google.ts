@@ -361,12 +361,13 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
 export const stream: ApiStreamFunction = geminiStream(createClient);
 
 /**
- * The per-model thinking decision. A model whose thinkingLevelMap names levels (Gemini 3
- * and later) takes a level and cannot stop thinking; Gemini 2.5 takes a token budget,
- * where 0 turns thinking off on Flash and Flash-Lite while Pro needs at least 128 (the
- * one rule still by name: the catalog has no field for it; a thinkingLevelMap `off`
- * entry with a number overrides it). A map entry (a level name, or a number for budget
- * models) overrides the default.
+ * The per-model thinking decision, from the model's data only. A model whose
+ * thinkingLevelMap names levels (Gemini 3 and later) takes a level and cannot stop
+ * thinking; a budget model (Gemini 2.x) takes a token budget. For a budget model the
+ * map's numbers are the budgets: `off` is the budget that stands for "off" (the catalog
+ * gives 0, or 128 for 2.5 Pro, which cannot stop thinking), and without one "off" sends
+ * nothing and the model keeps its own default. `compat.maxThinkingBudget` caps the
+ * budgets computed from the level (Flash: 24,576); a budget the map names is sent as is.
  */
 export function geminiThinking(
   model: Model,
@@ -375,7 +376,6 @@ export function geminiThinking(
   budgets?: ThinkingBudgets,
 ): GoogleThinkingOptions | undefined {
   if (!model.reasoning) return undefined;
-  const id = model.id.replace(/^models\//, "");
   const mapped = model.thinkingLevelMap?.[level] ?? undefined;
 
   if (thinksByLevel(model)) {
@@ -386,16 +386,11 @@ export function geminiThinking(
   }
 
   const mappedBudget = mapped !== undefined && /^-?\d+$/.test(mapped) ? Number(mapped) : undefined;
-  if (level === "off") {
-    if (mappedBudget !== undefined) return { enabled: false, budgetTokens: mappedBudget };
-    if (id.startsWith("gemini-2.5-pro")) return { enabled: false, budgetTokens: 128 };
-    if (id.startsWith("gemini-2")) return { enabled: false, budgetTokens: 0 };
-    return undefined; // an unknown family: leave the model's own default
-  }
-  let budget = mappedBudget ?? thinkingBudget(level, maxTokens, budgets);
-  // Flash models accept at most 24576 thinking tokens.
-  if (mappedBudget === undefined && id.includes("flash")) budget = Math.min(budget, 24576);
-  return { enabled: true, budgetTokens: budget };
+  if (level === "off") return mappedBudget !== undefined ? { enabled: false, budgetTokens: mappedBudget } : undefined;
+  if (mappedBudget !== undefined) return { enabled: true, budgetTokens: mappedBudget };
+  const budget = thinkingBudget(level, maxTokens, budgets);
+  const cap = model.compat?.maxThinkingBudget;
+  return { enabled: true, budgetTokens: typeof cap === "number" && cap > 0 ? Math.min(budget, cap) : budget };
 }
 
 /** The simple form of a Gemini stream: the thinking level becomes Gemini's thinking knobs. */
