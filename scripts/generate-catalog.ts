@@ -125,7 +125,7 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
 }
 
 /**
- * xcsh's own additions to pi's data: quirks pi 1.6.0 decides by model name in its
+ * xcsh's own additions to pi's data (Gemini's budgets here, Claude on Bedrock below): quirks pi 1.6.0 decides by model name in its
  * converters, which xcsh keeps as catalog data so that its converters read fields only
  * (a models.json entry overrides them like any other). Each rule says which rows it
  * touches and what it adds; a field pi's data already sets is left as pi set it.
@@ -139,7 +139,19 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
 const GOOGLE_APIS: ReadonlySet<string> = new Set(["google-generative-ai", "google-vertex"]);
 const GEMINI_LEVEL_NAMES = /^(minimal|low|medium|high)$/i;
 
+/**
+ * Claude on Bedrock (model ids such as `anthropic.claude-…` and the cross-region
+ * `us.anthropic.claude-…`) takes Anthropic's cache points and thinking budget through
+ * ConverseStream; other Bedrock models take neither (compat.supportsCachePoints,
+ * compat.supportsBudgetThinking, read by bedrock/convert.ts).
+ */
+const BEDROCK_CLAUDE = /(^|[.:/])anthropic\.claude/;
+
 function addXcshQuirks(row: CatalogModel, api: string): CatalogModel {
+  if (api === "bedrock-converse-stream" && BEDROCK_CLAUDE.test(row.id)) {
+    row.compat = { supportsCachePoints: true, supportsBudgetThinking: true, ...row.compat };
+    return row;
+  }
   if (!GOOGLE_APIS.has(api) || !row.reasoning) return row;
   const map = row.thinkingLevelMap ?? {};
   if (Object.values(map).some((value) => typeof value === "string" && GEMINI_LEVEL_NAMES.test(value))) return row;

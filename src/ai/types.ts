@@ -276,7 +276,21 @@ export interface GoogleCompat {
   maxThinkingBudget?: number;
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & GoogleCompat & RequestCompat & UnusedCompat;
+/** Switches for Bedrock's ConverseStream API: what the model behind it accepts (the catalog sets them for Claude). */
+export interface BedrockCompat {
+  /** xcsh: the model takes `cachePoint` blocks: the system prompt and the last user turn are cached. */
+  supportsCachePoints?: boolean;
+  /** xcsh: the model reasons with Anthropic's `thinking: {type: "enabled", budget_tokens}` in additionalModelRequestFields. */
+  supportsBudgetThinking?: boolean;
+}
+
+export type ModelCompat = OpenAICompletionsCompat &
+  OpenAIResponsesCompat &
+  AnthropicMessagesCompat &
+  GoogleCompat &
+  BedrockCompat &
+  RequestCompat &
+  UnusedCompat;
 
 export interface ModelCost {
   /** USD per million tokens */

@@ -19,7 +19,7 @@ import { clampThinkingLevel, thinkingBudget } from "../../thinking.ts";
 import type { Model, ProviderStreamOptions, StreamOptions } from "../../types.ts";
 import { providerEnvReader } from "../provider-env.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "../message-builder.ts";
-import { buildConverseRequest, isClaude, type ConverseRequest } from "./convert.ts";
+import { buildConverseRequest, thinksByBudget, type ConverseRequest } from "./convert.ts";
 import { resolveBedrockAuth, resolveBedrockEndpoint, resolveBedrockRegion, type BedrockAuth } from "./credentials.ts";
 import { readEventStream, type EventStreamMessage } from "./event-stream.ts";
 import { signRequest } from "./sign.ts";
@@ -196,9 +196,9 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
   }, { requiresCompletion: "Bedrock", secrets: apiKeyOf(options) });
 };
 
-/** Claude reasons with a token budget; other Bedrock models take no thinking parameters. */
+/** Models that reason by budget (Claude) get one; other Bedrock models take no thinking parameters. */
 function budgetFor(model: Model, options: Parameters<ApiStreamSimpleFunction>[2]): number | undefined {
-  if (!model.reasoning || !isClaude(model) || !options?.reasoning) return undefined;
+  if (!thinksByBudget(model) || !options?.reasoning) return undefined;
   const level = clampThinkingLevel(model, options.reasoning);
   if (level === "off") return undefined;
   return thinkingBudget(level, options.maxTokens ?? model.maxTokens, options.thinkingBudgets);
