@@ -124,7 +124,7 @@ class ChunkReader {
 
   private appendRunning(kind: "text" | "thinking", delta: string, signature?: string): void {
     if (this.current?.kind !== kind) {
-      this.current = undefined;
+      // The running block stays open (closed at the stream's end); the new one runs from here.
       const index = kind === "text" ? this.builder.startText() : this.builder.startThinking({ signature });
       this.current = { kind, index };
     }
