@@ -1,3 +1,7 @@
+/**
+ * The key a provider request uses (given, else the provider's variable), and every
+ * credential the request carries, so that error texts can be cleaned of them.
+ */
 import { getEnvApiKey, findEnvKeys } from "../env-api-keys.ts";
 import type { Model, StreamOptions } from "../types.ts";
 
