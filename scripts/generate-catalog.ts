@@ -124,6 +124,47 @@ function toRow(model: SourceModel, provider: CatalogProviderInfo): CatalogModel 
   return row;
 }
 
+/**
+ * xcsh's own additions to pi's data (Gemini's budgets here, Claude on Bedrock below): quirks pi 1.6.0 decides by model name in its
+ * converters, which xcsh keeps as catalog data so that its converters read fields only
+ * (a models.json entry overrides them like any other). Each rule says which rows it
+ * touches and what it adds; a field pi's data already sets is left as pi set it.
+ *
+ * Gemini 2.x on Google's APIs reasons by token budget (a model that thinks by level has
+ * level names in its thinkingLevelMap):
+ * - thinking "off" is a budget: 0 turns thinking off, except on 2.5 Pro, which cannot stop
+ *   thinking and takes its least budget, 128 (thinkingLevelMap.off, read by google.ts);
+ * - Flash models accept at most 24,576 thinking tokens (compat.maxThinkingBudget).
+ */
+const GOOGLE_APIS: ReadonlySet<string> = new Set(["google-generative-ai", "google-vertex"]);
+const GEMINI_LEVEL_NAMES = /^(minimal|low|medium|high)$/i;
+
+/**
+ * Claude on Bedrock (model ids such as `anthropic.claude-…` and the cross-region
+ * `us.anthropic.claude-…`) takes Anthropic's cache points and thinking budget through
+ * ConverseStream; other Bedrock models take neither (compat.supportsCachePoints,
+ * compat.supportsBudgetThinking, read by bedrock/convert.ts).
+ */
+const BEDROCK_CLAUDE = /(^|[.:/])anthropic\.claude/;
+
+function addXcshQuirks(row: CatalogModel, api: string): CatalogModel {
+  if (api === "bedrock-converse-stream" && BEDROCK_CLAUDE.test(row.id)) {
+    row.compat = { supportsCachePoints: true, supportsBudgetThinking: true, ...row.compat };
+    return row;
+  }
+  if (!GOOGLE_APIS.has(api) || !row.reasoning) return row;
+  const map = row.thinkingLevelMap ?? {};
+  if (Object.values(map).some((value) => typeof value === "string" && GEMINI_LEVEL_NAMES.test(value))) return row;
+  const id = row.id.replace(/^models\//, "");
+  if (id.startsWith("gemini-2") && map.off === undefined) {
+    row.thinkingLevelMap = { ...map, off: id.startsWith("gemini-2.5-pro") ? "128" : "0" };
+  }
+  if (id.startsWith("gemini-") && id.includes("flash") && row.compat?.maxThinkingBudget === undefined) {
+    row.compat = { ...row.compat, maxThinkingBudget: 24_576 };
+  }
+  return row;
+}
+
 /** A classifier or image model: the fields its request and a listing need. */
 function toTypedRow(model: SourceModel, provider: Pick<CatalogProviderInfo, "baseUrl">): TypedCatalogModel {
   const base = {
@@ -240,7 +281,7 @@ async function main(): Promise<number> {
         skipped.set(`api ${model.api}`, (skipped.get(`api ${model.api}`) ?? 0) + 1);
         continue;
       }
-      rows.push(toRow(model, provider));
+      rows.push(addXcshQuirks(toRow(model, provider), SERVED_OVER_PROVIDER_API.has(model.api) ? provider.api : model.api));
     }
     rows.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     byProvider.set(provider.id, [...(byProvider.get(provider.id) ?? []), ...rows]);

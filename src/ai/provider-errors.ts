@@ -7,6 +7,7 @@
  * apart (AssistantMessage.errorBody) for whoever debugs.
  */
 import { CA_HINT, certificateFailure } from "./tls-errors.ts";
+import { redactCredentials } from "./verbose-error-body.ts";
 
 export interface ProviderFailure {
   /** One line: what failed and why, starting with the HTTP status when there was one. */
@@ -222,8 +223,20 @@ function connectionFailure(error: unknown, baseUrl: string | undefined): string 
   return `Cannot reach ${where}: ${inner ? String(inner.message) : "the connection failed"}`;
 }
 
-/** Anything a provider threw, as a ProviderFailure. `baseUrl` names where a request went when the error does not. */
-export function describeProviderFailure(error: unknown, provider: string, baseUrl?: string): ProviderFailure {
+/**
+ * Anything a provider threw, as a ProviderFailure. `baseUrl` names where a request went when
+ * the error does not. The message and body are shown to users and kept in session files, so
+ * credentials a provider echoed back are taken out (`secrets`: the key in use, beside the
+ * environment's credential variables and key-shaped text).
+ */
+export function describeProviderFailure(error: unknown, provider: string, baseUrl?: string, secrets: readonly (string | undefined)[] = []): ProviderFailure {
+  const failure = describeUnredacted(error, provider, baseUrl);
+  failure.message = redactCredentials(failure.message, secrets);
+  if (failure.rawBody !== undefined) failure.rawBody = redactCredentials(failure.rawBody, secrets);
+  return failure;
+}
+
+function describeUnredacted(error: unknown, provider: string, baseUrl?: string): ProviderFailure {
   const certificate = certificateFailure(error);
   if (certificate) return { message: `Certificate not trusted: ${certificate}. ${CA_HINT}` };
   if (error && typeof error === "object") {

@@ -76,14 +76,20 @@ export interface UsageCost {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The billed total when the provider reported it (`totalFromProvider`), else the sum of the catalog prices above. */
   total: number;
+  /** pi 1.x: true when `total` is what the provider billed (OpenRouter's `usage.cost`); false or absent for a catalog estimate. */
+  totalFromProvider?: boolean;
 }
 
 export interface Usage {
   input: number;
+  /** Output tokens, reasoning tokens included. */
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** pi 1.x: the reasoning tokens among `output`, from APIs that count them apart (possibly 0); absent where the API does not say. */
+  reasoning?: number;
   totalTokens: number;
   cost: UsageCost;
 }
@@ -107,6 +113,8 @@ export interface AssistantMessage {
   responseId?: string;
   usage: Usage;
   stopReason: StopReason;
+  /** pi 1.x: the provider's own stop or finish reason, as it sent it ("end_turn", "tool_calls", "MAX_TOKENS", "incomplete.max_output_tokens"…). */
+  rawStopReason?: string;
   errorMessage?: string;
   /** xcsh: how long the provider asked to wait before another request (retry-after, retryDelay); the session's retry honours it. */
   retryAfterMs?: number;
@@ -262,7 +270,27 @@ export interface UnusedCompat {
   allowedFallbackModels?: unknown[];
 }
 
-export type ModelCompat = OpenAICompletionsCompat & OpenAIResponsesCompat & AnthropicMessagesCompat & RequestCompat & UnusedCompat;
+/** Switches for Gemini's APIs (google-generative-ai, google-vertex). */
+export interface GoogleCompat {
+  /** xcsh: the largest thinking budget (tokens) the model accepts; a larger one is cut to it (Gemini 2.x Flash: 24,576). */
+  maxThinkingBudget?: number;
+}
+
+/** Switches for Bedrock's ConverseStream API: what the model behind it accepts (the catalog sets them for Claude). */
+export interface BedrockCompat {
+  /** xcsh: the model takes `cachePoint` blocks: the system prompt and the last user turn are cached. */
+  supportsCachePoints?: boolean;
+  /** xcsh: the model reasons with Anthropic's `thinking: {type: "enabled", budget_tokens}` in additionalModelRequestFields. */
+  supportsBudgetThinking?: boolean;
+}
+
+export type ModelCompat = OpenAICompletionsCompat &
+  OpenAIResponsesCompat &
+  AnthropicMessagesCompat &
+  GoogleCompat &
+  BedrockCompat &
+  RequestCompat &
+  UnusedCompat;
 
 export interface ModelCost {
   /** USD per million tokens */

@@ -19,11 +19,14 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   if (!a || !b) return a ?? b;
   // A tool's own usage may leave fields out (an extension's); they count as zero, never NaN.
   const sum = (x: number | undefined, y: number | undefined) => (Number.isFinite(x) ? x! : 0) + (Number.isFinite(y) ? y! : 0);
+  // Reasoning tokens are counted only where some part reported them; a billed total summed with an estimate is neither.
+  const reasoning = a.reasoning !== undefined || b.reasoning !== undefined ? { reasoning: sum(a.reasoning, b.reasoning) } : {};
   return {
     input: sum(a.input, b.input),
     output: sum(a.output, b.output),
     cacheRead: sum(a.cacheRead, b.cacheRead),
     cacheWrite: sum(a.cacheWrite, b.cacheWrite),
+    ...reasoning,
     totalTokens: sum(a.totalTokens, b.totalTokens),
     cost: {
       input: roundCost(sum(a.cost?.input, b.cost?.input)),
@@ -62,7 +65,7 @@ function pricesFor(cost: Model["cost"], usage: Usage): Omit<Model["cost"], "tier
   return prices;
 }
 
-/** Fills `usage.cost` from the model's per-million-token prices and returns it. */
+/** Fills `usage.cost` from the model's per-million-token prices and returns it: an estimate, so `totalFromProvider` is false (as pi 1.x sets it). */
 export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["cost"] {
   const perToken = (pricePerMillion: number, tokens: number) => roundCost((pricePerMillion / 1_000_000) * tokens);
   const prices = pricesFor(model.cost, usage);
@@ -71,6 +74,7 @@ export function calculateCost(model: Pick<Model, "cost">, usage: Usage): Usage["
   usage.cost.cacheRead = perToken(prices.cacheRead, usage.cacheRead);
   usage.cost.cacheWrite = perToken(prices.cacheWrite, usage.cacheWrite);
   usage.cost.total = roundCost(usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite);
+  usage.cost.totalFromProvider = false;
   return usage.cost;
 }
 

@@ -1,10 +1,12 @@
 /**
- * The raw provider error body as `--verbose` shows it. The body is what the provider
- * sent, and some providers echo part of the request back: a key in a message ("Incorrect
- * API key provided: sk-…"), an Authorization header in a proxy's dump. So before it is
- * shown, the values of the environment's credential variables and anything shaped like a
- * key or a bearer token are replaced by `[redacted]`. Request headers are never shown.
- * Long bodies are cut: this is a debugging aid, not a log.
+ * Credentials out of provider error texts. A provider's error is what it sent, and some
+ * providers echo part of the request back: a key in a message ("Incorrect API key
+ * provided: sk-…"), an Authorization header in a proxy's dump. So before an error message
+ * or body is shown, written to a frame or kept in a session file, the key in use, the
+ * values of the environment's credential variables and anything shaped like a key or a
+ * bearer token are replaced by `[redacted]` (`redactCredentials`). The raw body as
+ * `--verbose` shows it is also cut to a readable length (`verboseErrorBody`): a debugging
+ * aid, not a log. Request headers are never shown.
  */
 
 const MAX_CHARS = 2000;
@@ -28,16 +30,25 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The body with credentials replaced, cut to a readable length. `secrets` are extra values to hide (the key in use). */
-export function verboseErrorBody(rawBody: string, secrets: readonly string[] = [], env: Record<string, string | undefined> = process.env): string {
-  const known = new Set(secrets.filter((value) => value.length >= MIN_SECRET_LENGTH));
+/** The text with credentials replaced. `secrets` are extra values to hide (the key in use). */
+export function redactCredentials(
+  text: string,
+  secrets: readonly (string | undefined)[] = [],
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const known = new Set(secrets.filter((value): value is string => typeof value === "string" && value.length >= MIN_SECRET_LENGTH));
   for (const [name, value] of Object.entries(env)) {
     if (value && value.length >= MIN_SECRET_LENGTH && CREDENTIAL_VARIABLE.test(name)) known.add(value);
   }
-  let text = rawBody;
+  let redacted = text;
   // Longest first, so a secret that contains another is hidden whole.
-  for (const secret of [...known].sort((a, b) => b.length - a.length)) text = text.replace(new RegExp(escapeRegExp(secret), "g"), REDACTED);
-  for (const shape of SECRET_SHAPES) text = text.replace(shape, (_match, prefix?: string) => (typeof prefix === "string" ? prefix : "") + REDACTED);
-  text = text.trim();
+  for (const secret of [...known].sort((a, b) => b.length - a.length)) redacted = redacted.replace(new RegExp(escapeRegExp(secret), "g"), REDACTED);
+  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, (_match, prefix?: string) => (typeof prefix === "string" ? prefix : "") + REDACTED);
+  return redacted;
+}
+
+/** The body with credentials replaced, cut to a readable length. `secrets` are extra values to hide (the key in use). */
+export function verboseErrorBody(rawBody: string, secrets: readonly string[] = [], env: Record<string, string | undefined> = process.env): string {
+  const text = redactCredentials(rawBody, secrets, env).trim();
   return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}… (${text.length - MAX_CHARS} more characters)` : text;
 }

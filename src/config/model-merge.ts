@@ -81,6 +81,8 @@ function applyOverride(model: Model, override: ModelOverride): Model {
   const result: Model = { ...model };
   if (override.name !== undefined) result.name = override.name;
   if (override.reasoning !== undefined) result.reasoning = override.reasoning;
+  // An object field: merged level by level over the model's (pi 1.x's modelOverrides rule).
+  if (override.thinkingLevelMap !== undefined) result.thinkingLevelMap = { ...model.thinkingLevelMap, ...override.thinkingLevelMap };
   if (override.input !== undefined) result.input = [...override.input];
   if (override.contextWindow !== undefined) result.contextWindow = override.contextWindow;
   if (override.maxTokens !== undefined) result.maxTokens = override.maxTokens;

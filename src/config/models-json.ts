@@ -79,6 +79,10 @@ const CompatSchema = Type.Object({
   allowEmptySignature: Type.Optional(Type.Boolean()),
   supportsStrictTools: Type.Optional(Type.Boolean()),
   supportsMaxOutputTokens: Type.Optional(Type.Boolean()),
+  // xcsh: Gemini's largest thinking budget; what a Bedrock model takes (Claude's cache points and thinking budget)
+  maxThinkingBudget: Type.Optional(Type.Integer({ minimum: 1 })),
+  supportsCachePoints: Type.Optional(Type.Boolean()),
+  supportsBudgetThinking: Type.Optional(Type.Boolean()),
 });
 
 /** pi 1.x: free-form request fields, and per thinking level (pi's level names, `max` included). */
@@ -108,6 +112,7 @@ const ModelConfigSchema = Type.Object({
 const ModelOverrideSchema = Type.Object({
   name: Type.Optional(Type.String()),
   reasoning: Type.Optional(Type.Boolean()),
+  thinkingLevelMap: Type.Optional(ThinkingLevelMapSchema),
   input: Type.Optional(InputSchema),
   cost: Type.Optional(CostSchema),
   contextWindow: Type.Optional(TokenCount),

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { buildConverseRequest } from "../../src/ai/providers/bedrock/convert.ts";
 import type { AssistantMessage, Context, Model } from "../../src/ai/types.ts";
+import { getModels } from "../../src/ai/models.ts";
 import { emptyUsage } from "../../src/ai/usage.ts";
 
 const model = (id: string): Model => ({
@@ -21,7 +22,8 @@ const model = (id: string): Model => ({
   contextWindow: 200_000,
   maxTokens: 8192,
 });
-const CLAUDE = model("us.anthropic.claude-sonnet-4-20250514-v1:0");
+/** Claude as the catalog describes it: what it takes is data (compat), not its name. */
+const CLAUDE: Model = { ...model("us.anthropic.claude-sonnet-4-20250514-v1:0"), compat: { supportsCachePoints: true, supportsBudgetThinking: true } };
 const NOVA = model("amazon.nova-pro-v1:0");
 
 function foreignCall(id: string): AssistantMessage {
@@ -82,5 +84,20 @@ describe("Converse requests", () => {
     expect(nova.system).toEqual([{ text: "sys" }]);
     const uncached = buildConverseRequest(CLAUDE, context, { maxTokens: 8192, cacheRetention: "none" });
     expect(JSON.stringify(uncached)).not.toContain("cachePoint");
+    // A name alone decides nothing: a Claude-named model without the switches gets neither.
+    const bare = buildConverseRequest(model("us.anthropic.claude-house-v1:0"), context, { maxTokens: 8192, thinkingBudget: 2048, temperature: 0.5 });
+    expect(bare.additionalModelRequestFields).toBeUndefined();
+    expect(JSON.stringify(bare)).not.toContain("cachePoint");
+  });
+
+  test("the catalog gives every Claude on Bedrock both switches, and no other model either", () => {
+    const models = getModels("amazon-bedrock");
+    const claude = models.filter((entry) => /(^|[.:/])anthropic\.claude/.test(entry.id));
+    expect(claude.length).toBeGreaterThan(10);
+    for (const entry of claude) expect(entry.compat).toMatchObject({ supportsCachePoints: true, supportsBudgetThinking: true });
+    for (const entry of models.filter((other) => !claude.includes(other))) {
+      expect(entry.compat?.supportsCachePoints).toBeUndefined();
+      expect(entry.compat?.supportsBudgetThinking).toBeUndefined();
+    }
   });
 });

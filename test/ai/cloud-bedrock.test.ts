@@ -190,6 +190,32 @@ describe("Amazon Bedrock", () => {
     expect(assistant.content[0]).toEqual({ reasoningContent: { reasoningText: { text: "I should read the notes.", signature: "sig-reasoning-1" } } });
   });
 
+  test("what a Bedrock model takes is its data: models.json turns Claude's cache points and thinking off, or on for a model of its own", async () => {
+    server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
+    home.writeModelsJson({
+      providers: {
+        "amazon-bedrock": {
+          baseUrl: server.url,
+          modelOverrides: { [MODEL_ID]: { compat: { supportsCachePoints: false, supportsBudgetThinking: false } } },
+          models: [{ id: "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/house", reasoning: true, compat: { supportsCachePoints: true, supportsBudgetThinking: true } }],
+        },
+      },
+    });
+    const before = server.requests.length;
+    await run(ACCESS_KEYS, "hi", ["--thinking", "high"]);
+    const claude = server.requests[before]!;
+    expect(JSON.stringify(claude.body)).not.toContain("cachePoint");
+    expect(claude.body.additionalModelRequestFields).toBeUndefined();
+
+    await runXcsh(["-p", "hi", "--no-session", "--model", "amazon-bedrock/arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/house", "--thinking", "high"], {
+      env: { ...home.env, ...ACCESS_KEYS },
+      timeoutMs: 60_000,
+    });
+    const profile = server.requests[before + 1]!;
+    expect(profile.body.system.at(-1)).toEqual({ cachePoint: { type: "default" } });
+    expect(profile.body.additionalModelRequestFields.thinking).toEqual({ type: "enabled", budget_tokens: expect.any(Number) });
+  });
+
   test("an exception in the middle of the stream fails the attempt with its type and message", async () => {
     const event = (type: string, payload: unknown) => encodeEventMessage({ ":event-type": type, ":message-type": "event", ":content-type": "application/json" }, payload);
     server.enqueueFrames([

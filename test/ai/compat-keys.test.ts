@@ -310,4 +310,31 @@ describe("google-generative-ai", () => {
     const levels = await first({ model: "google/house-levels", providers, args: ["--thinking", "medium"] });
     expect(thinkingConfig(levels)).toEqual({ includeThoughts: true, thinkingLevel: "MEDIUM" });
   });
+
+  test("Gemini 2.5's budgets are catalog data: Pro's 'off' is 128 tokens, Flash's 0, Flash caps at 24,576; models.json changes each, a look-alike name gets none", async () => {
+    const thinkingConfig = (request: RecordedRequest) => request.body.generationConfig?.thinkingConfig;
+    const run = (model: string, level: string, google: Record<string, unknown> = {}) =>
+      first({ model: `google/${model}`, providers: { google: { ...GOOGLE, ...google } }, args: ["--thinking", level] });
+
+    // Pro cannot stop thinking: "off" asks for its least budget, and streams no thoughts.
+    expect(thinkingConfig(await run("gemini-2.5-pro", "off"))).toEqual({ thinkingBudget: 128 });
+    expect(thinkingConfig(await run("gemini-2.5-flash", "off"))).toEqual({ thinkingBudget: 0 });
+    // xcsh's "high" budget is 32,768; Flash takes at most 24,576, Pro all of it.
+    expect(thinkingConfig(await run("gemini-2.5-flash", "high"))).toEqual({ includeThoughts: true, thinkingBudget: 24_576 });
+    expect(thinkingConfig(await run("gemini-2.5-pro", "high"))).toEqual({ includeThoughts: true, thinkingBudget: 32_768 });
+
+    const overrides = {
+      modelOverrides: {
+        "gemini-2.5-pro": { thinkingLevelMap: { off: "256" } },
+        "gemini-2.5-flash": { compat: { maxThinkingBudget: 8192 } },
+      },
+    };
+    expect(thinkingConfig(await run("gemini-2.5-pro", "off", overrides))).toEqual({ thinkingBudget: 256 });
+    expect(thinkingConfig(await run("gemini-2.5-flash", "high", overrides))).toEqual({ includeThoughts: true, thinkingBudget: 8192 });
+
+    // A model of the user's that is named like one: its own data (none) decides.
+    const house = { models: [{ id: "gemini-2.5-pro-flash-house", reasoning: true, maxTokens: 65_536 }] };
+    expect(thinkingConfig(await run("gemini-2.5-pro-flash-house", "off", house))).toBeUndefined();
+    expect(thinkingConfig(await run("gemini-2.5-pro-flash-house", "high", house))).toEqual({ includeThoughts: true, thinkingBudget: 32_768 });
+  });
 });

@@ -15,7 +15,8 @@ import { clampThinkingLevel, mappedThinkingValue, thinkingBudget } from "../thin
 import type { Context, Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel } from "../types.ts";
 import { cacheControlFor, convertMessages, convertSystemPrompt, convertTools, markLastUserMessage } from "./anthropic-convert.ts";
 import { isEnvBearerToken } from "../env-api-keys.ts";
-import { resolveProviderApiKey } from "./api-key.ts";
+import { requestCredentials, resolveProviderApiKey } from "./api-key.ts";
+import { billedTotal } from "./provider-cost.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
 traceModuleLoad("@anthropic-ai/sdk");
@@ -181,7 +182,10 @@ class AnthropicEventReader {
   private stopReason: StopReason | "refusal" | undefined;
   private refusalDetail = "";
 
-  constructor(private readonly builder: AssistantMessageBuilder) {}
+  constructor(
+    private readonly builder: AssistantMessageBuilder,
+    private readonly model: Model,
+  ) {}
 
   handle(event: RawMessageStreamEvent): void {
     const builder = this.builder;
@@ -216,6 +220,7 @@ class AnthropicEventReader {
         break;
       case "message_delta": {
         if (event.delta.stop_reason) {
+          this.builder.setRawStopReason(event.delta.stop_reason);
           this.stopReason = mapStopReason(event.delta.stop_reason);
           // Some Anthropic-compatible servers stop here without a message_stop.
           builder.markComplete();
@@ -224,14 +229,19 @@ class AnthropicEventReader {
         if (details?.type === "refusal") {
           this.refusalDetail = [details.category, details.explanation].filter(Boolean).join(": ");
         }
-        const usage = event.usage;
+        const usage = event.usage as typeof event.usage & { output_tokens_details?: { thinking_tokens?: number | null } | null };
         // message_delta counts are cumulative; the input side may be absent or null.
         builder.setUsage({
           output: usage.output_tokens ?? undefined,
           input: usage.input_tokens ?? undefined,
           cacheRead: usage.cache_read_input_tokens ?? undefined,
           cacheWrite: usage.cache_creation_input_tokens ?? undefined,
+          // Reasoning tokens among the output, where the server counts them apart.
+          reasoning: usage.output_tokens_details?.thinking_tokens ?? undefined,
         });
+        // OpenRouter's Anthropic-compatible endpoint adds what it billed.
+        const billed = billedTotal(this.model, usage);
+        if (billed !== undefined) builder.setBilledTotal(billed);
         break;
       }
       case "message_stop":
@@ -345,14 +355,15 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     const payload = (replaced === undefined ? body : { ...(replaced as object), stream: true }) as MessageCreateParamsStreaming;
 
     const { data: events, response } = await client.messages.create(payload, { signal: options.signal }).withResponse();
+    builder.responseArrived();
     await options.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
 
-    const reader = new AnthropicEventReader(builder);
+    const reader = new AnthropicEventReader(builder, model);
     for await (const event of events) reader.handle(event);
     // An abort ends the SDK's iteration quietly; runProviderStream reports it.
     if (options.signal?.aborted) return;
     reader.finish();
-  }, { requiresCompletion: "Anthropic" });
+  }, { requiresCompletion: "Anthropic", secrets: requestCredentials(model, options) });
 };
 
 export const streamSimple: ApiStreamSimpleFunction = (model, context, options) => {

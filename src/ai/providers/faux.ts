@@ -189,6 +189,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
   const options = rawOptions as FauxStreamOptions | undefined;
   const signal = options?.signal;
   return runProviderStream(model, signal, async (builder) => {
+    // No request goes out: the scripted model is answering from the start, and an abort says so (as pi's faux words it).
+    builder.responseArrived();
     let payload: FauxPayload = { model: model.id, systemPrompt: context.systemPrompt, messages: context.messages, tools: context.tools };
     const replaced = await options?.onPayload?.(payload, model);
     if (replaced !== undefined) payload = replaced as FauxPayload;

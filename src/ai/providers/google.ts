@@ -20,7 +20,7 @@ import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry
 import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, thinkingBudget } from "../thinking.ts";
 import type { Model, ModelThinkingLevel, ProviderStreamOptions, StreamOptions, TextContent, ThinkingBudgets, ToolCall } from "../types.ts";
-import { resolveProviderApiKey } from "./api-key.ts";
+import { requestCredentials, resolveProviderApiKey } from "./api-key.ts";
 import { convertMessages, convertSystemPrompt, convertTools, newLocalCallId, thinksByLevel } from "./google-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 
@@ -179,6 +179,7 @@ class ChunkReader {
     for (const part of candidate?.content?.parts ?? []) this.readPart(part);
     if (candidate?.finishReason) {
       this.finishReason = candidate.finishReason;
+      this.builder.setRawStopReason(candidate.finishReason);
       this.builder.markComplete();
     }
     if (candidate?.finishMessage) this.finishMessage = candidate.finishMessage;
@@ -267,6 +268,7 @@ class ChunkReader {
       output: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
       cacheRead: cached,
       cacheWrite: 0,
+      reasoning: usage.thoughtsTokenCount ?? 0,
     });
   }
 
@@ -341,6 +343,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
         for await (const chunk of chunks) {
           if (first) {
             first = false;
+            builder.responseArrived();
             await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
           }
           reader.read(chunk);
@@ -351,19 +354,20 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
       } finally {
         stop.abort();
       }
-    }, { requiresCompletion: "Gemini" });
+    }, { requiresCompletion: "Gemini", secrets: requestCredentials(model, options) });
   };
 }
 
 export const stream: ApiStreamFunction = geminiStream(createClient);
 
 /**
- * The per-model thinking decision. A model whose thinkingLevelMap names levels (Gemini 3
- * and later) takes a level and cannot stop thinking; Gemini 2.5 takes a token budget,
- * where 0 turns thinking off on Flash and Flash-Lite while Pro needs at least 128 (the
- * one rule still by name: the catalog has no field for it; a thinkingLevelMap `off`
- * entry with a number overrides it). A map entry (a level name, or a number for budget
- * models) overrides the default.
+ * The per-model thinking decision, from the model's data only. A model whose
+ * thinkingLevelMap names levels (Gemini 3 and later) takes a level and cannot stop
+ * thinking; a budget model (Gemini 2.x) takes a token budget. For a budget model the
+ * map's numbers are the budgets: `off` is the budget that stands for "off" (the catalog
+ * gives 0, or 128 for 2.5 Pro, which cannot stop thinking), and without one "off" sends
+ * nothing and the model keeps its own default. `compat.maxThinkingBudget` caps the
+ * budgets computed from the level (Flash: 24,576); a budget the map names is sent as is.
  */
 export function geminiThinking(
   model: Model,
@@ -372,7 +376,6 @@ export function geminiThinking(
   budgets?: ThinkingBudgets,
 ): GoogleThinkingOptions | undefined {
   if (!model.reasoning) return undefined;
-  const id = model.id.replace(/^models\//, "");
   const mapped = model.thinkingLevelMap?.[level] ?? undefined;
 
   if (thinksByLevel(model)) {
@@ -383,16 +386,11 @@ export function geminiThinking(
   }
 
   const mappedBudget = mapped !== undefined && /^-?\d+$/.test(mapped) ? Number(mapped) : undefined;
-  if (level === "off") {
-    if (mappedBudget !== undefined) return { enabled: false, budgetTokens: mappedBudget };
-    if (id.startsWith("gemini-2.5-pro")) return { enabled: false, budgetTokens: 128 };
-    if (id.startsWith("gemini-2")) return { enabled: false, budgetTokens: 0 };
-    return undefined; // an unknown family: leave the model's own default
-  }
-  let budget = mappedBudget ?? thinkingBudget(level, maxTokens, budgets);
-  // Flash models accept at most 24576 thinking tokens.
-  if (mappedBudget === undefined && id.includes("flash")) budget = Math.min(budget, 24576);
-  return { enabled: true, budgetTokens: budget };
+  if (level === "off") return mappedBudget !== undefined ? { enabled: false, budgetTokens: mappedBudget } : undefined;
+  if (mappedBudget !== undefined) return { enabled: true, budgetTokens: mappedBudget };
+  const budget = thinkingBudget(level, maxTokens, budgets);
+  const cap = model.compat?.maxThinkingBudget;
+  return { enabled: true, budgetTokens: typeof cap === "number" && cap > 0 ? Math.min(budget, cap) : budget };
 }
 
 /** The simple form of a Gemini stream: the thinking level becomes Gemini's thinking knobs. */

@@ -5,17 +5,30 @@
  * into calls on the builder.
  */
 import { describeProviderFailure } from "../provider-errors.ts";
+import { redactCredentials } from "../verbose-error-body.ts";
 import { AssistantMessageEventStream } from "../event-stream.ts";
 import { parseStreamingJson } from "../json-parse.ts";
 import type { AssistantMessage, Model, StopReason, TextContent, ThinkingContent, ToolCall } from "../types.ts";
-import { calculateCost, emptyUsage } from "../usage.ts";
+import { calculateCost, emptyUsage, roundCost } from "../usage.ts";
 
 export interface TokenCounts {
   input?: number;
+  /** Output tokens, reasoning included. */
   output?: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** The reasoning tokens among `output`, from APIs that count them apart. */
+  reasoning?: number;
 }
+
+/**
+ * What an aborted message says, as pi 1.x words it: "Request aborted" when the user
+ * stopped the request before the provider answered (pi's request wrapper), "Request was
+ * aborted" once the answer had begun to stream (pi's stream readers). The seeds name no
+ * text; hosts should read `stopReason: "aborted"`, the text is for people.
+ */
+export const ABORTED_BEFORE_RESPONSE = "Request aborted";
+export const ABORTED_DURING_RESPONSE = "Request was aborted";
 
 /** Arguments this short are parsed on every delta: clients see them grow smoothly. */
 const ALWAYS_PARSE_BELOW = 4096;
@@ -29,10 +42,16 @@ export class AssistantMessageBuilder {
   private readonly open = new Set<number>();
   /** Set when the provider said the response is complete (a stop reason, `message_stop`, `[DONE]`…). */
   private completed = false;
+  /** Set once the provider answered (its response headers arrived): an abort after it interrupts a streaming answer. */
+  private answered = false;
+  /** The billed total the provider reported; it outlives the estimate each new count recomputes. */
+  private billedTotal: number | undefined;
 
   constructor(
     private readonly model: Model,
     private readonly stream: AssistantMessageEventStream,
+    /** The credentials of this request (the key, auth headers): never part of an error the user sees. */
+    private readonly secrets: readonly (string | undefined)[] = [],
   ) {
     this.output = {
       role: "assistant",
@@ -176,8 +195,37 @@ export class AssistantMessageBuilder {
     if (counts.output !== undefined) usage.output = counts.output;
     if (counts.cacheRead !== undefined) usage.cacheRead = counts.cacheRead;
     if (counts.cacheWrite !== undefined) usage.cacheWrite = counts.cacheWrite;
+    if (counts.reasoning !== undefined) usage.reasoning = counts.reasoning;
     usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
     calculateCost(this.model, usage);
+    this.applyBilledTotal();
+  }
+
+  /**
+   * The cost the provider billed for this response (OpenRouter's `usage.cost`): it replaces
+   * the catalog estimate as `cost.total`, marked `totalFromProvider`. The per-kind parts stay
+   * the catalog's, as pi 1.x keeps them.
+   */
+  setBilledTotal(dollars: number): void {
+    if (!Number.isFinite(dollars) || dollars < 0) return;
+    this.billedTotal = dollars;
+    this.applyBilledTotal();
+  }
+
+  private applyBilledTotal(): void {
+    if (this.billedTotal === undefined) return;
+    this.output.usage.cost.total = roundCost(this.billedTotal);
+    this.output.usage.cost.totalFromProvider = true;
+  }
+
+  /** The provider's own stop or finish reason, kept verbatim beside the mapped `stopReason`. */
+  setRawStopReason(reason: string | null | undefined): void {
+    if (typeof reason === "string" && reason !== "") this.output.rawStopReason = reason;
+  }
+
+  /** The provider answered (headers arrived); from now on an abort interrupts the answer. */
+  responseArrived(): void {
+    this.answered = true;
   }
 
   /**
@@ -224,13 +272,16 @@ export class AssistantMessageBuilder {
     const aborted = signal?.aborted === true;
     this.output.stopReason = aborted ? "aborted" : "error";
     if (aborted) {
-      this.output.errorMessage = "Request was aborted";
+      this.output.errorMessage = this.answered ? ABORTED_DURING_RESPONSE : ABORTED_BEFORE_RESPONSE;
     } else if (this.output.errorMessage === undefined) {
-      const failure = describeProviderFailure(error, this.model.provider, this.model.baseUrl);
+      const failure = describeProviderFailure(error, this.model.provider, this.model.baseUrl, this.secrets);
       this.output.errorMessage = failure.message;
       // For the session's retry (the wait the provider asked for) and for whoever debugs (the raw body).
       if (failure.retryAfterMs !== undefined) this.output.retryAfterMs = failure.retryAfterMs;
       if (failure.rawBody !== undefined) this.output.errorBody = failure.rawBody;
+    } else {
+      // A message the stream reader set from the provider's own words may echo a credential too.
+      this.output.errorMessage = redactCredentials(this.output.errorMessage, this.secrets);
     }
     // Drop the partial-JSON bookkeeping; blocks stay as they were streamed.
     this.open.clear();
@@ -283,6 +334,8 @@ function isTornEvent(error: unknown, builder: AssistantMessageBuilder): boolean 
 export interface ProviderStreamRules {
   /** Name of the API in messages ("Anthropic", "OpenAI Chat Completions"…); set, the provider must call `markComplete`. */
   requiresCompletion?: string;
+  /** The request's credentials (requestCredentials in api-key.ts), taken out of any error text. */
+  secrets?: readonly (string | undefined)[];
 }
 
 /**
@@ -297,7 +350,7 @@ export function runProviderStream(
   rules: ProviderStreamRules = {},
 ): AssistantMessageEventStream {
   const stream = new AssistantMessageEventStream();
-  const builder = new AssistantMessageBuilder(model, stream);
+  const builder = new AssistantMessageBuilder(model, stream, rules.secrets);
   builder.start();
   (async () => {
     try {

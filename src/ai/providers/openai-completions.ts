@@ -16,6 +16,8 @@ import { runProviderStream } from "./message-builder.ts";
 import { createOpenAIClient } from "./openai-client.ts";
 import { buildPayload, detectCompat, REASONING_FIELDS } from "./openai-completions-convert.ts";
 import { sessionAffinityHeaders } from "./session-affinity.ts";
+import { requestCredentials } from "./api-key.ts";
+import { billedTotal } from "./provider-cost.ts";
 
 traceModuleLoad("openai");
 
@@ -35,6 +37,8 @@ type Usage = CompletionUsage & {
   prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
   /** DeepSeek reports its cache hits here. */
   prompt_cache_hit_tokens?: number;
+  /** Some compatible servers count reasoning tokens at the top level instead of in completion_tokens_details. */
+  reasoning_tokens?: number;
 };
 type Choice = ChatCompletionChunk.Choice & { usage?: Usage | null; message?: Delta };
 
@@ -70,13 +74,22 @@ function stopReasonOf(finishReason: string): StopReason {
  * Translates chunks into builder calls. Text and thinking arrive as one running
  * block at a time; tool calls are keyed by their `index` because several can be
  * in flight at once.
+ *
+ * Blocks are closed when the stream ends, all together and in content order, as pi 1.x
+ * does for this API: a server may go back to text or reasoning after a tool call has
+ * begun, so no block is known to be finished before the end (a text block's `text_end`
+ * comes after a following call's `toolcall_start`). The usage chunk has arrived by then,
+ * so the `*_end` events carry the final counts.
  */
 class ChunkReader {
   private current: { kind: "text" | "thinking"; index: number } | undefined;
   /** Content index of each tool call, by the call's wire index. */
   private readonly toolCalls = new Map<number, number>();
 
-  constructor(private readonly builder: AssistantMessageBuilder) {}
+  constructor(
+    private readonly builder: AssistantMessageBuilder,
+    private readonly model: Model,
+  ) {}
 
   read(chunk: Chunk): void {
     this.builder.setResponseInfo({ id: chunk.id, model: chunk.model });
@@ -111,19 +124,12 @@ class ChunkReader {
 
   private appendRunning(kind: "text" | "thinking", delta: string, signature?: string): void {
     if (this.current?.kind !== kind) {
-      this.closeRunning();
+      // The running block stays open (closed at the stream's end); the new one runs from here.
       const index = kind === "text" ? this.builder.startText() : this.builder.startThinking({ signature });
       this.current = { kind, index };
     }
     if (kind === "text") this.builder.appendText(this.current.index, delta);
     else this.builder.appendThinking(this.current.index, delta);
-  }
-
-  private closeRunning(): void {
-    if (!this.current) return;
-    if (this.current.kind === "text") this.builder.endText(this.current.index);
-    else this.builder.endThinking(this.current.index);
-    this.current = undefined;
   }
 
   private readToolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall, position: number): void {
@@ -137,7 +143,8 @@ class ChunkReader {
       contentIndex = undefined;
     }
     if (contentIndex === undefined) {
-      this.closeRunning();
+      // Text after the call is a new block, not more of the one before it.
+      this.current = undefined;
       const id = call.id || `call_${this.toolCalls.size + 1}`;
       contentIndex = this.builder.startToolCall(id, call.function?.name ?? "");
       this.toolCalls.set(wireIndex, contentIndex);
@@ -150,8 +157,7 @@ class ChunkReader {
   }
 
   private finish(finishReason: string): void {
-    this.closeRunning();
-    for (const index of [...this.toolCalls.values()].sort((a, b) => a - b)) this.builder.endToolCall(index);
+    this.builder.setRawStopReason(finishReason);
     const reason = stopReasonOf(finishReason);
     this.builder.setStopReason(reason);
     this.builder.markComplete();
@@ -167,7 +173,10 @@ class ChunkReader {
       output: usage.completion_tokens ?? 0,
       cacheRead,
       cacheWrite,
+      reasoning: usage.completion_tokens_details?.reasoning_tokens || usage.reasoning_tokens || 0,
     });
+    const billed = billedTotal(this.model, usage);
+    if (billed !== undefined) this.builder.setBilledTotal(billed);
   }
 }
 
@@ -208,9 +217,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     const { data: chunks, response } = await client.chat.completions
       .create(payload as ChatCompletionCreateParamsStreaming, { signal: options?.signal })
       .withResponse();
+    builder.responseArrived();
     await options?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
 
-    const reader = new ChunkReader(builder);
+    const reader = new ChunkReader(builder, model);
     try {
       for await (const chunk of chunks) reader.read(chunk as Chunk);
     } catch (error) {
@@ -220,7 +230,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     // that sends neither (compat.supportsFinishReason: false) has finished when its stream ends
     // normally: a cut there cannot be told from an end, which the switch accepts.
     if (watch.sawDone || !compat.supportsFinishReason) builder.markComplete();
-  }, { requiresCompletion: "OpenAI Chat Completions" });
+  }, { requiresCompletion: "OpenAI Chat Completions", secrets: requestCredentials(model, options) });
 };
 
 /** The provider value for a level, or undefined when the model will not reason. */

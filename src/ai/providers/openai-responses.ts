@@ -17,6 +17,7 @@ import { traceModuleLoad } from "../load-trace.ts";
 import { clampThinkingLevel, mappedThinkingValue } from "../thinking.ts";
 import type { Context, Model, Tool, ToolCall, ProviderStreamOptions, StreamOptions, ThinkingLevel, ModelThinkingLevel } from "../types.ts";
 import { createOpenAIClient } from "./openai-client.ts";
+import { requestCredentials } from "./api-key.ts";
 import { convertInput, convertTools, customInputParameter, customToolCallId } from "./openai-responses-convert.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 import { isOpenRouterEndpoint, sessionAffinityHeaders } from "./session-affinity.ts";
@@ -81,7 +82,7 @@ function takesLongRetention(model: Model): boolean {
   }
 }
 
-/** Token counts as the builder wants them: `input_tokens` includes the cached ones. */
+/** Token counts as the builder wants them: `input_tokens` includes the cached ones, `output_tokens` the reasoning ones. */
 function applyUsage(builder: AssistantMessageBuilder, usage: ResponseUsage | null | undefined): void {
   if (!usage) return;
   const cached = usage.input_tokens_details?.cached_tokens ?? 0;
@@ -89,7 +90,14 @@ function applyUsage(builder: AssistantMessageBuilder, usage: ResponseUsage | nul
     input: Math.max(0, usage.input_tokens - cached),
     cacheRead: cached,
     output: usage.output_tokens,
+    reasoning: usage.output_tokens_details?.reasoning_tokens || 0,
   });
+}
+
+/** The response's status as its own stop reason: "completed", "failed", or "incomplete.<reason>" (as pi 1.x records it). */
+function rawStatus(response: OpenAIResponse): string | undefined {
+  const reason = response.incomplete_details?.reason;
+  return reason ? `${response.status}.${reason}` : response.status;
 }
 
 function failureText(response: OpenAIResponse): string {
@@ -214,12 +222,14 @@ class ResponsesEventReader {
         break;
 
       case "response.completed":
+        builder.setRawStopReason(rawStatus(event.response));
         applyUsage(builder, event.response.usage);
         builder.setStopReason("stop");
         builder.markComplete();
         break;
 
       case "response.incomplete": {
+        builder.setRawStopReason(rawStatus(event.response));
         applyUsage(builder, event.response.usage);
         const reason = event.response.incomplete_details?.reason;
         if (reason && reason !== "max_output_tokens") throw new Error(`The response is incomplete: ${reason}`);
@@ -229,6 +239,7 @@ class ResponsesEventReader {
       }
 
       case "response.failed":
+        builder.setRawStopReason(rawStatus(event.response));
         applyUsage(builder, event.response.usage);
         throw new Error(failureText(event.response));
 
@@ -322,6 +333,7 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
       if (replaced !== undefined) payload = replaced as ResponseCreateParamsStreaming;
 
       const { data: events, response } = await client.responses.create(payload, { signal: opts?.signal }).withResponse();
+      builder.responseArrived();
       await opts?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
 
       const reader = new ResponsesEventReader(builder, context.tools);
@@ -331,7 +343,7 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
         throw describeStreamError(error);
       }
       // A stream that ends before response.completed is runProviderStream's rule (an abort too).
-    }, { requiresCompletion: "OpenAI Responses" });
+    }, { requiresCompletion: "OpenAI Responses", secrets: requestCredentials(model, opts) });
   };
 }
 

@@ -194,7 +194,7 @@ export function prepareCompaction(
 /** Two requests' usage as one: tokens and costs added. */
 function addUsage(sum: Usage | undefined, part: Usage): Usage {
   if (!sum) return { ...part, cost: { ...part.cost } };
-  const cost = (key: keyof Usage["cost"]) => roundCost((sum.cost[key] ?? 0) + (part.cost?.[key] ?? 0));
+  const cost = (key: Exclude<keyof Usage["cost"], "totalFromProvider">) => roundCost((sum.cost[key] ?? 0) + (part.cost?.[key] ?? 0));
   return {
     input: sum.input + part.input,
     output: sum.output + part.output,

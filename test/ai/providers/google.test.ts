@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { isContextOverflow, isTransientError } from "../../../src/ai/errors.ts";
+import { getModel } from "../../../src/ai/models.ts";
 import { stream, streamSimple } from "../../../src/ai/providers/google.ts";
 import type { AssistantMessage, AssistantMessageEvent, Context, Model, ToolCall, ToolResultMessage } from "../../../src/ai/types.ts";
 import { startFakeLlm, type FakeLlmServer } from "../../support/fake-llm/server.ts";
@@ -26,20 +27,13 @@ afterEach(() => {
   expect(server.pending()).toBe(0);
 });
 
+/** The catalog's Gemini 2.5 Flash (its thinking quirks are catalog data), served by the fake server. */
 function makeModel(overrides: Partial<Model> = {}): Model {
-  return {
-    id: "gemini-2.5-flash",
-    name: "Gemini 2.5 Flash",
-    api: "google-generative-ai",
-    provider: "google",
-    baseUrl: server.baseUrl("google-generative-ai"),
-    reasoning: true,
-    input: ["text", "image"],
-    cost: { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 },
-    contextWindow: 1_048_576,
-    maxTokens: 65_536,
-    ...overrides,
-  };
+  const catalogRow = getModel("google", "gemini-2.5-flash");
+  if (!catalogRow) throw new Error("the catalog lacks google/gemini-2.5-flash");
+  // Fixed prices: the usage test computes its costs from these, whatever the catalog's become.
+  const cost = { input: 0.3, output: 2.5, cacheRead: 0.075, cacheWrite: 0 };
+  return { ...catalogRow, baseUrl: server.baseUrl("google-generative-ai"), cost, ...overrides };
 }
 
 const KEY = { apiKey: "test-key" };

@@ -134,7 +134,9 @@ describe("thinking", () => {
     const { events, message } = await collectStream(streamSimple(reasoningModel(), hello, { apiKey: KEY, reasoning: "medium" }));
     const types = events.map((e) => e.type);
     expect(types.slice(0, 3)).toEqual(["start", "thinking_start", "thinking_delta"]);
-    expect(types.indexOf("thinking_end")).toBeLessThan(types.indexOf("text_start"));
+    // As in pi 1.6.0, Chat Completions blocks close together when the stream ends, in content order.
+    expect(types.indexOf("thinking_end")).toBeGreaterThan(types.lastIndexOf("text_delta"));
+    expect(types.indexOf("thinking_end")).toBeLessThan(types.indexOf("text_end"));
     expect(message.content).toEqual([
       { type: "thinking", thinking: "Let me think about it.", thinkingSignature: "reasoning_content" },
       { type: "text", text: "Answer." },
@@ -294,8 +296,11 @@ describe("tool calls", () => {
 
     const start = events.findIndex((e) => e.type === "toolcall_start");
     const end = events.findIndex((e) => e.type === "toolcall_end");
-    expect(start).toBeGreaterThan(events.findIndex((e) => e.type === "text_end"));
-    expect(events.slice(start + 1, end).every((e) => e.type === "toolcall_delta")).toBe(true);
+    // As in pi 1.6.0, the text block closes when the stream ends: after the call began, before the call's own end.
+    const textEnd = events.findIndex((e) => e.type === "text_end");
+    expect(textEnd).toBeGreaterThan(start);
+    expect(textEnd).toBe(end - 1);
+    expect(events.slice(start + 1, textEnd).every((e) => e.type === "toolcall_delta")).toBe(true);
     // Partial arguments are visible before the call ends.
     const partialPaths = pathsSeen.filter((p): p is string => typeof p === "string" && p !== "/tmp/some/long/file.txt");
     expect(partialPaths.length).toBeGreaterThan(0);

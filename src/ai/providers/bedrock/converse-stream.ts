@@ -19,7 +19,7 @@ import { clampThinkingLevel, thinkingBudget } from "../../thinking.ts";
 import type { Model, ProviderStreamOptions, StreamOptions } from "../../types.ts";
 import { providerEnvReader } from "../provider-env.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "../message-builder.ts";
-import { buildConverseRequest, isClaude, type ConverseRequest } from "./convert.ts";
+import { buildConverseRequest, thinksByBudget, type ConverseRequest } from "./convert.ts";
 import { resolveBedrockAuth, resolveBedrockEndpoint, resolveBedrockRegion, type BedrockAuth } from "./credentials.ts";
 import { readEventStream, type EventStreamMessage } from "./event-stream.ts";
 import { signRequest } from "./sign.ts";
@@ -106,6 +106,7 @@ class ConverseEventReader {
       case "messageStop": {
         this.builder.markComplete();
         const reason = payload.stopReason as string;
+        builder.setRawStopReason(reason);
         if (reason === "guardrail_intervened" || reason === "content_filtered") throw new Error(`Bedrock stopped the response: ${reason}`);
         builder.setStopReason(STOP_REASONS[reason] ?? "stop");
         break;
@@ -155,6 +156,11 @@ class ConverseEventReader {
   }
 }
 
+/** The bearer key given for Bedrock, if any (AWS secrets are in credential variables, which redaction reads itself). */
+function apiKeyOf(options: Options | undefined): string[] {
+  return options?.apiKey && options.apiKey !== AMBIENT_CREDENTIAL ? [options.apiKey] : [];
+}
+
 export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderStreamOptions) => {
   const options = rawOptions as Options | undefined;
   const signal = options?.signal;
@@ -179,6 +185,7 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     const timeout = options?.timeoutMs !== undefined ? AbortSignal.timeout(options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     const response = await fetch(url, { method: "POST", headers, body, signal: requestSignal });
+    builder.responseArrived();
     await options?.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
     if (!response.ok) throw await httpError(response);
     if (!response.body) throw new Error("Bedrock answered without a body");
@@ -186,12 +193,12 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const reader = new ConverseEventReader(builder);
     for await (const message of readEventStream(response.body)) reader.handle(message);
-  }, { requiresCompletion: "Bedrock" });
+  }, { requiresCompletion: "Bedrock", secrets: apiKeyOf(options) });
 };
 
-/** Claude reasons with a token budget; other Bedrock models take no thinking parameters. */
+/** Models that reason by budget (Claude) get one; other Bedrock models take no thinking parameters. */
 function budgetFor(model: Model, options: Parameters<ApiStreamSimpleFunction>[2]): number | undefined {
-  if (!model.reasoning || !isClaude(model) || !options?.reasoning) return undefined;
+  if (!thinksByBudget(model) || !options?.reasoning) return undefined;
   const level = clampThinkingLevel(model, options.reasoning);
   if (level === "off") return undefined;
   return thinkingBudget(level, options.maxTokens ?? model.maxTokens, options.thinkingBudgets);

@@ -25,9 +25,14 @@ export interface ConverseRequest {
 
 const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
-/** Claude on Bedrock: thinking switches and prompt-cache points are Anthropic's. */
-export function isClaude(model: Model): boolean {
-  return /(^|[.:/])anthropic\.claude/.test(model.id);
+/** Whether the model takes cachePoint blocks (the catalog says so for Claude; models.json may for others). */
+function takesCachePoints(model: Model): boolean {
+  return model.compat?.supportsCachePoints === true;
+}
+
+/** Whether the model reasons with Anthropic's thinking budget (Claude, by its catalog entry). */
+export function thinksByBudget(model: Model): boolean {
+  return model.reasoning && model.compat?.supportsBudgetThinking === true;
 }
 
 function image(block: ImageContent): ContentBlock {
@@ -101,10 +106,10 @@ export function buildConverseRequest(model: Model, context: Context, options: Co
     messages: convertMessages(context, model),
     inferenceConfig: { maxTokens: options.maxTokens },
   };
-  const caching = isClaude(model) && options.cacheRetention !== "none";
+  const caching = takesCachePoints(model) && options.cacheRetention !== "none";
   if (context.systemPrompt) {
     request.system = [{ text: context.systemPrompt }];
-    // The system prompt and tools are the same every turn: cache them (Claude only).
+    // The system prompt and tools are the same every turn: cache them.
     if (caching) request.system.push({ cachePoint: { type: "default" } });
   }
   if (context.tools?.length) {
@@ -114,7 +119,7 @@ export function buildConverseRequest(model: Model, context: Context, options: Co
       })),
     };
   }
-  if (options.thinkingBudget !== undefined && isClaude(model) && model.reasoning) {
+  if (options.thinkingBudget !== undefined && thinksByBudget(model)) {
     request.additionalModelRequestFields = { thinking: { type: "enabled", budget_tokens: options.thinkingBudget } };
   } else if (options.temperature !== undefined) {
     // Claude refuses a temperature while thinking.
