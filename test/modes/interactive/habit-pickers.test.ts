@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runXcsh } from "../../support/cli.ts";
+import { runXcsh, type FakeModelHome } from "../../support/cli.ts";
 import { send, visibleLines, withPane } from "./fixture.ts";
 
 /** Every session file under the config root, by project folder. */
@@ -211,6 +211,78 @@ describe("/resume", () => {
       rmSync(gone, { recursive: true, force: true });
     }
   });
+});
+
+describe("--session whose folder is gone, at start", () => {
+  /** A session recorded in a folder then removed; its file at a path known before the pane starts. */
+  function goneSession(): { gone: string; file: string; before: (fake: FakeModelHome) => Promise<void> } {
+    const gone = mkdtempSync(join(tmpdir(), "xcsh-gone-"));
+    const file = join(mkdtempSync(join(tmpdir(), "xcsh-kept-")), "gone.jsonl");
+    return {
+      gone,
+      file,
+      before: async (fake) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Answered before the move." }] });
+        const result = await runXcsh(["-p", "a question before the move", "--model", "fake/m", "--session", file], { env: fake.home.env, cwd: gone });
+        expect(result.exitCode).toBe(0);
+        rmSync(gone, { recursive: true, force: true });
+      },
+    };
+  }
+
+  test("it asks first; Continue runs the session in the folder xcsh was started in, in the same file", async () => {
+    const { file, before } = goneSession();
+    await withPane(
+      async ({ fake, pane, project }) => {
+        const question = pane.screen();
+        expect(question).toContain(`Continue in ${project}`);
+        expect(question).toContain(`Fork into ${project}`);
+        expect(question).toContain("Cancel");
+        pane.keys("Enter");
+        const screen = await pane.waitFor("(its folder is gone)");
+        expect(screen).toContain("Answered before the move.");
+        fake.server.enqueue({ content: [{ type: "text", text: "Going on here." }] });
+        send(pane, "go on");
+        await pane.waitFor("Going on here.");
+        const body = JSON.stringify(fake.server.requests.at(-1)!.body);
+        expect(body).toContain(`Current working directory: ${project}`);
+        expect(body).toContain("a question before the move");
+        // The same file goes on; no other session was made.
+        expect(readFileSync(file, "utf8")).toContain("go on");
+        expect(sessionFiles(fake.home.agentDir).filter((other) => readFileSync(other, "utf8").includes("go on"))).toHaveLength(0);
+      },
+      { args: ["--session", file], before, ready: "The session's folder no longer exists" },
+    );
+  });
+
+  test("Fork makes a new session of this folder and keeps the original; Cancel exits without opening anything", async () => {
+    const { file, before } = goneSession();
+    await withPane(
+      async ({ fake, pane, project }) => {
+        const original = readFileSync(file, "utf8");
+        pane.keys("Down");
+        pane.keys("Enter");
+        const screen = await pane.waitFor("Forked into a new session");
+        expect(screen).toContain("Answered before the move.");
+        fake.server.enqueue({ content: [{ type: "text", text: "Forked and going." }] });
+        send(pane, "carry on");
+        await pane.waitFor("Forked and going.");
+        expect(readFileSync(file, "utf8")).toBe(original);
+        const forked = sessionFiles(fake.home.agentDir).filter((other) => readFileSync(other, "utf8").includes("carry on"));
+        expect(forked).toHaveLength(1);
+        expect(entries(forked[0]!)[0]).toMatchObject({ type: "session", cwd: project });
+      },
+      { args: ["--session", file], before, ready: "The session's folder no longer exists" },
+    );
+    const cancelled = goneSession();
+    await withPane(
+      async ({ pane }) => {
+        pane.keys("Escape");
+        expect(await pane.waitForExit(15_000)).toBe(0);
+      },
+      { args: ["--session", cancelled.file], before: cancelled.before, ready: "The session's folder no longer exists" },
+    );
+  }, 60_000);
 });
 
 describe("/tree", () => {
