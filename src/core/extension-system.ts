@@ -61,6 +61,12 @@ export interface ExtensionSystemOptions {
 const STALE =
   "This extension object belongs to a session that was replaced or reloaded; use the ctx passed to withSession (or to your new session_start handler).";
 
+/** Why a session starts, when not at startup: it replaced another (pi's session_start `reason`, `previousSessionFile`). */
+export interface SessionStartCause {
+  reason: "resume";
+  previousSessionFile?: string;
+}
+
 export class ExtensionSystem implements ExtensionSystemLink {
   private runner: ExtensionRunner;
   private generation = 0;
@@ -380,11 +386,15 @@ export class ExtensionSystem implements ExtensionSystemLink {
   }
 
   /** Binds the loaded extensions to the session and tells them it started. */
-  async attach(session: AgentSession, flagValues: ReadonlyMap<string, boolean | string>): Promise<void> {
+  /**
+   * The session the extensions serve from now on; they get session_start. `start`: a session
+   * that replaces one of another folder (the TUI's /resume) says "resume" and the file it replaced.
+   */
+  async attach(session: AgentSession, flagValues: ReadonlyMap<string, boolean | string>, start?: SessionStartCause): Promise<void> {
     this.session = session;
     for (const [name, value] of flagValues) this.runner.flagValues.set(name, value);
     this.bind();
-    await this.announce("startup", undefined);
+    await this.announce(start?.reason ?? "startup", start?.previousSessionFile);
     if (this.askTrustLater) void this.askTrust().catch((error) => this.runner.report("<trust>", "project_trust", error));
   }
 

@@ -25,12 +25,16 @@ import { selectDialog } from "./dialogs.ts";
 import type { TuiExtensionUI } from "./extension-ui.ts";
 import { shortenHome } from "./footer.ts";
 
-/**
- * Opens a session as the command line says, or as `sessions` says (a /resume pick).
- * `here`: in the folder xcsh was started in, whatever the session recorded, under the
- * command line's trust flags (the start-up answer to a session whose folder is gone).
- */
-export type OpenSession = (sessions?: SessionChoice, here?: boolean) => Promise<SessionFromArgs>;
+/** How a session other than the command line's opens. */
+export interface OpenHow {
+  /** In the folder xcsh was started in, whatever the session recorded, under the command line's trust flags (the start-up answer to a session whose folder is gone). */
+  here?: boolean;
+  /** The session file it replaces (a /resume into another folder): extensions' session_start says "resume" and names it. */
+  replacing?: string;
+}
+
+/** Opens a session as the command line says, or as `sessions` says (a /resume pick). */
+export type OpenSession = (sessions?: SessionChoice, how?: OpenHow) => Promise<SessionFromArgs>;
 
 /** What the lifecycle needs of the application beyond what commands see. */
 export interface SessionOwner extends App {
@@ -39,7 +43,7 @@ export interface SessionOwner extends App {
 }
 
 export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtensionUI, hostApi: () => Promise<Record<string, unknown>>): OpenSession {
-  return (sessions, here = false) =>
+  return (sessions, { here = false, replacing }: OpenHow = {}) =>
     // --trust-project / --no-trust-project spoke of the folder xcsh was started in: another
     // project's trust is its remembered decision, the setting, or the question.
     createSessionFromArgs(sessions && !here ? { ...args, trustProject: undefined } : args, {
@@ -47,6 +51,7 @@ export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtens
       openWithoutAnyKey: true,
       quietLoadWarnings: true,
       ...(here ? { cwd: process.cwd() } : {}),
+      ...(sessions && !here ? { startCause: { reason: "resume" as const, ...(replacing ? { previousSessionFile: replacing } : {}) } } : {}),
       // A picked file; new sessions (/new) then go where the command line says (--session-dir) or that project's default.
       ...(sessions ? { sessions: { sessionDir: args.sessionDir, ...sessions } } : {}),
       extensions: {
@@ -81,9 +86,11 @@ export async function resumeRecordedElsewhere(app: SessionOwner, open: OpenSessi
   if (await old.hooks?.beforeSwitch("resume", path)) return app.say("An extension kept the current session", "", "warning");
   await old.abort();
   await old.hooks?.sessionWillBeReplaced("resume", path);
+  // What the old session's extensions put on the screen goes with them (pi 1.6.0).
+  app.surface.resetExtensionParts();
   let created: SessionFromArgs;
   try {
-    created = await open({ session: path });
+    created = await open({ session: path }, { replacing: previous });
   } catch (error) {
     await old.hooks?.sessionReplaced("resume", previous);
     return app.say(`✗ Cannot open the session in ${shortenHome(recordedCwd)}; this one goes on`, (error as Error).message, "error");
@@ -130,7 +137,7 @@ export async function openFirstSession(app: App, open: OpenSession, args: RunOpt
     const choice = await askWithoutItsFolder(app, sessionCwd, launchCwd);
     if (choice === undefined) return undefined;
     const kept = { sessionDir: args.sessionDir, name: args.name };
-    const created = await open(choice === "continue" ? { ...kept, session: sessionFile } : { ...kept, fork: sessionFile }, true);
+    const created = await open(choice === "continue" ? { ...kept, session: sessionFile } : { ...kept, fork: sessionFile }, { here: true });
     const said =
       choice === "continue"
         ? `Resumed ${shortenHome(sessionFile)} in ${shortenHome(launchCwd)} (its folder is gone)`

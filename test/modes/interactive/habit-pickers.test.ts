@@ -131,6 +131,61 @@ describe("/resume", () => {
     }
   });
 
+  test("resuming into another folder: extensions' session_start says \"resume\" with the file it replaced; the old session's widgets, statuses and header go", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    const log = join(elsewhere, "..", `${elsewhere.split("/").pop()}-starts.log`);
+    const extension = `import { appendFileSync } from "node:fs";
+export default function (pi) {
+  pi.on("session_start", (event, ctx) => {
+    appendFileSync(${JSON.stringify(log)}, event.reason + " " + (event.previousSessionFile ?? "-") + "\\n");
+    if (event.reason !== "startup") return;
+    ctx.ui.setWidget("old", ["OLD-WIDGET"]);
+    ctx.ui.setStatus("old", "OLD-STATUS");
+    ctx.ui.setHeader(() => ({ render: () => ["OLD-HEADER"], invalidate() {} }));
+  });
+}
+`;
+    const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    try {
+      await withPane(
+        async ({ fake, pane }) => {
+          const screen = await pane.waitFor("OLD-STATUS");
+          expect(screen).toContain("OLD-WIDGET");
+          expect(screen).toContain("OLD-HEADER");
+          expect(starts()).toEqual(["startup -"]);
+          fake.server.enqueue({ content: [{ type: "text", text: "Answered here." }] });
+          send(pane, "a question here");
+          await pane.waitFor("Answered here.");
+          const here = sessionFiles(fake.home.agentDir).find((file) => readFileSync(file, "utf8").includes("a question here"))!;
+          send(pane, "/resume");
+          await pane.waitFor("a question from elsewhere");
+          pane.keys("Down");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("Enter");
+          await pane.waitFor("Answered elsewhere.");
+          expect(starts()).toEqual(["startup -", `resume ${here}`]);
+          const now = pane.screen();
+          expect(now).not.toContain("OLD-WIDGET");
+          expect(now).not.toContain("OLD-STATUS");
+          expect(now).not.toContain("OLD-HEADER");
+        },
+        {
+          args: ["-e", "ext.ts"],
+          width: 160,
+          before: async (fake, project) => {
+            writeFileSync(join(project, "ext.ts"), extension);
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+      rmSync(log, { force: true });
+    }
+  });
+
   test("--trust-project named the first folder: resuming into a project that ships code asks for that project's trust", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
     mkdirSync(join(elsewhere, ".xcsh", "extensions"), { recursive: true });
