@@ -96,6 +96,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
       if (!this.bindings) throw new Error("The session is not ready yet");
       this.bindings.appendEntry(customType, data);
     },
+    fitContext: async (physical, context, signal) => (this.session ? this.session.fitContextToRoutedModel(physical, context, signal) : context),
   });
 
   /** MCP servers the extensions registered (pi.registerMcpServer); a new generation registers its own again. */
