@@ -56,6 +56,11 @@ export interface ExtensionSystemOptions {
   projectMcp?: boolean;
   /** An extension appended a `custom` entry (appendEntry): interactive mode draws it if a renderer is registered. */
   onCustomEntry?(entry: CustomEntry): void;
+  /**
+   * The extensions are about to be replaced (a new session, a fork, a resume, a reload): what
+   * they put on the screen goes before the next generation loads (pi 1.6.0; the TUI clears it).
+   */
+  onExtensionsReplaced?(): void;
 }
 
 const STALE =
@@ -461,6 +466,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   private async nextGeneration(forReload: boolean): Promise<void> {
     this.generation++;
+    this.options.onExtensionsReplaced?.();
     const flags = this.runner.flagValues;
     this.runner = new ExtensionRunner((report) => this.options.reportError(report));
     this.generationRuntime = undefined;

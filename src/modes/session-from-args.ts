@@ -72,7 +72,7 @@ function promptText(flag: string, value: string, cwd: string): string {
 }
 
 /** What a mode gives the extension system: its UI, and where errors and notices go. */
-export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi" | "onCustomEntry">;
+export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi" | "onCustomEntry" | "onExtensionsReplaced">;
 
 export interface SessionFromArgs extends CreatedSession {
   /** The arguments, parsed again with the flags extensions registered. */

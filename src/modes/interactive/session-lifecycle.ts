@@ -62,6 +62,8 @@ export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtens
         notice: (line) => app.say(line, "", "warning"),
         onShutdownRequested: () => app.exit(0),
         onCustomEntry: (entry) => app.conversation.addCustomEntry(entry),
+        // /new, /fork, /resume here, /reload: the old generation's widgets, statuses, header… go (pi 1.6.0).
+        onExtensionsReplaced: () => app.surface.resetExtensionParts(),
       },
     });
 }

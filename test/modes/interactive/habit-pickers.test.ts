@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runXcsh, type FakeModelHome } from "../../support/cli.ts";
-import { send, visibleLines, withPane } from "./fixture.ts";
+import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
 
 /** Every session file under the config root, by project folder. */
 function sessionFiles(agentDir: string): string[] {
@@ -184,6 +184,38 @@ export default function (pi) {
       rmSync(elsewhere, { recursive: true, force: true });
       rmSync(log, { force: true });
     }
+  });
+
+  test("/new and /reload: what the old generation's extensions put on the screen goes (pi 1.6.0); session_start may set it again", async () => {
+    const extension = `export default function (pi) {
+  pi.on("session_start", (event, ctx) => ctx.ui.setStatus("start", "STARTED-" + event.reason));
+  pi.registerCommand("mark", { handler: async (_args, ctx) => {
+    ctx.ui.setWidget("mark", ["MARK-WIDGET"]);
+    ctx.ui.setStatus("mark", "MARK-STATUS");
+  } });
+}
+`;
+    await withPane(
+      async ({ pane }) => {
+        await pane.waitFor("STARTED-startup");
+        send(pane, "/mark");
+        await pane.waitFor("MARK-STATUS");
+        expect(pane.screen()).toContain("MARK-WIDGET");
+        send(pane, "/new");
+        await pane.waitFor("STARTED-new");
+        let screen = pane.screen();
+        expect(screen).not.toContain("MARK-WIDGET");
+        expect(screen).not.toContain("MARK-STATUS");
+        send(pane, "/mark");
+        await pane.waitFor("MARK-STATUS");
+        send(pane, "/reload");
+        await pane.waitFor("STARTED-reload");
+        screen = pane.screen();
+        expect(screen).not.toContain("MARK-WIDGET");
+        expect(screen).not.toContain("MARK-STATUS");
+      },
+      withExtension(extension),
+    );
   });
 
   test("--trust-project named the first folder: resuming into a project that ships code asks for that project's trust", async () => {
