@@ -112,6 +112,16 @@ export class Agent {
   }
 
   /** Runs again from the transcript as it is (after an error, or when the last message is a tool result). */
+  /**
+   * The messages a request would carry for `messages`, built as the loop builds them: the
+   * context transform, then the conversion for the model. (A virtual model's route that
+   * compacts the conversation first sends these: core/routed-compaction.ts.)
+   */
+  async requestMessages(messages: AgentMessage[], signal?: AbortSignal): Promise<Message[]> {
+    const transformed = this.transformContext ? await this.transformContext(messages, signal) : messages;
+    return (this.options.convertToLlm ?? defaultConvertToLlm)(transformed);
+  }
+
   continue(): Promise<void> {
     return this.start([]);
   }

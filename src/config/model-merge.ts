@@ -6,7 +6,7 @@
  */
 import type { Api, Model, ModelCompat, ModelCost } from "../ai/types.ts";
 import type { ModelConfig, ModelOverride, ProviderConfig } from "./models-json.ts";
-import { configuredValues, type ConfiguredValue, type RuntimeModelConfig, type RuntimeProviderConfig } from "./registry-config.ts";
+import { configuredValues, isTypedModelConfig, type ConfiguredValue, type RuntimeModelConfig, type RuntimeProviderConfig } from "./registry-config.ts";
 
 /** Defaults for fields a models.json model leaves out (models.md, "Model Configuration"). */
 export const CUSTOM_MODEL_DEFAULTS = {
@@ -55,6 +55,8 @@ export function buildModels(
     // A custom model added to a built-in provider inherits that provider's endpoint and API.
     const fallback = builtins[0] ? { baseUrl: builtins[0].baseUrl, api: builtins[0].api } : undefined;
     for (const custom of config.models ?? []) {
+      // Classifier and image models are listed apart (typed-models.ts): never a chat model.
+      if (isTypedModelConfig(custom)) continue;
       const model = customModel(providerName, custom, config, fallback);
       const index = providerModels.findIndex((existing) => existing.id === model.id);
       if (index === -1) providerModels.push(model);

@@ -47,7 +47,7 @@ import {
 import { missingVariables, resolveConfigValue, UnresolvableValueError, UnsetVariableError } from "./resolve-value.ts";
 import { resolveRequestAuth, streamWithRequestAuth, withRequestAuth, type ResolvedRequestAuth } from "./registry-requests.ts";
 import { assertValidRuntimeProvider } from "./runtime-provider-check.ts";
-import { configuredTypedModels, notAChatModel, runClassify, runGenerateImages, type TypedCallOptions } from "./typed-models.ts";
+import { configuredTypedModels, notAChatModel, runClassify, runGenerateImages, type TypedCallOptions, type TypedImplementations } from "./typed-models.ts";
 
 export interface ModelRegistryOptions {
   /** Defaults to `<agent dir>/models.json`. */
@@ -71,6 +71,8 @@ export class ModelRegistry {
   private readonly virtualLayers = new Map<string, RuntimeModelConfig[]>();
   /** Classifier and image models, built on first use after a rebuild. */
   private typed: TypedModel[] | undefined;
+  /** Per provider, what extensions registered to run its classifier and image models. */
+  private readonly implementations = new Map<string, TypedImplementations>();
   /** Runtime registrations by provider name, in registration order. */
   private readonly registered = new Map<string, RuntimeProviderConfig>();
 
@@ -173,6 +175,10 @@ export class ModelRegistry {
     return runGenerateImages(this, model, context, options);
   }
 
+  typedImplementations(provider: string): TypedImplementations | undefined {
+    return this.implementations.get(provider);
+  }
+
   /** The typed models, with the configuration of the last rebuild; the catalog file is read on first use. */
   private typedModels(): readonly TypedModel[] {
     return (this.typed ??= configuredTypedModels(this.providerConfigs, this.replacedProviders));
@@ -189,9 +195,14 @@ export class ModelRegistry {
    * provider-level settings given override the current ones and the models stay. Throws
    * an Error naming the provider and the bad field; nothing changes then.
    */
-  registerProvider(name: string, config: RuntimeProviderConfig): void {
+  registerProvider(name: string, config: RuntimeProviderConfig, implementations?: TypedImplementations): void {
     assertValidRuntimeProvider(name, config, this.fileConfigs[name]);
     const previous = this.registered.get(name);
+    // New models come with their implementations; settings alone keep the ones there are.
+    if (config.models || implementations?.classifiers || implementations?.images) {
+      const kept = config.models ? {} : this.implementations.get(name);
+      this.implementations.set(name, { ...kept, ...implementations });
+    }
     // A copy: the caller may change its object later. (Value.Clone, unlike structuredClone, tolerates stray functions.)
     const copy = typeboxValue().Clone(config);
     this.registered.set(name, config.models || !previous ? copy : layerSettings(previous, copy));
@@ -200,6 +211,7 @@ export class ModelRegistry {
 
   /** Drops every runtime registration of the provider: built-in and models.json models come back. Unknown names are ignored. */
   unregisterProvider(name: string): void {
+    this.implementations.delete(name);
     if (this.registered.delete(name)) this.rebuild();
   }
 

@@ -28,6 +28,9 @@ const TokenCount = Type.Integer({ minimum: 1 });
 const Price = Type.Number({ minimum: 0 });
 
 const ApiSchema = Type.Enum(SUPPORTED_APIS);
+/** The APIs xcsh runs classifier and image models with (ai/classify.ts, ai/generate-images.ts). */
+export const TYPED_APIS = { classifier: ["typesafe-system-one", "openai-decisions"], image: ["openrouter-images"] } as const;
+const ModelApiSchema = Type.Enum([...SUPPORTED_APIS, ...TYPED_APIS.classifier, ...TYPED_APIS.image]);
 const InputSchema = Type.Array(Type.Enum(["text", "image"]));
 const HeadersSchema = Type.Record(Type.String(), Type.String());
 const CostSchema = Type.Object({
@@ -94,8 +97,10 @@ const SamplingByLevelSchema = Type.Object(
 
 const ModelConfigSchema = Type.Object({
   id: Type.String({ minLength: 1 }),
+  /** pi 1.x's model types: "chat" (the default), or a classifier or image model (config/typed-models.ts). */
+  type: Type.Optional(Type.Enum(["chat", "classifier", "image"])),
   name: Type.Optional(Type.String()),
-  api: Type.Optional(ApiSchema),
+  api: Type.Optional(ModelApiSchema),
   reasoning: Type.Optional(Type.Boolean()),
   thinkingLevelMap: Type.Optional(ThinkingLevelMapSchema),
   input: Type.Optional(InputSchema),
@@ -106,6 +111,8 @@ const ModelConfigSchema = Type.Object({
   compat: Type.Optional(CompatSchema),
   samplingParams: Type.Optional(SamplingParamsSchema),
   samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
+  /** An image model's outputs (default ["image"]). */
+  output: Type.Optional(InputSchema),
 });
 
 /** The fields models.md allows in `modelOverrides` (cost may be partial). */
@@ -221,6 +228,15 @@ function findProviderProblems(modelsJson: ModelsJson): string[] {
       problems.push(`${at("baseUrl")}: ${JSON.stringify(provider.baseUrl)} is not a URL (expected e.g. "http://localhost:11434/v1")`);
     }
     const models = provider.models ?? [];
+    models.forEach((model, index) => {
+      const type = model.type === "classifier" || model.type === "image" ? model.type : "chat";
+      const typedApis: readonly string[] = type === "chat" ? [] : TYPED_APIS[type];
+      if (type !== "chat" && !typedApis.includes(model.api ?? "")) {
+        problems.push(`${at("models", index, "api")}: a ${type} model names the API that runs it: one of ${typedApis.join(", ")}`);
+      } else if (type === "chat" && model.api !== undefined && !(SUPPORTED_APIS as readonly string[]).includes(model.api)) {
+        problems.push(`${at("models", index, "api")}: "${model.api}" runs ${model.api === "openrouter-images" ? "image" : "classifier"} models; give the model "type" too, or a chat API (one of ${SUPPORTED_APIS.join(", ")})`);
+      }
+    });
     if (builtIn.has(name) || models.length === 0) continue;
     if (provider.baseUrl === undefined) {
       problems.push(`${at()}: "baseUrl" is required for a custom provider that defines models (e.g. "http://localhost:11434/v1")`);

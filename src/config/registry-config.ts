@@ -8,6 +8,11 @@ import type { Api } from "../ai/types.ts";
 import type { ModelConfig, ProviderConfig } from "./models-json.ts";
 import { interpolateEnv, isConfigValueConfigured, isInterpolated, resolveConfigValue } from "./resolve-value.ts";
 
+/** A models.json or registered model entry that is a classifier or an image model (pi 1.x), not a chat model. */
+export function isTypedModelConfig<T extends { type?: unknown }>(model: T): model is T & { type: "classifier" | "image" } {
+  return model.type === "classifier" || model.type === "image";
+}
+
 /** A model as an extension defines it: models.json's fields, any API name, and its own endpoint. */
 export interface RuntimeModelConfig extends Omit<ModelConfig, "api"> {
   api?: Api;

@@ -10,6 +10,7 @@ import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { describeSchemaErrors } from "./json-file.ts";
 import type { RuntimeProviderConfig } from "./model-registry.ts";
 import { SUPPORTED_APIS, type ProviderConfig } from "./models-json.ts";
+import { isTypedModelConfig } from "./registry-config.ts";
 
 /** Built at the first registration: most runs register no provider. */
 export const runtimeProviderSchema = lazySchema(() => {
@@ -21,6 +22,8 @@ export const runtimeProviderSchema = lazySchema(() => {
 
   const RuntimeModelSchema = Type.Object({
     id: Type.String({ minLength: 1 }),
+    type: Type.Optional(Type.Enum(["chat", "classifier", "image"])),
+    output: Type.Optional(Type.Array(Type.Enum(["text", "image"]))),
     name: Type.Optional(Type.String()),
     api: Type.Optional(Type.String({ minLength: 1 })),
     baseUrl: Type.Optional(Type.String({ minLength: 1 })),
@@ -73,6 +76,12 @@ export function assertValidRuntimeProvider(name: string, config: RuntimeProvider
   const builtin = getModels(name)[0];
   (config.models ?? []).forEach((model, index) => {
     checkUrl(model.baseUrl, `models[${index}].baseUrl`);
+    if (isTypedModelConfig(model)) {
+      // pi 1.6.0: a classifier or image model names its API itself (the provider's is a chat API), and needs an endpoint.
+      if (model.api === undefined) problems.add(`models[${index}].api: is required on a ${model.type} model (the API its implementation serves)`);
+      if ((model.baseUrl ?? config.baseUrl ?? file?.baseUrl) === undefined) problems.add(`models[${index}].baseUrl: is required for a ${model.type} model (on the model or the provider)`);
+      return;
+    }
     const api = model.api ?? config.api ?? file?.api ?? builtin?.api;
     if (api === undefined) {
       problems.add(`models[${index}].api: is required, on the provider or on the model (e.g. one of ${SUPPORTED_APIS.join(", ")})`);

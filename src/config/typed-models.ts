@@ -2,7 +2,10 @@
  * The registry's classifier and image models (pi 1.x's model types beside "chat"), and
  * the requests that run them with the registry's credentials.
  *
- * They come from the built-in catalog only (ai/catalog/typed-models.ts) and follow their
+ * They come from the built-in catalog (ai/catalog/typed-models.ts), and from models.json
+ * or a registration (`pi.registerProvider`) entries with `type: "classifier"` or `"image"`
+ * (pi 1.6.0), listed after the catalog's; an extension's own implementations, keyed by the
+ * model's `api` (`classifiers`, `images`), run its models. Catalog models follow their
  * provider's configuration: a models.json or registered `baseUrl` moves the models served
  * at the provider's own endpoint (those at an endpoint of their own, such as Vercel's
  * `/typesafe/v1`, stay), a provider-level `compat` sets the System One image fields, and
@@ -15,12 +18,15 @@ import { getTypedModels, providerCatalogBaseUrl } from "../ai/catalog/typed-mode
 import type { ClassifierContext, ClassifierResult, TypedRequestOptions } from "../ai/classify.ts";
 import type { ImagesContext, ImagesResult } from "../ai/generate-images.ts";
 import type { Model } from "../ai/types.ts";
-import type { ProviderConfig } from "./models-json.ts";
-import type { RuntimeProviderConfig } from "./registry-config.ts";
+import type { ModelConfig, ProviderConfig } from "./models-json.ts";
+import { isTypedModelConfig, type RuntimeModelConfig, type RuntimeProviderConfig } from "./registry-config.ts";
 
-/** The typed models of the catalog with each provider's configured endpoint and compat. */
+/** The typed models of the catalog with each provider's configured endpoint and compat, then the configured ones. */
 export function configuredTypedModels(configs: Readonly<Record<string, ProviderConfig | RuntimeProviderConfig>>, replaced: ReadonlySet<string>): TypedModel[] {
-  return getTypedModels().flatMap((model) => {
+  const configured = Object.entries(configs).flatMap(([provider, config]) =>
+    (config.models ?? []).flatMap((entry) => (isTypedModelConfig(entry) ? [typedModelOf(provider, entry, config)] : [])),
+  );
+  const catalog = getTypedModels().flatMap((model) => {
     if (replaced.has(model.provider)) return [];
     const config = configs[model.provider];
     if (config?.baseUrl !== undefined && model.baseUrl === providerCatalogBaseUrl(model.provider)) model.baseUrl = config.baseUrl;
@@ -31,11 +37,47 @@ export function configuredTypedModels(configs: Readonly<Record<string, ProviderC
     }
     return [model];
   });
+  // A configured model with a catalog model's type and id takes its place.
+  const key = (model: TypedModel) => `${model.type}\u0000${model.provider}\u0000${model.id}`;
+  const taken = new Set(configured.map(key));
+  return [...catalog.filter((model) => !taken.has(key(model))), ...configured];
 }
+
+/** A models.json or registered classifier/image entry as the registry hands it out (pi's defaults for what it leaves out). */
+function typedModelOf(provider: string, entry: (ModelConfig | RuntimeModelConfig) & { type: "classifier" | "image"; output?: ("text" | "image")[] }, config: ProviderConfig | RuntimeProviderConfig): TypedModel {
+  const base = {
+    id: entry.id,
+    name: entry.name ?? entry.id,
+    provider,
+    // The registry's checks guarantee both (models-json.ts, runtime-provider-check.ts).
+    api: entry.api as never,
+    baseUrl: ("baseUrl" in entry ? entry.baseUrl : undefined) ?? config.baseUrl ?? "",
+    input: [...(entry.input ?? ["text"])],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...entry.cost },
+    ...(entry.headers ? { headers: { ...entry.headers } } : {}),
+  };
+  if (entry.type === "image") return { ...base, type: "image", output: [...(entry.output ?? ["image"])] };
+  const compat = { ...(config.compat as ClassifierModel["compat"]), ...(entry.compat as ClassifierModel["compat"]) };
+  return { ...base, type: "classifier", contextWindow: entry.contextWindow ?? 128000, ...(Object.keys(compat).length > 0 ? { compat } : {}) };
+}
+
+/**
+ * An extension's own ways to run its provider's typed models (pi 1.6.0's `classifiers` and
+ * `images` of registerProvider), keyed by the model's `api`.
+ */
+export interface TypedImplementations {
+  classifiers?: Record<string, { classify(model: ClassifierModel, context: ClassifierContext, options?: TypedRequestOptions): unknown }>;
+  images?: Record<string, { generateImages(model: ImageModel, context: ImagesContext, options?: TypedRequestOptions): unknown }>;
+}
+
+/** The APIs xcsh runs itself; another api needs the provider's implementation. */
+const BUILTIN_TYPED_APIS: Record<"classifier" | "image", readonly string[]> = { classifier: ["typesafe-system-one", "openai-decisions"], image: ["openrouter-images"] };
 
 /** What running a typed model needs of the registry. */
 export interface TypedModelHost {
   findOfType(type: ModelType, provider: string, id: string): Model | TypedModel | undefined;
+  /** What extensions registered to run the provider's typed models, if anything. */
+  typedImplementations(provider: string): TypedImplementations | undefined;
   getApiKey(model: Pick<Model, "provider">): Promise<string | undefined>;
   getHeaders(model: Pick<Model, "provider" | "id" | "headers">, apiKey?: string): Promise<Record<string, string>>;
 }
@@ -71,6 +113,12 @@ function failure<T extends { stopReason: string }>(base: T, message: string): T 
   return { ...base, stopReason: "error", errorMessage: message };
 }
 
+/** An extension implementation's answer, when it is a result object; anything else is its error. */
+function resultOf<T extends { stopReason: string }>(value: unknown, base: T, operation: string): T {
+  if (typeof value === "object" && value !== null && typeof (value as { stopReason?: unknown }).stopReason === "string") return value as T;
+  return failure(base, `The provider's ${operation} implementation returned ${value === null || typeof value !== "object" ? String(value) : "an object without stopReason"}`);
+}
+
 /** Answers the questions of `context` with the classifier `model` names. Never throws. */
 export async function runClassify(host: TypedModelHost, model: unknown, context: ClassifierContext, options: TypedCallOptions = {}): Promise<ClassifierResult> {
   const found = lookUp<ClassifierModel>(host, "classifier", model);
@@ -78,6 +126,9 @@ export async function runClassify(host: TypedModelHost, model: unknown, context:
   const empty: ClassifierResult = { api: "", provider: name?.provider ?? "", model: name?.id ?? "", answers: {}, stopReason: "stop", timestamp: Date.now() };
   if (typeof found === "string") return failure(empty, found);
   try {
+    const own = host.typedImplementations(found.provider)?.classifiers?.[found.api];
+    if (own) return resultOf<ClassifierResult>(await own.classify(found, context, await requestOptions(host, found, options)), { ...empty, api: found.api }, "classify");
+    if (!BUILTIN_TYPED_APIS.classifier.includes(found.api)) return failure({ ...empty, api: found.api }, `Provider ${found.provider} has no classifier implementation for "${found.api}"`);
     const { classify } = await import("../ai/classify.ts");
     return await classify(found, context, await requestOptions(host, found, options));
   } catch (error) {
@@ -92,6 +143,9 @@ export async function runGenerateImages(host: TypedModelHost, model: unknown, co
   const empty: ImagesResult = { api: "", provider: name?.provider ?? "", model: name?.id ?? "", output: [], stopReason: "stop", timestamp: Date.now() };
   if (typeof found === "string") return failure(empty, found);
   try {
+    const own = host.typedImplementations(found.provider)?.images?.[found.api];
+    if (own) return resultOf<ImagesResult>(await own.generateImages(found, context, await requestOptions(host, found, options)), { ...empty, api: found.api }, "generateImages");
+    if (!BUILTIN_TYPED_APIS.image.includes(found.api)) return failure({ ...empty, api: found.api }, `Provider ${found.provider} has no image implementation for "${found.api}"`);
     const { generateImages } = await import("../ai/generate-images.ts");
     return await generateImages(found, context, await requestOptions(host, found, options));
   } catch (error) {

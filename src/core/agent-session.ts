@@ -7,7 +7,8 @@
  */
 import type { Agent } from "../agent/agent.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import type { AssistantMessage, ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
+import type { AssistantMessage, Context, ImageContent, Model, ModelThinkingLevel } from "../ai/types.ts";
+import { fitContextToRoutedModel } from "./routed-compaction.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
 import type { SessionManager } from "../session/session-manager.ts";
@@ -383,6 +384,14 @@ export class AgentSession {
   /** Each request of a compaction summarized in several parts (not a wire event: pi has none). */
   onCompactionProgress(listener: CompactionProgressListener): () => void {
     return this.compaction.onProgress(listener);
+  }
+
+  /**
+   * The context a virtual model's request sends to the physical model its route chose:
+   * compacted first when that model's window is too small for it (routed-compaction.ts).
+   */
+  fitContextToRoutedModel(physical: Model, context: Context, signal?: AbortSignal): Promise<Context> {
+    return fitContextToRoutedModel(this, () => this.compactAutomatically("threshold"), physical, context, signal);
   }
 
   private async compactAutomatically(reason: "threshold" | "overflow"): Promise<boolean> {

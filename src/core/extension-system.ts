@@ -56,10 +56,21 @@ export interface ExtensionSystemOptions {
   projectMcp?: boolean;
   /** An extension appended a `custom` entry (appendEntry): interactive mode draws it if a renderer is registered. */
   onCustomEntry?(entry: CustomEntry): void;
+  /**
+   * The extensions are about to be replaced (a new session, a fork, a resume, a reload): what
+   * they put on the screen goes before the next generation loads (pi 1.6.0; the TUI clears it).
+   */
+  onExtensionsReplaced?(): void;
 }
 
 const STALE =
   "This extension object belongs to a session that was replaced or reloaded; use the ctx passed to withSession (or to your new session_start handler).";
+
+/** Why a session starts, when not at startup: it replaced another (pi's session_start `reason`, `previousSessionFile`). */
+export interface SessionStartCause {
+  reason: "resume";
+  previousSessionFile?: string;
+}
 
 export class ExtensionSystem implements ExtensionSystemLink {
   private runner: ExtensionRunner;
@@ -90,6 +101,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
       if (!this.bindings) throw new Error("The session is not ready yet");
       this.bindings.appendEntry(customType, data);
     },
+    fitContext: async (physical, context, signal) => (this.session ? this.session.fitContextToRoutedModel(physical, context, signal) : context),
   });
 
   /** MCP servers the extensions registered (pi.registerMcpServer); a new generation registers its own again. */
@@ -380,11 +392,15 @@ export class ExtensionSystem implements ExtensionSystemLink {
   }
 
   /** Binds the loaded extensions to the session and tells them it started. */
-  async attach(session: AgentSession, flagValues: ReadonlyMap<string, boolean | string>): Promise<void> {
+  /**
+   * The session the extensions serve from now on; they get session_start. `start`: a session
+   * that replaces one of another folder (the TUI's /resume) says "resume" and the file it replaced.
+   */
+  async attach(session: AgentSession, flagValues: ReadonlyMap<string, boolean | string>, start?: SessionStartCause): Promise<void> {
     this.session = session;
     for (const [name, value] of flagValues) this.runner.flagValues.set(name, value);
     this.bind();
-    await this.announce("startup", undefined);
+    await this.announce(start?.reason ?? "startup", start?.previousSessionFile);
     if (this.askTrustLater) void this.askTrust().catch((error) => this.runner.report("<trust>", "project_trust", error));
   }
 
@@ -450,6 +466,7 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   private async nextGeneration(forReload: boolean): Promise<void> {
     this.generation++;
+    this.options.onExtensionsReplaced?.();
     const flags = this.runner.flagValues;
     this.runner = new ExtensionRunner((report) => this.options.reportError(report));
     this.generationRuntime = undefined;

@@ -141,6 +141,17 @@ export class ModelControl {
   }
 
   /** Sets the level, clamped to the model; returns the level in effect. */
+  /**
+   * A new session starts at the level settings give the model in use (its modelThinkingLevels
+   * entry, else defaultThinkingLevel), as pi 1.6.0 starts every new session at its default;
+   * without either setting the level in use is kept (xcsh's default is "off", not pi's "medium").
+   */
+  startNewSessionLevel(): void {
+    const { model, settings } = this.session;
+    const wanted = settings?.modelThinkingLevels?.[`${model.provider}/${model.id}`] ?? settings?.defaultThinkingLevel;
+    if (wanted !== undefined) this.setThinkingLevel(wanted);
+  }
+
   setThinkingLevel(level: ModelThinkingLevel): ModelThinkingLevel {
     const effective = clampThinkingLevel(this.session.model, level);
     const previous = this.session.thinkingLevel;

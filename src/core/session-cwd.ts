@@ -3,9 +3,9 @@
  * recorded, not the one xcsh was started in — `--session <file|id>`, `--continue` and
  * `--resume` may pick a session of another project (or of a shared `--session-dir`),
  * and its tools, AGENTS.md, project settings and extensions are that project's. A
- * recorded folder that no longer exists is an error that says which and what to do
- * (pi's terminal UI asks whether to continue here or fork; xcsh reports the same
- * error in every mode for now). The paths the command line gave stay relative to
+ * recorded folder that no longer exists is a MissingSessionCwdError: the terminal UI
+ * catches it and asks whether to continue here, fork here or cancel (as pi 1.6.0 does);
+ * the other modes report it and exit 1, as pi. The paths the command line gave stay relative to
  * where xcsh was started: anchorCliPaths makes them absolute before the switch.
  */
 import { existsSync } from "node:fs";
@@ -17,6 +17,31 @@ import { UserError } from "./user-error.ts";
 import { readSessionHeader } from "../session/session-file.ts";
 import { findMostRecentSession } from "../session/session-list.ts";
 import { getDefaultSessionDir } from "../session/session-paths.ts";
+
+/** A resumed session whose recorded working directory is gone: what the person is asked about, or told. */
+export interface MissingSessionCwd {
+  /** The session file that would have been opened. */
+  sessionFile: string;
+  /** The directory its header recorded, which no longer exists. */
+  sessionCwd: string;
+  /** Where xcsh was started: where "continue" or "fork" runs it. */
+  launchCwd: string;
+}
+
+/**
+ * The typed error for a session whose folder is gone. A UserError (its message is for the
+ * person as it is) with exit code 1, pi's code for this case in print, json and rpc mode.
+ */
+export class MissingSessionCwdError extends UserError {
+  constructor(readonly issue: MissingSessionCwd) {
+    super(
+      `The session's working directory no longer exists: ${issue.sessionCwd}\n` +
+        `  session file: ${issue.sessionFile}\n  current directory: ${issue.launchCwd}\n` +
+        `Restore that folder, or continue the conversation here as a new session with --fork ${issue.sessionFile}.`,
+      1,
+    );
+  }
+}
 
 /** The existing session file the choice opens, if it opens one (a new session, a fork or an id of this project: none). */
 async function fileToResume(choice: SessionChoice, launchCwd: string): Promise<string | undefined> {
@@ -33,20 +58,13 @@ async function fileToResume(choice: SessionChoice, launchCwd: string): Promise<s
 
 /**
  * The directory the session runs in: the resumed session's recorded cwd, else `launchCwd`.
- * Throws UserError when the recorded directory is gone (exit 2, xcsh's code for a run that
- * cannot start as asked; pi says 1).
+ * Throws MissingSessionCwdError when the recorded directory is gone.
  */
 export async function sessionWorkingDirectory(choice: SessionChoice, launchCwd: string): Promise<string> {
   const file = await fileToResume(choice, launchCwd);
   const recorded = file ? readSessionHeader(file)?.cwd : undefined;
   if (!recorded || resolve(recorded) === resolve(launchCwd)) return launchCwd;
-  if (!existsSync(recorded)) {
-    throw new UserError(
-      `The session's working directory no longer exists: ${recorded}\n` +
-        `  session file: ${file}\n  current directory: ${launchCwd}\n` +
-        `Restore that folder, or continue the conversation here as a new session with --fork ${file}.`,
-    );
-  }
+  if (!existsSync(recorded)) throw new MissingSessionCwdError({ sessionFile: file!, sessionCwd: recorded, launchCwd });
   return recorded;
 }
 

@@ -44,6 +44,7 @@ export class SessionNavigator {
     await this.session.abort();
     return this.replace("new", undefined, async () => {
       this.session.sessionManager.newSession({ parentSession: options.parentSession });
+      this.session.models.startNewSessionLevel();
       await this.reload();
     });
   }

@@ -23,6 +23,8 @@ import { getProviders as getBuiltinProviders } from "../ai/models.ts";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "../ai/types.ts";
 import { failedAssistantMessage } from "../ai/usage.ts";
 import type { ModelRegistry, RuntimeModelConfig, RuntimeProviderConfig } from "../config/model-registry.ts";
+import { isTypedModelConfig } from "../config/registry-config.ts";
+import type { TypedImplementations } from "../config/typed-models.ts";
 import { SUPPORTED_APIS } from "../config/models-json.ts";
 import type { ProviderConfig } from "./types.ts";
 
@@ -40,7 +42,7 @@ const streamSources = new WeakMap<ModelRegistry, Map<string, string>>();
  */
 export function registerExtensionProvider(registry: ModelRegistry, name: string, config: ProviderConfig, sourceId: string): void {
   const runtime = toRuntimeConfig(registry, name, config);
-  registry.registerProvider(name, runtime);
+  registry.registerProvider(name, runtime, typedImplementations(name, config));
   // A registration that leaves models and api alone keeps the provider's current stream.
   if (config.models === undefined && config.streamSimple === undefined && config.api === undefined) return;
   removeStream(registry, name);
@@ -101,6 +103,22 @@ function toRuntimeConfig(registry: ModelRegistry, name: string, config: Provider
   return runtime;
 }
 
+/** pi 1.6.0: `classifiers` and `images`, each `{ [api]: { classify | generateImages } }`, run the provider's typed models. */
+function typedImplementations(name: string, config: ProviderConfig): TypedImplementations | undefined {
+  const check = (field: "classifiers" | "images", method: string) => {
+    const value = config[field];
+    if (value === undefined) return undefined;
+    const entries = typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value) : undefined;
+    const bad = entries?.find(([, each]) => typeof (each as Record<string, unknown> | null)?.[method] !== "function");
+    if (!entries || bad) throw new Error(`Invalid provider "${name}": ${field}${bad ? `["${bad[0]}"]` : ""}: expected { [api]: { ${method}(model, context, options) } }`);
+    return value;
+  };
+  const classifiers = check("classifiers", "classify");
+  const images = check("images", "generateImages");
+  if (!classifiers && !images) return undefined;
+  return { ...(classifiers ? { classifiers } : {}), ...(images ? { images } : {}) } as TypedImplementations;
+}
+
 function streamApiName(provider: string, declared: string | undefined): Api {
   return declared === undefined || BUILTIN_APIS.includes(declared) ? `ext:${provider}` : declared;
 }
@@ -109,6 +127,8 @@ function streamApiName(provider: string, declared: string | undefined): Api {
 function toRuntimeModel(model: unknown, declaredApi: string | undefined, api: string | undefined): RuntimeModelConfig {
   if (typeof model !== "object" || model === null) return model as RuntimeModelConfig;
   const copy = { ...model } as RuntimeModelConfig;
+  // A classifier or image model keeps its own api: its implementation is found by it.
+  if (isTypedModelConfig(copy)) return copy;
   if (copy.api === undefined || (copy.api === declaredApi && api !== declaredApi)) delete copy.api;
   return copy;
 }

@@ -292,6 +292,10 @@ export interface ProviderConfig {
   models?: ProviderModelConfig[];
   oauth?: unknown;
   streamSimple?: (...args: any[]) => unknown;
+  /** pi 1.6.0: implementations of the provider's classifier models, keyed by the models' `api`. */
+  classifiers?: Record<string, { classify: (...args: any[]) => unknown }>;
+  /** pi 1.6.0: implementations of the provider's image models, keyed by the models' `api`. */
+  images?: Record<string, { generateImages: (...args: any[]) => unknown }>;
 }
 
 export interface EventBus {

@@ -22,6 +22,8 @@
  * The conversation's limits (context window, output) while a virtual model is selected are
  * those of the physical model that answered last (core/routed-limits.ts), as pi's are; each
  * assistant message names its physical model, so its usage is priced at that model's rates.
+ * When the routed model's window is too small for the conversation, the session is
+ * compacted before the request is sent (the host's fitContext), and the route stays.
  * A request outside the agent loop (a compaction summary, an extension's own call) is
  * "direct": no state in or out; the first request of an automatic retry is "retry", with
  * the failed answer.
@@ -82,6 +84,8 @@ export interface VirtualModelHost {
   registry(): ModelRegistry | undefined;
   context(): ExtensionContext;
   appendEntry(customType: string, data: unknown): void;
+  /** The context to send to the routed model: compacted first when its window is too small (core/routed-compaction.ts). */
+  fitContext?(physical: Model, context: Context, signal?: AbortSignal): Promise<Context>;
 }
 
 export { isVirtualModel };
@@ -253,8 +257,10 @@ export class VirtualModelTable {
       this.host.appendEntry(VIRTUAL_MODEL_STATE_ENTRY, { provider, id: model.id, state: route.state });
     }
     const level = clampThinkingLevel(physical, route.thinkingLevel ?? request.thinkingLevel);
+    // pi 1.6.0: a conversation too big for the routed model is compacted before the request; the route stays.
+    const sent = direct || !this.host.fitContext ? context : await this.host.fitContext(physical, context, options.signal);
     const { apiKey: _virtualKey, headers: _virtualHeaders, reasoning: _virtualLevel, ...rest } = options;
-    const inner = registry.streamSimple(physical, context, { ...rest, ...(level !== "off" ? { reasoning: level as ThinkingLevel } : {}) });
+    const inner = registry.streamSimple(physical, sent, { ...rest, ...(level !== "off" ? { reasoning: level as ThinkingLevel } : {}) });
     for await (const event of inner) {
       if (event.type === "done") outer.push({ ...event, message: withLevel(event.message, level) });
       else if (event.type === "error") outer.push({ ...event, error: withLevel(event.error, level) });

@@ -10,13 +10,13 @@
  */
 import type { AgentTool } from "../agent/types.ts";
 import type { ImageContent } from "../ai/types.ts";
-import type { SourceInfo } from "../extensions/types.ts";
+import type { SourceInfo, ToolNamespace } from "../extensions/types.ts";
 import type { SlashCommand } from "../resources/commands.ts";
 import type { Prompt, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec } from "./config-schema.ts";
 import { McpConnection } from "./connection.ts";
 import packageJson from "../../package.json" with { type: "json" };
-import { MCP_TOOL_SOURCE, mcpName, mcpToolNames } from "./names.ts";
+import { MCP_TOOL_SOURCE, mcpName, mcpNamespaceName, mcpToolNames } from "./names.ts";
 import { matchPromptCommand, promptArguments, promptCommand, promptInput } from "./prompt-commands.ts";
 import { sameServer } from "./server-plan.ts";
 import { mcpAgentTool } from "./tool-adapter.ts";
@@ -29,7 +29,7 @@ import type { McpSampler } from "./sampling.ts";
 
 /** Where MCP tools go: the session's ToolSet (src/core/tool-set.ts). */
 export interface McpToolSink {
-  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; exposure?: ToolExposure; searchText?: string }, activate: boolean): void;
+  upsert(tool: AgentTool<any>, info: { sourceInfo: SourceInfo; exposure?: ToolExposure; searchText?: string; namespace?: ToolNamespace }, activate: boolean): void;
   remove(name: string): void;
   batch(changes: () => void): void;
   /**
@@ -292,7 +292,11 @@ export class McpHub {
         const spec = entry.connection.spec;
         // The resource reader goes the way of the server's widest exposure (pi's rule).
         const exposure = entry.readsResources ? widestExposure(spec, entry.connection.tools) : exposureOf(spec, entry.tool.name);
-        this.options.tools.upsert(agentTool, { sourceInfo: sourceInfoOf(spec), exposure, ...(spec.description ? { searchText: spec.description } : {}) }, !known);
+        this.options.tools.upsert(
+          agentTool,
+          { sourceInfo: sourceInfoOf(spec), exposure, namespace: namespaceOf(entry.connection), ...(spec.description ? { searchText: spec.description } : {}) },
+          !known,
+        );
       }
     });
     this.prompts.clear();
@@ -317,6 +321,18 @@ function widestExposure(spec: McpServerSpec, tools: readonly Tool[]): ToolExposu
   if (exposures.length === 0) return exposureOf(spec, "");
   for (const kind of ["direct", "codemode", "deferred"] as const) if (exposures.includes(kind)) return kind;
   return "hidden";
+}
+
+/** pi 1.6.0: the group getAllTools() reports for a server's tools — `mcp__<server>`, found by the server's own name too. */
+function namespaceOf(connection: McpConnection): ToolNamespace {
+  const { name, description } = connection.spec;
+  const instructions = connection.instructions();
+  return {
+    name: mcpNamespaceName(name),
+    aliases: [name],
+    ...(description ? { description } : {}),
+    ...(instructions ? { instructions } : {}),
+  };
 }
 
 function sourceInfoOf(spec: McpServerSpec): SourceInfo {

@@ -30,6 +30,11 @@ function shortHash(text: string): string {
   return hash.toString(16).padStart(8, "0");
 }
 
+/** pi 1.6.0's group name of a server's tools, `mcp__<server>` (a `-` becomes `_`). */
+export function mcpNamespaceName(server: string): string {
+  return `${MCP_PREFIX}${server.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
+
 export function mcpName(server: string, name: string): string {
   const full = `${MCP_PREFIX}${sanitize(server)}__${sanitize(name)}`;
   if (full.length <= MAX_TOOL_NAME) return full;

@@ -10,7 +10,7 @@
 import type { AgentTool } from "../agent/types.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
-import { MCP_PREFIX } from "./names.ts";
+import { mcpNamespaceName } from "./names.ts";
 import type { UsageSink } from "./sampling.ts";
 import { errorText, toToolResult, type McpToolDetails } from "./tool-result.ts";
 
@@ -41,7 +41,7 @@ export function mcpAgentTool(connection: McpConnection, tool: Tool, name: string
     },
     // pi 1.6.0's group: `mcp__<server>`, found by the server's own name too.
     mcpNamespace: {
-      name: `${MCP_PREFIX}${server.replace(/[^A-Za-z0-9_]/g, "_")}`,
+      name: mcpNamespaceName(server),
       aliases: [server],
       ...(connection.spec.description ? { description: connection.spec.description } : {}),
       // Read when a script starts: a restarted server may say something new.

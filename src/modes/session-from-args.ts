@@ -6,7 +6,7 @@
  */
 import type { RunOptions } from "../core/run-options.ts";
 import { createAgentSession, type CreatedSession, type SessionChoice } from "../core/create-session.ts";
-import type { ExtensionSystem, ExtensionSystemOptions } from "../core/extension-system.ts";
+import type { ExtensionSystem, ExtensionSystemOptions, SessionStartCause } from "../core/extension-system.ts";
 import { UserError } from "../core/user-error.ts";
 import { ModelRegistry } from "../config/model-registry.ts";
 import { discoverExtensions } from "../extensions/discovery.ts";
@@ -72,7 +72,7 @@ function promptText(flag: string, value: string, cwd: string): string {
 }
 
 /** What a mode gives the extension system: its UI, and where errors and notices go. */
-export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi" | "onCustomEntry">;
+export type ModeExtensionOptions = Pick<ExtensionSystemOptions, "mode" | "ui" | "reportError" | "notice" | "onShutdownRequested" | "hostApi" | "onCustomEntry" | "onExtensionsReplaced">;
 
 export interface SessionFromArgs extends CreatedSession {
   /** The arguments, parsed again with the flags extensions registered. */
@@ -169,6 +169,8 @@ export interface SessionFromArgsOptions {
   mcpServers?: McpSessionServers;
   /** Where MCP problems are reported (RPC: notice frames); the extensions' notice line otherwise. */
   mcpNotice?(message: string): void;
+  /** The session replaces one of another folder (the TUI's /resume): extensions' session_start says so. */
+  startCause?: SessionStartCause;
 }
 
 /** What the command line says about the session file, unless the mode decided it (print mode's -r picker, ACP). */
@@ -240,7 +242,7 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
   if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${warning}\n`);
   if (system) {
-    await system.attach(created.session, args.extensionFlags);
+    await system.attach(created.session, args.extensionFlags, options.startCause);
     try {
       checkToolNames(tools, created.session.tools);
     } catch (error) {

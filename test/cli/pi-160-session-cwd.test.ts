@@ -3,7 +3,8 @@
  * `--session <file|id>` and `--continue` started elsewhere use that project's
  * directory (system prompt, AGENTS.md, tools), while the command line's own paths
  * (`@file`) stay relative to where xcsh was started. A recorded folder that is gone is
- * a clear error (exit 2, xcsh's code for a run that cannot start; pi says 1) and nothing is sent to the model.
+ * a clear error with exit code 1 (as pi) in print, json and rpc mode, and nothing is sent to the model
+ * (the terminal UI asks instead: test/modes/interactive/habit-pickers.test.ts).
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -63,15 +64,39 @@ describe("a resumed session runs where it was recorded", () => {
     expect(lastBody()).toContain(`Current working directory: ${project}`);
   });
 
-  test("a session whose folder is gone: exit 2, a message naming the folder and the way out, no request", async () => {
+  test("a session whose folder is gone: exit 1 as pi, a message naming the folder and the way out, no request", async () => {
     const project = folder("gone");
     const file = await sessionIn(project);
     rmSync(project, { recursive: true });
     const before = server.requests.length;
     const result = await run(["--session", file, "go on"], folder("elsewhere"));
-    expect(result.exitCode).toBe(2);
+    expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`working directory no longer exists: ${project}`);
     expect(result.stderr).toContain(`--fork ${file}`);
     expect(server.requests.length).toBe(before);
+  });
+
+  test("json mode says it in the result envelope (error.kind \"session\"), exit 1; --continue from a shared --session-dir too", async () => {
+    const project = folder("gone-json");
+    const sessions = folder("gone-sessions");
+    await sessionIn(project, sessions);
+    rmSync(project, { recursive: true });
+    const before = server.requests.length;
+    const result = await run(["--mode", "json", "--continue", "--session-dir", sessions, "go on"], folder("elsewhere"));
+    expect(result.exitCode).toBe(1);
+    const envelope = JSON.parse(result.stdout.trim().split("\n").at(-1)!);
+    expect(envelope).toMatchObject({ type: "result", status: "error", error: { kind: "session", retryable: false } });
+    expect(envelope.error.message).toContain(`working directory no longer exists: ${project}`);
+    expect(server.requests.length).toBe(before);
+  });
+
+  test("rpc mode exits 1 at start with the message on stderr and nothing on stdout", async () => {
+    const project = folder("gone-rpc");
+    const file = await sessionIn(project);
+    rmSync(project, { recursive: true });
+    const result = await runXcsh(["--mode", "rpc", "--model", "fake/m", "--session", file], { env: home.env, cwd: folder("elsewhere"), stdin: "" });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`working directory no longer exists: ${project}`);
   });
 });

@@ -318,6 +318,44 @@ describe("thinking levels from settings", () => {
   });
 });
 
+describe("defaultThinkingLevel \"medium\": pi 1.6.0's default, set by hand", () => {
+  // Side by side with pi 1.6.0 and no setting (its default is "medium"): the same levels at each step.
+  test("a reasoning model starts at medium and asks for it; a plain one runs off; a new session starts at medium again", async () => {
+    home.writeSettings({ defaultThinkingLevel: "medium" });
+    const process = rpc(["--model", "fake/alpha", "--no-session"]);
+    const level = async () => (await process.request({ type: "get_state" })).data.thinkingLevel;
+    expect(await level()).toBe("medium");
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const from = process.mark();
+    await process.request({ type: "prompt", message: "hi" });
+    await process.waitForEvent("agent_end", () => true, 15_000, from);
+    expect(server.requests.at(-1)!.body.reasoning_effort).toBe("medium");
+
+    await process.request({ type: "set_model", provider: "fake", modelId: "beta" });
+    expect(await level()).toBe("off");
+    await process.request({ type: "set_model", provider: "fake", modelId: "alpha" });
+    expect(await level()).toBe("medium");
+    expect((await process.request({ type: "cycle_thinking_level" })).data.level).toBe("high");
+    await process.request({ type: "new_session" });
+    expect(await level()).toBe("medium");
+  });
+
+  test("without the setting xcsh starts at off, keeps the level in use for a new session, and sends no reasoning effort", async () => {
+    home.writeSettings({});
+    const process = rpc(["--model", "fake/alpha", "--no-session"]);
+    const level = async () => (await process.request({ type: "get_state" })).data.thinkingLevel;
+    expect(await level()).toBe("off");
+    server.enqueue({ content: [{ type: "text", text: "ok" }] });
+    const from = process.mark();
+    await process.request({ type: "prompt", message: "hi" });
+    await process.waitForEvent("agent_end", () => true, 15_000, from);
+    expect(server.requests.at(-1)!.body.reasoning_effort).toBeUndefined();
+    await process.request({ type: "set_thinking_level", level: "high" });
+    await process.request({ type: "new_session" });
+    expect(await level()).toBe("high");
+  });
+});
+
 describe("models.json apiKey and headers, as pi 0.87.1 and 0.73.1 spell them", () => {
   const cases: [string, string][] = [
     ["fake/alpha", "Bearer sk-from-env"], // "$MYKEY"

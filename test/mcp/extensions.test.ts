@@ -1,6 +1,6 @@
 /**
  * MCP tools are tools like the others for extensions: pi.getAllTools() lists them
- * (with `sourceInfo.source: "mcp"`), pi.setActiveTools() switches them off and on,
+ * (with `sourceInfo.source: "mcp"` and their server's namespace), pi.setActiveTools() switches them off and on,
  * and a /reload of the extensions leaves them in place. A codemode script reaches a
  * server's codemode tools even when an extension switched every MCP tool off (pi's rule:
  * scripts do not depend on the active set).
@@ -21,6 +21,8 @@ const extension = fixture.writeExtension(
     handler: async (_args, ctx) => {
       const mcp = pi.getAllTools().filter((tool) => tool.name.startsWith("mcp__"));
       ctx.ui.notify("all: " + mcp.map((tool) => tool.name + "=" + tool.sourceInfo.source).join(","), "info");
+      const echo = mcp.find((tool) => tool.name === "mcp__t__echo");
+      ctx.ui.notify("namespace: " + JSON.stringify(echo && echo.namespace), "info");
       ctx.ui.notify("active: " + pi.getActiveTools().filter((name) => name.startsWith("mcp__")).join(","), "info");
     },
   });
@@ -50,6 +52,9 @@ describe("MCP tools and extensions", () => {
     const all = notices(rpc).find((line) => line.startsWith("all: "))!;
     expect(all).toContain("mcp__t__echo=mcp");
     expect(all).toContain("mcp__t__picture=mcp");
+    // pi 1.6.0: an MCP tool's group is its server, `mcp__<server>`, found by the server's own name too.
+    const namespace = JSON.parse(notices(rpc).find((line) => line.startsWith("namespace: "))!.slice("namespace: ".length));
+    expect(namespace).toMatchObject({ name: "mcp__t", aliases: ["t"] });
     expect(notices(rpc).find((line) => line.startsWith("active: "))).toContain("mcp__t__echo");
 
     await rpc.request({ type: "prompt", message: "/echo-off" });

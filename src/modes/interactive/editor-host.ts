@@ -157,6 +157,14 @@ export class EditorHost {
     editor.setAutocompleteProvider?.(this.completion);
   }
 
+  /** The built-in completion again, without any extension's provider. */
+  clearAutocompleteProviders(): void {
+    this.providerFactories.length = 0;
+    this.completion = this.options.completion;
+    this.prompt.setAutocompleteProvider(this.completion);
+    this.custom?.editor.setAutocompleteProvider?.(this.completion);
+  }
+
   /** Stacks an extension's provider on the chain: its factory gets the current provider to delegate to. */
   addAutocompleteProvider(factory: ProviderFactory): void {
     this.providerFactories.push(factory);

@@ -44,6 +44,12 @@ export interface Surface extends DialogHost {
   editorFactory(): ((...args: any[]) => unknown) | undefined;
   addInputListener(handler: (data: string) => unknown): () => void;
   addAutocompleteProvider(factory: (current: unknown) => unknown): void;
+  /**
+   * The session's extensions were replaced (a session of another folder): what the old
+   * ones set — widgets, statuses, header, footer, editor, working line, thinking label,
+   * input listeners, completion — goes, as in pi 1.6.0.
+   */
+  resetExtensionParts(): void;
 }
 
 function isComponent(value: unknown): value is Component {

@@ -90,6 +90,12 @@ export class Footer implements Component {
     this.invalidate();
   }
 
+  /** Every extension's status goes (the session's extensions were replaced). */
+  clearStatuses(): void {
+    this.statuses.clear();
+    this.invalidate();
+  }
+
   /** Recomputes tokens, cost and the branch. */
   refresh(): void {
     this.branch = gitBranch(this.cwd);

@@ -48,7 +48,7 @@ import { ThemeController } from "./theme-controller.ts";
 import { runBashLine } from "./bash-line.ts";
 import { InterruptKeys } from "./interrupt-keys.ts";
 import { createSurface, type SurfaceHost } from "./surface.ts";
-import { closeSession, resumeRecordedElsewhere, sessionOpener, showLoadWarnings, type OpenSession, type SessionOwner } from "./session-lifecycle.ts";
+import { closeSession, openFirstSession, resumeRecordedElsewhere, sessionOpener, showLoadWarnings, type OpenSession, type SessionOwner } from "./session-lifecycle.ts";
 
 class InteractiveApp implements SessionOwner, SurfaceHost {
   session!: AgentSession;
@@ -431,9 +431,19 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
   app.start();
   app.openSession = sessionOpener(args, app, ui, hostApi);
   try {
-    const created = await app.openSession();
+    const opened = await openFirstSession(app, app.openSession, args);
+    // Cancelled (the session's folder is gone): nothing was opened, nothing to resume.
+    if (!opened) {
+      await app.tui.terminal.drainInput(300, 50).catch(() => undefined);
+      restoreConsole();
+      guard.restore();
+      guard.dispose();
+      process.exit(0);
+    }
+    const { created } = opened;
     app.attach(created.session, created.extensions);
     showLoadWarnings(app, created);
+    if (opened.said) app.say(opened.said, "", "accent");
     app.showKeymapWarnings();
     if (created.setup.noKeyHint) app.say(`! ${created.setup.noKeyHint}`, "", "warning");
     // The command line's prompts, one after another (the @files' text and images with the first).

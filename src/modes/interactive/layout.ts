@@ -117,6 +117,14 @@ export class Layout {
     this.tui.requestRender();
   }
 
+  /** What extensions set here goes: their widgets, the working line's message, visibility and indicator. */
+  clearExtensionParts(): void {
+    for (const key of [...this.widgets.keys()]) this.setWidget(key, undefined, "aboveEditor");
+    this.workingIndicator = undefined;
+    this.setWorkingMessage(undefined);
+    this.setWorkingVisible(true);
+  }
+
   stop(): void {
     this.loader?.stop();
   }

@@ -79,5 +79,17 @@ export function createSurface(app: SurfaceHost): Surface {
       return () => app.inputListeners.delete(handler);
     },
     addAutocompleteProvider: (factory) => editors.addAutocompleteProvider(factory),
+    resetExtensionParts: () => {
+      layout.clearExtensionParts();
+      app.footer.clearStatuses();
+      layout.put(layout.header, app.defaultHeader);
+      layout.put(layout.footer, app.footer);
+      editors.setFactory(undefined);
+      editors.clearAutocompleteProviders();
+      app.inputListeners.clear();
+      app.hiddenThinkingLabel = "Thinking…";
+      app.conversation.root.invalidate();
+      app.tui.requestRender();
+    },
   };
 }

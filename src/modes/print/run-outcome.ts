@@ -7,12 +7,13 @@
 import { isTransientError } from "../../ai/errors.ts";
 import type { Usage } from "../../ai/types.ts";
 import type { RunLimitReason } from "../../core/run-limits.ts";
+import { MissingSessionCwdError } from "../../core/session-cwd.ts";
 
 /** `truncated`: the last answer stopped at the model's output token limit (stopReason "length"); its partial text is kept. */
 export type RunStatus = "success" | "error" | "truncated" | RunLimitReason | "interrupted";
 
 /** What kind of failure: decides the exit code, and tells a pipeline whether trying again may help. */
-export type RunErrorKind = "usage" | "config" | "credentials" | "provider" | "model" | "internal";
+export type RunErrorKind = "usage" | "config" | "session" | "credentials" | "provider" | "model" | "internal";
 
 export interface RunError {
   kind: RunErrorKind;
@@ -89,6 +90,8 @@ export function classifyThrown(error: unknown): RunError {
   if (error instanceof Error && error.name === "UserError") {
     const exitCode = (error as { exitCode?: number }).exitCode;
     if (exitCode === EXIT_CODES.credentials) return { kind: "credentials", message, retryable: false };
+    // The session asked for cannot open where it was recorded (its folder is gone): exit 1, as pi.
+    if (error instanceof MissingSessionCwdError) return { kind: "session", message, retryable: false };
     // Everything else a user can fix is about how xcsh was called or configured.
     return { kind: "usage", message, retryable: false };
   }

@@ -8,8 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runXcsh } from "../../support/cli.ts";
-import { send, visibleLines, withPane } from "./fixture.ts";
+import { runXcsh, type FakeModelHome } from "../../support/cli.ts";
+import { send, visibleLines, withExtension, withPane } from "./fixture.ts";
 
 /** Every session file under the config root, by project folder. */
 function sessionFiles(agentDir: string): string[] {
@@ -131,6 +131,93 @@ describe("/resume", () => {
     }
   });
 
+  test("resuming into another folder: extensions' session_start says \"resume\" with the file it replaced; the old session's widgets, statuses and header go", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
+    const log = join(elsewhere, "..", `${elsewhere.split("/").pop()}-starts.log`);
+    const extension = `import { appendFileSync } from "node:fs";
+export default function (pi) {
+  pi.on("session_start", (event, ctx) => {
+    appendFileSync(${JSON.stringify(log)}, event.reason + " " + (event.previousSessionFile ?? "-") + "\\n");
+    if (event.reason !== "startup") return;
+    ctx.ui.setWidget("old", ["OLD-WIDGET"]);
+    ctx.ui.setStatus("old", "OLD-STATUS");
+    ctx.ui.setHeader(() => ({ render: () => ["OLD-HEADER"], invalidate() {} }));
+  });
+}
+`;
+    const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    try {
+      await withPane(
+        async ({ fake, pane }) => {
+          const screen = await pane.waitFor("OLD-STATUS");
+          expect(screen).toContain("OLD-WIDGET");
+          expect(screen).toContain("OLD-HEADER");
+          expect(starts()).toEqual(["startup -"]);
+          fake.server.enqueue({ content: [{ type: "text", text: "Answered here." }] });
+          send(pane, "a question here");
+          await pane.waitFor("Answered here.");
+          const here = sessionFiles(fake.home.agentDir).find((file) => readFileSync(file, "utf8").includes("a question here"))!;
+          send(pane, "/resume");
+          await pane.waitFor("a question from elsewhere");
+          pane.keys("Down");
+          await pane.waitFor(/→ a question from elsewhere/);
+          pane.keys("Enter");
+          await pane.waitFor("Answered elsewhere.");
+          expect(starts()).toEqual(["startup -", `resume ${here}`]);
+          const now = pane.screen();
+          expect(now).not.toContain("OLD-WIDGET");
+          expect(now).not.toContain("OLD-STATUS");
+          expect(now).not.toContain("OLD-HEADER");
+        },
+        {
+          args: ["-e", "ext.ts"],
+          width: 160,
+          before: async (fake, project) => {
+            writeFileSync(join(project, "ext.ts"), extension);
+            fake.server.enqueue({ content: [{ type: "text", text: "Answered elsewhere." }] });
+            const result = await runXcsh(["-p", "a question from elsewhere", "--model", "fake/m"], { env: fake.home.env, cwd: elsewhere });
+            expect(result.exitCode).toBe(0);
+          },
+        },
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+      rmSync(log, { force: true });
+    }
+  });
+
+  test("/new and /reload: what the old generation's extensions put on the screen goes (pi 1.6.0); session_start may set it again", async () => {
+    const extension = `export default function (pi) {
+  pi.on("session_start", (event, ctx) => ctx.ui.setStatus("start", "STARTED-" + event.reason));
+  pi.registerCommand("mark", { handler: async (_args, ctx) => {
+    ctx.ui.setWidget("mark", ["MARK-WIDGET"]);
+    ctx.ui.setStatus("mark", "MARK-STATUS");
+  } });
+}
+`;
+    await withPane(
+      async ({ pane }) => {
+        await pane.waitFor("STARTED-startup");
+        send(pane, "/mark");
+        await pane.waitFor("MARK-STATUS");
+        expect(pane.screen()).toContain("MARK-WIDGET");
+        send(pane, "/new");
+        await pane.waitFor("STARTED-new");
+        let screen = pane.screen();
+        expect(screen).not.toContain("MARK-WIDGET");
+        expect(screen).not.toContain("MARK-STATUS");
+        send(pane, "/mark");
+        await pane.waitFor("MARK-STATUS");
+        send(pane, "/reload");
+        await pane.waitFor("STARTED-reload");
+        screen = pane.screen();
+        expect(screen).not.toContain("MARK-WIDGET");
+        expect(screen).not.toContain("MARK-STATUS");
+      },
+      withExtension(extension),
+    );
+  });
+
   test("--trust-project named the first folder: resuming into a project that ships code asks for that project's trust", async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "xcsh-other-"));
     mkdirSync(join(elsewhere, ".xcsh", "extensions"), { recursive: true });
@@ -211,6 +298,78 @@ describe("/resume", () => {
       rmSync(gone, { recursive: true, force: true });
     }
   });
+});
+
+describe("--session whose folder is gone, at start", () => {
+  /** A session recorded in a folder then removed; its file at a path known before the pane starts. */
+  function goneSession(): { gone: string; file: string; before: (fake: FakeModelHome) => Promise<void> } {
+    const gone = mkdtempSync(join(tmpdir(), "xcsh-gone-"));
+    const file = join(mkdtempSync(join(tmpdir(), "xcsh-kept-")), "gone.jsonl");
+    return {
+      gone,
+      file,
+      before: async (fake) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "Answered before the move." }] });
+        const result = await runXcsh(["-p", "a question before the move", "--model", "fake/m", "--session", file], { env: fake.home.env, cwd: gone });
+        expect(result.exitCode).toBe(0);
+        rmSync(gone, { recursive: true, force: true });
+      },
+    };
+  }
+
+  test("it asks first; Continue runs the session in the folder xcsh was started in, in the same file", async () => {
+    const { file, before } = goneSession();
+    await withPane(
+      async ({ fake, pane, project }) => {
+        const question = pane.screen();
+        expect(question).toContain(`Continue in ${project}`);
+        expect(question).toContain(`Fork into ${project}`);
+        expect(question).toContain("Cancel");
+        pane.keys("Enter");
+        const screen = await pane.waitFor("(its folder is gone)");
+        expect(screen).toContain("Answered before the move.");
+        fake.server.enqueue({ content: [{ type: "text", text: "Going on here." }] });
+        send(pane, "go on");
+        await pane.waitFor("Going on here.");
+        const body = JSON.stringify(fake.server.requests.at(-1)!.body);
+        expect(body).toContain(`Current working directory: ${project}`);
+        expect(body).toContain("a question before the move");
+        // The same file goes on; no other session was made.
+        expect(readFileSync(file, "utf8")).toContain("go on");
+        expect(sessionFiles(fake.home.agentDir).filter((other) => readFileSync(other, "utf8").includes("go on"))).toHaveLength(0);
+      },
+      { args: ["--session", file], before, ready: "The session's folder no longer exists" },
+    );
+  });
+
+  test("Fork makes a new session of this folder and keeps the original; Cancel exits without opening anything", async () => {
+    const { file, before } = goneSession();
+    await withPane(
+      async ({ fake, pane, project }) => {
+        const original = readFileSync(file, "utf8");
+        pane.keys("Down");
+        pane.keys("Enter");
+        const screen = await pane.waitFor("Forked into a new session");
+        expect(screen).toContain("Answered before the move.");
+        fake.server.enqueue({ content: [{ type: "text", text: "Forked and going." }] });
+        send(pane, "carry on");
+        await pane.waitFor("Forked and going.");
+        expect(readFileSync(file, "utf8")).toBe(original);
+        const forked = sessionFiles(fake.home.agentDir).filter((other) => readFileSync(other, "utf8").includes("carry on"));
+        expect(forked).toHaveLength(1);
+        expect(entries(forked[0]!)[0]).toMatchObject({ type: "session", cwd: project });
+      },
+      { args: ["--session", file], before, ready: "The session's folder no longer exists" },
+    );
+    const cancelled = goneSession();
+    await withPane(
+      async ({ pane }) => {
+        pane.keys("Escape");
+        expect(await pane.waitForExit(15_000)).toBe(0);
+      },
+      { args: ["--session", cancelled.file], before: cancelled.before, ready: "The session's folder no longer exists" },
+    );
+  }, 60_000);
 });
 
 describe("/tree", () => {
