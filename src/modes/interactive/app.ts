@@ -27,8 +27,14 @@ export interface App {
   readonly keymap: KeybindingsManager;
   /** The models Ctrl+P cycles through, as chosen in /scoped-models for this session (undefined: the enabledModels setting). */
   modelScope: string[] | undefined;
-  /** Draws the conversation again from the session (after /new, /resume, /tree, …) and refreshes header and footer. */
-  redraw(): void;
+  /**
+   * Draws the conversation again from the session (after /new, /resume, /tree, …) and refreshes header and footer.
+   * `opening`: a session has just opened, and the notices shown since `sessionOpening()` (its extensions'
+   * session_start) stay under its history instead of being wiped.
+   */
+  redraw(opening?: boolean): void;
+  /** A session is about to open (or be switched to): notices from now on belong to it. */
+  sessionOpening(): void;
   /** Header and footer again (after a model or name change). */
   refreshHeader(): void;
   /** Runs a built-in command line ("/tree"); false when it is not one. */

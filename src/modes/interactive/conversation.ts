@@ -47,6 +47,8 @@ export class ConversationView {
   private current: { message: AssistantMessageView } | undefined;
   private readonly toolLines = new Map<string, ToolLine>();
   private lastStatus: Component | undefined;
+  /** Notices shown since the last rebuild: what extensions said while a session opened. */
+  private recentNotices: Component[] = [];
 
   constructor(private readonly options: ConversationOptions) {
     const { Container } = loadPiTui();
@@ -60,7 +62,9 @@ export class ConversationView {
 
   /** A line of its own (notify, command output). */
   notice(label: string, detail = "", color = "muted", foldable = false): void {
-    this.add(new NoticeView(color, label, detail, this.options, foldable));
+    const view = new NoticeView(color, label, detail, this.options, foldable);
+    this.recentNotices.push(view);
+    this.add(view);
   }
 
   /** A hint that goes away by itself after `ms` ("Press Ctrl+C again to exit"): it is not part of the conversation. */
@@ -95,13 +99,25 @@ export class ConversationView {
     this.options.tui.requestRender();
   }
 
-  /** Draws a whole session: its messages, and the custom entries among them. */
-  rebuild(items: readonly (AgentMessage | CustomEntry)[]): void {
+  /** Notices from now on are the ones a coming rebuild with `keepNotices` keeps. */
+  forgetRecentNotices(): void {
+    this.recentNotices = [];
+  }
+
+  /**
+   * Draws a whole session: its messages, and the custom entries among them. `keepNotices`:
+   * the notices shown since the last rebuild follow the history (a session being opened —
+   * what its extensions said in session_start must not be wiped by drawing its history).
+   */
+  rebuild(items: readonly (AgentMessage | CustomEntry)[], options: { keepNotices?: boolean } = {}): void {
+    const kept = options.keepNotices ? this.recentNotices : [];
     this.clear();
     for (const item of items) {
       if ("type" in item && item.type === "custom") this.addCustomEntry(item);
       else this.addMessage(item as AgentMessage);
     }
+    for (const notice of kept) this.add(notice);
+    this.recentNotices = [];
     this.current = undefined;
   }
 

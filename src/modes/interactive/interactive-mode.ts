@@ -255,7 +255,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
           break;
       }
     });
-    this.redraw();
+    this.redraw(true);
     this.showThemeWarnings();
     this.markReady();
   }
@@ -304,8 +304,13 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     for (const warning of this.themes.takeWarnings()) this.say(`! ${warning}`, "", "warning");
   }
 
-  redraw(): void {
-    this.conversation.rebuild(this.session.sessionManager.buildDisplayItems());
+  sessionOpening(): void {
+    this.conversation.forgetRecentNotices();
+  }
+
+  /** `opening`: a session was just attached, and what was said while it opened stays under its history. */
+  redraw(opening = false): void {
+    this.conversation.rebuild(this.session.sessionManager.buildDisplayItems(), { keepNotices: opening });
     this.header.update();
     this.footer.refresh();
     this.showPending([], []);

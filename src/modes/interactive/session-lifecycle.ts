@@ -90,6 +90,7 @@ export async function resumeRecordedElsewhere(app: SessionOwner, open: OpenSessi
   await old.hooks?.sessionWillBeReplaced("resume", path);
   // What the old session's extensions put on the screen goes with them (pi 1.6.0).
   app.surface.resetExtensionParts();
+  app.sessionOpening();
   let created: SessionFromArgs;
   try {
     created = await open({ session: path }, { replacing: previous });
@@ -105,12 +106,13 @@ export async function resumeRecordedElsewhere(app: SessionOwner, open: OpenSessi
 
 /** The in-process switch: the session file changes, the folder stays. False when an extension kept the current one. */
 async function switchHere(app: App, path: string, done: string): Promise<boolean> {
+  app.sessionOpening();
   const outcome = await app.session.navigation.switchSession(path);
   if (outcome.cancelled) {
     app.say("An extension kept the current session", "", "warning");
     return false;
   }
-  app.redraw();
+  app.redraw(true);
   app.say(done, "", "accent");
   return true;
 }

@@ -23,6 +23,22 @@ describe("extensions in the terminal", () => {
     );
   });
 
+  test("what an extension says in session_start stays on screen: at start, and after /new", async () => {
+    await withPane(
+      async ({ pane }) => {
+        // Drawing the opened session's history must not wipe what its extensions said while it opened.
+        await pane.waitFor("hello from session_start (startup)");
+        send(pane, "/new");
+        await pane.waitFor("hello from session_start (new)");
+        expect(pane.screen()).toContain("New session");
+      },
+      withExtension(`export default function (pi) {
+  pi.on("session_start", (event, ctx) => ctx.ui.notify("hello from session_start (" + event.reason + ")", "info"));
+}
+`),
+    );
+  });
+
   test("registerMessageRenderer draws the extension's messages", async () => {
     await withPane(
       async ({ pane }) => {

@@ -117,9 +117,10 @@ async function resumeById(app: App, prefix: string): Promise<void> {
 async function openSession(app: App, picked: SessionInfo): Promise<void> {
   if (picked.path === app.session.sessionManager.getSessionFile()) return app.say("Already in this session", "", "muted");
   if (picked.cwd && resolve(picked.cwd) !== resolve(app.cwd)) return app.resumeElsewhere(picked.path, picked.cwd);
+  app.sessionOpening();
   const outcome = await app.session.navigation.switchSession(picked.path);
   if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
-  app.redraw();
+  app.redraw(true);
   app.say(`Resumed ${shortenHome(picked.path)}`, "", "accent");
 }
 

@@ -19,9 +19,10 @@ async function fork(app: App): Promise<void> {
     { searchable: messages.length > 8 },
   );
   if (!picked) return;
+  app.sessionOpening();
   const outcome = await app.session.navigation.fork(picked.value);
   if (outcome.cancelled) return app.say("An extension cancelled the fork", "", "warning");
-  app.redraw();
+  app.redraw(true);
   app.editor.setText(outcome.text);
   app.say("Forked into a new session; the message is in the editor", "", "accent");
 }
@@ -58,9 +59,10 @@ export const sessionCommands: BuiltinCommand[] = [
     name: "new",
     description: "Start a new session",
     run: async (app) => {
+      app.sessionOpening();
       const outcome = await app.session.navigation.newSession();
       if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
-      app.redraw();
+      app.redraw(true);
       app.say("New session", "", "accent");
     },
   },
@@ -69,9 +71,10 @@ export const sessionCommands: BuiltinCommand[] = [
     name: "clone",
     description: "Copy this branch into a new session",
     run: async (app) => {
+      app.sessionOpening();
       const outcome = await app.session.navigation.clone();
       if (outcome.cancelled) return app.say("An extension cancelled the clone", "", "warning");
-      app.redraw();
+      app.redraw(true);
       app.say("Cloned into a new session", "", "accent");
     },
   },
