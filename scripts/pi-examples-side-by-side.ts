@@ -1,0 +1,184 @@
+/**
+ * Loads each of pi 1.6.0's example extensions alone, in pi 1.6.0 and in the built xcsh,
+ * over `--mode rpc` against the fake LLM server, and prints a table of where they differ:
+ * load errors (extension_error frames, "error" lines on stderr), the commands get_commands
+ * lists, the tools the model is offered on a first prompt, and the flags `--help` shows.
+ * Not shipped; a tool for issue #33. Run `bun run build` first.
+ *
+ *   bun scripts/pi-examples-side-by-side.ts [name …] [--json FILE]
+ *
+ * Each example is copied to a temp folder; a folder whose package.json names dependencies
+ * gets them from this repository's node_modules when they are installed there (as
+ * `bun install` would place them), else it is run without them. Dialogs an example opens
+ * are cancelled, so a first prompt always ends.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startFakeLlm, type FakeLlmServer } from "../test/support/fake-llm/server.ts";
+
+type Frame = Record<string, any>;
+const ROOT = join(import.meta.dir, "..");
+const EXAMPLES = join(ROOT, "node_modules/pi-coding-agent-160/examples/extensions");
+const PI_CLI = join(ROOT, "node_modules/pi-coding-agent-160/dist/bundle/cli.js");
+const jsonIndex = process.argv.indexOf("--json");
+const jsonOut = jsonIndex === -1 ? undefined : process.argv[jsonIndex + 1];
+const chosen = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith("--") && all[index - 1] !== "--json");
+
+export interface Observation {
+  errors: string[];
+  commands: string[];
+  tools: string[];
+  flags: string[];
+  prompted: boolean;
+}
+
+export function exampleNames(): string[] {
+  return readdirSync(EXAMPLES).filter((name) => name !== "README.md").sort();
+}
+
+/** Copies an example into `dir` with its dependencies linked from this repository; returns the `-e` path. */
+export function stageExample(name: string, dir: string): string {
+  const target = join(dir, name);
+  cpSync(join(EXAMPLES, name), target, { recursive: true });
+  if (name.endsWith(".ts")) return target;
+  const manifest = join(target, "package.json");
+  if (existsSync(manifest)) {
+    const deps = Object.keys(JSON.parse(readFileSync(manifest, "utf8")).dependencies ?? {});
+    for (const dep of deps) {
+      const installed = join(ROOT, "node_modules", dep);
+      if (!existsSync(installed)) continue;
+      mkdirSync(join(target, "node_modules", dep, ".."), { recursive: true });
+      symlinkSync(installed, join(target, "node_modules", dep));
+    }
+  }
+  return target;
+}
+
+async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer): Promise<Observation> {
+  const home = mkdtempSync(join(tmpdir(), `ex-${agent}-`));
+  try {
+    const agentDir = join(home, agent === "pi" ? ".pi/agent" : ".xcsh/agent");
+    mkdirSync(agentDir, { recursive: true });
+    const provider = { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "k", models: [{ id: "m" }] };
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { fake: provider } }));
+    const cwd = join(home, "project");
+    mkdirSync(cwd, { recursive: true });
+    const entry = name ? stageExample(name, join(home, "ext")) : undefined;
+    const env: Record<string, string> = { PATH: process.env.PATH!, HOME: home, PI_OFFLINE: "1", TERM: "dumb" };
+    env[agent === "pi" ? "PI_CODING_AGENT_DIR" : "XCSH_CODING_AGENT_DIR"] = agentDir;
+    const base = ["--provider", "fake", "--model", "m", ...(entry ? ["-e", entry] : [])];
+    const command = (extra: string[]) => (agent === "pi" ? [process.execPath, PI_CLI, ...extra, ...base] : [join(ROOT, "dist/xcsh"), ...extra, ...base]);
+
+    const help = Bun.spawnSync(command(["--help"]), { env, cwd, stdout: "pipe", stderr: "pipe" });
+    const helpText = help.stdout.toString() + help.stderr.toString();
+    // Only the flags extensions add: the section of --help after its "Extension CLI Flags:" line.
+    const section = /Extension CLI Flags:\n([^]*?)(\n\s*\n|$)/.exec(helpText)?.[1] ?? "";
+    const flags = [...section.matchAll(/^\s+(--[\w-]+)/gm)].map((match) => match[1]!).sort();
+
+    const proc = Bun.spawn(command(["--mode", "rpc"]), { env, cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const frames: Frame[] = [];
+    let stderr = "";
+    const waiters: { test: (frame: Frame) => boolean; done: (frame?: Frame) => void }[] = [];
+    // A process that failed to start has closed its stdin; what it said is in stderr.
+    const send = (frame: Frame) => {
+      try {
+        proc.stdin.write(JSON.stringify(frame) + "\n");
+        void Promise.resolve(proc.stdin.flush()).catch(() => {});
+      } catch {}
+    };
+    void (async () => {
+      for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
+    })();
+    void (async () => {
+      let buffer = "";
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          if (!line.trim()) continue;
+          let frame: Frame;
+          try {
+            frame = JSON.parse(line);
+          } catch {
+            frame = { type: "<not json>", line };
+          }
+          frames.push(frame);
+          if (frame.type === "extension_ui_request" && ["select", "confirm", "input", "editor"].includes(frame.method)) {
+            send({ type: "extension_ui_response", id: frame.id, cancelled: true });
+          }
+          for (const waiter of [...waiters]) if (waiter.test(frame)) waiters.splice(waiters.indexOf(waiter), 1), waiter.done(frame);
+        }
+      }
+      for (const waiter of waiters.splice(0)) waiter.done();
+    })();
+    const waitFor = (test: (frame: Frame) => boolean, ms = 20_000) =>
+      new Promise<Frame | undefined>((resolve) => {
+        const seen = frames.find(test);
+        if (seen) return resolve(seen);
+        const timer = setTimeout(() => resolve(undefined), ms);
+        waiters.push({ test, done: (frame) => (clearTimeout(timer), resolve(frame)) });
+      });
+    let next = 0;
+    const request = (frame: Frame) => {
+      const id = `r${++next}`;
+      send({ ...frame, id });
+      return waitFor((reply) => reply.type === "response" && reply.id === id);
+    };
+    await request({ type: "get_state" });
+    const commands = ((await request({ type: "get_commands" }))?.data?.commands ?? [])
+      .filter((command: Frame) => command.source === "extension")
+      .map((command: Frame) => command.name)
+      .sort();
+    const before = server.requests.length;
+    await request({ type: "prompt", message: "hi" });
+    const ended = await waitFor((frame) => frame.type === "agent_end", 15_000);
+    const offered = server.requests.slice(before)[0]?.body?.tools ?? [];
+    const tools = offered.map((tool: Frame) => tool.function?.name ?? tool.name).sort();
+    const exitedEarly = proc.exitCode !== null ? `exited ${proc.exitCode} before stdin closed` : "";
+    try {
+      proc.stdin.end();
+    } catch {}
+    const exited = await Promise.race([proc.exited, Bun.sleep(5_000).then(() => "timeout")]);
+    if (exited === "timeout") proc.kill("SIGKILL");
+    const errors = [
+      ...(exitedEarly ? [exitedEarly] : []),
+      ...frames.filter((frame) => frame.type === "extension_error").map((frame) => `extension_error: ${frame.error ?? frame.message}`),
+      ...stderr.split("\n").filter((line) => /error|failed|cannot|not found/i.test(line)).map((line) => `stderr: ${line.trim()}`),
+    ];
+    return { errors, commands, tools, flags, prompted: ended !== undefined };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const short = (items: string[]) => (items.length ? items.join(",") : "-");
+
+if (import.meta.main) {
+  const names = chosen.length ? chosen : exampleNames();
+  const server = startFakeLlm();
+  // What each agent lists with no example loaded (pi's bundled extensions add commands) is left out.
+  const baseline = { pi: await observe("pi", "", server), xcsh: await observe("xcsh", "", server) };
+  const own = (o: Observation, agent: "pi" | "xcsh"): Observation => ({ ...o, commands: o.commands.filter((c) => !baseline[agent].commands.includes(c)) });
+  const results: Record<string, { pi: Observation; xcsh: Observation }> = {};
+  console.log("| example | same? | pi errors | xcsh errors | commands pi / xcsh | tools pi / xcsh | flags pi / xcsh |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const name of names) {
+    const pi = own(await observe("pi", name, server), "pi");
+    const xcsh = own(await observe("xcsh", name, server), "xcsh");
+    results[name] = { pi, xcsh };
+    const same =
+      short(pi.commands) === short(xcsh.commands) &&
+      short(pi.tools) === short(xcsh.tools) &&
+      short(pi.flags) === short(xcsh.flags) &&
+      (pi.errors.length === 0) === (xcsh.errors.length === 0) &&
+      pi.prompted === xcsh.prompted;
+    console.log(
+      `| ${name} | ${same ? "yes" : "NO"} | ${pi.errors.join("; ").slice(0, 160) || "-"} | ${xcsh.errors.join("; ").slice(0, 160) || "-"} | ${short(pi.commands)} / ${short(xcsh.commands)} | ${short(pi.tools)} / ${short(xcsh.tools)} | ${short(pi.flags)} / ${short(xcsh.flags)}${pi.prompted === xcsh.prompted ? "" : ` prompted pi=${pi.prompted} xcsh=${xcsh.prompted}`} |`,
+    );
+  }
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
+  await server.close();
+}
