@@ -2,14 +2,14 @@
  * Loads each of pi 1.6.0's example extensions alone, in pi 1.6.0 and in the built xcsh,
  * over `--mode rpc` against the fake LLM server, and prints a table of where they differ:
  * load errors (extension_error frames, "error" lines on stderr), the commands get_commands
- * lists, the tools the model is offered on a first prompt, and the flags `--help` shows.
+ * lists (prompt templates and skills as `prompt:name` / `skill:name`), the tools the model is offered on a first prompt, and the flags `--help` shows.
  * Not shipped; a tool for issue #33. Run `bun run build` first.
  *
  *   bun scripts/pi-examples-side-by-side.ts [name …] [--json FILE]
  *
  * Each example is copied to a temp folder; a folder whose package.json names dependencies
- * gets them from this repository's node_modules when they are installed there (as
- * `bun install` would place them), else it is run without them. Dialogs an example opens
+ * gets them from this repository's node_modules when they are installed there, else from
+ * test/extensions/fixtures/fake-registry (linked where `bun install` would place them). Dialogs an example opens
  * are cancelled, so a first prompt always ends.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,6 +21,8 @@ type Frame = Record<string, any>;
 const ROOT = join(import.meta.dir, "..");
 const EXAMPLES = join(ROOT, "node_modules/pi-coding-agent-160/examples/extensions");
 const PI_CLI = join(ROOT, "node_modules/pi-coding-agent-160/dist/bundle/cli.js");
+/** Packages the examples need that are not installed here, as small stand-ins (see the folder's package.json files). */
+const FAKE_REGISTRY = join(ROOT, "test/extensions/fixtures/fake-registry");
 const jsonIndex = process.argv.indexOf("--json");
 const jsonOut = jsonIndex === -1 ? undefined : process.argv[jsonIndex + 1];
 const chosen = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith("--") && all[index - 1] !== "--json");
@@ -46,8 +48,8 @@ export function stageExample(name: string, dir: string): string {
   if (existsSync(manifest)) {
     const deps = Object.keys(JSON.parse(readFileSync(manifest, "utf8")).dependencies ?? {});
     for (const dep of deps) {
-      const installed = join(ROOT, "node_modules", dep);
-      if (!existsSync(installed)) continue;
+      const installed = [join(ROOT, "node_modules", dep), join(FAKE_REGISTRY, dep)].find((path) => existsSync(path));
+      if (!installed) continue;
       mkdirSync(join(target, "node_modules", dep, ".."), { recursive: true });
       symlinkSync(installed, join(target, "node_modules", dep));
     }
@@ -129,8 +131,7 @@ async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer
     };
     await request({ type: "get_state" });
     const commands = ((await request({ type: "get_commands" }))?.data?.commands ?? [])
-      .filter((command: Frame) => command.source === "extension")
-      .map((command: Frame) => command.name)
+      .map((command: Frame) => (command.source === "extension" ? command.name : `${command.source}:${command.name}`))
       .sort();
     const before = server.requests.length;
     await request({ type: "prompt", message: "hi" });
