@@ -109,7 +109,8 @@ async function main(argv: string[]): Promise<number> {
   if (args.fauxScript) process.env.XCSH_FAUX_SCRIPT = resolve(args.fauxScript);
 
   if (args.help) {
-    await printToStdout(HELP_TEXT);
+    const { extensionFlagsHelp } = await import("./extension-flags-help.ts");
+    await printToStdout(HELP_TEXT + (await extensionFlagsHelp(args, loadHostApi)));
     return 0;
   }
   if (args.version) {

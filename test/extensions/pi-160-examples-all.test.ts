@@ -17,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import { dirname, join } from "node:path";
 import { createExtensionFixture, notices, withExtensions, type ExtensionFixture } from "../support/extensions.ts";
 import type { Frame, RpcProcess } from "../support/rpc-harness.ts";
+import { runXcsh } from "../support/cli.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const EXAMPLES = join(dirname(Bun.resolveSync("pi-coding-agent-160/package.json", import.meta.dir)), "examples/extensions");
@@ -223,6 +224,30 @@ describe("every pi 1.6.0 example loads", () => {
       expect(await rpc.close(10_000)).toBe(0);
     }, 60_000);
   }
+});
+
+describe("flags the examples register", () => {
+  test("--help lists them under Extension CLI Flags, as pi does: plan-mode's --plan, preset's --preset <value>, ssh's --ssh <value>", async () => {
+    const result = await runXcsh(["-e", example("plan-mode"), "-e", example("preset.ts"), "-e", example("ssh.ts"), "--help"], { env: fixture.home.env, cwd: fixture.cwd });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.slice(result.stdout.indexOf("Extension CLI Flags:"))).toBe(
+      [
+        "Extension CLI Flags:",
+        "  --plan                      Start in plan mode (read-only exploration)",
+        "  --preset <value>            Preset configuration to use",
+        "  --ssh <value>               SSH remote: user@host or user@host:/path",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("plan-mode's --plan starts the session in plan mode: the first prompt carries plan mode's context", async () => {
+    const rpc = fixture.start([...withExtensions(example("plan-mode")), "--plan"]);
+    await rpc.request({ type: "prompt", message: "look around" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000);
+    expect(requestText(fixture.server.requests.at(-1)!)).toContain("[PLAN MODE ACTIVE]");
+    expect(await rpc.close()).toBe(0);
+  });
 });
 
 describe("pi 1.6.0 examples at work", () => {
