@@ -32,11 +32,34 @@ export interface SessionOwner extends App {
   attach(session: AgentSession, extensions: ExtensionSystem | undefined): void;
 }
 
+/**
+ * Extension failures reported while a session opens (an extension that does not load):
+ * attaching the session redraws the conversation, which would wipe them, so they are said
+ * once it is attached (showLoadWarnings), or at once when the session cannot open.
+ */
+const saidWhileOpening = new WeakMap<App, [string, string, string][]>();
+
 export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtensionUI, hostApi: () => Promise<Record<string, unknown>>): OpenSession {
-  return (sessions) =>
+  let opening: [string, string, string][] | undefined;
+  const sayFailure = (label: string, detail: string) => (opening ? opening.push([label, detail, "error"]) : app.say(label, detail, "error"));
+  return async (sessions) => {
+    const said: [string, string, string][] = (opening = []);
+    try {
+      const created = await open(sessions);
+      saidWhileOpening.set(app, said);
+      return created;
+    } catch (error) {
+      for (const [label, detail, color] of said) app.say(label, detail, color);
+      throw error;
+    } finally {
+      opening = undefined;
+    }
+  };
+
+  function open(sessions: SessionChoice | undefined): Promise<SessionFromArgs> {
     // --trust-project / --no-trust-project spoke of the folder xcsh was started in: another
     // project's trust is its remembered decision, the setting, or the question.
-    createSessionFromArgs(sessions ? { ...args, trustProject: undefined } : args, {
+    return createSessionFromArgs(sessions ? { ...args, trustProject: undefined } : args, {
       requireApiKey: false,
       openWithoutAnyKey: true,
       quietLoadWarnings: true,
@@ -46,16 +69,19 @@ export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtens
         mode: "tui",
         ui,
         hostApi,
-        reportError: (report) => app.say(`✗ Extension ${shortenHome(report.extensionPath)} failed (${report.event})`, report.error, "error"),
+        reportError: (report) => sayFailure(`✗ Extension ${shortenHome(report.extensionPath)} failed (${report.event})`, report.error),
         notice: (line) => app.say(line, "", "warning"),
         onShutdownRequested: () => app.exit(0),
         onCustomEntry: (entry) => app.conversation.addCustomEntry(entry),
       },
     });
+  }
 }
 
 /** What loading the session found wrong: said in the conversation. */
 export function showLoadWarnings(app: App, created: SessionFromArgs): void {
+  for (const [label, detail, color] of saidWhileOpening.get(app) ?? []) app.say(label, detail, color);
+  saidWhileOpening.delete(app);
   for (const warning of created.session.sessionManager.getLoadWarnings()) app.say(`! ${warning}`, "", "warning");
 }
 
