@@ -5,7 +5,10 @@
  * lists (prompt templates and skills as `prompt:name` / `skill:name`), the tools the model is offered on a first prompt, and the flags `--help` shows.
  * Not shipped; a tool for issue #33. Run `bun run build` first.
  *
- *   bun scripts/pi-examples-side-by-side.ts [name …] [--json FILE]
+ *   bun scripts/pi-examples-side-by-side.ts [name …] [--json FILE] [--commands]
+ *
+ * With --commands, each command an example registers is also run bare (`/name`) in both,
+ * and what the user is shown (notify, status, widget, dialogs; errors) is compared.
  *
  * Each example is copied to a temp folder; a folder whose package.json names dependencies
  * gets them from this repository's node_modules when they are installed there, else from
@@ -25,6 +28,9 @@ const PI_CLI = join(ROOT, "node_modules/pi-coding-agent-160/dist/bundle/cli.js")
 const FAKE_REGISTRY = join(ROOT, "test/extensions/fixtures/fake-registry");
 const jsonIndex = process.argv.indexOf("--json");
 const jsonOut = jsonIndex === -1 ? undefined : process.argv[jsonIndex + 1];
+const runCommands = process.argv.includes("--commands");
+/** pi's bundled extensions' commands, never run by --commands. */
+const baselineCommands = new Set(["llama", "mcp"]);
 const chosen = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith("--") && all[index - 1] !== "--json");
 
 export interface Observation {
@@ -33,6 +39,8 @@ export interface Observation {
   tools: string[];
   flags: string[];
   prompted: boolean;
+  /** With --commands: per command run bare (`/name`), what the user was shown. */
+  shown: Record<string, string[]>;
 }
 
 export function exampleNames(): string[] {
@@ -138,6 +146,26 @@ async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer
     const ended = await waitFor((frame) => frame.type === "agent_end", 15_000);
     const offered = server.requests.slice(before)[0]?.body?.tools ?? [];
     const tools = offered.map((tool: Frame) => tool.function?.name ?? tool.name).sort();
+    const shown: Record<string, string[]> = {};
+    if (runCommands) {
+      // /quit ends the process: last.
+      const own = commands.filter((name: string) => !name.includes(":") && !baselineCommands.has(name)).sort((a: string, b: string) => Number(a === "quit") - Number(b === "quit"));
+      for (const name of own) {
+        const mark = frames.length;
+        const reply = await request({ type: "prompt", message: `/${name}` });
+        await Bun.sleep(300);
+        if (frames.slice(mark).some((frame) => frame.type === "agent_start")) await waitFor((frame) => frame.type === "agent_settled" && frames.indexOf(frame) >= mark, 10_000);
+        shown[name] = [
+          reply ? (reply.success ? "ok" : `failed: ${reply.error}`) : "no response",
+          ...frames.slice(mark).flatMap((frame) => {
+            if (frame.type === "extension_error") return [`extension_error ${frame.error}`];
+            if (frame.type !== "extension_ui_request") return [];
+            const text = [frame.title, frame.message, frame.statusKey, frame.statusText, frame.widgetKey, frame.text, Array.isArray(frame.options) ? frame.options.join("|") : undefined].filter((part) => part !== undefined);
+            return [`${frame.method} ${text.join(" / ")}`.replace(/\/tmp\/[^\s"]+/g, "<tmp>").slice(0, 140)];
+          }),
+        ];
+      }
+    }
     const exitedEarly = proc.exitCode !== null ? `exited ${proc.exitCode} before stdin closed` : "";
     try {
       proc.stdin.end();
@@ -149,7 +177,7 @@ async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer
       ...frames.filter((frame) => frame.type === "extension_error").map((frame) => `extension_error: ${frame.error ?? frame.message}`),
       ...stderr.split("\n").filter((line) => /error|failed|cannot|not found/i.test(line)).map((line) => `stderr: ${line.trim()}`),
     ];
-    return { errors, commands, tools, flags, prompted: ended !== undefined };
+    return { errors, commands, tools, flags, prompted: ended !== undefined, shown };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -179,6 +207,16 @@ if (import.meta.main) {
     console.log(
       `| ${name} | ${same ? "yes" : "NO"} | ${pi.errors.join("; ").slice(0, 160) || "-"} | ${xcsh.errors.join("; ").slice(0, 160) || "-"} | ${short(pi.commands)} / ${short(xcsh.commands)} | ${short(pi.tools)} / ${short(xcsh.tools)} | ${short(pi.flags)} / ${short(xcsh.flags)}${pi.prompted === xcsh.prompted ? "" : ` prompted pi=${pi.prompted} xcsh=${xcsh.prompted}`} |`,
     );
+  }
+  if (runCommands) {
+    console.log("\ncommands run bare, where pi and xcsh showed different things:");
+    for (const [name, { pi, xcsh }] of Object.entries(results)) {
+      for (const command of Object.keys({ ...pi.shown, ...xcsh.shown })) {
+        const a = JSON.stringify(pi.shown[command] ?? []);
+        const b = JSON.stringify(xcsh.shown[command] ?? []);
+        if (a !== b) console.log(`${name} /${command}\n  pi:   ${a}\n  xcsh: ${b}`);
+      }
+    }
   }
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 2));
   await server.close();
