@@ -8,7 +8,9 @@
  *   bun scripts/pi-examples-side-by-side.ts [name …] [--json FILE] [--commands]
  *
  * With --commands, each command an example registers is also run bare (`/name`) in both,
- * and what the user is shown (notify, status, widget, dialogs; errors) is compared.
+ * and what the user is shown (notify, status, widget, dialogs; errors) is compared. With
+ * --tools, the fake model calls each tool an example offers once (TOOL_CALLS) and the
+ * results are compared.
  *
  * Each example is copied to a temp folder; a folder whose package.json names dependencies
  * gets them from this repository's node_modules when they are installed there, else from
@@ -29,6 +31,28 @@ const FAKE_REGISTRY = join(ROOT, "test/extensions/fixtures/fake-registry");
 const jsonIndex = process.argv.indexOf("--json");
 const jsonOut = jsonIndex === -1 ? undefined : process.argv[jsonIndex + 1];
 const runCommands = process.argv.includes("--commands");
+const runTools = process.argv.includes("--tools");
+/** With --tools: the call the fake model makes of each example tool (arguments a model would pick). */
+const BUILT_IN_NAMES = ["read", "bash", "edit", "write", "ls", "find", "grep"];
+/** Examples that replace built-in tools: their read/bash/… are called too. */
+const OVERRIDES = ["bash-spawn-hook.ts", "built-in-tool-renderer.ts", "minimal-mode.ts", "ssh.ts", "tool-override.ts", "gondolin"];
+const TOOL_CALLS: Record<string, Record<string, unknown>> = {
+  hello: { name: "World" },
+  question: { question: "Which colour?", options: [{ label: "red" }, { label: "blue" }] },
+  questionnaire: { questions: [{ id: "colour", prompt: "Which colour?", options: [{ value: "red", label: "Red" }] }] },
+  parse_duration: { duration: "2 days" },
+  echo_session: { message: "hi" },
+  todo: { action: "add", text: "write tests" },
+  rg: { pattern: "nothing-matches-this" },
+  structured_output: { headline: "H", summary: "S", actionItems: ["a"] },
+  tic_tac_toe_see_board: {},
+  tic_tac_toe: { action: "move_up" },
+  read: { path: "missing.txt" },
+  ls: {},
+  find: { pattern: "*.md" },
+  grep: { pattern: "x" },
+  bash: { command: "echo from-bash" },
+};
 /** pi's bundled extensions' commands, never run by --commands. */
 const baselineCommands = new Set(["llama", "mcp"]);
 const chosen = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith("--") && all[index - 1] !== "--json");
@@ -143,10 +167,27 @@ async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer
       .sort();
     const before = server.requests.length;
     await request({ type: "prompt", message: "hi" });
+    const ranTools: Record<string, string[]> = {};
     const ended = await waitFor((frame) => frame.type === "agent_end", 15_000);
+    // pi says agent_settled after agent_end; a later wait must not take this run's.
+    await waitFor((frame) => frame.type === "agent_settled", 5_000);
     const offered = server.requests.slice(before)[0]?.body?.tools ?? [];
     const tools = offered.map((tool: Frame) => tool.function?.name ?? tool.name).sort();
     const shown: Record<string, string[]> = {};
+    if (runTools) {
+      for (const tool of tools.filter((tool: string) => TOOL_CALLS[tool] && (!BUILT_IN_NAMES.includes(tool) || OVERRIDES.includes(name)))) {
+        const mark = frames.length;
+        server.enqueue({ content: [{ type: "toolCall", id: `call_${tool}`, name: tool, arguments: TOOL_CALLS[tool]! }] }, { content: [{ type: "text", text: "done" }] });
+        await request({ type: "prompt", message: `use ${tool}` });
+        await waitFor((frame) => frame.type === "agent_settled" && frames.indexOf(frame) >= mark, 15_000);
+        ranTools[tool] = frames.slice(mark).flatMap((frame) => {
+          if (frame.type === "tool_execution_end") return [`${frame.isError ? "error" : "result"}: ${JSON.stringify(frame.result?.content?.map((part: Frame) => part.text ?? part.type)).replace(/\/tmp\/[^\s"]+/g, "<tmp>").slice(0, 160)}`];
+          if (frame.type === "extension_error") return [`extension_error ${frame.error}`];
+          if (frame.type === "extension_ui_request" && ["select", "confirm", "input", "editor", "notify"].includes(frame.method)) return [`${frame.method} ${frame.title ?? frame.message}`.slice(0, 120)];
+          return [];
+        });
+      }
+    }
     if (runCommands) {
       // /quit ends the process: last.
       const own = commands.filter((name: string) => !name.includes(":") && !baselineCommands.has(name)).sort((a: string, b: string) => Number(a === "quit") - Number(b === "quit"));
@@ -177,7 +218,7 @@ async function observe(agent: "pi" | "xcsh", name: string, server: FakeLlmServer
       ...frames.filter((frame) => frame.type === "extension_error").map((frame) => `extension_error: ${frame.error ?? frame.message}`),
       ...stderr.split("\n").filter((line) => /error|failed|cannot|not found/i.test(line)).map((line) => `stderr: ${line.trim()}`),
     ];
-    return { errors, commands, tools, flags, prompted: ended !== undefined, shown };
+    return { errors, commands, tools, flags, prompted: ended !== undefined, shown: { ...shown, ...Object.fromEntries(Object.entries(ranTools).map(([tool, lines]) => [`tool ${tool}`, lines])) } };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -208,13 +249,13 @@ if (import.meta.main) {
       `| ${name} | ${same ? "yes" : "NO"} | ${pi.errors.join("; ").slice(0, 160) || "-"} | ${xcsh.errors.join("; ").slice(0, 160) || "-"} | ${short(pi.commands)} / ${short(xcsh.commands)} | ${short(pi.tools)} / ${short(xcsh.tools)} | ${short(pi.flags)} / ${short(xcsh.flags)}${pi.prompted === xcsh.prompted ? "" : ` prompted pi=${pi.prompted} xcsh=${xcsh.prompted}`} |`,
     );
   }
-  if (runCommands) {
-    console.log("\ncommands run bare, where pi and xcsh showed different things:");
+  if (runCommands || runTools) {
+    console.log("\ncommands run bare (and tools called once), where pi and xcsh showed different things:");
     for (const [name, { pi, xcsh }] of Object.entries(results)) {
       for (const command of Object.keys({ ...pi.shown, ...xcsh.shown })) {
         const a = JSON.stringify(pi.shown[command] ?? []);
         const b = JSON.stringify(xcsh.shown[command] ?? []);
-        if (a !== b) console.log(`${name} /${command}\n  pi:   ${a}\n  xcsh: ${b}`);
+        if (a !== b) console.log(`${name} ${command.startsWith("tool ") ? command : `/${command}`}\n  pi:   ${a}\n  xcsh: ${b}`);
       }
     }
   }
