@@ -88,6 +88,11 @@ async function main(argv: string[]): Promise<number> {
       }
     }
   }
+  // `-e <folder>` of a package: its skills and prompts load too, as in pi.
+  if (argv.some((arg) => arg === "-e" || arg === "--extension")) {
+    const { withLocalPackageResources } = await import("../packages/local-package-args.ts");
+    argv = withLocalPackageResources(argv, process.cwd());
+  }
   // AI_AGENT / PI_CODING_AGENT / XCSH_CODING_AGENT: every child process can tell it runs under xcsh.
   markAgentProcess();
   const missing = missingSubcommand(argv[0]);
@@ -104,7 +109,8 @@ async function main(argv: string[]): Promise<number> {
   if (args.fauxScript) process.env.XCSH_FAUX_SCRIPT = resolve(args.fauxScript);
 
   if (args.help) {
-    await printToStdout(HELP_TEXT);
+    const { extensionFlagsHelp } = await import("./extension-flags-help.ts");
+    await printToStdout(HELP_TEXT + (await extensionFlagsHelp(args, loadHostApi)));
     return 0;
   }
   if (args.version) {

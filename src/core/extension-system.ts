@@ -26,7 +26,7 @@ import { getProviders as getBuiltinProviders } from "../ai/models.ts";
 import { isVirtualModel, VirtualModelTable } from "../extensions/virtual-models.ts";
 import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
-import type { ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
+import type { FlagOptions, ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
 import { withPromptEvents } from "../extensions/ui-prompt-events.ts";
 import type { AgentSession } from "./agent-session.ts";
@@ -389,6 +389,11 @@ export class ExtensionSystem implements ExtensionSystemLink {
   /** Flags every loaded extension registered, by type, for the second parse of the command line. */
   flagTypes(): Map<string, "boolean" | "string"> {
     return new Map([...this.runner.flagDefinitions()].map(([name, options]) => [name, options.type]));
+  }
+
+  /** Every flag the loaded extensions registered, with its type and description (for --help). */
+  flagDefinitions(): Map<string, FlagOptions> {
+    return this.runner.flagDefinitions();
   }
 
   /** Binds the loaded extensions to the session and tells them it started. */

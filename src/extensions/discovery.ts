@@ -23,7 +23,7 @@ import { dirname, join, resolve } from "node:path";
 import { expandHome, getProjectConfigDir } from "../config/paths.ts";
 import { applySettingsPatterns, isSettingsPattern, matchesExclusions, splitManifestEntries } from "../config/settings-patterns.ts";
 import { declaredPackages } from "../packages/installed.ts";
-import { narrow } from "../packages/manifest.ts";
+import { manifestList, narrow } from "../packages/manifest.ts";
 
 export type ExtensionScope = "user" | "project" | "temporary";
 
@@ -70,6 +70,8 @@ const EXPLICIT_ENTRY_SUFFIXES = [".ts", ".js", ".mts", ".mjs", ".cts", ".cjs", "
 const INDEX_FILES = ["index.ts", "index.js"];
 /** package.json keys holding a manifest; ours first, then pi's so pi packages load unchanged. */
 const MANIFEST_KEYS = ["xcsh", "pi"] as const;
+/** The resource kinds besides extensions a package may offer (pi's package layout). */
+const OTHER_RESOURCES = ["skills", "prompts", "themes"] as const;
 const EXPECTED = 'expected a .ts/.js file, a folder with index.ts, or a package.json with "xcsh.extensions"';
 
 export interface Entry {
@@ -129,6 +131,7 @@ export function packageEntries(root: string): Found {
   if (manifest.errors.length > 0) return { entries: [], errors: manifest.errors };
   const conventional = scanPackageConventionFolder(root, new Set());
   if (conventional) return conventional;
+  if (offersOtherResources(root)) return { entries: [], errors: [] };
   const index = indexEntry(root);
   return { entries: index ? [{ ...index, origin: "package" }] : [], errors: [] };
 }
@@ -192,6 +195,10 @@ function resolveExplicitPath(path: string): Found {
   }
   if (!stats.isDirectory()) return failure(path, `No extension found at ${path}: ${EXPECTED}`);
   const visited = new Set<string>();
+  // As in pi, a folder that offers skills, prompts or themes is a package: only its manifest
+  // or extensions/ names extensions (pi's subagent example keeps its index.ts beside a
+  // prompts/ folder, and `-e` of that folder loads its prompts, not the index).
+  if (readManifest(path).entries === undefined && offersOtherResources(path)) return scanPackageConventionFolder(path, visited) ?? { entries: [], errors: [] };
   const found = resolveFolder(path, visited) ?? scanPackageConventionFolder(path, visited) ?? scanFolder(path, visited);
   if (found.entries.length === 0 && found.errors.length === 0) return failure(path, `No extension found at ${path}: ${EXPECTED}`);
   return found;
@@ -224,6 +231,11 @@ function indexEntry(folder: string): Entry | undefined {
     if (statOf(path)?.isFile()) return { path, origin: "top-level", baseDir: folder };
   }
   return undefined;
+}
+
+/** Whether a folder's manifest lists skills, prompts or themes, or it has one of those conventional folders. */
+function offersOtherResources(root: string): boolean {
+  return OTHER_RESOURCES.some((kind) => manifestList(root, kind) !== undefined || statOf(join(root, kind))?.isDirectory() === true);
 }
 
 /** A package without a manifest keeps its extensions in `extensions/` (pi's convention directory). */

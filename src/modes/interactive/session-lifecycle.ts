@@ -58,6 +58,7 @@ export function sessionOpener(args: RunOptions, app: SessionOwner, ui: TuiExtens
         mode: "tui",
         ui,
         hostApi,
+        // Said while the session opens, kept under its history when it is drawn (ConversationView.rebuild).
         reportError: (report) => app.say(`✗ Extension ${shortenHome(report.extensionPath)} failed (${report.event})`, report.error, "error"),
         notice: (line) => app.say(line, "", "warning"),
         onShutdownRequested: () => app.exit(0),
