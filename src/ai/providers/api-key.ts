@@ -16,7 +16,8 @@ export function requestCredentials(model: Model, options: StreamOptions | undefi
   const values = [options?.apiKey, getEnvApiKey(model.provider, options?.env)];
   for (const headers of [model.headers, options?.headers]) {
     for (const [name, value] of Object.entries(headers ?? {})) {
-      if (CREDENTIAL_HEADER.test(name)) values.push(value, value.replace(/^Bearer\s+/i, ""));
+      // A header an extension removed is null here (before_provider_headers): nothing to hide.
+      if (CREDENTIAL_HEADER.test(name) && typeof value === "string") values.push(value, value.replace(/^Bearer\s+/i, ""));
     }
   }
   return values.filter((value): value is string => typeof value === "string" && value !== "");
