@@ -219,13 +219,28 @@ export class NoticeView extends CachedView {
     if (!this.foldable || this.context.expanded() || detailLines.length === 0) {
       lines.push(...wrapTextWithAnsi(head, width));
       // Wrapped detail keeps its indent, so a long row does not spill back under the heading.
-      for (const line of detailLines) lines.push(...wrapTextWithAnsi(theme.fg("muted", line), Math.max(1, width - 2)).map((part) => "  " + part));
+      for (const line of detailLines) lines.push(...wrapListRow(line, Math.max(1, width - 2)).map((part) => "  " + theme.fg("muted", part)));
     } else {
       lines.push(truncateToWidth(head, width));
       lines.push(theme.fg("dim", `  … ${detailLines.length} more lines (ctrl+o to expand)`));
     }
     return lines;
   }
+}
+
+/**
+ * One row of a notice's list (/hotkeys, /help: a name, two or more spaces, what it
+ * does), wrapped so that the continuation lines start under the description, not
+ * under the name; a line that is not such a row wraps as plain text.
+ */
+function wrapListRow(line: string, width: number): string[] {
+  const { wrapTextWithAnsi } = loadPiTui();
+  const whole = wrapTextWithAnsi(line, width);
+  const hang = /^(\s*\S(?:.*?\S)?\s{2,})\S/.exec(line)?.[1]!.length ?? 0;
+  // A name column wider than half the room would leave the description too narrow to read.
+  if (whole.length < 2 || hang === 0 || hang > width / 2) return whole;
+  const description = wrapTextWithAnsi(line.slice(hang), width - hang);
+  return description.map((part, index) => (index === 0 ? line.slice(0, hang) : " ".repeat(hang)) + part);
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * /hotkeys: the keys as they are now bound — defaults changed by
  * keybindings.json show as changed — with the action id beside each, so a
- * person knows what to write in the file. /resume and /tree show their own
- * keys in their hint lines.
+ * person knows what to write in the file. In the fullscreen layout the keys
+ * that move through the transcript (scrolling, jumping between prompts,
+ * search) and what the mouse does come too: nothing on screen tells of them
+ * otherwise. /resume and /tree show their own keys in their hint lines.
  */
 import type { App, BuiltinCommand } from "../app.ts";
 import { shortenHome } from "../footer.ts";
@@ -45,16 +47,37 @@ function editorBasics(app: App): [string, string][] {
   ];
 }
 
+/** pi-tui's keys for the fullscreen transcript, in the order a person needs them. */
+const TRANSCRIPT_KEYS: readonly [string, string][] = [
+  ["tui.altScreen.pageUp", "scroll the transcript up a page"],
+  ["tui.altScreen.pageDown", "scroll it down a page"],
+  ["tui.altScreen.top", "the transcript's first line"],
+  ["tui.altScreen.bottom", "its end, following new output again"],
+  ["tui.altScreen.previousPrompt", "the prompt before the one on top"],
+  ["tui.altScreen.nextPrompt", "the prompt after it"],
+  ["tui.altScreen.search", "search the transcript (Enter: next match, Shift+Enter: previous, Esc: close)"],
+];
+
+function transcriptKeys(app: App): [string, string][] {
+  const rows: [string, string][] = TRANSCRIPT_KEYS.map(([id, what]) => [pretty(keysOf(app.keymap, id)) || "(unbound)", `${what}  ${id}`]);
+  rows.push(["mouse", "the wheel scrolls; a drag selects and copies; a click opens a link"]);
+  return rows;
+}
+
 function hotkeys(app: App): void {
   const rows = editorBasics(app);
   for (const [id, action] of Object.entries(APP_ACTIONS)) {
     if (action.scope === "editor") rows.push([pretty(keysOf(app.keymap, id)) || "(unbound)", `${action.description}  ${id}`]);
   }
-  const width = Math.max(...rows.map(([key]) => key.length));
+  const transcript = app.surface.tui.mode === "fullscreen" ? transcriptKeys(app) : [];
+  const width = Math.max(...[...rows, ...transcript].map(([key]) => key.length));
+  const table = (list: [string, string][]) => list.map(([key, what]) => `${key.padEnd(width)}  ${what}`);
   const lines = [
     "",
     `(the ids on the right are what ${shortenHome(keybindingsPath())} takes)`,
-    ...rows.map(([key, what]) => `${key.padEnd(width)}  ${what}`),
+    ...table(rows),
+    ...(transcript.length > 0 ? ["", "In the transcript (fullscreen):", ...table(transcript)] : []),
+    "",
     "/resume and /tree show their own keys (app.session.*, app.tree.*) in their hint lines.",
   ];
   app.conversation.notice("Keys", lines.join("\n"), "accent");
