@@ -69,7 +69,8 @@ export const SETTING_ITEMS: readonly SettingItem[] = [
     path: "theme",
     description: "colours: enter lists the themes, each previewed",
     values: [],
-    fallback: "dark/light by the terminal",
+    // Unset, xcsh draws the system theme (theme-controller.ts), not a light/dark pair.
+    fallback: "system",
     open: showThemePicker,
     current: (app) => app.surface.themes.currentChoice() || undefined,
   },
