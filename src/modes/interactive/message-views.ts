@@ -75,9 +75,12 @@ export class UserMessageView extends CachedView {
     const lines = [""];
     const shown = inertIfNeeded(transformed(this.context, this.text, "user", false, inner));
     const body = shown.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
+    // No band colour (NO_COLOR, or the system theme of a terminal that told nothing of its
+    // colours, as tmux does): bold sets the prompt apart from the answer instead.
+    const band = theme.colored && theme.definition.colors.userMessageBg !== "";
     for (const [index, line] of body.entries()) {
       const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
-      lines.push((index === 0 ? PROMPT_MARK : "") + (theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown)));
+      lines.push((index === 0 ? PROMPT_MARK : "") + (band ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown)));
     }
     if (this.note) lines.push(theme.fg("dim", " " + this.note));
     return lines;
