@@ -1,0 +1,155 @@
+/**
+ * A newcomer's first hour with the defaults (issue #37): the fullscreen layout and
+ * the system theme, in tmux, which answers none of the terminal colour queries. Each
+ * test is a stumble found by walking through it: /hotkeys told nothing of the keys
+ * that scroll and search the transcript, and wrapped its rows under the key column;
+ * /settings named a theme default that is not the one drawn; with no colour answer
+ * the prompt looked like the answer and yellow text could not be read on a white
+ * background; and a search that found its match at the end left "more below" on the
+ * screen with nothing below.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { contrast, type Rgb } from "../../../src/resources/theme-colors.ts";
+import { readPng } from "../../support/png.ts";
+import { send, visibleLines, withPane } from "./fixture.ts";
+import type { XcshPane } from "./tmux.ts";
+
+/** Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u). */
+const SEARCH_KEY = "\x1b[102;6u";
+
+/** The column where `text` starts on the row that holds `row`, or -1. */
+function columnOf(screen: string, row: string, text: string): number {
+  const line = visibleLines(screen).find((candidate) => candidate.includes(row));
+  return line === undefined ? -1 : line.indexOf(text);
+}
+
+/**
+ * The pane photographed as a person sees it (scripts/pane-to-png.ts, on a white page
+ * with `light`), and the strongest contrast any pixel of `text` makes with the page:
+ * how readable that text is.
+ */
+async function inkContrast(pane: XcshPane, text: string, light: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "xcsh-shot-"));
+  try {
+    const screen = pane.screen();
+    const lines = visibleLines(screen);
+    const row = lines.findIndex((line) => line.includes(text));
+    expect(row).toBeGreaterThanOrEqual(0);
+    const column = lines[row]!.indexOf(text);
+    writeFileSync(join(dir, "screen.ans"), pane.screen({ escapes: true }));
+    const made = Bun.spawnSync(["bun", "scripts/pane-to-png.ts", join(dir, "screen.ans"), join(dir, "screen.png"), ...(light ? ["--light"] : [])], { cwd: join(import.meta.dir, "../../.."), stderr: "pipe" });
+    expect(made.exitCode).toBe(0);
+    const picture = readPng(new Uint8Array(await Bun.file(join(dir, "screen.png")).arrayBuffer()));
+    // 8px margin, cells of 8.4 × 16.8 px (14px DejaVu Sans Mono at line height 1.2).
+    const [pr, pg, pb] = picture.pixel(0, 0);
+    const page: Rgb = { r: pr, g: pg, b: pb };
+    let best = 1;
+    for (let y = Math.ceil(8 + row * 16.8); y < 8 + (row + 1) * 16.8; y++) {
+      for (let x = Math.ceil(8 + column * 8.4); x < 8 + (column + text.length) * 8.4; x++) {
+        const [r, g, b] = picture.pixel(x, y);
+        best = Math.max(best, contrast({ r, g, b }, page));
+      }
+    }
+    return best;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("a newcomer's first hour: fullscreen and the system theme in tmux", () => {
+  test("/hotkeys in fullscreen lists the keys that scroll and search the transcript; a wrapped row continues under its description", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/hotkeys");
+        const screen = await pane.waitFor("In the transcript (fullscreen):");
+        expect(screen).toMatch(/Ctrl\+Shift\+F\s+search the transcript/);
+        expect(screen).toMatch(/PageUp\s+scroll the transcript up a page/);
+        expect(screen).toMatch(/Ctrl\+Home\s+the transcript's first line/);
+        expect(screen).toMatch(/mouse\s+the wheel scrolls/);
+        // Ctrl+X's row is too long for 100 columns: its second line starts where its description does.
+        const lines = visibleLines(screen);
+        const first = lines.findIndex((line) => /^\s+Ctrl\+X\s/.test(line));
+        expect(first).toBeGreaterThanOrEqual(0);
+        const description = lines[first]!.indexOf("copy the mouse selection");
+        const next = lines[first + 1]!;
+        expect(next.length - next.trimStart().length).toBe(description);
+      },
+      { width: 100, height: 60 },
+    );
+  }, 60_000);
+
+  test("/hotkeys in the inline layout leaves the transcript keys out (the terminal scrolls there)", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/hotkeys");
+        const screen = await pane.waitFor("hint lines");
+        expect(screen).not.toContain("In the transcript");
+        expect(screen).not.toContain("Ctrl+Shift+F");
+      },
+      { args: ["--tui-mode", "regular"], width: 100, height: 60 },
+    );
+  }, 60_000);
+
+  test("/settings shows the theme drawn when none is chosen (system), and its list ticks it", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/settings");
+        const screen = await pane.waitFor(/^\s*(→\s*)?theme\s/m);
+        expect(screen).toMatch(/theme\s+system\s/);
+        // Up from the first row wraps to the last, the theme row; Enter opens the list.
+        pane.keys("Up");
+        await pane.waitFor(/→ theme\s/);
+        pane.keys("Enter");
+        const list = await pane.waitFor("as the terminal's background");
+        expect(list).toMatch(/→ ✓ system/);
+      },
+      { width: 100, height: 30 },
+    );
+  }, 60_000);
+
+  test("with no colour answer the prompt is bold, apart from the answer, and headings read on a white background as on a dark one", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "# Heading-here\n\nThe answer-text." }] });
+        send(pane, "my-prompt");
+        await pane.waitFor("answer-text");
+        const escapes = pane.screen({ escapes: true });
+        const promptLine = escapes.split("\n").find((line) => line.includes("my-prompt"))!;
+        const answerLine = escapes.split("\n").find((line) => line.includes("answer-text"))!;
+        expect(promptLine).toMatch(/\x1b\[1m[^\n]*my-prompt/);
+        expect(answerLine).not.toMatch(/\x1b\[1m/);
+        // The heading's colour stands out from a white page and from a dark one (WCAG 3:1 for large or bold text).
+        expect(await inkContrast(pane, "Heading-here", true)).toBeGreaterThanOrEqual(3);
+        expect(await inkContrast(pane, "Heading-here", false)).toBeGreaterThanOrEqual(3);
+        expect(columnOf(pane.screen(), "Heading-here", "Heading-here")).toBe(1);
+      },
+      { width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("a search whose match is at the end leaves no \"more below\" label; scrolling up brings it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        const text = Array.from({ length: 30 }, (_, i) => `para-${i + 1}`).join("\n\n");
+        fake.server.enqueue({ content: [{ type: "text", text }] });
+        send(pane, "many");
+        await pane.waitFor(/^ para-30$/m);
+        pane.type(SEARCH_KEY);
+        pane.type("para-30");
+        await pane.waitFor("1/1");
+        // Drawn after the search moved the view (or did not): the label would be on the last transcript row.
+        await pane.waitFor((screen) => /1\/1/.test(screen) && /^ para-30\b/m.test(screen));
+        expect(pane.screen()).not.toContain("more below");
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !/1\/1/.test(screen));
+        expect(pane.screen()).not.toContain("more below");
+        pane.keys("PageUp");
+        await pane.waitFor("more below");
+      },
+      { width: 60, height: 24 },
+    );
+  }, 60_000);
+});
