@@ -5,8 +5,8 @@
  * that scroll and search the transcript, and wrapped its rows under the key column;
  * /settings named a theme default that is not the one drawn; with no colour answer
  * the prompt looked like the answer and yellow text could not be read on a white
- * background; and a search that found its match at the end left "more below" on the
- * screen with nothing below.
+ * background; a search that found its match at the end left "more below" on the
+ * screen with nothing below; and copied text came with the transcript's margin.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,11 +14,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contrast, type Rgb } from "../../../src/resources/theme-colors.ts";
 import { readPng } from "../../support/png.ts";
-import { send, visibleLines, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, send, visibleLines, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u). */
 const SEARCH_KEY = "\x1b[102;6u";
+
+/** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
+async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const buffer = pane.tmux(["show-buffer"]);
+      if (buffer) return buffer;
+    } catch {
+      // no buffer yet
+    }
+    await Bun.sleep(50);
+  }
+  return "";
+}
 
 /** The column where `text` starts on the row that holds `row`, or -1. */
 function columnOf(screen: string, row: string, text: string): number {
@@ -127,6 +142,35 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
         expect(columnOf(pane.screen(), "Heading-here", "Heading-here")).toBe(1);
       },
       { width: 80, height: 24 },
+    );
+  }, 60_000);
+
+  test("text dragged over with the mouse is copied without the transcript's margin: code keeps only its own indent", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "first-para here\n\nsecond-para here\n\n```\nif (ready) {\n  go();\n}\n```" }] });
+        send(pane, "show me");
+        await pane.waitFor("go();");
+        const lines = visibleLines(pane.screen());
+        const rowOf = (text: string) => lines.findIndex((line) => line.includes(text)) + 1;
+        // From the margin left of "if" to the end of "}" (SGR mouse reports, 1-based).
+        const drag = (fromRow: number, toRow: number, toColumn: number) => {
+          pane.type(`\x1b[<0;1;${fromRow}M`);
+          pane.type(`\x1b[<32;3;${fromRow + 1}M\x1b[<32;${toColumn};${toRow}M`);
+          pane.type(`\x1b[<0;${toColumn};${toRow}m`);
+        };
+        drag(rowOf("if (ready)"), rowOf("go();") + 1, 20);
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("if (ready) {\n  go();\n}");
+        pane.tmux(["delete-buffer"]);
+        await pane.waitFor((screen) => !screen.includes("Copied!"));
+        // Prose over a blank line: each paragraph starts at its first letter.
+        drag(rowOf("first-para"), rowOf("second-para"), 20);
+        await pane.waitFor("Copied!");
+        expect(await pasteBuffer(pane)).toBe("first-para here\n\nsecond-para here");
+      },
+      { width: 60, height: 24, env: NO_DESKTOP_ENV },
     );
   }, 60_000);
 

@@ -6,7 +6,8 @@
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
  * following, reaching the end again resumes it; a label on the last row says
  * there is more below while there is. Dragging the mouse selects
- * transcript text, copied on release (copy-text.ts); a click on a link opens
+ * transcript text, copied on release without the transcript's margin
+ * (copy-text.ts); a click on a link opens
  * it (open-link.ts). The renderer leaves the
  * alternate screen, mouse reporting and the hidden cursor on every stop.
  */
@@ -19,6 +20,20 @@ import type { FullscreenOptions } from "./tui-mode.ts";
 /** Mouse reporting off, autowrap on, the main screen back: for a stop that failed part way. */
 export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?7h\x1b[?1049l";
 
+/**
+ * A selection as text to paste: without the columns the transcript indents everything
+ * by (the margin, a code block's or tool output's indent), which pi-tui copies as it
+ * copies the screen. The lines keep their indents relative to each other; the first
+ * line, often begun mid-line, loses at most what the others lose.
+ */
+function withoutMargin(text: string): string {
+  const lines = text.split("\n");
+  const leading = (line: string) => line.length - line.replace(/^ +/, "").length;
+  const rest = lines.slice(1).filter((line) => line.trim() !== "");
+  const margin = rest.length > 0 ? Math.min(...rest.map(leading)) : leading(lines[0]!);
+  return margin === 0 ? text : lines.map((line) => line.slice(Math.min(margin, leading(line)))).join("\n");
+}
+
 /** Whether a fullscreen TUI's transcript shows its last line (set once it is mounted). */
 const transcriptAtEnd = new WeakMap<TUI, () => boolean>();
 
@@ -30,7 +45,7 @@ export function createFullscreenTui(terminal: Terminal, options: FullscreenOptio
     copyOnSelect: options.copyOnSelect,
     // The desktop's clipboard program and/or OSC 52 (copy-text.ts); pi-tui flashes "Copied!" or the reason.
     copySelection: async (text) => {
-      const outcome = await copyText(text, { writeTerminal: (sequence) => terminal.write(sequence) });
+      const outcome = await copyText(withoutMargin(text), { writeTerminal: (sequence) => terminal.write(sequence) });
       return outcome.ok ? true : outcome.reason;
     },
     // Only when something is below: a search that finds a match near the end stops the
