@@ -3,7 +3,8 @@
  * the system theme, in tmux, which answers none of the terminal colour queries. Each
  * test is a stumble found by walking through it: /hotkeys told nothing of the keys
  * that scroll and search the transcript, and wrapped its rows under the key column;
- * /settings named a theme default that is not the one drawn; with no colour answer
+ * /settings named a theme default that is not the one drawn, and showed defaults as
+ * changed; with no colour answer
  * the prompt looked like the answer and yellow text could not be read on a white
  * background; a search that found its match at the end left "more below" on the
  * screen with nothing below; and copied text came with the transcript's margin.
@@ -80,9 +81,10 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
       async ({ pane }) => {
         send(pane, "/hotkeys");
         const screen = await pane.waitFor("In the transcript (fullscreen):");
-        expect(screen).toMatch(/Ctrl\+Shift\+F\s+search the transcript/);
-        expect(screen).toMatch(/PageUp\s+scroll the transcript up a page/);
-        expect(screen).toMatch(/Ctrl\+Home\s+the transcript's first line/);
+        expect(screen).toMatch(/PageUp \/ PageDown\s+scroll the transcript a page up \/ down/);
+        expect(screen).toMatch(/Ctrl\+Home \/ Ctrl\+End\s+its top \/ its end/);
+        expect(screen).toMatch(/Ctrl\+↑ \/ Ctrl\+↓\s+the prompt before \/ after/);
+        expect(screen).toMatch(/Ctrl\+Shift\+F\s+search it/);
         expect(screen).toMatch(/mouse\s+the wheel scrolls/);
         // Ctrl+X's row is too long for 100 columns: its second line starts where its description does.
         const lines = visibleLines(screen);
@@ -108,13 +110,24 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
     );
   }, 60_000);
 
-  test("/settings shows the theme drawn when none is chosen (system), and its list ticks it", async () => {
+  test("/settings on a fresh home: no value looks changed, the theme reads system (the one drawn), and its list ticks it", async () => {
     await withPane(
       async ({ pane }) => {
         send(pane, "/settings");
         const screen = await pane.waitFor(/^\s*(→\s*)?theme\s/m);
         expect(screen).toMatch(/theme\s+system\s/);
+        // A changed value is drawn in the accent colour (ANSI magenta here); nothing is changed yet.
+        const accentRow = (name: string) => pane.screen({ escapes: true }).split("\n").find((line) => line.includes(name))!.includes("\x1b[38;5;5m");
+        for (const name of ["compaction.enabled", "retry.enabled", "tuiMode", "theme"]) expect(accentRow(name)).toBe(false);
+        // Changing one (Enter on the first row) draws it so, once the selection has moved off it.
+        pane.keys("Enter");
+        await pane.waitFor(/doubleEscapeAction\s+fork/);
+        pane.keys("Down");
+        await pane.waitFor(/→ treeFilterMode/);
+        expect(accentRow("doubleEscapeAction")).toBe(true);
+        pane.keys("Up");
         // Up from the first row wraps to the last, the theme row; Enter opens the list.
+        await pane.waitFor(/→ doubleEscapeAction/);
         pane.keys("Up");
         await pane.waitFor(/→ theme\s/);
         pane.keys("Enter");

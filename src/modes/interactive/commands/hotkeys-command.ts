@@ -47,19 +47,27 @@ function editorBasics(app: App): [string, string][] {
   ];
 }
 
-/** pi-tui's keys for the fullscreen transcript, in the order a person needs them. */
-const TRANSCRIPT_KEYS: readonly [string, string][] = [
-  ["tui.altScreen.pageUp", "scroll the transcript up a page"],
-  ["tui.altScreen.pageDown", "scroll it down a page"],
-  ["tui.altScreen.top", "the transcript's first line"],
-  ["tui.altScreen.bottom", "its end, following new output again"],
-  ["tui.altScreen.previousPrompt", "the prompt before the one on top"],
-  ["tui.altScreen.nextPrompt", "the prompt after it"],
-  ["tui.altScreen.search", "search the transcript (Enter: next match, Shift+Enter: previous, Esc: close)"],
+/** pi-tui's keys for the fullscreen transcript, a pair of opposite moves to a row, in the order a person needs them. */
+const TRANSCRIPT_KEYS: readonly [string[], string][] = [
+  [["tui.altScreen.pageUp", "tui.altScreen.pageDown"], "scroll the transcript a page up / down"],
+  [["tui.altScreen.top", "tui.altScreen.bottom"], "its top / its end, following new output again"],
+  [["tui.altScreen.previousPrompt", "tui.altScreen.nextPrompt"], "the prompt before / after the one on top"],
+  [["tui.altScreen.search"], "search it (Enter: next match, Shift+Enter: previous, Esc: close)"],
 ];
 
+/** A pair's keys, the shortest of each id's ("Ctrl+↑ / Ctrl+↓"); one id's, all of them. */
+function transcriptKeyText(app: App, ids: string[]): string {
+  const keysFor = (id: string) => keysOf(app.keymap, id).split(" / ").filter(Boolean);
+  if (ids.length === 1) return pretty(keysOf(app.keymap, ids[0]!));
+  const shortest = ids.map((id) => keysFor(id).sort((a, b) => a.length - b.length)[0]);
+  return shortest.every(Boolean) ? shortest.map((key) => prettyKey(key!)).join(" / ") : "";
+}
+
 function transcriptKeys(app: App): [string, string][] {
-  const rows: [string, string][] = TRANSCRIPT_KEYS.map(([id, what]) => [pretty(keysOf(app.keymap, id)) || "(unbound)", `${what}  ${id}`]);
+  const rows: [string, string][] = TRANSCRIPT_KEYS.map(([ids, what]) => {
+    const names = ids.length === 1 ? ids[0]! : `${ids[0]}/${ids[1]!.replace("tui.altScreen.", "")}`;
+    return [transcriptKeyText(app, ids) || "(unbound)", `${what}  ${names}`];
+  });
   rows.push(["mouse", "the wheel scrolls; a drag selects and copies; a click opens a link"]);
   return rows;
 }
