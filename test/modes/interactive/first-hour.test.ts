@@ -7,7 +7,8 @@
  * changed; with no colour answer
  * the prompt looked like the answer and yellow text could not be read on a white
  * background; a search that found its match at the end left "more below" on the
- * screen with nothing below; and copied text came with the transcript's margin.
+ * screen with nothing below; copied text came with the transcript's margin; and a `!`
+ * line looked like a prompt until it ran.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -184,6 +185,38 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
         expect(await pasteBuffer(pane)).toBe("first-para here\n\nsecond-para here");
       },
       { width: 60, height: 24, env: NO_DESKTOP_ENV },
+    );
+  }, 60_000);
+
+  test("a line starting with ! draws the editor's border in the shell's colour (bashMode) until it no longer does", async () => {
+    await withPane(
+      async ({ pane }) => {
+        /** The SGR colour the editor's top rule starts with. */
+        const borderColour = () => /^(?:\x1b\[[0-9;]*m)*?\x1b\[(38;5;\d+)m─{20}/m.exec(pane.screen({ escapes: true }))?.[1];
+        const usual = borderColour();
+        expect(usual).toBe("38;5;4");
+        pane.type("!ls");
+        await pane.waitFor("!ls");
+        await pane.waitFor(() => borderColour() === "38;5;2");
+        // Ctrl+C clears the editor: the usual border again.
+        pane.keys("C-c");
+        await pane.waitFor((screen) => !screen.includes("!ls") && borderColour() === usual);
+      },
+      { width: 60, height: 20 },
+    );
+  }, 60_000);
+
+  test("the scrollbar takes the theme's scrollbarThumb colour", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: Array.from({ length: 40 }, (_, i) => `row-${i + 1}`).join("\n\n") }] });
+        send(pane, "many");
+        await pane.waitFor(/^ row-40$/m);
+        pane.keys("PageUp");
+        // The dark theme's scrollbarThumb (252) is not its muted (245), which the thumb used to take.
+        await pane.waitFor(() => pane.screen({ escapes: true }).includes("\x1b[38;5;252m┃"));
+      },
+      { width: 60, height: 20, env: { COLORTERM: "" }, before: (fake) => writeFileSync(join(fake.home.agentDir, "settings.json"), JSON.stringify({ theme: "dark" })) },
     );
   }, 60_000);
 

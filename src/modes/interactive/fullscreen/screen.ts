@@ -81,8 +81,8 @@ export function mountFullscreen(tui: TUI, transcript: readonly Component[], fixe
     follow: "end",
     primary: true,
     scrollbar: options.scrollbar,
-    scrollbarTrackStyle: (text) => theme().fg("dim", text),
-    scrollbarThumbStyle: (text) => theme().fg("muted", text),
+    scrollbarTrackStyle: (text) => theme().fg("scrollbarTrack", text),
+    scrollbarThumbStyle: (text) => theme().fg("scrollbarThumb", text),
   });
   transcriptAtEnd.set(tui, () => view.scrollTop + view.viewportHeight >= view.contentLines);
   const root = new VStack([
