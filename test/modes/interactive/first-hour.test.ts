@@ -242,4 +242,21 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
       { width: 60, height: 24 },
     );
   }, 60_000);
+
+  test("the \"more below\" label has its row to itself, not drawn over the middle of a line of text", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        // A code block: one line of text on every row, none blank.
+        const code = Array.from({ length: 40 }, (_, i) => `code-line-${i + 1} ${"=".repeat(40)}`).join("\n");
+        fake.server.enqueue({ content: [{ type: "text", text: "```\n" + code + "\n```" }] });
+        send(pane, "code");
+        await pane.waitFor("code-line-40");
+        pane.keys("PageUp");
+        const scrolled = await pane.waitFor("more below");
+        const labelRow = visibleLines(scrolled).find((line) => line.includes("more below"))!;
+        expect(labelRow.replace(/[│┃█]$/, "").trim()).toBe("↓ more below (Ctrl+End)");
+      },
+      { width: 60, height: 24 },
+    );
+  }, 60_000);
 });

@@ -4,8 +4,8 @@
  * and follows new output, and the rest (queue, working line, widgets, editor,
  * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
- * following, reaching the end again resumes it; a label on the last row says
- * there is more below while there is. Dragging the mouse selects
+ * following, reaching the end again resumes it; a label in place of the last
+ * row says there is more below while there is. Dragging the mouse selects
  * transcript text, copied on release without the transcript's margin
  * (copy-text.ts); a click on a link opens
  * it (open-link.ts). The renderer leaves the
@@ -34,6 +34,14 @@ function withoutMargin(text: string): string {
   return margin === 0 ? text : lines.map((line) => line.slice(Math.min(margin, leading(line)))).join("\n");
 }
 
+const MORE_BELOW = " ↓ more below (Ctrl+End) ";
+
+/** `text` (`length` columns wide) centred on a row of `width` blank columns. */
+function fullRow(text: string, length: number, width: number): string {
+  const spare = Math.max(0, width - length);
+  return " ".repeat(Math.floor(spare / 2)) + text + " ".repeat(Math.ceil(spare / 2));
+}
+
 /** Whether a fullscreen TUI's transcript shows its last line (set once it is mounted). */
 const transcriptAtEnd = new WeakMap<TUI, () => boolean>();
 
@@ -50,7 +58,9 @@ export function createFullscreenTui(terminal: Terminal, options: FullscreenOptio
     },
     // Only when something is below: a search that finds a match near the end stops the
     // following with the view already at the end, and pi-tui labels any view not following.
-    scrollToEndIndicator: () => (transcriptAtEnd.get(tui)?.() ? "" : theme().fg("accent", " ↓ more below (Ctrl+End) ")),
+    // The label takes the whole row (pi-tui centres it over the last one): drawn over the
+    // middle of a line of text, it read as part of that line.
+    scrollToEndIndicator: () => (transcriptAtEnd.get(tui)?.() ? "" : fullRow(theme().fg("accent", MORE_BELOW), MORE_BELOW.length, terminal.columns)),
     // A click on a link (the terminal cannot: the mouse is ours); loaded on the first click.
     openUrl: (url) =>
       void import("./open-link.ts")
