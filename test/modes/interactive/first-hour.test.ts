@@ -99,6 +99,25 @@ describe("a newcomer's first hour: fullscreen and the system theme in tmux", () 
     );
   }, 60_000);
 
+  test("in tmux without extended keys, a key from keybindings.json opens the search (F3), and /hotkeys shows it", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        fake.server.enqueue({ content: [{ type: "text", text: "find-me here" }] });
+        send(pane, "hello");
+        await pane.waitFor("find-me here");
+        pane.keys("F3");
+        await pane.waitFor("Find in transcript");
+        pane.type("find-me");
+        await pane.waitFor("1/1");
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !screen.includes("1/1"));
+        send(pane, "/hotkeys");
+        await pane.waitFor(/Ctrl\+Shift\+F \/ F3\s+search it/);
+      },
+      { width: 100, height: 60, before: (fake) => writeFileSync(join(fake.home.agentDir, "keybindings.json"), JSON.stringify({ "tui.altScreen.search": ["ctrl+shift+f", "f3"] })) },
+    );
+  }, 60_000);
+
   test("/hotkeys in the inline layout leaves the transcript keys out (the terminal scrolls there)", async () => {
     await withPane(
       async ({ pane }) => {
