@@ -6,6 +6,9 @@ import type { AgentSession } from "../../core/agent-session.ts";
 import type { ConversationView } from "./conversation.ts";
 import type { Layout } from "./layout.ts";
 
+/** Whether the editor's text runs as a shell command when sent (the editor's border says so as it is typed). */
+export const isShellLine = (text: string): boolean => text.trimStart().startsWith("!");
+
 export async function runBashLine(text: string, session: AgentSession, view: { layout: Layout; conversation: ConversationView }): Promise<void> {
   const excluded = text.startsWith("!!");
   const command = text.slice(excluded ? 2 : 1).trim();

@@ -9,6 +9,7 @@
  * and left out; it never takes the session down.
  */
 import type { AutocompleteItem, AutocompleteProvider, Component, TUI } from "@earendil-works/pi-tui";
+import { isShellLine } from "./bash-line.ts";
 import type { Layout } from "./layout.ts";
 import { guardComponent } from "./safe-render.ts";
 import { createPromptEditor, readHistory, type AppKeyHandlers, type PromptEditor } from "./prompt-editor.ts";
@@ -67,6 +68,8 @@ export class EditorHost {
   constructor(private readonly options: EditorHostOptions) {
     this.prompt = createPromptEditor(options.tui, options.theme().editor(), options.cwd);
     this.prompt.keys = options.keys;
+    // As in pi: a line that will run as a shell command shows it before it is sent.
+    this.prompt.borderFor = (text) => (isShellLine(text) ? options.theme().getBashModeBorderColor() : options.theme().editor().borderColor);
     this.prompt.onSubmit = (text) => options.submit(text);
     this.completion = options.completion;
     this.prompt.setAutocompleteProvider(this.completion);

@@ -45,7 +45,7 @@ import { appendHistory } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
-import { runBashLine } from "./bash-line.ts";
+import { isShellLine, runBashLine } from "./bash-line.ts";
 import { InterruptKeys } from "./interrupt-keys.ts";
 import { createSurface, type SurfaceHost } from "./surface.ts";
 import { closeSession, openFirstSession, resumeRecordedElsewhere, sessionOpener, showLoadWarnings, type OpenSession, type SessionOwner } from "./session-lifecycle.ts";
@@ -379,7 +379,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     await this.sessionReady;
     try {
       if (text.startsWith("/") && ((await this.runCommand(text)) || (await this.refuseUnknownCommand(text)))) return;
-      if (text.startsWith("!")) return await runBashLine(text, this.session, this);
+      if (isShellLine(text)) return await runBashLine(text, this.session, this);
       const session = this.session;
       const message = await this.attachments.withResources(text);
       if (session.isStreaming) {

@@ -75,9 +75,12 @@ export class UserMessageView extends CachedView {
     const lines = [""];
     const shown = inertIfNeeded(transformed(this.context, this.text, "user", false, inner));
     const body = shown.split("\n").flatMap((line) => wrapTextWithAnsi(line, inner));
+    // No band colour (NO_COLOR, or the system theme of a terminal that told nothing of its
+    // colours, as tmux does): bold sets the prompt apart from the answer instead.
+    const band = theme.colored && theme.definition.colors.userMessageBg !== "";
     for (const [index, line] of body.entries()) {
       const shown = truncateToWidth(" " + theme.fg("userMessageText", line), width);
-      lines.push((index === 0 ? PROMPT_MARK : "") + (theme.colored ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown)));
+      lines.push((index === 0 ? PROMPT_MARK : "") + (band ? theme.bg("userMessageBg", padTo(shown, width)) : theme.bold(shown)));
     }
     if (this.note) lines.push(theme.fg("dim", " " + this.note));
     return lines;
@@ -219,13 +222,28 @@ export class NoticeView extends CachedView {
     if (!this.foldable || this.context.expanded() || detailLines.length === 0) {
       lines.push(...wrapTextWithAnsi(head, width));
       // Wrapped detail keeps its indent, so a long row does not spill back under the heading.
-      for (const line of detailLines) lines.push(...wrapTextWithAnsi(theme.fg("muted", line), Math.max(1, width - 2)).map((part) => "  " + part));
+      for (const line of detailLines) lines.push(...wrapListRow(line, Math.max(1, width - 2)).map((part) => "  " + theme.fg("muted", part)));
     } else {
       lines.push(truncateToWidth(head, width));
       lines.push(theme.fg("dim", `  … ${detailLines.length} more lines (ctrl+o to expand)`));
     }
     return lines;
   }
+}
+
+/**
+ * One row of a notice's list (/hotkeys, /help: a name, two or more spaces, what it
+ * does), wrapped so that the continuation lines start under the description, not
+ * under the name; a line that is not such a row wraps as plain text.
+ */
+function wrapListRow(line: string, width: number): string[] {
+  const { wrapTextWithAnsi } = loadPiTui();
+  const whole = wrapTextWithAnsi(line, width);
+  const hang = /^(\s*\S(?:.*?\S)?\s{2,})\S/.exec(line)?.[1]!.length ?? 0;
+  // A name column wider than half the room would leave the description too narrow to read.
+  if (whole.length < 2 || hang === 0 || hang > width / 2) return whole;
+  const description = wrapTextWithAnsi(line.slice(hang), width - hang);
+  return description.map((part, index) => (index === 0 ? line.slice(0, hang) : " ".repeat(hang)) + part);
 }
 
 /**

@@ -63,12 +63,22 @@ export function appendHistory(cwd: string, prompt: string): void {
   }
 }
 
-export type PromptEditor = Editor & { keys: AppKeyHandlers | undefined };
+export type PromptEditor = Editor & {
+  keys: AppKeyHandlers | undefined;
+  /** The border for the text typed so far (a `!` line draws it in the shell's colour); unset: `borderColor` as it is. */
+  borderFor: ((text: string) => (line: string) => string) | undefined;
+};
 
 export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): PromptEditor {
   const { Editor } = loadPiTui();
   class AppEditor extends Editor {
     keys: AppKeyHandlers | undefined;
+    borderFor: ((text: string) => (line: string) => string) | undefined;
+
+    override render(width: number): string[] {
+      if (this.borderFor) this.borderColor = this.borderFor(this.getText());
+      return super.render(width);
+    }
 
     override handleInput(data: string): void {
       const keys = this.keys;

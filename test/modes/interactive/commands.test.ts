@@ -171,12 +171,16 @@ describe("built-in commands", () => {
   });
 
   test("/hotkeys lists the keys", async () => {
-    await withPane(async ({ pane }) => {
-      send(pane, "/hotkeys");
-      const screen = await pane.waitFor("Keys");
-      expect(screen).toMatch(/Esc\s+abort the run/);
-      expect(screen).toMatch(/Ctrl\+T\s+show thinking/);
-      expect(screen).toMatch(/Alt\+Enter\s+/);
-    });
+    // Tall enough for the whole list: in fullscreen it also lists the transcript's keys (first-hour.test.ts).
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/hotkeys");
+        const screen = await pane.waitFor("Keys");
+        expect(screen).toMatch(/Esc\s+abort the run/);
+        expect(screen).toMatch(/Ctrl\+T\s+show thinking/);
+        expect(screen).toMatch(/Alt\+Enter\s+/);
+      },
+      { height: 60 },
+    );
   });
 });

@@ -205,8 +205,8 @@ describe("fullscreen terminal UI", () => {
         await pane.waitFor(/^ line-60$/m);
         // Two wheel-up notches of 10 rows each (SGR mouse report, button 64): 20 rows = 10 paragraphs.
         pane.type("\x1b[<64;10;5M\x1b[<64;10;5M");
-        // (The last row also shows the "more below" label.)
-        await pane.waitFor((screen) => /^ line-50\b/m.test(screen) && !/^ line-51\b/m.test(screen));
+        // line-51 … line-60 went below: line-41 is on top (line-50, on the last row, is under the "more below" label).
+        await pane.waitFor((screen) => visibleLines(screen)[0] === " line-41" && /^ line-49$/m.test(screen) && !/^ line-5\d\b/m.test(screen));
         // Wheel down (button 65) twice returns to the end.
         pane.type("\x1b[<65;10;5M\x1b[<65;10;5M");
         await pane.waitFor(/^ line-60$/m);

@@ -104,10 +104,11 @@ describe("lists and hints", () => {
         const lines = screen.split("\n").map((line) => line.trimEnd());
         expect(lines).toContain("Keys");
         const heading = lines.indexOf("Keys");
-        // Everything under the heading, up to the editor's rule, is indented: no row runs back to the margin.
+        // Everything under the heading, up to the editor's rule, is indented: no row runs back to the margin
+        // (a wrapped row goes on further in, under its description: first-hour.test.ts).
         const rows = lines.slice(heading + 1, lines.findIndex((line, index) => index > heading && line.startsWith("─")));
         expect(rows.length).toBeGreaterThan(10);
-        for (const row of rows.filter((line) => line !== "")) expect(row).toMatch(/^ {2}\S/);
+        for (const row of rows.filter((line) => line !== "")) expect(row).toMatch(/^ {2,}\S/);
       },
       { width: 90, height: 50 },
     );

@@ -69,7 +69,8 @@ export const SETTING_ITEMS: readonly SettingItem[] = [
     path: "theme",
     description: "colours: enter lists the themes, each previewed",
     values: [],
-    fallback: "dark/light by the terminal",
+    // Unset, xcsh draws the system theme (theme-controller.ts), not a light/dark pair.
+    fallback: "system",
     open: showThemePicker,
     current: (app) => app.surface.themes.currentChoice() || undefined,
   },
@@ -127,7 +128,9 @@ async function settings(app: App): Promise<void> {
         const width = Math.max(...SETTING_ITEMS.map((item) => item.path.length));
         return SETTING_ITEMS.filter((item) => !needle || `${item.path} ${item.description}`.toLowerCase().includes(needle)).map((item) => {
           const value = valueOf(app, item);
-          const shown = value === undefined ? app.surface.theme().fg("dim", item.fallback) : app.surface.theme().fg("accent", show(value));
+          // Highlighted only when it differs from the default: the session's settings carry some
+          // defaults (compaction, retry) as values, which must not look like changes to a newcomer.
+          const shown = value === undefined || show(value) === item.fallback ? app.surface.theme().fg("dim", value === undefined ? item.fallback : show(value)) : app.surface.theme().fg("accent", show(value));
           return { id: item.path, text: `${item.path.padEnd(width)}  ${shown}`, right: item.description };
         });
       },

@@ -11,6 +11,7 @@ import type { App } from "../app.ts";
 import { shortenHome } from "../footer.ts";
 import { Picker, type PickerRow } from "../picker.ts";
 import { getAt, setInMemory, writeGlobalSetting } from "../settings-writer.ts";
+import { SYSTEM_THEME_NAME } from "../theme/system-theme.ts";
 
 const AUTOMATIC = "light/dark";
 
@@ -28,7 +29,8 @@ function projectSetsTheme(app: App): boolean {
  */
 export function showThemePicker(app: App, back: (message?: string) => void): void {
   const themes = app.surface.themes;
-  const current = themes.currentChoice();
+  // Nothing chosen: the system theme is what is drawn, so it is the one ticked.
+  const current = themes.currentChoice() || SYSTEM_THEME_NAME;
   const rows = (): PickerRow[] => [
     ...themes.available().map((theme) => ({ id: theme.name, text: `${theme.name === current ? "✓ " : "  "}${theme.name}`, searchText: theme.name, right: theme.path ? shortenHome(theme.path) : "built in" })),
     { id: AUTOMATIC, text: `${current === AUTOMATIC ? "✓ " : "  "}automatic`, searchText: "automatic light dark", right: "light or dark, as the terminal's background" },
@@ -62,7 +64,7 @@ export function showThemePicker(app: App, back: (message?: string) => void): voi
     },
     onCancel: () => close(),
   });
-  const index = rows().findIndex((row) => row.id === (current || app.surface.theme().name));
+  const index = rows().findIndex((row) => row.id === current);
   picker.select(Math.max(0, index));
   app.surface.replaceEditor(picker);
 }

@@ -4,8 +4,10 @@
  * and follows new output, and the rest (queue, working line, widgets, editor,
  * footer) fixed below it. PageUp/PageDown, Ctrl+Home/End and the mouse wheel
  * move the view (pi-tui's `tui.altScreen.*` keys); scrolling up stops the
- * following, reaching the end again resumes it. Dragging the mouse selects
- * transcript text, copied on release (copy-text.ts); a click on a link opens
+ * following, reaching the end again resumes it; a label in place of the last
+ * row says there is more below while there is. Dragging the mouse selects
+ * transcript text, copied on release without the transcript's margin
+ * (copy-text.ts); a click on a link opens
  * it (open-link.ts). The renderer leaves the
  * alternate screen, mouse reporting and the hidden cursor on every stop.
  */
@@ -18,6 +20,31 @@ import type { FullscreenOptions } from "./tui-mode.ts";
 /** Mouse reporting off, autowrap on, the main screen back: for a stop that failed part way. */
 export const LEAVE_FULLSCREEN = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?7h\x1b[?1049l";
 
+/**
+ * A selection as text to paste: without the columns the transcript indents everything
+ * by (the margin, a code block's or tool output's indent), which pi-tui copies as it
+ * copies the screen. The lines keep their indents relative to each other; the first
+ * line, often begun mid-line, loses at most what the others lose.
+ */
+function withoutMargin(text: string): string {
+  const lines = text.split("\n");
+  const leading = (line: string) => line.length - line.replace(/^ +/, "").length;
+  const rest = lines.slice(1).filter((line) => line.trim() !== "");
+  const margin = rest.length > 0 ? Math.min(...rest.map(leading)) : leading(lines[0]!);
+  return margin === 0 ? text : lines.map((line) => line.slice(Math.min(margin, leading(line)))).join("\n");
+}
+
+const MORE_BELOW = " ↓ more below (Ctrl+End) ";
+
+/** `text` (`length` columns wide) centred on a row of `width` blank columns. */
+function fullRow(text: string, length: number, width: number): string {
+  const spare = Math.max(0, width - length);
+  return " ".repeat(Math.floor(spare / 2)) + text + " ".repeat(Math.ceil(spare / 2));
+}
+
+/** Whether a fullscreen TUI's transcript shows its last line (set once it is mounted). */
+const transcriptAtEnd = new WeakMap<TUI, () => boolean>();
+
 export function createFullscreenTui(terminal: Terminal, options: FullscreenOptions, theme: () => UiTheme): TUI {
   const { TuiAltScreen } = loadPiTui();
   const tui = new TuiAltScreen(terminal, false, undefined, {
@@ -26,10 +53,14 @@ export function createFullscreenTui(terminal: Terminal, options: FullscreenOptio
     copyOnSelect: options.copyOnSelect,
     // The desktop's clipboard program and/or OSC 52 (copy-text.ts); pi-tui flashes "Copied!" or the reason.
     copySelection: async (text) => {
-      const outcome = await copyText(text, { writeTerminal: (sequence) => terminal.write(sequence) });
+      const outcome = await copyText(withoutMargin(text), { writeTerminal: (sequence) => terminal.write(sequence) });
       return outcome.ok ? true : outcome.reason;
     },
-    scrollToEndIndicator: () => theme().fg("accent", " ↓ more below (Ctrl+End) "),
+    // Only when something is below: a search that finds a match near the end stops the
+    // following with the view already at the end, and pi-tui labels any view not following.
+    // The label takes the whole row (pi-tui centres it over the last one): drawn over the
+    // middle of a line of text, it read as part of that line.
+    scrollToEndIndicator: () => (transcriptAtEnd.get(tui)?.() ? "" : fullRow(theme().fg("accent", MORE_BELOW), MORE_BELOW.length, terminal.columns)),
     // A click on a link (the terminal cannot: the mouse is ours); loaded on the first click.
     openUrl: (url) =>
       void import("./open-link.ts")
@@ -48,13 +79,22 @@ export function mountFullscreen(tui: TUI, transcript: readonly Component[], fixe
   for (const component of transcript) document.addChild(component);
   const bottom = new Container();
   for (const component of fixed) bottom.addChild(component);
-  const view = new ScrollView(document, {
+  /** The transcript's scroll view, which remembers how tall its content is (pi-tui keeps that private). */
+  class TranscriptView extends ScrollView {
+    contentLines = 0;
+    override updateLayout(contentHeight: number, viewportHeight: number, requestRender: () => void): void {
+      this.contentLines = contentHeight;
+      super.updateLayout(contentHeight, viewportHeight, requestRender);
+    }
+  }
+  const view = new TranscriptView(document, {
     follow: "end",
     primary: true,
     scrollbar: options.scrollbar,
-    scrollbarTrackStyle: (text) => theme().fg("dim", text),
-    scrollbarThumbStyle: (text) => theme().fg("muted", text),
+    scrollbarTrackStyle: (text) => theme().fg("scrollbarTrack", text),
+    scrollbarThumbStyle: (text) => theme().fg("scrollbarThumb", text),
   });
+  transcriptAtEnd.set(tui, () => view.scrollTop + view.viewportHeight >= view.contentLines);
   const root = new VStack([
     { component: view, grow: 1, shrink: 1 },
     { component: bottom, shrink: 0 },

@@ -12,7 +12,8 @@
  *   on every panel. Panels are the background moved a little towards the middle.
  * - Background only: the same, with xcsh's own hues.
  * - Nothing known: ANSI indexes and the terminal's default colours, which the terminal
- *   draws in its own palette; secondary text is faint and panels have no colour.
+ *   draws in its own palette (but yellow: see YELLOW_ON_ANY); secondary text is faint
+ *   and panels have no colour.
  */
 import { contrast, okhslToRgb, rgbToHex, rgbToOklab, rgbToOklch, type Rgb } from "../../../resources/theme-colors.ts";
 import type { ResolvedColor, ThemeAppearance, ThemeDefinition, ThemeToken } from "../../../resources/theme-json.ts";
@@ -44,7 +45,7 @@ interface TextRole {
   hue: Hue | "neutral";
   saturation: number;
   contrast: number;
-  /** The ANSI index (or "" for the default colour) when nothing is known; `faint` draws it faint. */
+  /** The ANSI (or 256-colour) index, or "" for the default colour, when nothing is known; `faint` draws it faint. */
   ansi: number | "";
   faint?: boolean;
 }
@@ -55,6 +56,15 @@ interface PanelRole {
   saturation: number;
   shift: number;
 }
+
+/**
+ * Yellow roles when nothing is known: 256-colour 136 (#af8700), which terminals do not
+ * restyle, instead of ANSI yellow (3). xterm draws 3 as #cdcd00 and many light palettes
+ * keep it as pale (Tango's #c4a000): about 2:1 or less on white, where headings and
+ * warnings could not be read. 136 stands 3.3:1 on white and 6:1 on black, so it reads
+ * whichever background the terminal has — the no-answer theme cannot know which.
+ */
+const YELLOW_ON_ANY = 136;
 
 const accent = (hue: Hue, ansi: number, contrastRatio = 3): TextRole => ({ hue, saturation: 0.6, contrast: contrastRatio, ansi });
 const MUTED: TextRole = { hue: "neutral", saturation: 0.06, contrast: 3.5, ansi: "", faint: true };
@@ -68,7 +78,7 @@ const TEXT_ROLES: Partial<Record<ThemeToken, TextRole>> = {
   borderMuted: { hue: "neutral", saturation: 0.06, contrast: 1.6, ansi: "", faint: true },
   success: accent("green", 2),
   error: { hue: "red", saturation: 0.7, contrast: 3, ansi: 1 },
-  warning: { hue: "yellow", saturation: 0.75, contrast: 3, ansi: 3 },
+  warning: { hue: "yellow", saturation: 0.75, contrast: 3, ansi: YELLOW_ON_ANY },
   muted: MUTED,
   dim: DIM,
   text: TEXT,
@@ -78,7 +88,7 @@ const TEXT_ROLES: Partial<Record<ThemeToken, TextRole>> = {
   customMessageLabel: accent("magenta", 5),
   toolTitle: TEXT,
   toolOutput: MUTED,
-  mdHeading: { hue: "yellow", saturation: 0.75, contrast: 3.5, ansi: 3 },
+  mdHeading: { hue: "yellow", saturation: 0.75, contrast: 3.5, ansi: YELLOW_ON_ANY },
   mdLink: accent("blue", 4, 3.5),
   mdLinkUrl: DIM,
   mdCode: accent("magenta", 5, 3.5),
@@ -96,7 +106,7 @@ const TEXT_ROLES: Partial<Record<ThemeToken, TextRole>> = {
   syntaxFunction: accent("blue", 4, 3.5),
   syntaxVariable: { hue: "cyan", saturation: 0.45, contrast: 3.5, ansi: 6 },
   syntaxString: accent("green", 2, 3.5),
-  syntaxNumber: accent("yellow", 3, 3.5),
+  syntaxNumber: accent("yellow", YELLOW_ON_ANY, 3.5),
   syntaxType: accent("cyan", 6, 3.5),
   syntaxOperator: TEXT,
   syntaxPunctuation: MUTED,
