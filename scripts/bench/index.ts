@@ -7,6 +7,8 @@
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
+ * XCSH_BENCH_REFERENCE_RUNTIME  what runs it, for the report (default: "Node <version>"; pi 1.6.0
+ *                       needs Node ≥ 22, so a wrapper script may run it with bun instead)
  * XCSH_BENCH_FIXTURES   where generated inputs are kept (default: $TMPDIR/xcsh-bench-fixtures)
  * XCSH_BENCH_HISTORY_MIB  total size of the `history` workload's sessions (default 5 GiB)
  */
@@ -86,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   if (!rss) log("python3 is not installed: peak RSS will not be measured");
   const context: BenchContext = { agents, server, streamBaseUrl: streamServer.baseUrl, fixtures, runsScale, log, prepare, rss };
   const versions = Object.fromEntries(agents.map((agent) => [agent.label, versionOf(agent)]));
-  if (reference) versions.reference = `${versions.reference} (${resolve(reference)}, Node ${nodeVersion()})`;
+  if (reference) versions.reference = `${versions.reference} (${resolve(reference)}, ${process.env.XCSH_BENCH_REFERENCE_RUNTIME ?? `Node ${nodeVersion()}`})`;
   const started = performance.now();
   const loadAtStart = loadavg()[0];
   const sections = [];
