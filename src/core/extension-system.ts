@@ -10,7 +10,7 @@ import { withoutBuiltinEntries } from "./builtin-extensions.ts";
 import { getAgentDir } from "../config/paths.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { CustomEntry } from "../session/types.ts";
-import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
+import { readGlobalSettingsFile, readProjectSettingsFile } from "../config/settings.ts";
 import { createCommandContext, createExtensionContext, createReplacedSessionContext } from "../extensions/context.ts";
 import { discoverExtensions, type DiscoveryResult, type ExtensionSource } from "../extensions/discovery.ts";
 import { createEventBus } from "../extensions/event-bus.ts";
@@ -18,14 +18,11 @@ import type { ExtensionRuntime } from "../extensions/extension-api.ts";
 import { useHostCredentials } from "../extensions/host-credentials.ts";
 import { registerHostModules } from "../extensions/host-modules.ts";
 import { loadExtensions, type LoadFailure } from "../extensions/loader.ts";
-import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProjectNotice, type SkippedProjectCode } from "../extensions/project-trust.ts";
-import { hasProjectExtensions } from "../extensions/discovery.ts";
-import { existingFiles, projectMcpConfigPaths } from "../mcp/config-files.ts";
+import type { SkippedProjectCode } from "../extensions/project-trust.ts";
 import { registerExtensionProvider, unregisterExtensionProvider } from "../extensions/providers.ts";
 import { getProviders as getBuiltinProviders } from "../ai/models.ts";
 import { isVirtualModel, VirtualModelTable } from "../extensions/virtual-models.ts";
 import { ExtensionRunner, type ExtensionErrorReport, type LoadedExtension } from "../extensions/runner.ts";
-import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
 import type { FlagOptions, ProviderConfig, ReplacedSessionContext } from "../extensions/types.ts";
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
 import { withPromptEvents } from "../extensions/ui-prompt-events.ts";
@@ -33,6 +30,7 @@ import type { AgentSession } from "./agent-session.ts";
 import { registerExtensionTool } from "../extensions/tool-adapter.ts";
 import { McpRegistrations, type RegisteredMcpServer } from "../extensions/mcp-registrations.ts";
 import { ExtensionBindings, type ExtensionSystemLink } from "./extension-bindings.ts";
+import { askProjectTrust, readSettingsOrEmpty, settleProjectTrust } from "./extension-trust.ts";
 import type { ExtensionCommandEntry } from "../resources/commands.ts";
 
 export interface ExtensionSystemOptions {
@@ -160,8 +158,8 @@ export class ExtensionSystem implements ExtensionSystemLink {
 
   /** The extensions the settings, folders and -e name; the project's only with `includeProject`. */
   static discover(options: Pick<ExtensionSystemOptions, "cwd" | "cliPaths" | "noExtensions">, includeProject: boolean): DiscoveryResult {
-    const global = safeRead(readGlobalSettingsFile);
-    const project = includeProject ? safeRead(() => readProjectSettingsFile(options.cwd)) : {};
+    const global = readSettingsOrEmpty(readGlobalSettingsFile);
+    const project = includeProject ? readSettingsOrEmpty(() => readProjectSettingsFile(options.cwd)) : {};
     return discoverExtensions({
       cwd: options.cwd,
       agentDir: getAgentDir(),
@@ -286,51 +284,17 @@ export class ExtensionSystem implements ExtensionSystemLink {
     return this.runner.extensions.slice(before);
   }
 
-  /** project_trust (user and -e extensions decide first), then --trust-project, trust.json, defaultProjectTrust. */
+  /** Settles project trust once at start-up (extension-trust.ts decides; this keeps the outcome). */
   private async settleTrust(): Promise<void> {
-    const { cwd } = this.options;
-    const projectSettings = safeRead(() => readProjectSettingsObject(cwd));
-    const globalSettings = safeRead(readGlobalSettingsFile);
-    // Project MCP servers start programs too: they wait for the same decision (src/mcp/start.ts).
-    const mcpFiles = this.options.projectMcp ? existingFiles(projectMcpConfigPaths(cwd)) : [];
-    const needsTrust = projectNeedsTrust(cwd, projectSettings, globalSettings) || mcpFiles.length > 0;
-    this.skipped = { extensions: hasProjectExtensions(cwd), settingsKeys: projectKeysAwaitingTrust(projectSettings, globalSettings), mcpFiles };
-    if (needsTrust && this.runner.hasHandlers("project_trust")) {
-      const ui = this.options.ui;
-      const trustContext = {
-        cwd,
-        mode: this.options.mode,
-        hasUI: this.options.mode === "rpc" || this.options.mode === "tui",
-        ui: { select: ui.select.bind(ui), confirm: ui.confirm.bind(ui), input: ui.input.bind(ui), notify: ui.notify.bind(ui) },
-      };
-      const decision = await this.runner.emit("project_trust", { type: "project_trust", cwd }, { context: trustContext });
-      if (decision.trusted !== "undecided") {
-        this.trusted = decision.trusted === "yes";
-        if (decision.remember) this.remember(this.trusted);
-        return;
-      }
-    }
-    const outcome = resolveBuiltinTrust({
-      cliTrust: this.options.cliTrust,
-      remembered: readTrustDecision(getAgentDir(), cwd),
-      setting: globalSettings.defaultProjectTrust as "ask" | "trust" | "deny" | undefined,
-    });
-    this.trusted = outcome === "trusted";
-    if (outcome !== "ask" || !needsTrust) return;
-    if (this.options.mode === "rpc" || this.options.mode === "tui") this.askTrustLater = true;
-    else this.options.notice(untrustedProjectNotice(cwd, this.skipped));
-  }
-
-  private remember(trusted: boolean): void {
-    const warning = rememberTrustDecision(getAgentDir(), this.options.cwd, trusted);
-    if (warning) this.options.notice(`xcsh: ${warning}`);
+    const settled = await settleProjectTrust(this.options, this.runner);
+    this.trusted = settled.trusted;
+    this.askTrustLater = settled.askLater;
+    this.skipped = settled.skipped;
   }
 
   /** The RPC host is asked in the background: startup and commands never wait for the answer. */
   private async askTrust(): Promise<void> {
-    const trusted = await this.options.ui.confirm("Trust this project?", trustQuestion(this.options.cwd, this.skipped));
-    this.remember(trusted);
-    if (!trusted) return;
+    if (!(await askProjectTrust(this.options, this.skipped))) return;
     this.trusted = true;
     for (const listener of this.trustListeners.splice(0)) listener();
     const added = await this.loadProjectExtensions(false);
@@ -500,15 +464,6 @@ export class ExtensionSystem implements ExtensionSystemLink {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
     await this.shutdownRuntime("quit", undefined);
-  }
-}
-
-function safeRead<T extends Record<string, unknown>>(read: () => T): T {
-  try {
-    return read();
-  } catch {
-    // A broken settings file is reported where settings load; discovery just sees no paths.
-    return {} as T;
   }
 }
 
