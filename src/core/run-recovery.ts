@@ -69,7 +69,7 @@ export class RunRecovery {
         const delayMs = this.autoRetry.delayFor(attempt, last.retryAfterMs);
         await session.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
         this.dropLastMessage();
-        this.omitFailedAttempt();
+        await this.omitFailedAttempt();
         if (!(await this.autoRetry.wait(delayMs))) {
           await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return;
@@ -115,12 +115,14 @@ export class RunRecovery {
    * resumed transcript folds it into the attempt that followed), but a resumed session's
    * context no longer holds it. The reply is the branch's last assistant message (an extension
    * may have appended entries after it); nothing is written when it is not an error reply.
+   * Hosts see the edit as it is appended (entry_appended), as pi 1.6.0 reports it.
    */
-  private omitFailedAttempt(): void {
+  private async omitFailedAttempt(): Promise<void> {
     const manager = this.session.sessionManager;
     const reply = manager.getBranch().findLast((entry) => entry.type === "message" && entry.message.role === "assistant");
     if (reply?.type !== "message" || reply.message.role !== "assistant" || reply.message.stopReason !== "error") return;
-    manager.appendContextEdit(reply.id, null);
+    const edit = manager.getEntry(manager.appendContextEdit(reply.id, null));
+    if (edit) await this.session.emit({ type: "entry_appended", entry: edit });
   }
 
   /** Takes a failed reply out of the live context (omitFailedAttempt takes it out of the session's). */

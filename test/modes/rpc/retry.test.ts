@@ -121,6 +121,8 @@ describe("auto retry", () => {
     // Each retried attempt (not the last, which ended the run) is left out by a context edit.
     const edits = entries.filter((entry) => entry.type === "context_edit");
     expect(edits.map((edit) => [edit.targetId, edit.replacement])).toEqual(replies.slice(0, 3).map((entry) => [entry.id, null]));
+    // The host saw each edit as it was appended.
+    expect(rpc.ofType("entry_appended").map((frame) => frame.entry.id)).toEqual(edits.map((edit) => edit.id));
 
     const resumed = fixture.start(["--model", FAKE_MODEL, "--session", sessionFile]);
     const messages = (await resumed.request({ type: "get_messages" })).data.messages as Frame[];
