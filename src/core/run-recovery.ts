@@ -69,6 +69,7 @@ export class RunRecovery {
         const delayMs = this.autoRetry.delayFor(attempt, last.retryAfterMs);
         await session.emit({ type: "auto_retry_start", attempt, maxAttempts: this.autoRetry.maxAttempts, delayMs, errorMessage: last.errorMessage ?? "" });
         this.dropLastMessage();
+        await this.omitFailedAttempt();
         if (!(await this.autoRetry.wait(delayMs))) {
           await session.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return;
@@ -108,7 +109,23 @@ export class RunRecovery {
     }
   }
 
-  /** Takes a failed reply out of the context (it stays in the session file, where replay skips it). */
+  /**
+   * Leaves a retried attempt's failed reply out of the context for good, as pi 1.6.0 does: a
+   * `context_edit` with a null replacement of its entry. The reply stays in the session file (a
+   * resumed transcript folds it into the attempt that followed), but a resumed session's
+   * context no longer holds it. The reply is the branch's last assistant message (an extension
+   * may have appended entries after it); nothing is written when it is not an error reply.
+   * Hosts see the edit as it is appended (entry_appended), as pi 1.6.0 reports it.
+   */
+  private async omitFailedAttempt(): Promise<void> {
+    const manager = this.session.sessionManager;
+    const reply = manager.getBranch().findLast((entry) => entry.type === "message" && entry.message.role === "assistant");
+    if (reply?.type !== "message" || reply.message.role !== "assistant" || reply.message.stopReason !== "error") return;
+    const edit = manager.getEntry(manager.appendContextEdit(reply.id, null));
+    if (edit) await this.session.emit({ type: "entry_appended", entry: edit });
+  }
+
+  /** Takes a failed reply out of the live context (omitFailedAttempt takes it out of the session's). */
   private dropLastMessage(): void {
     if (this.session.messages.at(-1)?.role === "assistant") this.session.messages.pop();
   }

@@ -42,6 +42,18 @@ function userText(message: AgentMessage): { text: string; images: number } {
   };
 }
 
+/**
+ * A failed reply the automatic retry sent again: an error reply whose next message (custom
+ * entries aside) is another assistant reply. Only a retry puts two replies in a row with an
+ * error between them — any other next step starts with a user message or a tool result. A
+ * redrawn session folds these into the reply that followed, as the live run ended.
+ */
+function isRetriedAttempt(message: AgentMessage, items: readonly (AgentMessage | CustomEntry)[], index: number): boolean {
+  if (message.role !== "assistant" || message.stopReason !== "error") return false;
+  const next = items.slice(index + 1).find((item) => !("type" in item && item.type === "custom"));
+  return next !== undefined && (next as AgentMessage).role === "assistant";
+}
+
 export class ConversationView {
   readonly root: Container;
   private current: { message: AssistantMessageView } | undefined;
@@ -112,10 +124,17 @@ export class ConversationView {
   rebuild(items: readonly (AgentMessage | CustomEntry)[], options: { keepNotices?: boolean } = {}): void {
     const kept = options.keepNotices ? this.recentNotices : [];
     this.clear();
-    for (const item of items) {
-      if ("type" in item && item.type === "custom") this.addCustomEntry(item);
-      else this.addMessage(item as AgentMessage);
-    }
+    let retries = 0;
+    items.forEach((item, index) => {
+      if ("type" in item && item.type === "custom") return this.addCustomEntry(item);
+      const message = item as AgentMessage;
+      if (isRetriedAttempt(message, items, index)) {
+        retries++;
+        return;
+      }
+      this.addMessage(message, message.role === "assistant" ? retries : 0);
+      if (message.role === "assistant") retries = 0;
+    });
     for (const notice of kept) this.add(notice);
     this.recentNotices = [];
     this.current = undefined;
@@ -145,8 +164,8 @@ export class ConversationView {
     return line;
   }
 
-  /** A finished message, as read back from the session. */
-  private addMessage(message: AgentMessage): void {
+  /** A finished message, as read back from the session; `retries`: failed attempts before this reply (see isRetriedAttempt). */
+  private addMessage(message: AgentMessage, retries = 0): void {
     switch (message.role) {
       case "user": {
         const { text, images } = userText(message);
@@ -157,7 +176,7 @@ export class ConversationView {
         const view = new AssistantMessageView(this.options);
         view.update(message);
         this.add(view);
-        this.endAssistant(view, message);
+        this.endAssistant(view, message, retries);
         for (const block of message.content) if (block.type === "toolCall") this.toolLine(block.id, block.name, block.arguments);
         return;
       }
@@ -194,10 +213,11 @@ export class ConversationView {
     }
   }
 
-  private endAssistant(view: AssistantMessageView, message: AssistantMessage): void {
+  private endAssistant(view: AssistantMessageView, message: AssistantMessage, retries = 0): void {
     const theme = this.options.theme();
     if (message.stopReason === "error") {
-      const line = theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}`);
+      const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
+      const line = theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}${after}`);
       const body = this.options.verbose && message.errorBody ? verboseErrorBody(message.errorBody).replace(/\s+/g, " ") : undefined;
       view.setFooter(body ? `${line}\n${theme.fg("dim", `   ${body}`)}` : line);
     }

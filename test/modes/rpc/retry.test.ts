@@ -2,10 +2,13 @@
  * Automatic retry over RPC: a transient provider failure (529) is retried
  * after a backoff with auto_retry_start/auto_retry_end events; retries give up
  * after maxRetries; set_auto_retry false turns them off; abort_retry cancels
- * a wait in progress.
+ * a wait in progress. A retried attempt's failed reply stays in the session file with a
+ * context_edit that leaves it out of the context (as pi 1.6.0 writes it), so a resumed
+ * session does not send it.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createRpcFixture, duplicateResponseIds, textOf, type Frame, type RpcFixture, type RpcProcess } from "../../support/rpc-harness.ts";
+import { createRpcFixture, duplicateResponseIds, FAKE_MODEL, textOf, type Frame, type RpcFixture, type RpcProcess } from "../../support/rpc-harness.ts";
 
 let fixture: RpcFixture;
 
@@ -100,5 +103,42 @@ describe("auto retry", () => {
     } finally {
       await slow.cleanup();
     }
+  });
+
+  test("a resumed session keeps the failed attempts in its file and out of the next request", async () => {
+    const rateLimited = { type: "error" as const, status: 429, message: "rate limited" };
+    const rpc = fixture.start();
+    fixture.server.enqueue(rateLimited, rateLimited, rateLimited, rateLimited);
+    await rpc.request({ type: "prompt", message: "first question" });
+    expect(await rpc.waitForEvent("auto_retry_end")).toMatchObject({ success: false, attempt: 3 });
+    await rpc.waitFor((frame) => frame.type === "agent_end" && frame.willRetry === false);
+    const sessionFile: string = (await rpc.request({ type: "get_state" })).data.sessionFile;
+    await finish(rpc);
+
+    const entries = readFileSync(sessionFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Frame);
+    const replies = entries.filter((entry) => entry.type === "message" && entry.message.role === "assistant");
+    expect(replies.map((entry) => entry.message.stopReason)).toEqual(["error", "error", "error", "error"]);
+    // Each retried attempt (not the last, which ended the run) is left out by a context edit.
+    const edits = entries.filter((entry) => entry.type === "context_edit");
+    expect(edits.map((edit) => [edit.targetId, edit.replacement])).toEqual(replies.slice(0, 3).map((entry) => [entry.id, null]));
+    // The host saw each edit as it was appended.
+    expect(rpc.ofType("entry_appended").map((frame) => frame.entry.id)).toEqual(edits.map((edit) => edit.id));
+
+    const resumed = fixture.start(["--model", FAKE_MODEL, "--session", sessionFile]);
+    const messages = (await resumed.request({ type: "get_messages" })).data.messages as Frame[];
+    expect(messages.map((message) => [message.role, message.stopReason])).toEqual([
+      ["user", undefined],
+      ["assistant", "error"],
+    ]);
+    fixture.server.enqueue({ content: [{ type: "text", text: "second answer" }] });
+    const before = fixture.server.requests.length;
+    await resumed.request({ type: "prompt", message: "second question" });
+    await resumed.waitFor((frame) => frame.type === "agent_end");
+    const sent = fixture.server.requests[before].body.messages as Frame[];
+    expect(sent.filter((message) => message.role !== "system").map((message) => [message.role, message.content])).toEqual([
+      ["user", "first question"],
+      ["user", "second question"],
+    ]);
+    await finish(resumed);
   });
 });
