@@ -20,6 +20,7 @@ import type { ClassifierModel } from "./catalog/model-types.ts";
 import type { ImageContent, Usage } from "./types.ts";
 import { describeProviderFailure, retryAfterFromHeaders } from "./provider-errors.ts";
 import { calculateCost, emptyUsage } from "./usage.ts";
+import { redactCredentials } from "./verbose-error-body.ts";
 
 export type ClassifierQuestion =
   | { type: "choice"; instructions: string; criteria: Record<string, string> }
@@ -71,11 +72,15 @@ function briefBody(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
     const message = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
-    if (typeof message === "string" && message) return message;
+    if (typeof message === "string" && message) return cut(message);
   } catch {
     // not JSON: the text itself
   }
-  const text = body.trim() || "no response body";
+  return cut(body.trim() || "no response body");
+}
+
+/** A service's words cut to one error line's worth: a megabyte-long `error.message` is no more use to a script than its start. */
+function cut(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
@@ -130,10 +135,15 @@ export async function postJson(label: string, url: string, body: unknown, option
   }
 }
 
-/** A failure as one line: the service's own words for an HTTP error, else what went wrong on the way. */
-export function failureText(error: unknown, provider: string, url: string): string {
-  if (error instanceof ServiceError) return error.message;
-  return describeProviderFailure(error, provider, url).message;
+/**
+ * A failure as one line: the service's own words for an HTTP error, else what went wrong on
+ * the way. The line goes back to the script, so to the model and the session file: the key
+ * and header values sent are redacted, as a chat provider's errors are (a service may echo them).
+ */
+export function failureText(error: unknown, provider: string, url: string, options: TypedRequestOptions = {}): string {
+  const secrets = [options.apiKey, ...Object.values(options.headers ?? {})];
+  if (error instanceof ServiceError) return redactCredentials(error.message, secrets);
+  return describeProviderFailure(error, provider, url, secrets).message;
 }
 
 /** `<baseUrl>/<path>`, whether or not the base ends in a slash. */
@@ -314,7 +324,7 @@ export async function classify(model: ClassifierModel, context: ClassifierContex
   } catch (error) {
     result.answers = {};
     result.stopReason = options.signal?.aborted ? "aborted" : "error";
-    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl);
+    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl, options);
   }
   return result;
 }

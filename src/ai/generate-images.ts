@@ -72,7 +72,7 @@ export async function generateImages(model: ImageModel, context: ImagesContext, 
   } catch (error) {
     result.output = [];
     result.stopReason = options.signal?.aborted ? "aborted" : "error";
-    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl);
+    result.errorMessage = options.signal?.aborted ? "Request aborted" : failureText(error, model.provider, model.baseUrl, options);
   }
   return result;
 }

@@ -74,6 +74,9 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (!header) return undefined;
   const trimmed = header.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP date names its day and month in words. Date.parse also reads "-1", "1.5" or "12"
+  // as dates in 2001, which made a server's garbage mean "send again at once".
+  if (!/[a-z]/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
@@ -96,7 +99,8 @@ function sleep(ms: number, signal: AbortSignal | null | undefined, onWake: (wake
 /** Short enough for one line of an error: the first line of the server's answer. */
 async function answerText(response: Response): Promise<string> {
   const text = await response.text().catch(() => "");
-  const line = text.trim().split("\n")[0] ?? "";
+  // Escape sequences and control characters are dropped: the line reaches the terminal (stderr) and the model.
+  const line = (text.trim().split("\n")[0] ?? "").replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x1f\x7f-\x9f]/g, "");
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 

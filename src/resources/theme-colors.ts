@@ -240,6 +240,8 @@ export function parseColorText(text: string): { hex: string } | { error: string 
   const match = FUNCTION.exec(value);
   if (!match) return { error: form === "okhsl" ? "okhsl() takes a hue, a saturation and a lightness: okhsl(250 60% 55%)" : "oklch() takes a lightness, a chroma and a hue: oklch(62% 0.1 200)" };
   const [, , first, second, third] = match as unknown as [string, string, string, string, string];
+  // Hundreds of digits read as Infinity, and Infinity's hue has no cosine: the colour would come out "#NaNNaNNaN".
+  if (![first, second, third].every((text) => Number.isFinite(Number.parseFloat(text)))) return { error: `${form}() numbers must be finite` };
   if (form === "okhsl") {
     if (first.endsWith("%")) return { error: "the hue of okhsl() is in degrees, not a percentage" };
     const hue = Number.parseFloat(first);

@@ -197,6 +197,8 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
   const vars = document.vars ?? {};
   const resolve = (where: string, value: ColorValue): ResolvedColor | undefined => {
     const seen: string[] = [];
+    // A Set beside the list: a hostile file's chain of many thousand vars would be checked in quadratic time.
+    const seenNames = new Set<string>();
     let current: ColorValue = value;
     for (;;) {
       if (typeof current === "number") return current;
@@ -207,8 +209,11 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
         problems.push(`${where}: ${JSON.stringify(current)} is not a colour (${color.error})`);
         return undefined;
       }
-      if (seen.includes(current)) {
-        problems.push(`${where}: vars refer to each other in a circle (${[...seen, current].join(" → ")})`);
+      if (seenNames.has(current)) {
+        const circle = [...seen, current];
+        // A long circle is named by its ends: the whole of one could be thousands of names on one line.
+        const shown = circle.length > 8 ? [...circle.slice(0, 4), "…", ...circle.slice(-2)] : circle;
+        problems.push(`${where}: vars refer to each other in a circle (${shown.join(" → ")})`);
         return undefined;
       }
       if (!Object.hasOwn(vars, current)) {
@@ -217,6 +222,7 @@ export function resolveTheme(document: ThemeDocument, path?: string): ThemeDefin
         return undefined;
       }
       seen.push(current);
+      seenNames.add(current);
       current = vars[current]!;
     }
   };

@@ -137,6 +137,25 @@ describe("error messages never carry a credential", () => {
     });
   }
 
+  test("a key echoed inside base64 (a proxy's header dump) or a credential variable's value percent-encoded is hidden too", async () => {
+    const target = rig("openai-completions", { rpc: false });
+    const envSecret = "gw/secret+with=specials";
+    target.server.enqueue((request) => ({
+      type: "error",
+      status: 401,
+      message: `header dump ${Buffer.from(`Authorization: ${request.headers.authorization}`).toString("base64")} query ?t=${encodeURIComponent(envSecret)}`,
+    }));
+    const result = await runXcsh(["-p", "hi", "--model", "fake/m"], { env: { ...target.home.env, GATEWAY_TOKEN: envSecret }, timeoutMs: WAIT });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain("header dump");
+    const dumped = /header dump (\S+)/.exec(result.stderr)![1]!;
+    expect(dumped).toContain("[redacted]");
+    // What is left of the dump, decoded piece by piece, does not spell the key.
+    for (const piece of dumped.split("[redacted]")) expect(Buffer.from(piece, "base64").toString("latin1")).not.toContain(LITERAL_KEY.slice(0, 8));
+    expect(result.stderr).toContain("query ?t=[redacted]");
+    expect(result.stderr).not.toContain(encodeURIComponent(envSecret));
+  });
+
   test("print mode's error line hides the key, and the value of a credential variable", async () => {
     const target = rig("openai-completions", { rpc: false });
     const envSecret = "env-held-gateway-secret-55";

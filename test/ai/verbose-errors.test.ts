@@ -89,6 +89,23 @@ describe("--verbose in the terminal UI", () => {
     );
   });
 
+  test("escape sequences in a provider's error (a hostile proxy) never reach the terminal: not in the error line, the body or the retry notice", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        const hostile = (tag: string) => JSON.stringify({ error: { message: `Overloaded\x1b]2;PWNED-${tag}\x07 now\x1b[2J`, type: "server_error" } });
+        fake.server.enqueue({ type: "raw", status: 503, body: hostile("retry") }, { type: "raw", status: 400, body: hostile("final") });
+        send(pane, "hi");
+        const screen = await pane.waitFor((text) => text.includes("Overloaded now") && text.includes("Retrying"), 30_000);
+        await pane.waitFor((text) => text.split("Overloaded now").length >= 3, 30_000);
+        // The --verbose body shows the JSON as sent ("\\u001b]2;…"): text, not an escape.
+        expect(screen).toContain("Overloaded now");
+        expect(pane.tmux(["display-message", "-p", "#{pane_title}"]).trim()).not.toContain("PWNED");
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
+      },
+      { args: ["--verbose"], before: (fake) => fake.home.writeSettings({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 100 } }) },
+    );
+  });
+
   test("without --verbose the body stays out of the UI", async () => {
     await withPane(
       async ({ fake, pane }) => {

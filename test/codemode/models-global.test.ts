@@ -23,7 +23,7 @@ beforeAll(() => {
       fake: { baseUrl: chat, api: "openai-completions", apiKey: "test-key", models: [{ id: "fake-model" }] },
       openrouter: { baseUrl: chat, apiKey: "or-key" },
       openai: { baseUrl: chat, apiKey: "oa-key" },
-      typesafe: { baseUrl: chat, apiKey: "ts-key" },
+      typesafe: { baseUrl: chat, apiKey: "ts-key-plain-literal-91" },
     },
   });
   rpc = fixture.start(CODEMODE_ARGS);
@@ -149,7 +149,7 @@ return [jev.name, r.stopReason, r.answers.ok, r.usage.cost.total];`;
     expect(output(end)).toEqual(["Jev", "stop", { type: "bool", probability: 0.8 }, 0]);
     const [request] = fixture.server.typedRequests.slice(before);
     expect(request!.path).toBe("/v1/systemone");
-    expect(request!.headers.authorization).toBe("Bearer ts-key");
+    expect(request!.headers.authorization).toBe("Bearer ts-key-plain-literal-91");
     expect(request!.headers["typesafe-danger-zone-images"]).toBe("true");
     expect(request!.body.state).toEqual(["<image-1>", { task: "Settings" }]);
     expect(request!.body.assets).toEqual({ "<image-1>": { type: "image", format: "png", data_base64: TINY_PNG } });
@@ -169,6 +169,16 @@ return { stopReason: r.stopReason, errorMessage: r.errorMessage, answers: r.answ
     expect(fixture.server.typedRequests.at(-1)!.path).toBe("/v1/systemone");
     // A 401 is not tried again.
     expect(fixture.server.typedRequests.filter((request) => request.body?.state?.x === 1).length).toBe(1);
+  });
+
+  test("the key a service echoes in its error never reaches the script (so neither the model nor the session file)", async () => {
+    fixture.server.enqueueTyped((request) => ({ status: 401, body: { error: { message: `key ${request.headers.authorization} is revoked` } } }));
+    const code = `const r = await models.classify({ provider: "typesafe", id: "jev-latest" }, { state: { leak: 1 }, questions: { ok: { type: "bool", instructions: "ok?", criteria: { true: "yes", false: "no" } } } });
+return r.errorMessage;`;
+    const end = await runScriptPrompt(rpc, fixture.server, "c3k", code, TIMEOUT);
+    expect(fixture.server.typedRequests.at(-1)!.headers.authorization).toBe("Bearer ts-key-plain-literal-91");
+    expect(resultText(end)).toContain("key Bearer [redacted] is revoked");
+    expect(JSON.stringify(end)).not.toContain("ts-key-plain-literal-91");
   });
 
   test("a busy service is asked again; a refusal is not", async () => {

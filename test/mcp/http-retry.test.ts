@@ -74,6 +74,19 @@ describe("a remote server that answers 408, 429 or 5xx", () => {
     expect(seen("initialize")).toHaveLength(1);
   }, 40_000);
 
+  test("a garbage Retry-After (-1) means the usual waits, not 'at once', and escape sequences in the server's answer never reach the terminal", async () => {
+    const body = "\x1b]52;c;aGk=\x07\x1b[2Jbad gateway";
+    const { result, seen } = await runWith((method) => (method === "initialize" ? { status: 503, headers: { "retry-after": "-1" }, body } : undefined));
+    const attempts = seen("initialize");
+    expect(attempts).toHaveLength(3);
+    // 250 ms and 1 s, the waits used when the server names none (Date.parse read "-1" as a date in 2001: no wait).
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(200);
+    expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(900);
+    const report = result.stderr.split("\n").find((line) => line.includes('MCP server "web"'));
+    expect(report).toContain("HTTP 503 (bad gateway), still after 3 attempts");
+    expect(result.stderr).not.toContain("\x1b");
+  }, 40_000);
+
   test("a tool call refused with 429 is sent again and runs", async () => {
     const { toolText, seen } = await runWith((method, earlier) => (method === "tools/call" && earlier === 0 ? { status: 429 } : undefined), echo);
     expect(toolText).toBe("web echo: again");

@@ -116,3 +116,26 @@ describe("pi 1.x theme files", () => {
     expect(problems(document({}, { appearance: "dim" }))).toEqual(['appearance: expected "dark" or "light" (got "dim")']);
   });
 });
+
+describe("a hostile theme file", () => {
+  const digits = "9".repeat(400);
+
+  test("a number too long to be finite is an error, never the colour '#NaNNaNNaN' (which drew as black)", () => {
+    expect(parseColorText(`oklch(50% 0.1 ${digits})`)).toEqual({ error: "oklch() numbers must be finite" });
+    expect(parseColorText(`okhsl(-${digits} 50% 50%)`)).toEqual({ error: "okhsl() numbers must be finite" });
+    expect(parseColorText(`oklch(50% ${digits} 120)`)).toEqual({ error: "oklch() numbers must be finite" });
+    // A large but finite hue still turns round the circle.
+    expect(parseColorText("okhsl(36250 60% 55%)")).toEqual(parseColorText("okhsl(250 60% 55%)"));
+  });
+
+  test("a chain of 20,000 vars resolves in well under a second, and a circle in it is named", () => {
+    const dark = BUILTIN_THEME_DOCUMENTS.dark;
+    const vars: Record<string, string | number> = { ...dark.vars, v0: "#0af" };
+    for (let i = 1; i < 20_000; i++) vars[`v${i}`] = `v${i - 1}`;
+    const started = performance.now();
+    const theme = themeFromJson({ name: "chain", vars, colors: { ...dark.colors, accent: "v19999", text: "v19999" } });
+    expect(theme.colors.accent).toBe("#00aaff");
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(() => themeFromJson({ name: "loop", vars: { ...vars, v0: "v19999" }, colors: { ...dark.colors, accent: "v5" } })).toThrow(/in a circle \(v5 → v4 → v3 → v2 → … → v6 → v5\)$/);
+  });
+});

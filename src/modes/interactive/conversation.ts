@@ -7,6 +7,7 @@
  * shown is always what the session holds.
  */
 import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
+import { inertText } from "./inert-text.ts";
 import type { Component, Container, TUI } from "@earendil-works/pi-tui";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";
@@ -217,8 +218,9 @@ export class ConversationView {
     const theme = this.options.theme();
     if (message.stopReason === "error") {
       const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
-      const line = theme.fg("error", ` ✗ ${message.errorMessage ?? "The model returned an error"}${after}`);
-      const body = this.options.verbose && message.errorBody ? verboseErrorBody(message.errorBody).replace(/\s+/g, " ") : undefined;
+      // The provider's (or a proxy's) own words: drawn without their escape sequences.
+      const line = theme.fg("error", ` ✗ ${inertText(message.errorMessage ?? "The model returned an error")}${after}`);
+      const body = this.options.verbose && message.errorBody ? inertText(verboseErrorBody(message.errorBody)).replace(/\s+/g, " ") : undefined;
       view.setFooter(body ? `${line}\n${theme.fg("dim", `   ${body}`)}` : line);
     }
     else if (message.stopReason === "aborted") view.setFooter(theme.fg("warning", " ⏹ Aborted"));

@@ -16,6 +16,11 @@
  * client's. Where a desktop's program failed, the sequence is still sent but the
  * failure is reported: that terminal may well ignore it. A failure is a sentence to
  * show, never an exception.
+ *
+ * What is copied is the model's words, and it will be pasted, often into a shell: escape
+ * sequences and control characters other than tab and line ends are dropped first. An
+ * answer holding `ESC[201~` would otherwise end the shell's bracketed paste early, and
+ * the lines after it would run as if typed.
  */
 type Env = Record<string, string | undefined>;
 
@@ -44,7 +49,11 @@ function isRemote(env: Env): boolean {
   return Boolean(env.SSH_CONNECTION || env.SSH_CLIENT || env.MOSH_CONNECTION || forced === "1");
 }
 
-export async function copyText(text: string, routes: CopyRoutes): Promise<CopyOutcome> {
+/** ESC and the other C0/C1 controls, but tab, line feed and carriage return. */
+const PASTE_UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+
+export async function copyText(raw: string, routes: CopyRoutes): Promise<CopyOutcome> {
+  const text = raw.replace(PASTE_UNSAFE, "");
   const env = routes.env ?? process.env;
   const platform = routes.platform ?? process.platform;
   const via: string[] = [];

@@ -22,6 +22,22 @@ export function inertText(raw: string): string {
 
 const NEEDS_CLEANING = /[\x00-\x08\x0b-\x1f\x7f]/;
 
+const COLOUR = /(\x1b\[[0-9;:]*m)/;
+
+/**
+ * inertText that keeps colour (SGR) sequences: for lines xcsh draws from others' words
+ * (a notice, a provider's error) where an extension may have coloured its own text.
+ * Any other escape, and a lone ESC, is dropped; a colour cannot move the cursor or reach
+ * the title or the clipboard.
+ */
+export function inertKeepingColour(raw: string): string {
+  if (!NEEDS_CLEANING.test(raw)) return raw;
+  return raw
+    .split(COLOUR)
+    .map((part, index) => (index % 2 === 1 ? part : inertText(part)))
+    .join("");
+}
+
 /** inertText, skipped for the usual text that holds nothing to drop (it runs on every streamed delta). */
 export function inertIfNeeded(raw: string): string {
   return NEEDS_CLEANING.test(raw) ? inertText(raw) : raw;

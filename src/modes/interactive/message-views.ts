@@ -9,7 +9,7 @@
 import type { Component, Markdown } from "@earendil-works/pi-tui";
 import type { AssistantMessage } from "../../ai/types.ts";
 import { keyHint, keyText, loadPiTui } from "../../extensions/tui-helpers.ts";
-import { inertIfNeeded } from "./inert-text.ts";
+import { inertIfNeeded, inertKeepingColour } from "./inert-text.ts";
 import type { UiTheme } from "./theme.ts";
 
 export interface ViewContext {
@@ -215,10 +215,12 @@ export class NoticeView extends CachedView {
     const { wrapTextWithAnsi, truncateToWidth } = loadPiTui();
     const theme = this.context.theme();
     const lines = [""];
-    const detailLines = this.detail.trim() ? this.detail.trim().split("\n") : [];
+    // A notice often quotes others: a provider's or MCP server's error, a file's name.
+    const detail = inertKeepingColour(this.detail);
+    const detailLines = detail.trim() ? detail.trim().split("\n") : [];
     // Detail that starts with a line break is a list (/hotkeys, /help): the heading stands alone above it.
     const first = this.detail.startsWith("\n") ? "" : (detailLines.shift() ?? "");
-    const head = theme.fg(this.color, this.label) + (first ? " " + theme.fg("muted", first) : "");
+    const head = theme.fg(this.color, inertKeepingColour(this.label)) + (first ? " " + theme.fg("muted", first) : "");
     if (!this.foldable || this.context.expanded() || detailLines.length === 0) {
       lines.push(...wrapTextWithAnsi(head, width));
       // Wrapped detail keeps its indent, so a long row does not spill back under the heading.

@@ -24,6 +24,7 @@
  * question about its own code (text the colour of the background) its way.
  */
 import { readJsonFile } from "../../config/json-file.ts";
+import { inertText } from "./inert-text.ts";
 import type { Rgb } from "../../resources/theme-colors.ts";
 import { readGlobalSettingsFile, readProjectSettingsObject } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";
@@ -312,7 +313,9 @@ export class ThemeController {
     if (covers) this.said.add(covers);
     if (this.said.has(line)) return;
     this.said.add(line);
-    this.pending.push(line);
+    // A project's theme file, its name and its keys, and the project's theme setting, are
+    // anyone's words: an escape sequence in them must not reach the terminal (title, clipboard).
+    this.pending.push(inertText(line));
   }
 }
 

@@ -151,6 +151,30 @@ describe("built-in commands", () => {
     );
   });
 
+  test("/copy drops escape sequences from the answer: an ESC[201~ in it would end a shell's bracketed paste and run what follows", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        pane.tmux(["set-option", "-g", "set-clipboard", "on"]);
+        fake.server.enqueue({ content: [{ type: "text", text: "Run `ls`\x1b[201~\nrm -rf ~/stuff\x07 done." }] });
+        send(pane, "say something");
+        await pane.waitFor("done.");
+        send(pane, "/copy");
+        await pane.waitFor("Copied the last answer");
+        const deadline = Date.now() + 5000;
+        let buffer = "";
+        while (Date.now() < deadline && !buffer) {
+          try {
+            buffer = pane.tmux(["show-buffer"]);
+          } catch {
+            await Bun.sleep(50);
+          }
+        }
+        expect(buffer).toBe("Run `ls`[201~\nrm -rf ~/stuff done.");
+      },
+      { env: NO_DESKTOP_ENV },
+    );
+  });
+
   test("/reload picks up a changed extension", async () => {
     const source = (word: string) => `export default function (pi) {
   pi.registerCommand("greet", { description: "Say hello", handler: async (_args, ctx) => ctx.ui.notify("greeting: ${word}", "info") });

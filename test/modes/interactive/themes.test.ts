@@ -216,6 +216,24 @@ describe("theme files", () => {
 });
 
 describe("broken theme files", () => {
+  test("a hostile repository's theme file: escape sequences in its file name, keys or the theme setting never reach the terminal", async () => {
+    await withPane(
+      async ({ pane }) => {
+        const screen = flat(await pane.waitFor("Showing the built-in system theme"));
+        expect(screen).toContain("not a theme colour");
+        // The OSC 2 in the key would have set the pane's title.
+        expect(pane.tmux(["display-message", "-p", "#{pane_title}"]).trim()).not.toContain("PWNED");
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
+      },
+      themed({
+        before: (_fake, project) => {
+          writeJson(join(project, ".xcsh", "themes", "evil\x1b]2;PWNED-FILE\x07.json"), themeDocument("evil", { "\x1b]2;PWNED\x07x": "#fff" }));
+          writeJson(join(project, ".xcsh", "settings.json"), { theme: "evil" });
+        },
+      }),
+    );
+  });
+
   test("the chosen theme is broken: one warning names the file and each bad token; the built-in palette is drawn and the session works", async () => {
     await withPane(
       async ({ fake, pane }) => {

@@ -16,13 +16,28 @@ export type OpenOutcome = { ok: true } | { ok: false; reason: string };
 
 const OPENED_SCHEMES = new Set(["http:", "https:", "mailto:"]);
 const OPENER_TIMEOUT_MS = 10_000;
+const WEB_AND_MAIL_ONLY = "Only web and mail links are opened";
+
+/**
+ * The address as the opener gets it (parsed and written back, so no stray whitespace or
+ * unencoded character reaches it), or why it is not opened. A mail link that asks to
+ * attach a file (`?attach=~/.ssh/id_rsa`, which some mail programs honour) is refused too:
+ * one click would put a local file in a draft.
+ */
+export function linkToOpen(url: string): { href: string } | { reason: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { reason: WEB_AND_MAIL_ONLY };
+  }
+  if (!OPENED_SCHEMES.has(parsed.protocol)) return { reason: WEB_AND_MAIL_ONLY };
+  if (parsed.protocol === "mailto:" && /(?:^|&)attach(?:ment)?=/i.test(parsed.search.slice(1))) return { reason: "A mail link that attaches a file is not opened" };
+  return { href: parsed.href };
+}
 
 export function openableLink(url: string): boolean {
-  try {
-    return OPENED_SCHEMES.has(new URL(url).protocol);
-  } catch {
-    return false;
-  }
+  return "href" in linkToOpen(url);
 }
 
 function openerFor(url: string, platform: NodeJS.Platform): string[] {
@@ -32,13 +47,15 @@ function openerFor(url: string, platform: NodeJS.Platform): string[] {
 }
 
 export async function openLink(url: string, platform: NodeJS.Platform = process.platform): Promise<OpenOutcome> {
-  if (!openableLink(url)) return { ok: false, reason: "Only web and mail links are opened" };
+  const link = linkToOpen(url);
+  if ("reason" in link) return { ok: false, reason: link.reason };
+  const href = link.href;
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    proc = Bun.spawn({ ...ownProgram(openerFor(url, platform)), stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: OPENER_TIMEOUT_MS });
+    proc = Bun.spawn({ ...ownProgram(openerFor(href, platform)), stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: OPENER_TIMEOUT_MS });
   } catch {
-    return { ok: false, reason: `No ${openerFor(url, platform)[0]} to open links with` };
+    return { ok: false, reason: `No ${openerFor(href, platform)[0]} to open links with` };
   }
   const code = await proc.exited;
-  return code === 0 ? { ok: true } : { ok: false, reason: `Could not open the link (${openerFor(url, platform)[0]} exited with ${code})` };
+  return code === 0 ? { ok: true } : { ok: false, reason: `Could not open the link (${openerFor(href, platform)[0]} exited with ${code})` };
 }
