@@ -54,6 +54,25 @@ describe("--verbose in print mode", () => {
     }
   });
 
+  test("escape sequences in a provider's error (a hostile proxy) never reach stderr: not in the retry notice, the final error or the body", async () => {
+    const fake = await makeFakeModelHome();
+    try {
+      fake.home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 1 } });
+      const hostile = (tag: string) => JSON.stringify({ error: { message: `Overloaded\x1b]52;c;cm0gLXJmIH4=\x07 ${tag}\x1b[2J`, type: "server_error" } });
+      fake.server.enqueue({ type: "raw", status: 503, body: hostile("first") }, { type: "raw", status: 400, body: hostile("final") });
+      const result = await runXcsh(["-p", "hi", "--model", "fake/m", "--verbose"], { env: fake.home.env, timeoutMs: 30_000 });
+      expect(result.exitCode).not.toBe(0);
+      // What the provider said is there, as text…
+      expect(result.stderr).toContain("retrying in");
+      expect(result.stderr).toContain("Overloaded first");
+      expect(result.stderr).toContain("Overloaded final");
+      // …without a single escape: no OSC 52 clipboard write, no screen clear.
+      expect(result.stderr).not.toContain("\x1b");
+    } finally {
+      await fake.cleanup();
+    }
+  });
+
   test("a retried failure shows its body under the retry notice", async () => {
     const fake = await makeFakeModelHome();
     try {

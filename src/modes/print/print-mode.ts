@@ -14,6 +14,7 @@ import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-li
 import { formatRetryDelay } from "../../core/auto-retry.ts";
 import { emptyUsage } from "../../ai/usage.ts";
 import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
+import { inertText } from "../interactive/inert-text.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";
@@ -60,7 +61,8 @@ function attachTextOutput(session: AgentSession, streamLive: () => boolean, out:
       const args = JSON.stringify(event.args);
       process.stderr.write(`· ${event.toolName} ${args.length > 120 ? args.slice(0, 117) + "..." : args}\n`);
     } else if (event.type === "auto_retry_start") {
-      process.stderr.write(`xcsh: ${event.errorMessage} — retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})\n`);
+      // A provider's (or a proxy's) words reach the terminal without their escape sequences.
+      process.stderr.write(`xcsh: ${inertText(event.errorMessage)} — retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})\n`);
       if (verbose && failedBody) writeErrorBody(failedBody);
     } else if (event.type === "compaction_start" && event.reason !== "manual") {
       process.stderr.write("xcsh: the context is full; summarizing earlier messages…\n");
@@ -70,7 +72,7 @@ function attachTextOutput(session: AgentSession, streamLive: () => boolean, out:
 
 /** --verbose: the provider's raw error body, credentials redacted, on stderr. */
 function writeErrorBody(rawBody: string): void {
-  process.stderr.write(`xcsh: response body: ${verboseErrorBody(rawBody)}\n`);
+  process.stderr.write(`xcsh: response body: ${inertText(verboseErrorBody(rawBody))}\n`);
 }
 
 /** The session header first (as pi's json mode), then every event. */
@@ -223,7 +225,7 @@ async function runPrompt(
     const message = final?.errorMessage ?? "the run ended without an answer";
     error = final ? classifyProviderError(message) : { kind: "internal", message, retryable: false };
     status = "error";
-    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${message}\n`);
+    process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${inertText(message)}\n`);
     if (args.verbose && format === "text" && final?.errorBody) writeErrorBody(final.errorBody);
   } else if (final.stopReason === "aborted") {
     status = "interrupted";
