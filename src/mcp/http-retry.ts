@@ -13,6 +13,7 @@
  * attempts run out the error says how many were made; a request the SDK cancels
  * meanwhile (its timeout, the user's Escape: `notifications/cancelled`) is not sent again.
  */
+import { inertText } from "../tools/inert-text.ts";
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -124,7 +125,7 @@ async function answerStart(response: Response): Promise<string> {
 async function answerText(response: Response): Promise<string> {
   const text = await answerStart(response);
   // Escape sequences and control characters are dropped: the line reaches the terminal (stderr) and the model.
-  const line = (text.trim().split("\n")[0] ?? "").replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x1f\x7f-\x9f]/g, "");
+  const line = inertText(text.trim().split("\n")[0] ?? "");
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 

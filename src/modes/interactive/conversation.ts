@@ -7,7 +7,7 @@
  * shown is always what the session holds.
  */
 import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
-import { inertText } from "./inert-text.ts";
+import { inertText } from "../../tools/inert-text.ts";
 import type { Component, Container, TUI } from "@earendil-works/pi-tui";
 import type { AgentMessage } from "../../agent/types.ts";
 import type { AssistantMessage, ToolResultMessage } from "../../ai/types.ts";

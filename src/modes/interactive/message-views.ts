@@ -9,7 +9,7 @@
 import type { Component, Markdown } from "@earendil-works/pi-tui";
 import type { AssistantMessage } from "../../ai/types.ts";
 import { keyHint, keyText, loadPiTui } from "../../extensions/tui-helpers.ts";
-import { inertIfNeeded, inertKeepingColour } from "./inert-text.ts";
+import { inertIfNeeded, inertKeepingColour } from "../../tools/inert-text.ts";
 import type { UiTheme } from "./theme.ts";
 
 export interface ViewContext {

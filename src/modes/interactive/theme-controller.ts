@@ -24,7 +24,7 @@
  * question about its own code (text the colour of the background) its way.
  */
 import { readJsonFile } from "../../config/json-file.ts";
-import { inertText } from "./inert-text.ts";
+import { inertText } from "../../tools/inert-text.ts";
 import type { Rgb } from "../../resources/theme-colors.ts";
 import { readGlobalSettingsFile, readProjectSettingsObject } from "../../config/settings.ts";
 import { projectNeedsTrust } from "../../extensions/project-trust.ts";

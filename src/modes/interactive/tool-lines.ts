@@ -6,7 +6,7 @@
  * whole when tools are expanded (ctrl+o). An extension tool's own
  * renderCall/renderResult replace the built-in shapes when it has them.
  */
-import { inertText } from "./inert-text.ts";
+import { inertText } from "../../tools/inert-text.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Component } from "@earendil-works/pi-tui";

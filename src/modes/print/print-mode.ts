@@ -14,7 +14,7 @@ import { describeLimit, RunMeter, type RunLimitOptions } from "../../core/run-li
 import { formatRetryDelay } from "../../core/auto-retry.ts";
 import { emptyUsage } from "../../ai/usage.ts";
 import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
-import { inertText } from "../interactive/inert-text.ts";
+import { inertText } from "../../tools/inert-text.ts";
 import { classifyProviderError, classifyThrown, exitCodeFor, type ResultEnvelope, type RunError, type RunStatus } from "./run-outcome.ts";
 import { trackFilesChanged } from "./files-changed.ts";
 import { claimStdoutForProtocol } from "../protocol-output.ts";

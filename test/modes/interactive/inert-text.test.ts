@@ -5,7 +5,7 @@
  * (Through the binary: test/ai/verbose-errors.test.ts, test/modes/interactive/themes.test.ts.)
  */
 import { describe, expect, test } from "bun:test";
-import { inertKeepingColour } from "../../../src/modes/interactive/inert-text.ts";
+import { inertKeepingColour } from "../../../src/tools/inert-text.ts";
 
 describe("inertKeepingColour", () => {
   test("colour stays; OSC, cursor moves, screen clears and lone ESCs go", () => {
@@ -15,5 +15,7 @@ describe("inertKeepingColour", () => {
     // An OSC cut by a colour sequence leaves only harmless text.
     expect(inertKeepingColour("\x1b]0;\x1b[31mX\x07")).toBe("0;\x1b[31mX");
     expect(inertKeepingColour("plain text")).toBe("plain text");
+    // 8-bit controls: U+009B is CSI and U+009D is OSC to some terminals.
+    expect(inertKeepingColour("a\u009b2Jb\u009d52;c;aGk=\u0007c")).toBe("a2Jb52;c;aGk=c");
   });
 });

@@ -6,7 +6,8 @@
  * the text after the last one.
  */
 const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
-const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f]/g;
+// C1 controls (U+0080–U+009F) too: some terminals read U+009B as CSI and U+009D as OSC.
+const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** The text with escape sequences and control characters dropped, each line as a terminal would leave it after its carriage returns. */
 export function inertText(raw: string): string {
@@ -20,7 +21,7 @@ export function inertText(raw: string): string {
     .join("\n");
 }
 
-const NEEDS_CLEANING = /[\x00-\x08\x0b-\x1f\x7f]/;
+const NEEDS_CLEANING = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 const COLOUR = /(\x1b\[[0-9;:]*m)/;
 
