@@ -282,6 +282,8 @@ describe("HTTP errors with the providers' real bodies", () => {
       // The body is reduced to its message; the raw body stays on the message for --verbose.
       expect(failed.errorMessage).not.toContain("{");
       expect(failed.errorMessage).not.toContain("\n");
+      // Gemini ends some messages in a space; the line does not.
+      expect(failed.errorMessage).toBe(failed.errorMessage.trim());
       // Anthropic's SDK keeps the body's text; the OpenAI and Gemini SDKs parse it, so what is kept is its error object.
       if (PROVIDERS[provider].api === "anthropic-messages") expect(failed.errorBody).toBe(reply.body);
       else expect(errorObject(JSON.parse(failed.errorBody))).toEqual(errorObject(JSON.parse(reply.body)));
