@@ -3,8 +3,12 @@
  * a bare "Connection error." and an HTTP error as the status followed by the raw JSON
  * body; this module finds the cause (and the address) of a network failure, reduces an
  * error body to its message, and reads how long the provider asked us to wait
- * (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo.retryDelay`). The raw body is kept
- * apart (AssistantMessage.errorBody) for whoever debugs.
+ * (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo.retryDelay`, else the wait the
+ * message itself names: OpenAI sends its 429s with no such header, only "Please try again
+ * in 26.604s"). A refusal no wait can mend (out of credit; one request larger than the
+ * whole per-minute budget) is marked final, so it is not retried. The raw body is kept
+ * apart (AssistantMessage.errorBody) for whoever debugs. The real bodies these rules were
+ * written against are in test/fixtures/provider-streams/error-bodies.json.
  */
 import { CA_HINT, certificateFailure } from "./tls-errors.ts";
 import { redactCredentials } from "./verbose-error-body.ts";
@@ -108,18 +112,64 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The message and kind inside the error bodies of Anthropic, OpenAI (and the many like it) and Gemini. */
-function bodyMessage(body: unknown): { message?: string; kind?: string } {
+interface BodyError {
+  message?: string;
+  /** What kind of failure: Anthropic's and OpenAI's `type`, Gemini's `status`. */
+  kind?: string;
+  /** OpenAI's machine-readable `code` ("insufficient_quota", "rate_limit_exceeded"). */
+  code?: string;
+}
+
+/** The message, kind and code inside the error bodies of Anthropic, OpenAI (and the many like it) and Gemini. */
+function bodyMessage(body: unknown): BodyError {
   if (!body || typeof body !== "object") return {};
   const record = body as Record<string, any>;
   // Gemini sends an array of one error object from some endpoints.
   if (Array.isArray(body)) return bodyMessage(body[0]);
   const inner = record.error && typeof record.error === "object" ? record.error : record;
   // AWS spells it `Message` in some services' bodies.
-  const message =
+  const found =
     typeof inner.message === "string" ? inner.message : typeof inner.Message === "string" ? inner.Message : typeof record.error === "string" ? record.error : undefined;
+  // Gemini's messages end in a space now and then; the line a user reads does not.
+  const message = found?.trim();
   const kind = typeof inner.type === "string" && inner.type !== "error" ? inner.type : typeof inner.status === "string" ? inner.status : undefined;
-  return { message, kind };
+  const code = typeof inner.code === "string" ? inner.code : undefined;
+  return { message, kind, code };
+}
+
+/**
+ * Why no wait can mend this refusal, or undefined when one may. A 429 is most often a
+ * limit that resets within the minute, but OpenAI also answers 429 when the account is
+ * out of credit (`insufficient_quota`) and when one request is larger than the whole
+ * per-minute budget ("…must be reduced in order to run successfully"): both fail the
+ * same way however long one waits. Read from the code, not the words: Gemini says "You
+ * exceeded your current quota, please check your plan and billing details" of limits
+ * that do reset.
+ */
+function finalRefusal(error: BodyError): "insufficient_quota" | "request_too_large" | undefined {
+  if (error.code === "insufficient_quota" || error.kind === "insufficient_quota") return "insufficient_quota";
+  if (error.message && /\bmust be reduced in order to run successfully\b/i.test(error.message)) return "request_too_large";
+  return undefined;
+}
+
+/** Units of the durations providers write: Go's (OpenAI: "1m30s", "644ms") and Gemini's seconds ("8.941621227s"). */
+const DURATION_UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+const DURATION = /(?:\d+(?:\.\d+)?(?:ms|h|m|s))+/;
+
+/** "26.604s", "644ms", "1m30s" in milliseconds. */
+function parseDuration(text: string): number {
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(amount) * DURATION_UNIT_MS[unit];
+  return Math.round(total);
+}
+
+/**
+ * The wait a message names: OpenAI's "Please try again in 26.604s." and Gemini's "Please
+ * retry in 8.941621227s.". The last resort, after the headers and Gemini's RetryInfo.
+ */
+function messageRetryDelay(message: string | undefined): number | undefined {
+  const match = message ? new RegExp(`\\b(?:try again|retry) in (${DURATION.source})(?![a-z])`, "i").exec(message) : null;
+  return match ? parseDuration(match[1]) : undefined;
 }
 
 /** Gemini's google.rpc.RetryInfo: `"retryDelay": "2s"` (or "1.5s") among the error's details. */
@@ -190,12 +240,15 @@ function describeHttp(error: ErrorLike, provider: string): ProviderFailure | und
   const kind = fromBody.kind ?? headerOf(parts.headers, "x-amzn-errortype")?.split(":")[0];
   const fallback = typeof error.message === "string" ? error.message.replace(/^\d{3}\s*/, "") : "";
   const text = message ?? (parts.rawBody === undefined ? fallback : "") ?? "";
-  // The kind names the failure (overloaded_error, RESOURCE_EXHAUSTED); a rate limit says whose.
-  const lead = status === 429 ? `rate limited by ${provider}` : (kind ?? "");
+  const refusal = finalRefusal(fromBody);
+  // The kind names the failure (overloaded_error, RESOURCE_EXHAUSTED); a rate limit says whose;
+  // an empty account is no rate limit, though OpenAI answers it with a 429 too.
+  const lead = status === 429 && refusal !== "insufficient_quota" ? `rate limited by ${provider}` : (kind ?? "");
   const detail = [lead, text && text !== lead ? text : ""].filter(Boolean).join(": ");
-  const retryAfterMs = retryAfterFromHeaders(parts.headers) ?? geminiRetryDelay(body);
+  const final = refusal ? ` ${FINAL_FAILURE_MARK}` : "";
+  const retryAfterMs = refusal ? undefined : (retryAfterFromHeaders(parts.headers) ?? geminiRetryDelay(body) ?? messageRetryDelay(message));
   return {
-    message: `${status} ${detail || "status code (no body)"}`,
+    message: `${status} ${detail || "status code (no body)"}${final}`,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     ...(parts.rawBody !== undefined ? { rawBody: parts.rawBody } : {}),
   };

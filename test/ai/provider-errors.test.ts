@@ -90,6 +90,36 @@ describe("HTTP errors", () => {
     expect(failure).toEqual({ message: "429 rate limited by google: Quota exceeded.", retryAfterMs: 1500, rawBody: JSON.stringify(body) });
   });
 
+  test("without a header, the wait a message names is the wait: OpenAI's Go durations, Gemini's fractional seconds", () => {
+    // Messages as OpenAI and Gemini wrote them (continuedev/continue#11472, openai/codex#10060, discuss.ai.google.dev/t/113924).
+    const openai = (message: string, headers = new Headers()) =>
+      describeProviderFailure(APIError.generate(429, { error: { message, type: "tokens", code: "rate_limit_exceeded" } }, undefined, headers), "openai").retryAfterMs;
+    expect(openai("Limit 30000, Used 18928, Requested 11159. Please try again in 174ms. Visit https://platform.openai.com/account/rate-limits to learn more.")).toBe(174);
+    expect(openai("Limit 250000, Used 250000, Requested 57059. Please try again in 13.694s")).toBe(13_694);
+    expect(openai("Limit 10000 / min. Please try again in 1m30s.")).toBe(90_000);
+    // A header says it first.
+    expect(openai("Please try again in 13.694s", new Headers({ "retry-after": "2" }))).toBe(2000);
+    // No number, no wait: the backoff decides.
+    expect(openai("Please try again later.")).toBeUndefined();
+    const gemini = { error: { code: 429, message: "Quota exceeded for metric: generate_content_free_tier_requests, limit: 0\nPlease retry in 856.559356ms.", status: "RESOURCE_EXHAUSTED" } };
+    expect(describeProviderFailure(new Error(`429 ${JSON.stringify(gemini)}`), "google").retryAfterMs).toBe(857);
+  });
+
+  test("OpenAI's 429s that no wait mends are final: out of credit, a request over the whole per-minute budget", () => {
+    const quota = APIError.generate(429, { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } }, undefined, new Headers({ "retry-after": "1" }));
+    const failure = describeProviderFailure(quota, "openai");
+    expect(failure.message).toBe("429 insufficient_quota: You exceeded your current quota, please check your plan and billing details. (retrying will not help)");
+    expect(failure.retryAfterMs).toBeUndefined();
+    expect(isTransientError(failure.message)).toBe(false);
+    const tooLarge = APIError.generate(429, { error: { message: "Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 31538. The input or output tokens must be reduced in order to run successfully.", type: "tokens", code: "rate_limit_exceeded" } }, undefined, new Headers());
+    expect(isTransientError(describeProviderFailure(tooLarge, "openai").message)).toBe(false);
+    // Gemini says the same words of a limit that resets: its 429 stays a rate limit, retried.
+    const gemini = { error: { code: 429, message: "You exceeded your current quota, please check your plan and billing details.", status: "RESOURCE_EXHAUSTED" } };
+    const geminiFailure = describeProviderFailure(new Error(`429 ${JSON.stringify(gemini)}`), "google");
+    expect(geminiFailure.message).toBe("429 rate limited by google: You exceeded your current quota, please check your plan and billing details.");
+    expect(isTransientError(geminiFailure.message)).toBe(true);
+  });
+
   test("an error event inside a stream (no status) reads as its kind and message", () => {
     const raw = JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
     const failure = describeProviderFailure(new Error(raw), "anthropic");

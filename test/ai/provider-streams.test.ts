@@ -20,14 +20,16 @@ function recording(name: string): string {
   return text.replace(/^(#[^\n]*\n)+\n/, "");
 }
 
+/** Real error answers, each naming where it was published (`source`); see the README's "Error bodies". */
 const ERROR_BODIES = JSON.parse(readFileSync(join(FIXTURES, "error-bodies.json"), "utf8")) as Record<
   string,
   { status: number; headers: Record<string, string>; body: unknown }
 >;
 
-function errorReply(name: string): FakeRawReply {
+/** A fixture's answer: a string body is served as it was sent, a parsed one as compact JSON. */
+function errorReply(name: string): FakeRawReply & { body: string } {
   const { status, headers, body } = ERROR_BODIES[name];
-  return { type: "raw", status, headers, body: JSON.stringify(body) };
+  return { type: "raw", status, headers, body: typeof body === "string" ? body : JSON.stringify(body) };
 }
 
 /** Each provider of the test's models.json: its API and the recording of a plain answer. */
@@ -39,6 +41,9 @@ const PROVIDERS = {
   mistral: { api: "openai-completions", model: "magistral-medium", text: "mistral-magistral-thinking.sse" },
 } as const satisfies Record<string, { api: FakeApi; model: string; text: string }>;
 type ProviderName = keyof typeof PROVIDERS;
+
+/** retry.maxAgentDelayMs in the test home: the waits real providers ask for (16 s, 22 s) are capped to it. */
+const RETRY_CAP_MS = 1500;
 
 const SKY = "The sky is blue because air scatters short wavelengths of sunlight more than long ones.";
 
@@ -53,7 +58,7 @@ beforeAll(() => {
     providers[name] = { baseUrl: server.baseUrl(api), api, apiKey: "test-key", models: [{ id: model, reasoning: name === "mistral" }] };
   }
   home.writeModelsJson({ providers });
-  home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2 } });
+  home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2, maxAgentDelayMs: RETRY_CAP_MS } });
 });
 afterEach(() => {
   server.clearScript();
@@ -194,40 +199,107 @@ describe("tool calls the APIs stream in their own ways", () => {
 });
 
 describe("HTTP errors with the providers' real bodies", () => {
-  // `headers` adds to the fixture's own: the retry-after rule is the same whatever the status.
-  const cases: { provider: ProviderName; fixture: string; message: string; askedMs?: number; headers?: Record<string, string> }[] = [
-    { provider: "claude", fixture: "anthropic-429", message: "429 rate limited by claude: Number of request tokens has exceeded your per-minute rate limit", askedMs: 1000 },
-    { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded" },
-    { provider: "gpt", fixture: "openai-429", message: "429 rate limited by gpt: Rate limit reached for gpt-4o-mini", askedMs: 700 },
-    { provider: "gptr", fixture: "openai-500", message: "500 server_error: The server had an error while processing your request." },
-    { provider: "gemini", fixture: "gemini-429", message: "429 rate limited by gemini: You exceeded your current quota", askedMs: 1000 },
-    { provider: "gemini", fixture: "gemini-503", message: "503 UNAVAILABLE: The model is overloaded. Please try again later." },
-    { provider: "mistral", fixture: "mistral-429", message: "429 rate limited by mistral: Requests rate limit exceeded", askedMs: 1000 },
+  /**
+   * Each real body (error-bodies.json names where it was published) as the user meets it: the
+   * one line is the provider's message, never JSON; the wait is the one the provider asked for
+   * (capped by retry.maxAgentDelayMs: RETRY_CAP_MS here), else the backoff (10 ms here); a
+   * refusal no wait can mend is not retried and says so. `headers` add to the fixture's own:
+   * the header rules as the providers' docs give them, on a real body.
+   */
+  const FINAL = " (retrying will not help)";
+  /** The error object of a body: OpenAI's and Gemini's `error`, Gemini's array of one, Mistral's whole body. */
+  const errorObject = (body: any): unknown => (Array.isArray(body) ? errorObject(body[0]) : (body?.error ?? body));
+  const cases: { provider: ProviderName; fixture: string; message: string; askedMs?: number; headers?: Record<string, string>; final?: true }[] = [
+    { provider: "claude", fixture: "anthropic-429", message: "429 rate limited by claude: This request would exceed your account's rate limit. Please try again later.", askedMs: 16_000 },
     { provider: "claude", fixture: "anthropic-500", message: "500 api_error: Internal server error" },
-    { provider: "gpt", fixture: "openai-503", message: "503 server_error: The engine is currently overloaded, please try again later", askedMs: 1000 },
-    { provider: "gptr", fixture: "openai-429", message: "429 rate limited by gptr: Rate limit reached for gpt-4o-mini", askedMs: 700 },
-    { provider: "gptr", fixture: "openai-503", message: "503 server_error: The engine is currently overloaded", askedMs: 1000 },
-    { provider: "gemini", fixture: "gemini-500", message: "500 INTERNAL: An internal error has occurred." },
-    { provider: "mistral", fixture: "mistral-503", message: "503 service_unavailable: Service unavailable, please retry later", askedMs: 1000 },
+    { provider: "claude", fixture: "anthropic-500-overloaded", message: "500 api_error: Overloaded" },
+    { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded" },
     { provider: "claude", fixture: "anthropic-529", message: "529 overloaded_error: Overloaded", askedMs: 1000, headers: { "retry-after": "1" } },
+    {
+      provider: "gpt",
+      fixture: "openai-429",
+      message:
+        "429 rate limited by gpt: Rate limit reached for gpt-4 in organization org-********** on tokens per min (TPM): Limit 10000, Used 9348, Requested 5086. Please try again in 26.604s. Visit https://platform.openai.com/account/rate-limits to learn more.",
+      askedMs: 26_604,
+    },
+    { provider: "gptr", fixture: "openai-429", message: "429 rate limited by gptr: Rate limit reached for gpt-4 in organization org-**********", askedMs: 26_604 },
+    { provider: "gpt", fixture: "openai-429", message: "429 rate limited by gpt: Rate limit reached for gpt-4", askedMs: 700, headers: { "retry-after-ms": "700" } },
+    {
+      provider: "gpt",
+      fixture: "openai-429-quota",
+      message: `429 insufficient_quota: You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.${FINAL}`,
+      final: true,
+    },
+    {
+      provider: "gptr",
+      fixture: "openai-429-too-large",
+      message: `429 rate limited by gptr: Request too large for gpt-4o in organization org-78asdf87asdf9aaa8976 on tokens per min (TPM): Limit 30000, Requested 31538. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.${FINAL}`,
+      final: true,
+    },
+    {
+      provider: "gptr",
+      fixture: "openai-500",
+      message:
+        "500 server_error: The server had an error processing your request. Sorry about that! You can retry your request, or contact us through our help center at help.openai.com if you keep seeing this error. (Please include the request ID e5c949c8ec2c86be225544e5eefcbe4d in your email.)",
+    },
+    { provider: "gpt", fixture: "openai-503", message: "503 server_error: That model is currently overloaded with other requests. You can retry your request" },
+    { provider: "gptr", fixture: "openai-503", message: "503 server_error: That model is currently overloaded", askedMs: 1000, headers: { "retry-after": "1" } },
+    {
+      provider: "gemini",
+      fixture: "gemini-429",
+      message: "429 rate limited by gemini: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+      askedMs: 22_000,
+    },
+    {
+      provider: "gemini",
+      fixture: "gemini-429-no-retry-info",
+      message:
+        "429 rate limited by gemini: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit.",
+    },
+    { provider: "gemini", fixture: "gemini-500", message: "500 INTERNAL: An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting" },
+    { provider: "gemini", fixture: "gemini-503", message: "503 UNAVAILABLE: The model is overloaded. Please try again later." },
+    {
+      provider: "gemini",
+      fixture: "vertex-429",
+      message: "429 rate limited by gemini: Resource exhausted. Please try again later. Please refer to https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.",
+    },
+    { provider: "mistral", fixture: "mistral-429", message: "429 rate limited by mistral: Rate limit exceeded" },
+    { provider: "mistral", fixture: "mistral-429-message-only", message: "429 rate limited by mistral: Requests rate limit exceeded" },
+    { provider: "mistral", fixture: "mistral-503", message: "503 service_unavailable: Service unavailable, please retry later", askedMs: 1000 },
   ];
-  for (const { provider, fixture, message, askedMs, headers } of cases) {
-    const waits = askedMs === undefined ? "retried after the backoff" : `retried after the ${askedMs} ms the provider asked`;
+  for (const { provider, fixture, message, askedMs, headers, final } of cases) {
     const named = headers ? `${fixture} with ${Object.keys(headers).join(", ")}` : fixture;
+    const waits = final ? "not retried" : askedMs === undefined ? "retried after the backoff" : `retried after the ${askedMs} ms the provider asked (at most ${RETRY_CAP_MS})`;
     test(`${named} from ${provider}: reads "${message.slice(0, 40)}…", ${waits}`, async () => {
       const reply = errorReply(fixture);
       server.enqueue({ ...reply, headers: { ...reply.headers, ...headers } }, { type: "raw", body: recording(PROVIDERS[provider].text) });
       const { frames } = await ask(provider);
       const [failed, answered] = assistantEnds(frames);
+      expect(failed.stopReason).toBe("error");
+      // A case shortens a long message to its start; the final mark ends the line.
       expect(failed.errorMessage).toStartWith(message);
-      // The body is reduced to its message; the raw body stays on the message for debugging.
+      if (final) expect(failed.errorMessage).toBe(message);
+      // The body is reduced to its message; the raw body stays on the message for --verbose.
       expect(failed.errorMessage).not.toContain("{");
-      expect(JSON.parse(failed.errorBody)).toBeTruthy();
-      expect(answered.stopReason).toBe("stop");
+      expect(failed.errorMessage).not.toContain("\n");
+      // Gemini ends some messages in a space; the line does not.
+      expect(failed.errorMessage).toBe(failed.errorMessage.trim());
+      // Anthropic's SDK keeps the body's text; the OpenAI and Gemini SDKs parse it, so what is kept is its error object.
+      if (PROVIDERS[provider].api === "anthropic-messages") expect(failed.errorBody).toBe(reply.body);
+      else expect(errorObject(JSON.parse(failed.errorBody))).toEqual(errorObject(JSON.parse(reply.body)));
+      expect(failed.retryAfterMs).toBe(askedMs);
       const retry = frames.find((frame) => frame.type === "auto_retry_start");
-      expect(retry?.delayMs).toBe(askedMs ?? 10);
+      if (final) {
+        expect(retry).toBeUndefined();
+        expect(answered).toBeUndefined();
+        expect(server.requests).toHaveLength(1);
+        return;
+      }
+      expect(answered.stopReason).toBe("stop");
+      const expectedDelay = askedMs === undefined ? 10 : Math.min(askedMs, RETRY_CAP_MS);
+      expect(retry?.delayMs).toBe(expectedDelay);
       const waited = server.requests[1].receivedAt - server.requests[0].receivedAt;
-      expect(waited).toBeGreaterThanOrEqual((askedMs ?? 10) - 5);
+      expect(waited).toBeGreaterThanOrEqual(expectedDelay - 5);
     });
   }
 
@@ -249,12 +321,35 @@ describe("HTTP errors with the providers' real bodies", () => {
     }
   });
 
-  test("print mode shows the reduced message and the honoured wait in its retry notice", async () => {
+  test("print mode shows the provider's message and the honoured wait in its retry notice", async () => {
     server.enqueue(errorReply("anthropic-429"), { type: "raw", body: recording(PROVIDERS.claude.text) });
     const result = await runXcsh(["-p", "hi", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });
     expect(result.stdout.trim()).toBe(SKY);
-    expect(result.stderr).toContain("429 rate limited by claude: Number of request tokens");
-    expect(result.stderr).toContain("retrying in 1 s (attempt 1 of 2)");
+    expect(result.stderr).toContain(
+      "xcsh: 429 rate limited by claude: This request would exceed your account's rate limit. Please try again later. — retrying in 1.5 s (attempt 1 of 2)",
+    );
+    expect(result.stderr).not.toContain("response body");
+  });
+
+  test("print mode with --verbose adds Gemini's body, on one line", async () => {
+    server.enqueue(errorReply("gemini-500"), errorReply("gemini-500"), errorReply("gemini-500"));
+    const result = await runXcsh(["-p", "hi", "--verbose", "--model", `gemini/${PROVIDERS.gemini.model}`], { env: home.env, timeoutMs: 20_000 });
+    expect(result.exitCode).not.toBe(0);
+    const message = "500 INTERNAL: An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting";
+    expect(result.stderr).toContain(`xcsh: gemini/${PROVIDERS.gemini.model}: ${message}`);
+    const bodies = result.stderr.split("\n").filter((line) => line.startsWith("xcsh: response body: "));
+    expect(bodies.length).toBeGreaterThan(0);
+    expect(bodies[0]).toMatch(/"message":\s*"An internal error has occurred\. Please retry or report in https:\/\/developers\.generativeai\.google\/guide\/troubleshooting",\s*"status":\s*"INTERNAL"/);
+  });
+
+  test("a refusal no wait can mend ends the run at once, in print mode too", async () => {
+    server.enqueue(errorReply("openai-429-quota"), { type: "raw", body: recording(PROVIDERS.gpt.text) });
+    const result = await runXcsh(["-p", "hi", "--model", `gpt/${PROVIDERS.gpt.model}`], { env: home.env, timeoutMs: 20_000 });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).not.toContain("retrying in");
+    expect(result.stderr).toContain("429 insufficient_quota: You exceeded your current quota");
+    expect(result.stderr).toContain("(retrying will not help)");
+    expect(server.requests).toHaveLength(1);
   });
 });
 
