@@ -300,6 +300,21 @@ describe("pi 1.6.0 examples at work", () => {
     expect(await rpc.close()).toBe(0);
   });
 
+  test("bash-spawn-hook: the missing ~/.profile's error comes first, then the command's stdout and stderr in the order written", async () => {
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "echo out1; echo err1 >&2; echo out2 $PI_SPAWN_HOOK" } }] },
+      { content: [{ type: "text", text: "Ran." }] },
+    );
+    const rpc = fixture.start(withExtensions(example("bash-spawn-hook.ts")));
+    await rpc.request({ type: "prompt", message: "run it" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000);
+    const end = rpc.ofType("tool_execution_end").find((frame) => frame.toolName === "bash")!;
+    const lines = String(end.result.content[0].text).split("\n");
+    expect(lines[0]).toMatch(/\.profile: No such file or directory$/);
+    expect(lines.slice(1)).toEqual(["out1", "err1", "out2 1"]);
+    expect(await rpc.close()).toBe(0);
+  });
+
   test("protected-paths: a write to .env is blocked with a warning, and the file is not written", async () => {
     fixture.server.enqueue(
       { content: [{ type: "toolCall", id: "call_1", name: "write", arguments: { path: ".env", content: "SECRET=1\n" } }] },
