@@ -14,6 +14,8 @@
  * A folder resolves to the entries its package.json lists under `"xcsh": {"extensions"}`
  * (or pi's `"pi": {"extensions"}`), else its index.ts / index.js. A folder named
  * explicitly (settings or -e) that has neither is scanned like an extensions folder.
+ * `-e` takes a folder as pi takes a package (its skills, prompts and themes too; see
+ * resolveExplicitPath); a settings `extensions` entry, as in pi, only ever as extensions.
  * Installed packages (src/packages/) come last, project ones only once trusted.
  * Settings lists also take pi's patterns (see discovery-patterns.ts). Nothing here throws:
  * a path that yields nothing becomes an error entry saying what was expected.
@@ -117,7 +119,7 @@ function addInstalledPackages(result: SourceList, options: DiscoveryOptions): vo
   declared.problems.forEach((problem) => result.addError({ path: problem.file, error: problem.message }));
   for (const pkg of declared.packages) {
     const stats = pkg.installed ? statOf(pkg.root) : undefined;
-    if (stats?.isFile()) result.addFound(resolveExplicitPath(pkg.root), "local", pkg.scope); // a local source naming one extension file
+    if (stats?.isFile()) result.addFound(resolveExplicitPath(pkg.root, "package"), "local", pkg.scope); // a local source naming one extension file
     if (stats?.isDirectory() !== true) continue;
     const found = packageEntries(pkg.root);
     const kept = new Set(narrow(found.entries.map((entry) => entry.path), pkg.declaration.filters.extensions, pkg.root));
@@ -152,7 +154,7 @@ function addCliPaths(result: SourceList, options: DiscoveryOptions): void {
       });
       continue;
     }
-    result.addFound(resolveExplicitPath(resolveUserPath(typed, options.cwd)), "cli", "temporary");
+    result.addFound(resolveExplicitPath(resolveUserPath(typed, options.cwd), "package"), "cli", "temporary");
   }
 }
 
@@ -162,7 +164,7 @@ function addSettingsPaths(result: SourceList, list: string[], baseDir: string, s
   for (const item of list) {
     // An empty entry would resolve to the base folder itself and scan all of it.
     if (item.trim() === "" || isSettingsPattern(item)) continue;
-    const one = resolveExplicitPath(resolveUserPath(item, baseDir));
+    const one = resolveExplicitPath(resolveUserPath(item, baseDir), "extensions-folder");
     found.entries.push(...one.entries);
     found.errors.push(...one.errors);
   }
@@ -183,8 +185,16 @@ function collectAutoFolder(folder: string): Found {
   return resolveFolder(folder, new Set()) ?? scanFolder(folder, new Set());
 }
 
+/**
+ * How a named folder yields extensions. `package` (`-e`, pi's packages): a folder offering
+ * skills, prompts or themes names its extensions only through its manifest or `extensions/`.
+ * `extensions-folder` (settings' `extensions` list): as pi 1.6.0 reads that list, the folder
+ * is one extension (manifest or index) or else a folder of them, whatever else it holds.
+ */
+type FolderRule = "package" | "extensions-folder";
+
 /** A path named by a person: a file, or a folder that must yield at least one entry. */
-function resolveExplicitPath(path: string): Found {
+function resolveExplicitPath(path: string, rule: FolderRule): Found {
   const stats = statOf(path);
   if (!stats) return failure(path, `No extension found at ${path}: the path does not exist`);
   if (stats.isFile()) {
@@ -195,6 +205,13 @@ function resolveExplicitPath(path: string): Found {
   }
   if (!stats.isDirectory()) return failure(path, `No extension found at ${path}: ${EXPECTED}`);
   const visited = new Set<string>();
+  if (rule === "extensions-folder") {
+    const found = resolveFolder(path, visited) ?? scanFolder(path, visited);
+    if (found.entries.length > 0 || found.errors.length > 0) return found;
+    // pi loads nothing here and says nothing; a package's folder is the likely mistake.
+    const hint = isPackageLayout(path) ? `; ${path} is laid out as a package: list it under "packages" instead to load its extensions/, skills and prompts` : "";
+    return failure(path, `No extension found at ${path}: ${EXPECTED}${hint}`);
+  }
   // As in pi, a folder that offers skills, prompts or themes is a package: only its manifest
   // or extensions/ names extensions (pi's subagent example keeps its index.ts beside a
   // prompts/ folder, and `-e` of that folder loads its prompts, not the index).
@@ -202,6 +219,10 @@ function resolveExplicitPath(path: string): Found {
   const found = resolveFolder(path, visited) ?? scanPackageConventionFolder(path, visited) ?? scanFolder(path, visited);
   if (found.entries.length === 0 && found.errors.length === 0) return failure(path, `No extension found at ${path}: ${EXPECTED}`);
   return found;
+}
+
+function isPackageLayout(root: string): boolean {
+  return offersOtherResources(root) || statOf(join(root, "extensions"))?.isDirectory() === true;
 }
 
 /**

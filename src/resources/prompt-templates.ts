@@ -29,13 +29,16 @@ export interface LoadedTemplates {
 
 const MAX_DESCRIPTION = 200;
 
+/** The command a file gives: its name without `.md`. */
+const commandNameOf = (fileName: string) => fileName.replace(/\.md$/i, "");
+
 function firstLine(body: string): string {
   const line = body.split(/\r?\n/).find((candidate) => candidate.trim() !== "")?.trim() ?? "";
   return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION - 1)}…` : line;
 }
 
 function parseTemplate(filePath: string, place: ResourcePlace, warnings: string[]): PromptTemplate | undefined {
-  const name = basename(filePath).replace(/\.md$/i, "");
+  const name = commandNameOf(basename(filePath));
   // A name with blanks cannot be typed as /name; `skill:` belongs to skills.
   if (name === "" || /\s/.test(name) || name.startsWith("skill:")) {
     warnings.push(`prompt template ${filePath} is not loaded: "${name}" cannot be used as a command name`);
@@ -60,12 +63,24 @@ function parseTemplate(filePath: string, place: ResourcePlace, warnings: string[
   };
 }
 
+/**
+ * A folder's templates in the order of their command names, so `/implement` comes before
+ * `/implement-and-review` (file names would put `-` before `.md`). pi lists them in the
+ * order the file system returns, which differs between machines; this order does not.
+ */
+function byCommandName(a: { name: string }, b: { name: string }): number {
+  const [first, second] = [commandNameOf(a.name), commandNameOf(b.name)];
+  if (first !== second) return first < second ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
 function filesOf(place: ResourcePlace, warnings: string[]): string[] {
   const kind = kindOf(place.path);
   if (kind === "file") return [place.path];
   if (kind === "folder") {
     return listFolder(place.path)
       .filter((entry) => !entry.name.startsWith(".") && entry.name.toLowerCase().endsWith(".md"))
+      .sort(byCommandName)
       .map((entry) => join(place.path, entry.name))
       .filter((path) => {
         const entryKind = kindOf(path);

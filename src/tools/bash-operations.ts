@@ -1,7 +1,7 @@
 /**
  * The local shell backend of the bash tool (and of the user's `!` commands):
  * finds a shell, runs a command in its own process group (under the sandbox, when one
- * is on: tracked-process.ts), streams its output, and kills the whole process tree on
+ * is on: tracked-process.ts), streams its output (stderr into stdout, in write order), and kills the whole process tree on
  * abort or timeout. A command given no environment gets xcsh's without its credentials.
  */
 import { accessSync, constants, existsSync } from "node:fs";
@@ -43,6 +43,21 @@ const DRAIN_IDLE_MS = 100;
 const DRAIN_MAX_MS = 1000;
 
 const SHELL_NAMES = new Set(["bash", "zsh"]);
+
+/**
+ * The command's stderr goes into its stdout pipe, so the model reads both in the order the
+ * command wrote them: read from two pipes, a line on stderr just before one on stdout could
+ * come second (bash-spawn-hook's "no such file" for ~/.profile came after the first output).
+ * A plain `sh` execs the real shell with `2>&1`; that shell gets `-c <command>` and the same
+ * `$0` as before, and `sh -c` reads no startup files (zsh would read .zshenv twice).
+ */
+const MERGE_STREAMS = 'exec "$0" -c "$1" 2>&1';
+const PLAIN_SH = "/bin/sh";
+
+function mergedCommandArgv(shell: string, command: string): string[] {
+  const launcher = isExecutable(PLAIN_SH) ? PLAIN_SH : shell;
+  return [launcher, "-c", MERGE_STREAMS, shell, command];
+}
 
 function isExecutable(path: string): boolean {
   try {
@@ -114,7 +129,7 @@ export function createLocalBashOperations(options: LocalBashOperationsOptions = 
       const shell = options.shellPath || detectShell();
       // Said plainly: Bun's own error for a missing executable does not name the setting.
       if (options.shellPath && !existsSync(shell)) throw new Error(`Shell not found: ${shell} (shellPath in settings.json).`);
-      const { proc, tag } = spawnTracked([shell, "-c", command], cwd, env ?? defaultCommandEnvironment());
+      const { proc, tag } = spawnTracked(mergedCommandArgv(shell, command), cwd, env ?? defaultCommandEnvironment());
 
       let killed = false;
       const kill = () => {

@@ -218,6 +218,19 @@ describe("settings paths", () => {
     ]);
   });
 
+  test("a settings folder is never taken as a package (pi 1.6.0): an index.ts beside prompts/ loads, extensions/ is not looked into", () => {
+    write(join(root, "withprompts/index.ts"));
+    write(join(root, "withprompts/prompts/p.md"), "hi");
+    write(join(root, "layout/extensions/a.ts"));
+    write(join(root, "layout/skills/s/SKILL.md"), "---\nname: s\ndescription: d\n---\n");
+    const result = discover({ userSettingsPaths: [join(root, "withprompts"), join(root, "layout")] });
+    expect(paths(result)).toEqual([join(root, "withprompts/index.ts")]);
+    expect(result.errors.map((error) => error.path)).toEqual([join(root, "layout")]);
+    expect(result.errors[0].error).toContain('laid out as a package: list it under "packages" instead');
+    // The same folders given with -e are packages.
+    expect(paths(discover({ cliPaths: [join(root, "withprompts"), join(root, "layout")] }))).toEqual([join(root, "layout/extensions/a.ts")]);
+  });
+
   test("settings come before the auto-discovered folder of the same scope", () => {
     write(userExt("auto.ts"));
     write(join(root, "listed.ts"));

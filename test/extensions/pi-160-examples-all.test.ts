@@ -229,6 +229,35 @@ describe("every pi 1.6.0 example loads", () => {
   }
 });
 
+describe("a package folder named in settings' extensions list", () => {
+  test("subagent in settings loads as pi 1.6.0 loads it there: its index.ts (the subagent tool), none of its prompts", async () => {
+    fixture.home.writeSettings({ extensions: [example("subagent")] });
+    const rpc = fixture.start();
+    const commands = await commandsOf(rpc);
+    await rpc.request({ type: "prompt", message: "hi" }, 15_000);
+    await rpc.waitForEvent("agent_end", () => true, 20_000);
+    expect(rpc.ofType("extension_error")).toEqual([]);
+    expect(commands).toEqual([]); // `-e subagent` lists its three prompt:… commands instead (above)
+    expect(toolNames(fixture.server.requests.at(-1)!)).toEqual(sorted([...BUILT_IN_TOOLS, "subagent"]));
+    expect(await rpc.close(10_000)).toBe(0);
+  }, 60_000);
+
+  test("a folder with only extensions/ and prompts/ loads nothing from settings, and the error says to list it under packages", async () => {
+    const root = join(fixture.home.home, "ext", "layout-package");
+    mkdirSync(join(root, "extensions"), { recursive: true });
+    mkdirSync(join(root, "prompts"), { recursive: true });
+    writeFileSync(join(root, "extensions", "a.ts"), `export default function (pi) { pi.registerCommand("from-a", { description: "a", handler: async () => {} }); }\n`);
+    writeFileSync(join(root, "prompts", "greet.md"), "Say hello\n");
+    fixture.home.writeSettings({ extensions: [root] });
+    const rpc = fixture.start();
+    expect(await commandsOf(rpc)).toEqual([]);
+    const errors = rpc.ofType("extension_error");
+    expect(errors.map((frame) => [frame.extensionPath, frame.event])).toEqual([[root, "load"]]);
+    expect(errors[0]!.error).toContain('list it under "packages"');
+    expect(await rpc.close(10_000)).toBe(0);
+  }, 60_000);
+});
+
 describe("flags the examples register", () => {
   test("--help lists them under Extension CLI Flags, as pi does: plan-mode's --plan, preset's --preset <value>, ssh's --ssh <value>", async () => {
     const result = await runXcsh(["-e", example("plan-mode"), "-e", example("preset.ts"), "-e", example("ssh.ts"), "--help"], { env: fixture.home.env, cwd: fixture.cwd });
@@ -268,6 +297,21 @@ describe("pi 1.6.0 examples at work", () => {
     expect(asked.options).toEqual(["Yes", "No"]);
     expect(requestText(fixture.server.requests.at(-1)!)).toContain("Blocked by user");
     expect(existsSync(join(fixture.cwd, "gated.txt"))).toBe(false);
+    expect(await rpc.close()).toBe(0);
+  });
+
+  test("bash-spawn-hook: the missing ~/.profile's error comes first, then the command's stdout and stderr in the order written", async () => {
+    fixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "echo out1; echo err1 >&2; echo out2 $PI_SPAWN_HOOK" } }] },
+      { content: [{ type: "text", text: "Ran." }] },
+    );
+    const rpc = fixture.start(withExtensions(example("bash-spawn-hook.ts")));
+    await rpc.request({ type: "prompt", message: "run it" });
+    await rpc.waitForEvent("agent_end", () => true, 15_000);
+    const end = rpc.ofType("tool_execution_end").find((frame) => frame.toolName === "bash")!;
+    const lines = String(end.result.content[0].text).split("\n");
+    expect(lines[0]).toMatch(/\.profile: No such file or directory$/);
+    expect(lines.slice(1)).toEqual(["out1", "err1", "out2 1"]);
     expect(await rpc.close()).toBe(0);
   });
 

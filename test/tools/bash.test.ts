@@ -88,6 +88,11 @@ describe("bash tool", () => {
     expect(textOf(result)).toContain("oops");
   });
 
+  test("stdout and stderr reach the model in the order the command wrote them", async () => {
+    const result = await createBashTool(dir).execute("call", { command: "for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done" });
+    expect(textOf(result)).toBe(["out1", "err1", "out2", "err2", "out3", "err3", "out4", "err4", "out5", "err5"].join("\n"));
+  });
+
   test("runs in the tool's working directory", async () => {
     const result = await createBashTool(dir).execute("call", { command: "pwd" });
     expect(textOf(result)).toBe(dir);

@@ -150,6 +150,28 @@ describe("get_commands", () => {
     expect(system).not.toContain("user-skill");
     expect(await rpc.close()).toBe(0);
   });
+  test("a folder's templates are listed in the order of their names: implement before implement-and-review; nested folders are not read", async () => {
+    const folder = join(home, "ordered-prompts");
+    const names = ["implement-and-review", "implement", "implement_x", "implementX", "Implement2", "a.b", "a-b", "ab", "a", "10", "9"];
+    for (const name of names) write(join(folder, `${name}.md`), `${name}\n`);
+    write(join(folder, "nested", "deep.md"), "deep\n");
+    const rpc = fixture.start(["--no-skills", "--no-prompt-templates", "--prompt-template", folder, "--model", FAKE_MODEL]);
+    const response = await rpc.request({ type: "get_commands" });
+    expect(response.data.commands.map((command: { name: string }) => command.name)).toEqual([
+      "10",
+      "9",
+      "Implement2",
+      "a",
+      "a-b",
+      "a.b",
+      "ab",
+      "implement",
+      "implement-and-review",
+      "implementX",
+      "implement_x",
+    ]);
+    expect(await rpc.close()).toBe(0);
+  });
 });
 
 describe("the system prompt", () => {
