@@ -278,9 +278,10 @@ class ResponsesEventReader {
     const index = this.blocks.get(outputIndex);
     if (!input || index === undefined) return;
     const fragment = input.advance(next, close);
-    // Exact at every step: the builder's parse of the joined fragments may lag on a long input.
-    (this.builder.output.content[index] as ToolCall).arguments = input.arguments;
     if (fragment) this.builder.appendToolArguments(index, fragment);
+    // The text itself, not the builder's parse of the joined fragments (which lags on a long
+    // input, and is stale when the API restated the input differently).
+    (this.builder.output.content[index] as ToolCall).arguments = input.arguments;
   }
 
   /** The item's final form: fills in anything the deltas missed and closes its block. */
