@@ -19,6 +19,7 @@ import type { Context, Model, Tool, ToolCall, ProviderStreamOptions, StreamOptio
 import { createOpenAIClient } from "./openai-client.ts";
 import { requestCredentials } from "./api-key.ts";
 import { convertInput, convertTools, customInputParameter, customToolCallId } from "./openai-responses-convert.ts";
+import { CustomInputJson } from "./openai-responses-custom-input.ts";
 import { runProviderStream, type AssistantMessageBuilder } from "./message-builder.ts";
 import { isOpenRouterEndpoint, sessionAffinityHeaders } from "./session-affinity.ts";
 
@@ -103,7 +104,27 @@ function rawStatus(response: OpenAIResponse): string | undefined {
 function failureText(response: OpenAIResponse): string {
   const error = response.error;
   if (!error) return `The response failed (status ${response.status ?? "failed"})`;
-  return error.code ? `${error.code}: ${error.message}` : error.message;
+  return streamFailureText(error);
+}
+
+/**
+ * OpenAI's error kinds that stand for an HTTP status (platform.openai.com/docs/guides/error-codes:
+ * `server_error` is its 500, "retry after a brief wait"). A failure inside a stream that began
+ * with 200 carries no status, so the kind takes the status's place, and the failure is told
+ * apart (retried or not) as the HTTP error would be.
+ */
+const STATUS_OF_KIND: Record<string, number> = { server_error: 500 };
+
+/**
+ * A failure reported inside the stream, in one line: its code (or, when the code is null, its
+ * type) before the message, so the user learns what kind of failure it was.
+ */
+function streamFailureText(error: { code?: string | null; type?: string | null; message?: string | null }): string {
+  const message = error.message ?? "";
+  const kind = error.code || error.type;
+  const text = kind && !message.includes(kind) ? `${kind}: ${message}` : message || "The response failed";
+  const status = STATUS_OF_KIND[error.type ?? ""] ?? STATUS_OF_KIND[error.code ?? ""];
+  return status ? `${status} ${text}` : text;
 }
 
 /** The JSON a thinking block keeps so the reasoning item can be replayed (see the converter). */
@@ -127,7 +148,7 @@ function parseArguments(raw: string): Record<string, any> | undefined {
 class ResponsesEventReader {
   private readonly blocks = new Map<number, number>();
   /** Custom (free-form) tool calls: their raw input so far, by output index. */
-  private readonly customInputs = new Map<number, string>();
+  private readonly customInputs = new Map<number, CustomInputJson>();
   /** Function calls whose arguments arrived as deltas (so `.done` must not repeat them). */
   private readonly streamedArguments = new Set<number>();
   constructor(
@@ -160,25 +181,22 @@ class ResponsesEventReader {
           // A free-form call: its input is raw text, not JSON (customToolCallId marks it for the way back).
           const index = builder.startToolCall(customToolCallId(item.call_id, item.id), item.name);
           this.blocks.set(event.output_index, index);
-          this.customInputs.set(event.output_index, item.input ?? "");
-          this.setCustomInput(event.output_index);
+          const tool = this.tools.find((candidate) => candidate.name === item.name);
+          this.customInputs.set(event.output_index, new CustomInputJson(customInputParameter(tool)));
+          this.streamCustomInput(event.output_index, item.input ?? "");
         }
         break;
       }
 
       case "response.custom_tool_call_input.delta": {
-        if (!this.customInputs.has(event.output_index)) break;
-        this.customInputs.set(event.output_index, this.customInputs.get(event.output_index)! + event.delta);
-        this.setCustomInput(event.output_index);
+        const input = this.customInputs.get(event.output_index);
+        if (input) this.streamCustomInput(event.output_index, input.input + event.delta);
         break;
       }
 
-      case "response.custom_tool_call_input.done": {
-        if (!this.customInputs.has(event.output_index)) break;
-        this.customInputs.set(event.output_index, event.input);
-        this.setCustomInput(event.output_index);
+      case "response.custom_tool_call_input.done":
+        this.streamCustomInput(event.output_index, event.input);
         break;
-      }
 
       case "response.reasoning_summary_part.added": {
         const index = this.blocks.get(event.output_index);
@@ -243,17 +261,27 @@ class ResponsesEventReader {
         applyUsage(builder, event.response.usage);
         throw new Error(failureText(event.response));
 
-      case "error":
-        throw new Error(event.code ? `${event.code}: ${event.message}` : event.message);
+      case "error": {
+        // The API nests the failure in `error`; the SDK's type puts its fields on the event.
+        const nested = (event as { error?: { code?: string | null; type?: string | null; message?: string | null } }).error;
+        throw new Error(streamFailureText(nested ?? event));
+      }
     }
   }
 
-  /** Shows the custom call's input so far as its arguments; returns them. */
-  private setCustomInput(outputIndex: number): Record<string, any> {
-    const index = this.blocks.get(outputIndex)!;
-    const block = this.builder.output.content[index] as ToolCall;
-    block.arguments = customArguments(this.tools.find((tool) => tool.name === block.name), this.customInputs.get(outputIndex) ?? "");
-    return block.arguments;
+  /**
+   * Shows a custom call's input so far as its arguments, and sends the new text on as a
+   * `toolcall_delta` (the arguments' JSON, as a function call's deltas are).
+   */
+  private streamCustomInput(outputIndex: number, next: string, close = false): void {
+    const input = this.customInputs.get(outputIndex);
+    const index = this.blocks.get(outputIndex);
+    if (!input || index === undefined) return;
+    const fragment = input.advance(next, close);
+    if (fragment) this.builder.appendToolArguments(index, fragment);
+    // The text itself, not the builder's parse of the joined fragments (which lags on a long
+    // input, and is stale when the API restated the input differently).
+    (this.builder.output.content[index] as ToolCall).arguments = input.arguments;
   }
 
   /** The item's final form: fills in anything the deltas missed and closes its block. */
@@ -276,19 +304,14 @@ class ResponsesEventReader {
       }
       builder.endText(index, item.id);
     } else if (item.type === "custom_tool_call" && block.type === "toolCall") {
-      this.customInputs.set(outputIndex, item.input);
-      builder.endToolCall(index, this.setCustomInput(outputIndex));
+      this.streamCustomInput(outputIndex, item.input, true);
+      builder.endToolCall(index, this.customInputs.get(outputIndex)?.arguments);
       this.customInputs.delete(outputIndex);
     } else if (item.type === "function_call" && block.type === "toolCall") {
       if (!this.streamedArguments.has(outputIndex)) builder.appendToolArguments(index, item.arguments);
       builder.endToolCall(index, parseArguments(item.arguments));
     }
   }
-}
-
-/** The arguments a custom call's raw input becomes: the tool's one string parameter holds it. */
-function customArguments(tool: Tool | undefined, input: string): Record<string, any> {
-  return { [customInputParameter(tool)]: input };
 }
 
 /**
@@ -306,12 +329,12 @@ function sessionHeaders(model: Model, sessionId: string | undefined): Record<str
   return headers;
 }
 
-/** Errors from an `error` event inside the stream carry no HTTP status; keep the provider's code. */
+/** Errors from an `error` event inside the stream carry no HTTP status; keep the provider's code or type. */
 function describeStreamError(error: unknown): unknown {
-  if (error instanceof APIError && error.status === undefined && error.code && !error.message.includes(error.code)) {
-    return new Error(`${error.code}: ${error.message}`);
-  }
-  return error;
+  // Connection failures and aborts are APIErrors without a status too; they name no kind.
+  if (!(error instanceof APIError) || error.status !== undefined || !(error.code || error.type)) return error;
+  const text = streamFailureText(error);
+  return text === error.message ? error : new Error(text);
 }
 
 /**

@@ -421,7 +421,7 @@ describe("errors", () => {
     expect(isTransientError(message)).toBe(false);
   });
 
-  test("response.failed mid-stream keeps the provider's code and message", async () => {
+  test("response.failed mid-stream keeps the provider's code and message; a server_error reads (and retries) as the 500 it stands for", async () => {
     const frames = [
       `event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response: { id: "resp_x", model: "gpt-test", status: "in_progress", output: [] } })}\n\n`,
       `event: response.failed\ndata: ${JSON.stringify({
@@ -434,7 +434,8 @@ describe("errors", () => {
     server.enqueue({ type: "error", status: 200, body: frames.join(""), headers: { "content-type": "text/event-stream" } });
     const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBe("server_error: The model produced invalid content.");
+    expect(message.errorMessage).toBe("500 server_error: The model produced invalid content.");
+    expect(isTransientError(message)).toBe(true);
   });
 
   test("an error event mid-stream keeps its code, so a rate limit stays transient", async () => {
