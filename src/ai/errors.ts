@@ -51,6 +51,8 @@ const TRANSIENT_PATTERNS: RegExp[] = [
   /resource.?exhausted/i,
   /\b(429|500|502|503|504|529)\b/,
   /service unavailable|bad gateway|gateway timeout|internal server error/i,
+  // OpenAI's kind for its 500 when the failure arrives inside a stream that began with 200.
+  /^server_error\b/,
   /\bECONNRESET\b|\bECONNREFUSED\b|\bETIMEDOUT\b|\bEPIPE\b|socket hang up/i,
   /connection (error|reset|refused|closed)/i,
   /network error|fetch failed|terminated/i,

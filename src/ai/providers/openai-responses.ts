@@ -108,23 +108,15 @@ function failureText(response: OpenAIResponse): string {
 }
 
 /**
- * OpenAI's error kinds that stand for an HTTP status (platform.openai.com/docs/guides/error-codes:
- * `server_error` is its 500, "retry after a brief wait"). A failure inside a stream that began
- * with 200 carries no status, so the kind takes the status's place, and the failure is told
- * apart (retried or not) as the HTTP error would be.
- */
-const STATUS_OF_KIND: Record<string, number> = { server_error: 500 };
-
-/**
  * A failure reported inside the stream, in one line: its code (or, when the code is null, its
  * type) before the message, so the user learns what kind of failure it was.
  */
 function streamFailureText(error: { code?: string | null; type?: string | null; message?: string | null }): string {
   const message = error.message ?? "";
   const kind = error.code || error.type;
-  const text = kind && !message.includes(kind) ? `${kind}: ${message}` : message || "The response failed";
-  const status = STATUS_OF_KIND[error.type ?? ""] ?? STATUS_OF_KIND[error.code ?? ""];
-  return status ? `${status} ${text}` : text;
+  // `server_error` (OpenAI's 500, "retry after a brief wait") leads the line, so it is
+  // retried as the HTTP error would be (errors.ts); no status is claimed, the stream began with 200.
+  return kind && !message.includes(kind) ? `${kind}: ${message}` : message || "The response failed";
 }
 
 /** The JSON a thinking block keeps so the reasoning item can be replayed (see the converter). */

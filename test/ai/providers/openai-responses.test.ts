@@ -434,7 +434,7 @@ describe("errors", () => {
     server.enqueue({ type: "error", status: 200, body: frames.join(""), headers: { "content-type": "text/event-stream" } });
     const { message } = await collectStream(stream(makeModel(), hello, { apiKey: API_KEY }));
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBe("500 server_error: The model produced invalid content.");
+    expect(message.errorMessage).toBe("server_error: The model produced invalid content.");
     expect(isTransientError(message)).toBe(true);
   });
 
