@@ -26,7 +26,7 @@ type Chunk = Record<string, any>;
 
 interface Recording {
   name: string;
-  /** Each chunk's JSON as the service sent it, one per line of the file. */
+  /** Each chunk's JSON as recorded (the service's values; the recorder's spacing), one per line of the file. */
   lines: string[];
   chunks: Chunk[];
 }
