@@ -11,8 +11,9 @@
  * independent reader of each wire format, never with numbers written into the test.
  * Each API's recording is also cut mid-way: that must be an error, never an answer.
  *
- * Gemini and Mistral have no published streaming recordings (see the README): their
- * replays stay in provider-streams.test.ts, written from the documented wire format.
+ * Gemini, Vertex and Mistral recordings are in no published package: they are copied into
+ * test/fixtures/provider-streams/recorded/ and replayed by recorded-streams-google.test.ts
+ * and recorded-streams-mistral.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
