@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { okhslColor } from "@earendil-works/pi-tui";
-import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
+import { BUILTIN_THEME_DOCUMENTS } from "../../../src/resources/builtin-themes.ts";
 import { send, withExtension, withPane, type PaneSetup } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
