@@ -53,6 +53,35 @@ describe("the live view of automatic retries", () => {
     );
   });
 
+  test("a retry cancelled in its wait (Esc) leaves the failed attempt without the retry notice, as the resumed session shows it", async () => {
+    await withPane(
+      async ({ fake, project, pane }) => {
+        fake.server.enqueue(serverError, serverError);
+        send(pane, "cancelled-question");
+        await pane.waitFor("Retrying in", 30_000);
+        pane.keys("Escape");
+        const live = await pane.waitFor((screen) => !screen.includes("Retrying"), 30_000);
+        const errors = linesWith(live, "upstream-broke");
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain("✗");
+        expect(errors[0]).not.toContain("(after");
+        // Only the first attempt was sent.
+        expect(fake.server.pending()).toBe(1);
+        const liveTranscript = transcriptBetween(live, "cancelled-question", "upstream-broke");
+        pane.kill();
+
+        const again = XcshPane.start({ args: ["--model", "fake/m", "-c"], env: fake.home.env, cwd: project });
+        try {
+          const resumed = await again.waitFor("upstream-broke", 30_000);
+          expect(transcriptBetween(resumed, "cancelled-question", "upstream-broke")).toEqual(liveTranscript);
+        } finally {
+          again.kill();
+        }
+      },
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 60_000 } }) },
+    );
+  });
+
   test("retries that gave up leave one error with the number of retries, as the resumed session shows it", async () => {
     await withPane(
       async ({ fake, project, pane }) => {
