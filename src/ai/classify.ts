@@ -20,6 +20,7 @@ import type { ClassifierModel } from "./catalog/model-types.ts";
 import type { ImageContent, Usage } from "./types.ts";
 import { describeProviderFailure, retryAfterFromHeaders } from "./provider-errors.ts";
 import { calculateCost, emptyUsage } from "./usage.ts";
+import { readBodyStart, ServiceError, serviceWords } from "./service-error.ts";
 import { redactCredentials } from "./verbose-error-body.ts";
 
 export type ClassifierQuestion =
@@ -56,34 +57,6 @@ export interface TypedRequestOptions {
   signal?: AbortSignal;
 }
 
-/** An HTTP failure with the service's answer, for the error message. */
-export class ServiceError extends Error {
-  constructor(
-    label: string,
-    readonly status: number,
-    body: string,
-  ) {
-    super(`${label} error (${status}): ${briefBody(body)}`);
-  }
-}
-
-/** The service's error text: its JSON `error.message` when it has one, else the body, cut short. */
-function briefBody(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message);
-    if (typeof message === "string" && message) return cut(message);
-  } catch {
-    // not JSON: the text itself
-  }
-  return cut(body.trim() || "no response body");
-}
-
-/** A service's words cut to one error line's worth: a megabyte-long `error.message` is no more use to a script than its start. */
-function cut(text: string): string {
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
 /** Statuses another try may mend (a 504 is not one: OpenAI's gateway times out the same input again). */
 const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 529]);
 /** Tries after the first, as pi makes them. */
@@ -100,11 +73,12 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /**
  * POSTs JSON with bearer auth and returns the parsed answer; throws ServiceError on an
- * HTTP failure. A busy or failing service (429, 5xx) and a dropped connection are tried
+ * HTTP failure (its message one redacted line from the first 8 KiB of the body, service-error.ts). A busy or failing service (429, 5xx) and a dropped connection are tried
  * twice more, after the wait the service asks for (at most 10 s) or 0.5 s, then 1 s.
  */
 export async function postJson(label: string, url: string, body: unknown, options: TypedRequestOptions, provider: string): Promise<unknown> {
   if (!options.apiKey) throw new Error(`No API key for provider ${provider}`);
+  const secrets = [options.apiKey, ...Object.values(options.headers ?? {})];
   const init: RequestInit = {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}`, ...options.headers },
@@ -121,15 +95,17 @@ export async function postJson(label: string, url: string, body: unknown, option
       await pause(500 * 2 ** attempt, options.signal);
       continue;
     }
-    const text = await response.text();
     if (response.ok) {
+      const text = await response.text();
       try {
         return JSON.parse(text);
       } catch {
-        throw new Error(`${label} answered with something other than JSON: ${briefBody(text)}`);
+        throw new Error(`${label} answered with something other than JSON: ${serviceWords(text, true, secrets)}`);
       }
     }
-    if (last || !RETRY_STATUSES.has(response.status)) throw new ServiceError(label, response.status, text);
+    // A refusal: only its start is read, and the connection let go (a busy service's body is not needed at all).
+    const refusal = await readBodyStart(response);
+    if (last || !RETRY_STATUSES.has(response.status)) throw new ServiceError(label, response.status, serviceWords(refusal.text, refusal.complete, secrets));
     const asked = retryAfterFromHeaders(Object.fromEntries(response.headers));
     await pause(Math.min(asked ?? 500 * 2 ** attempt, MAX_RETRY_WAIT_MS), options.signal);
   }

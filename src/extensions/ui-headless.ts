@@ -6,8 +6,8 @@
  * that forgot to check `ctx.hasUI` therefore carries on instead of hanging.
  */
 import type { ExtensionTheme, ExtensionUIContext } from "./ui-types.ts";
-import { builtinTheme } from "../modes/interactive/builtin-themes.ts";
-import { concreteColors } from "../modes/interactive/theme/concrete-colors.ts";
+import { builtinTheme } from "../resources/builtin-themes.ts";
+import { concreteColors } from "../resources/theme-concrete-colors.ts";
 
 const unchanged = (text: string) => text;
 

@@ -5,7 +5,17 @@
  * the cursor, and a carriage return keeps what a terminal would end up showing,
  * the text after the last one.
  */
-const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+/**
+ * A terminal escape sequence: CSI (colours, cursor moves, erasing), OSC (title, clipboard,
+ * links) ended by BEL or ST, and the two-character ones. The one pattern of xcsh for them:
+ * the bash output collector (which must tell a finished sequence from one a chunk boundary
+ * cut, so it builds an anchored test from `.source`) and agent-core's sanitizeBinaryOutput
+ * (pi's semantics: carriage returns kept) drop what it matches with their own control
+ * character rules. Global: use it with `replace`, never `test` (lastIndex would carry over).
+ */
+// `ESC ]` alone is no two-character sequence (the class skips "]"): it starts an OSC, which is
+// whole only with its end — so the collector holds a cut one back instead of passing its text.
+export const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\^_]/g;
 // C1 controls (U+0080–U+009F) too: some terminals read U+009B as CSI and U+009D as OSC.
 const CONTROL_CHARACTER = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 

@@ -5,6 +5,7 @@
  * is also written to a temp file so the model can still read all of it.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
+import { ESCAPE_SEQUENCE } from "./inert-text.ts";
 import { MAX_FULL_OUTPUT_BYTES, newTempFilePath } from "./temp-files.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.ts";
 
@@ -26,9 +27,11 @@ export interface OutputSnapshot {
   fullOutputPath?: string;
 }
 
-// Escape sequences (colors, cursor moves, window titles) mean nothing to a model.
-const ANSI_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
-const COMPLETE_ANSI_AT_START = /^(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_])/;
+// Escape sequences (colors, cursor moves, window titles) mean nothing to a model. Not
+// inertText: output arrives in chunks, and an escape cut by a chunk boundary is held back
+// until it is complete (holdBackUnfinishedEscape), so the same pattern is also needed
+// anchored; and a lone `\r` is dropped here, where inertText keeps what follows the last one.
+const COMPLETE_ESCAPE_AT_START = new RegExp(`^(?:${ESCAPE_SEQUENCE.source})`);
 // Every control character but tab and newline, `\r` included (CRLF becomes LF).
 const CONTROL_CHARACTERS = /[\x00-\x08\x0b-\x1f\x7f]/g;
 /** An unfinished escape longer than this is garbage, not a sequence split across chunks. */
@@ -119,12 +122,22 @@ export class OutputCollector {
     this.trimTail();
   }
 
+  /**
+   * Keeps back, for the next chunk, an escape sequence the chunk ends inside: the first escape
+   * near the end that is not a whole sequence. Not just the last escape: an OSC ended by
+   * `ESC \` and cut between the two has an escape of its own at the end.
+   */
   private holdBackUnfinishedEscape(text: string): string {
-    const escapeStart = text.lastIndexOf("\x1b");
-    if (escapeStart === -1 || text.length - escapeStart > MAX_PENDING_ESCAPE) return text;
-    if (COMPLETE_ANSI_AT_START.test(text.slice(escapeStart))) return text;
-    this.pendingEscape = text.slice(escapeStart);
-    return text.slice(0, escapeStart);
+    const windowStart = Math.max(0, text.length - MAX_PENDING_ESCAPE);
+    for (let escapeStart = text.indexOf("\x1b", windowStart); escapeStart !== -1; ) {
+      const whole = COMPLETE_ESCAPE_AT_START.exec(text.slice(escapeStart));
+      if (!whole) {
+        this.pendingEscape = text.slice(escapeStart);
+        return text.slice(0, escapeStart);
+      }
+      escapeStart = text.indexOf("\x1b", escapeStart + whole[0].length);
+    }
+    return text;
   }
 
   private totalLines(): number {
@@ -173,5 +186,5 @@ export class OutputCollector {
 }
 
 function sanitize(text: string): string {
-  return text.replace(ANSI_SEQUENCE, "").replace(CONTROL_CHARACTERS, "");
+  return text.replace(ESCAPE_SEQUENCE, "").replace(CONTROL_CHARACTERS, "");
 }

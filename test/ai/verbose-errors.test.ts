@@ -121,7 +121,8 @@ describe("--verbose in the terminal UI", () => {
         expect(pane.tmux(["display-message", "-p", "#{pane_title}"]).trim()).not.toContain("PWNED");
         expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
       },
-      { args: ["--verbose"], before: (fake) => fake.home.writeSettings({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 100 } }) },
+      // The retry notice is on screen only while the retry waits (it folds away when the attempt starts): a wait long enough to see it.
+      { args: ["--verbose"], before: (fake) => fake.home.writeSettings({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 1500 } }) },
     );
   });
 

@@ -178,6 +178,29 @@ export default function (pi) {
   });
 });
 
+describe("pi-agent-core's text helpers", () => {
+  test("sanitizeBinaryOutput drops escape sequences, control characters and undecodable bytes, keeping tabs and line ends", async () => {
+    const ext = fixture.writeExtension(
+      "sanitize.ts",
+      `
+import { sanitizeBinaryOutput } from "@earendil-works/pi-agent-core";
+export default function (pi) {
+  pi.registerCommand("clean", {
+    handler: async (_args, ctx) => {
+      const raw = "a\\x1b[31mred\\x1b[0m\\tb\\x1b]2;title\\x07c\\x1b]8;;http://x\\x1b\\\\d\\x1bMe\\x00\\x08f\\r\\n\\uFFFDg";
+      ctx.ui.notify(JSON.stringify(sanitizeBinaryOutput(raw)), "info");
+    },
+  });
+}`,
+    );
+    const rpc = fixture.start(withExtensions(ext));
+    await rpc.request({ type: "prompt", message: "/clean" });
+    await rpc.waitFor((frame) => frame.type === "extension_ui_request" && frame.method === "notify", 10_000);
+    expect(JSON.parse(notices(rpc)[0]!)).toBe("ared\tbcdef\r\ng");
+    expect(await rpc.close()).toBe(0);
+  });
+});
+
 describe("start-up cost", () => {
   const LOADED = "xcsh: loaded extensions/agent-core";
   const run = (args: string[]) => {

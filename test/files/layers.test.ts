@@ -33,6 +33,16 @@ describe("layers", () => {
     }
   });
 
+  test("nothing below the modes imports modes/ (the built-in themes headless extensions draw with live in resources/)", () => {
+    for (const below of ["core", "codemode", "agent", "session", "tools", "extensions", "resources", "config", "packages", "mcp", "sandbox", "auth", "ai", "files"]) {
+      expect(importedFolders(below).get("modes") ?? [], `${below}/ imports modes/`).toEqual([]);
+    }
+  });
+
+  test("ai/, the bottom layer, imports nothing of xcsh but schema/ (a typed service's error is made one line there without tools/inert-text)", () => {
+    expect([...importedFolders("ai").keys()].filter((folder) => folder !== "ai" && folder !== "schema")).toEqual([]);
+  });
+
   test("files/ imports neither auth/ nor config/", () => {
     const imported = importedFolders("files");
     expect(imported.get("auth") ?? []).toEqual([]);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { okhslColor } from "@earendil-works/pi-tui";
 import { contrast, hexToRgb, okhslToRgb, oklchToRgb, parseColorText, rgbToOklch } from "../../src/resources/theme-colors.ts";
 import { ThemeFormatError, themeFromJson } from "../../src/resources/theme-json.ts";
-import { BUILTIN_THEME_DOCUMENTS } from "../../src/modes/interactive/builtin-themes.ts";
+import { BUILTIN_THEME_DOCUMENTS } from "../../src/resources/builtin-themes.ts";
 
 const hex = (text: string) => {
   const parsed = parseColorText(text);

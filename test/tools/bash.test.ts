@@ -322,6 +322,15 @@ describe("OutputCollector", () => {
     expect(collector.snapshot().text).toBe("ab\n");
   });
 
+  test("removes a window-title sequence (OSC) split across chunks, and one ended by ESC \\", () => {
+    const collector = new OutputCollector();
+    collector.push(Buffer.from("a\x1b]2;PWN"));
+    collector.push(Buffer.from("ED\x07b\x1b]8;;http://x\x1b"));
+    collector.push(Buffer.from("\\c\n"));
+    collector.finish();
+    expect(collector.snapshot().text).toBe("abc\n");
+  });
+
   test("keeps the end of one oversized line", async () => {
     const collector = new OutputCollector({ maxBytes: 100 });
     collector.push(Buffer.from("a".repeat(1000) + "END"));

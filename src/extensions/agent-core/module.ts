@@ -23,6 +23,7 @@ import {
 } from "../../agent/messages.ts";
 import { traceModuleLoad } from "../../ai/load-trace.ts";
 import { splitArguments, substituteArguments } from "../../resources/template-args.ts";
+import { ESCAPE_SEQUENCE } from "../../tools/inert-text.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, GREP_MAX_LINE_LENGTH, truncateHead, truncateLine, truncateTail } from "../../tools/truncate.ts";
 import { notSupportedNames } from "../not-supported.ts";
 import { AGENT_CORE_UNSUPPORTED, unsupportedNames } from "../unsupported-names.ts";
@@ -49,12 +50,15 @@ import {
 
 traceModuleLoad("extensions/agent-core");
 
-/** The terminal's escape sequences and control characters (tabs and newlines stay). */
-const ANSI_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+/**
+ * Control characters but tab, newline and carriage return: pi-agent-core's sanitizeBinaryOutput
+ * keeps `\r` (and drops U+FFFD, a byte that did not decode), so it is not inertText — only the
+ * escape-sequence pattern is shared.
+ */
 const CONTROL_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
 function sanitizeBinaryOutput(text: string): string {
-  return String(text).replace(ANSI_SEQUENCE, "").replace(CONTROL_CHARACTERS, "").replace(/\uFFFD/g, "");
+  return String(text).replace(ESCAPE_SEQUENCE, "").replace(CONTROL_CHARACTERS, "").replace(/\uFFFD/g, "");
 }
 
 function formatPromptTemplateInvocation(template: { content: string }, args: string[] = []): string {

@@ -4,7 +4,10 @@
  * call with its result, and notices for errors, retries, compaction and branch
  * summaries, and extensions' `custom` entries their entry renderers draw.
  * `rebuild` draws a whole session (on start, /resume, /tree, /new), so what is
- * shown is always what the session holds.
+ * shown is always what the session holds. A run the automatic retry sent again
+ * folds live as a redrawn one does: the failed attempt and its retry notice stay
+ * until the next attempt starts, then go; the reply that ends the run says how
+ * many retries it took.
  */
 import { verboseErrorBody } from "../../ai/verbose-error-body.ts";
 import { inertText } from "../../tools/inert-text.ts";
@@ -62,6 +65,13 @@ export class ConversationView {
   private lastStatus: Component | undefined;
   /** Notices shown since the last rebuild: what extensions said while a session opened. */
   private recentNotices: Component[] = [];
+  /**
+   * The automatic retry of the running turn, live. `failed`: what the last reply that ended in
+   * an error drew (its view and tool lines), `notice`: the retry's own line, `retries`: the
+   * retries started so far. When the next attempt starts, `failed` and `notice` are taken
+   * out, as a redrawn session leaves out a retried attempt (isRetriedAttempt).
+   */
+  private retry: { failed: Component[]; notice?: Component; retries: number; attemptStarting: boolean } = { failed: [], retries: 0, attemptStarting: false };
 
   constructor(private readonly options: ConversationOptions) {
     const { Container } = loadPiTui();
@@ -109,6 +119,7 @@ export class ConversationView {
     this.root.clear();
     this.toolLines.clear();
     this.current = undefined;
+    this.retry = { failed: [], retries: 0, attemptStarting: false };
     this.options.tui.requestRender();
   }
 
@@ -145,6 +156,11 @@ export class ConversationView {
   addCustomEntry(entry: CustomEntry): void {
     const renderer = this.options.entryRenderer(entry.customType);
     if (renderer) this.add(new CustomEntryView(entry, renderer, this.options));
+  }
+
+  private remove(components: readonly (Component | undefined)[]): void {
+    for (const component of components) if (component && this.root.children.includes(component)) this.root.removeChild(component);
+    this.options.tui.requestRender();
   }
 
   private toolLine(id: string, name: string, args: unknown, parentId?: string): ToolLine {
@@ -228,15 +244,28 @@ export class ConversationView {
     view.invalidate();
   }
 
+  /** The tool lines a reply's tool calls drew. */
+  private toolLinesOf(message: AssistantMessage): ToolLine[] {
+    return message.content.flatMap((block) => (block.type === "toolCall" && this.toolLines.has(block.id) ? [this.toolLines.get(block.id)!] : []));
+  }
+
   /** Live events of a run. */
   handle(event: AgentSessionEvent): void {
     switch (event.type) {
       case "message_start":
         if (event.message.role === "assistant") {
+          if (this.retry.attemptStarting) {
+            // The retry's attempt begins: the attempt it replaces folds away, as on resume.
+            this.remove([...this.retry.failed, this.retry.notice]);
+            this.retry = { failed: [], retries: this.retry.retries, attemptStarting: false };
+          }
           const view = new AssistantMessageView(this.options);
           this.current = { message: view };
           this.add(view);
-        } else if (event.message.role !== "toolResult") this.addMessage(event.message);
+        } else if (event.message.role !== "toolResult") {
+          if (event.message.role === "user") this.retry = { failed: [], retries: 0, attemptStarting: false };
+          this.addMessage(event.message);
+        }
         return;
       case "message_update":
         if (event.message.role === "assistant" && this.current) {
@@ -250,7 +279,8 @@ export class ConversationView {
         if (event.message.role === "assistant" && this.current) {
           const message = event.message as AssistantMessage;
           this.current.message.update(message);
-          this.endAssistant(this.current.message, message);
+          this.endAssistant(this.current.message, message, this.retry.retries);
+          this.retry.failed = message.stopReason === "error" ? [this.current.message, ...this.toolLinesOf(message)] : [];
           this.current = undefined;
           this.options.tui.requestRender();
         }
@@ -266,11 +296,18 @@ export class ConversationView {
         this.toolLine(event.toolCallId, event.toolName, {}, event.parentToolCallId).finish(event.result, event.isError, event.durationMs);
         this.options.tui.requestRender();
         return;
-      case "auto_retry_start":
-        this.notice(`↻ Retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})`, event.errorMessage, "warning");
+      case "auto_retry_start": {
+        this.remove([this.retry.notice]);
+        const notice = new NoticeView("warning", `↻ Retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})`, event.errorMessage, this.options, false);
+        this.add(notice);
+        this.retry = { failed: this.retry.failed, notice, retries: event.attempt, attemptStarting: true };
         return;
+      }
       case "auto_retry_end":
-        if (!event.success) this.notice("✗ Retries gave up", event.finalError ?? "", "error");
+        // The reply that ended the run already says how many retries it took (endAssistant);
+        // a retry cancelled in its wait leaves the failed attempt, as a resumed session shows it.
+        this.remove([this.retry.notice]);
+        this.retry = { failed: [], retries: 0, attemptStarting: false };
         return;
       case "compaction_start":
         this.notice(event.reason === "manual" ? "✻ Compacting the conversation…" : "✻ The context is full; summarizing earlier messages…", "", "accent");

@@ -5,10 +5,14 @@
  * command that opens it owns the rows and its extra keys (rename, delete,
  * filters); the picker owns moving, searching, and the small in-place
  * questions those keys ask — a line of text (a new name, a label) or a
- * yes/no — so nothing opens on top of it.
+ * yes/no — so nothing opens on top of it. Rows hold others' words (a theme
+ * file's name, a session's name, a path in a cloned repository): everything it
+ * draws passes inertKeepingColour, so an escape sequence in them reaches the
+ * terminal as nothing, while the colours the owner put on them stay.
  */
 import type { Component, Focusable, Input, KeybindingsManager } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { inertKeepingColour } from "../../tools/inert-text.ts";
 import { matches } from "./keymap.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -187,10 +191,10 @@ export class Picker implements Component, Focusable {
     const { truncateToWidth, visibleWidth } = loadPiTui();
     const theme = this.options.theme();
     const inner = Math.max(10, width - 2);
-    const pad = (line: string) => ` ${truncateToWidth(line, inner)}`;
+    const pad = (line: string) => ` ${truncateToWidth(inertKeepingColour(line), inner)}`;
     const lines: string[] = [theme.fg("borderAccent", "─".repeat(width))];
-    const title = theme.bold(theme.fg("accent", this.options.title()));
-    const status = this.options.status?.() ?? "";
+    const title = theme.bold(theme.fg("accent", inertKeepingColour(this.options.title())));
+    const status = inertKeepingColour(this.options.status?.() ?? "");
     const gap = inner - visibleWidth(title) - visibleWidth(status);
     lines.push(pad(gap > 0 ? title + " ".repeat(gap) + theme.fg("muted", status) : title));
     const question = this.question;
@@ -208,9 +212,9 @@ export class Picker implements Component, Focusable {
       const row = this.shown[index]!;
       const chosen = index === this.selectedIndex;
       const marker = chosen ? theme.fg("accent", "→ ") : "  ";
-      const right = row.right ? theme.fg("dim", row.right) : "";
+      const right = row.right ? theme.fg("dim", inertKeepingColour(row.right)) : "";
       const room = inner - 2 - (right ? visibleWidth(right) + 2 : 0);
-      let text = truncateToWidth(row.text, Math.max(10, room));
+      let text = truncateToWidth(inertKeepingColour(row.text), Math.max(10, room));
       if (chosen) text = theme.bold(text);
       const fill = right ? " ".repeat(Math.max(2, inner - 2 - visibleWidth(text) - visibleWidth(right))) : "";
       lines.push(` ${truncateToWidth(marker + text + fill + right, inner)}`);

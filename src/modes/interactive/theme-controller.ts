@@ -33,7 +33,7 @@ import { getAgentDir, getProjectSettingsPath, getSettingsPath } from "../../conf
 import { themePlaces } from "../../resources/resource-places.ts";
 import { loadThemeFiles, type LoadedThemeFiles } from "../../resources/theme-files.ts";
 import type { ThemeDefinition } from "../../resources/theme-json.ts";
-import { BUILTIN_THEME_NAMES, builtinTheme, isBuiltinThemeName } from "./builtin-themes.ts";
+import { BUILTIN_THEME_NAMES, builtinTheme, isBuiltinThemeName } from "../../resources/builtin-themes.ts";
 import { createTheme, guessThemeFromEnv, noColorRequested, type TerminalLook, type ThemeOptions, type UiTheme } from "./theme.ts";
 import { appearanceOfBackground, SYSTEM_THEME_NAME, systemTheme, type TerminalColors } from "./theme/system-theme.ts";
 

@@ -19,7 +19,7 @@ import type { ExtensionTheme } from "../../extensions/ui-types.ts";
 import type { ResolvedColor, ThemeAppearance, ThemeDefinition, ThemeToken } from "../../resources/theme-json.ts";
 import { hexToRgb as parseHex } from "../../resources/theme-colors.ts";
 import type { TerminalColors } from "./theme/system-theme.ts";
-import { appearanceOf, concreteColors, type ConcreteColor, type TerminalLook } from "./theme/concrete-colors.ts";
+import { appearanceOf, concreteColors, type ConcreteColor, type TerminalLook } from "../../resources/theme-concrete-colors.ts";
 
 export { appearanceOf, type ConcreteColor, type TerminalLook };
 import { highlightCode } from "./highlight.ts";

@@ -2,7 +2,8 @@
  * A run whose automatic retries gave up, reopened with `xcsh -c`: the transcript shows the
  * run as the live one ended — the prompt and one error that says how many retries it took —
  * not one error line per attempt; and the next prompt's request does not carry the failed
- * attempts. A retry that succeeded shows only the answer.
+ * attempts. A retry that succeeded shows only the answer. Live, the screen folds the same
+ * way: a failed attempt shows (with its retry notice) only until the next attempt starts.
  */
 import { describe, expect, test } from "bun:test";
 import { send, visibleLines, withPane } from "./fixture.ts";
@@ -15,13 +16,106 @@ function linesWith(screen: string, text: string): string[] {
   return visibleLines(screen).filter((line) => line.includes(text));
 }
 
+/** The transcript from the line that holds `prompt` through the line that holds `last`, blank lines left out. */
+function transcriptBetween(screen: string, prompt: string, last: string): string[] {
+  const lines = visibleLines(screen);
+  const from = lines.findIndex((line) => line.includes(prompt));
+  const to = lines.findLastIndex((line) => line.includes(last));
+  return lines.slice(from, to + 1).filter((line) => line.trim() !== "");
+}
+
+const serverError = { type: "error" as const, status: 500, message: "upstream-broke" };
+
+describe("the live view of automatic retries", () => {
+  test("a failed attempt is shown while its retry waits, then folds away when the next attempt answers", async () => {
+    await withPane(
+      async ({ fake, project, pane }) => {
+        fake.server.enqueue(serverError, serverError, { content: [{ type: "text", text: "answer-at-last" }] });
+        send(pane, "live-question");
+        // The wait before the first retry is long enough to be seen: the error and the notice are there.
+        const waiting = await pane.waitFor((screen) => screen.includes("Retrying in") && screen.includes("✗"), 30_000);
+        expect(linesWith(waiting, "upstream-broke").some((line) => line.includes("✗"))).toBe(true);
+        const live = await pane.waitFor("answer-at-last", 60_000);
+        expect(linesWith(live, "upstream-broke")).toEqual([]);
+        expect(linesWith(live, "Retrying")).toEqual([]);
+        const liveTranscript = transcriptBetween(live, "live-question", "answer-at-last");
+        pane.kill();
+
+        const again = XcshPane.start({ args: ["--model", "fake/m", "-c"], env: fake.home.env, cwd: project });
+        try {
+          const resumed = await again.waitFor("answer-at-last", 30_000);
+          expect(transcriptBetween(resumed, "live-question", "answer-at-last")).toEqual(liveTranscript);
+        } finally {
+          again.kill();
+        }
+      },
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 1500 } }) },
+    );
+  });
+
+  test("a retry cancelled in its wait (Esc) leaves the failed attempt without the retry notice, as the resumed session shows it", async () => {
+    await withPane(
+      async ({ fake, project, pane }) => {
+        fake.server.enqueue(serverError, serverError);
+        send(pane, "cancelled-question");
+        await pane.waitFor("Retrying in", 30_000);
+        pane.keys("Escape");
+        const live = await pane.waitFor((screen) => !screen.includes("Retrying"), 30_000);
+        const errors = linesWith(live, "upstream-broke");
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain("✗");
+        expect(errors[0]).not.toContain("(after");
+        // Only the first attempt was sent.
+        expect(fake.server.pending()).toBe(1);
+        const liveTranscript = transcriptBetween(live, "cancelled-question", "upstream-broke");
+        pane.kill();
+
+        const again = XcshPane.start({ args: ["--model", "fake/m", "-c"], env: fake.home.env, cwd: project });
+        try {
+          const resumed = await again.waitFor("upstream-broke", 30_000);
+          expect(transcriptBetween(resumed, "cancelled-question", "upstream-broke")).toEqual(liveTranscript);
+        } finally {
+          again.kill();
+        }
+      },
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 60_000 } }) },
+    );
+  });
+
+  test("retries that gave up leave one error with the number of retries, as the resumed session shows it", async () => {
+    await withPane(
+      async ({ fake, project, pane }) => {
+        fake.server.enqueue(serverError, serverError, serverError, serverError);
+        send(pane, "doomed-question");
+        const live = await pane.waitFor("(after 3 retries)", 30_000);
+        expect(fake.server.pending()).toBe(0);
+        const errors = linesWith(live, "upstream-broke");
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain("✗");
+        expect(linesWith(live, "Retrying")).toEqual([]);
+        const liveTranscript = transcriptBetween(live, "doomed-question", "(after 3 retries)");
+        pane.kill();
+
+        const again = XcshPane.start({ args: ["--model", "fake/m", "-c"], env: fake.home.env, cwd: project });
+        try {
+          const resumed = await again.waitFor("(after 3 retries)", 30_000);
+          expect(transcriptBetween(resumed, "doomed-question", "(after 3 retries)")).toEqual(liveTranscript);
+        } finally {
+          again.kill();
+        }
+      },
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 10 } }) },
+    );
+  });
+});
+
 describe("a resumed session after automatic retries", () => {
   test("retries that gave up come back as one error with the number of retries", async () => {
     await withPane(
       async ({ fake, project, pane }) => {
         fake.server.enqueue(rateLimited, rateLimited, rateLimited, rateLimited);
         send(pane, "first-question");
-        await pane.waitFor("Retries gave up", 30_000);
+        await pane.waitFor("(after 3 retries)", 30_000);
         expect(fake.server.pending()).toBe(0);
         pane.kill();
 

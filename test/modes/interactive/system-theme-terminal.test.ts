@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { makeFakeModelHome } from "../../support/cli.ts";
 import { AnsweringTerminal, rgb, stripEscapes, type TerminalPalette } from "../../support/answering-terminal.ts";
 import { rgbToOklch } from "../../../src/resources/theme-colors.ts";
-import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
+import { BUILTIN_THEME_DOCUMENTS } from "../../../src/resources/builtin-themes.ts";
 
 const ANSI = ["#000000", "#cc3333", "#33cc33", "#cccc33", "#3333cc", "#cc33cc", "#33cccc", "#cccccc", "#666666", "#ff5555", "#55ff55", "#ffff55", "#5555ff", "#ff55ff", "#55ffff", "#ffffff"];
 /** A dark terminal with a pink-purple magenta. */

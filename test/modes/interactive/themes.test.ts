@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { okhslColor } from "@earendil-works/pi-tui";
-import { BUILTIN_THEME_DOCUMENTS } from "../../../src/modes/interactive/builtin-themes.ts";
+import { BUILTIN_THEME_DOCUMENTS } from "../../../src/resources/builtin-themes.ts";
 import { send, withExtension, withPane, type PaneSetup } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
@@ -339,6 +339,39 @@ describe("choosing a theme in /settings", () => {
         expect(header(pane)).toContain(`${MAGENTA}xcsh`);
       },
       themed({ before: (fake) => userTheme(fake.home.agentDir, "magenta.json", themeDocument("magenta")) }),
+    );
+  });
+});
+
+describe("a hostile theme name in /settings", () => {
+  // A repository's theme file whose name sets the pane's title (OSC 2), clears the screen and
+  // sounds the bell: chosen by the project's settings, shown in /settings and its theme list.
+  const evilName = "evil\x1b]2;PWNED-NAME\x07\x1b[2J\x9b31m\x07";
+
+  test("the name and its file's path are drawn without their escape sequences in the settings row, the theme list and the saved notice", async () => {
+    await withPane(
+      async ({ pane }) => {
+        send(pane, "/settings");
+        await pane.waitFor("Settings");
+        pane.type("theme");
+        await pane.waitFor(/→ theme\s+evil31m/);
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
+        pane.keys("Enter");
+        // The theme list: the name, and the file's path (its name hostile too) on the right.
+        await pane.waitFor(/→ .*evil31m\s+.*themes\/evil\.json/);
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
+        pane.keys("Enter");
+        await pane.waitFor("theme: evil");
+        expect(pane.screen()).toContain("Settings");
+        expect(pane.tmux(["display-message", "-p", "#{pane_title}"]).trim()).not.toContain("PWNED");
+        expect(pane.screen({ escapes: true })).not.toContain("\x1b]");
+      },
+      themed({
+        before: (_fake, project) => {
+          writeJson(join(project, ".xcsh", "themes", "evil\x1b]2;PWNED-FILE\x07.json"), themeDocument(evilName));
+          writeJson(join(project, ".xcsh", "settings.json"), { theme: evilName });
+        },
+      }),
     );
   });
 });

@@ -17,16 +17,11 @@
  */
 import { contrast, okhslToRgb, rgbToHex, rgbToOklab, rgbToOklch, type Rgb } from "../../../resources/theme-colors.ts";
 import type { ResolvedColor, ThemeAppearance, ThemeDefinition, ThemeToken } from "../../../resources/theme-json.ts";
+import type { TerminalColors } from "../../../resources/theme-concrete-colors.ts";
 
 export const SYSTEM_THEME_NAME = "system";
 
-/** What the terminal said about its colours; absent fields it did not say. */
-export interface TerminalColors {
-  foreground?: Rgb;
-  background?: Rgb;
-  /** ANSI colours 0–15, only when all 16 were reported. */
-  palette?: Rgb[];
-}
+export type { TerminalColors };
 
 type Hue = "red" | "green" | "yellow" | "blue" | "magenta" | "cyan";
 

@@ -1,11 +1,19 @@
 /**
  * A theme's colours as concrete values (pi 1.x's `theme.colors`) and its light or
- * dark appearance. Apart from theme.ts so that a mode without a terminal (RPC,
- * print) can report them for the built-in theme without loading the renderer.
+ * dark appearance. Apart from the terminal UI's theme.ts, and below the modes, so that
+ * a mode without a terminal (RPC, print: extensions/ui-headless.ts) can report them for
+ * the built-in theme without loading the renderer.
  */
-import { BACKGROUND_TOKENS, type ResolvedColor, type ThemeAppearance, type ThemeDefinition, type ThemeToken } from "../../../resources/theme-json.ts";
-import { hexToRgb as parseHex, luminance, type Rgb } from "../../../resources/theme-colors.ts";
-import type { TerminalColors } from "./system-theme.ts";
+import { BACKGROUND_TOKENS, type ResolvedColor, type ThemeAppearance, type ThemeDefinition, type ThemeToken } from "./theme-json.ts";
+import { hexToRgb as parseHex, luminance, type Rgb } from "./theme-colors.ts";
+
+/** What the terminal said about its colours; absent fields it did not say. */
+export interface TerminalColors {
+  foreground?: Rgb;
+  background?: Rgb;
+  /** ANSI colours 0–15, only when all 16 were reported. */
+  palette?: Rgb[];
+}
 
 export type ConcreteColor = { readonly kind: "rgb"; readonly r: number; readonly g: number; readonly b: number } | { readonly kind: "indexed"; readonly index: number };
 

@@ -1,13 +1,15 @@
 /**
  * xcsh's two fixed built-in themes, "dark" and "light" (the third, "system", is made
- * from the terminal's colours: theme/system-theme.ts), written in pi's theme format
- * (src/resources/theme-json.ts) so that they are themes like any file a person
- * writes: the same roles, resolved the same way. Colours are 256-colour indexes:
+ * from the terminal's colours: modes/interactive/theme/system-theme.ts), written in pi's
+ * theme format (theme-json.ts) so that they are themes like any file a person
+ * writes: the same roles, resolved the same way. Data beside the theme files' loader,
+ * below the modes: the terminal UI draws with them, and so does the theme extensions
+ * get where there is no terminal UI (extensions/ui-headless.ts). Colours are 256-colour indexes:
  * they survive tmux and SSH where truecolor may not, and they look the same in
  * every terminal that follows the xterm palette. docs/themes.md shows how to
  * start a theme of one's own from them.
  */
-import { resolveTheme, type ThemeDefinition, type ThemeDocument } from "../../resources/theme-json.ts";
+import { resolveTheme, type ThemeDefinition, type ThemeDocument } from "./theme-json.ts";
 
 export type BuiltinThemeName = "dark" | "light";
 export const BUILTIN_THEME_NAMES: readonly BuiltinThemeName[] = ["dark", "light"];
