@@ -13,6 +13,7 @@
  * attempts run out the error says how many were made; a request the SDK cancels
  * meanwhile (its timeout, the user's Escape: `notifications/cancelled`) is not sent again.
  */
+import { readBodyStart } from "../ai/service-error.ts";
 import { inertText } from "../tools/inert-text.ts";
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -97,33 +98,13 @@ function sleep(ms: number, signal: AbortSignal | null | undefined, onWake: (wake
   });
 }
 
-/** How much of a refusal's body is read: its first line is all that is quoted, and a server may send no end. */
-const MAX_ANSWER_BYTES = 8 * 1024;
 
-/** The start of the body, at most MAX_ANSWER_BYTES; the rest is not read (a body that never ends is not waited for). */
-async function answerStart(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < MAX_ANSWER_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // a body cut off: what came is enough
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES));
-}
-
-/** Short enough for one line of an error: the first line of the server's answer. */
+/**
+ * Short enough for one line of an error: the first line of the server's answer. Only the
+ * first 8 KiB are read (readBodyStart): a server may send no end.
+ */
 async function answerText(response: Response): Promise<string> {
-  const text = await answerStart(response);
+  const { text } = await readBodyStart(response);
   // Escape sequences and control characters are dropped: the line reaches the terminal (stderr) and the model.
   const line = inertText(text.trim().split("\n")[0] ?? "");
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
