@@ -155,6 +155,44 @@ describe("the end of a Chat Completions stream", () => {
   });
 });
 
+describe("Gemini's usage", () => {
+  /**
+   * A built-in tool's prompt (URL context, Google Search) is counted apart from the prompt:
+   * Google's reference gives totalTokenCount as the sum of promptTokenCount,
+   * candidatesTokenCount, toolUsePromptTokenCount and thoughtsTokenCount, and says the
+   * fetched content is input. So it is input, once; promptTokenCount holds the cached tokens,
+   * which are priced apart. The counts are Google's shape with numbers written for the test.
+   */
+  test("tool-use prompt tokens are input, counted once; the total is Gemini's own; the cost follows", async () => {
+    const priced = makeTestHome();
+    try {
+      // Dollars per million tokens.
+      const cost = { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 0 };
+      priced.writeModelsJson({
+        providers: { gemini: { baseUrl: server.baseUrl("google-generative-ai"), api: "google-generative-ai", apiKey: "k", models: [{ id: "g", cost }] } },
+      });
+      const usageMetadata = { promptTokenCount: 1000, cachedContentTokenCount: 400, toolUsePromptTokenCount: 3000, candidatesTokenCount: 50, thoughtsTokenCount: 150, totalTokenCount: 4200 };
+      const chunk = { candidates: [{ content: { parts: [{ text: SKY }], role: "model" }, finishReason: "STOP", index: 0 }], usageMetadata, modelVersion: "g" };
+      server.enqueue({ type: "raw", body: `data: ${JSON.stringify(chunk)}\n\n` });
+      const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "gemini/g"], { env: priced.env, timeoutMs: 20_000 });
+      const frames = result.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Frame);
+      const [answer] = assistantEnds(frames);
+      expect(textOf(answer)).toBe(SKY);
+      // 1000 prompt, 400 of them cached, plus 3000 of the tool's: 3600 fresh input.
+      expect(answer.usage).toMatchObject({ input: 3600, cacheRead: 400, cacheWrite: 0, output: 200, totalTokens: usageMetadata.totalTokenCount });
+      expect(answer.usage.cost.input).toBeCloseTo((3600 * 2) / 1e6, 12);
+      expect(answer.usage.cost.cacheRead).toBeCloseTo((400 * 0.5) / 1e6, 12);
+      expect(answer.usage.cost.output).toBeCloseTo((200 * 10) / 1e6, 12);
+      expect(answer.usage.cost.total).toBeCloseTo((3600 * 2 + 400 * 0.5 + 200 * 10) / 1e6, 12);
+    } finally {
+      priced.cleanup();
+    }
+  });
+});
+
 describe("an error event inside the stream", () => {
   test("Anthropic's overloaded_error after the reply began reads as its kind and message, and is retried", async () => {
     server.enqueue({ type: "raw", body: recording("anthropic-overloaded-midstream.sse") }, { type: "raw", body: recording(PROVIDERS.claude.text) });
