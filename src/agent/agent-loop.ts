@@ -142,6 +142,23 @@ export async function runAgentLoop(
   return added;
 }
 
+/**
+ * What one call sends for `messages`: the context transform, then the request transform
+ * (which may change the system prompt too), then the conversion for the model. The loop
+ * builds each request so; a virtual model's route that compacted the conversation first
+ * builds its request again the same way (core/routed-compaction.ts).
+ */
+export async function buildRequest(
+  systemPrompt: string,
+  messages: AgentMessage[],
+  hooks: Pick<AgentLoopConfig, "transformContext" | "transformRequest" | "convertToLlm">,
+  signal: AbortSignal | undefined,
+): Promise<{ systemPrompt: string; messages: Message[] }> {
+  let request: AgentRequest = { systemPrompt, messages: hooks.transformContext ? await hooks.transformContext(messages, signal) : messages };
+  if (hooks.transformRequest) request = await hooks.transformRequest(request, signal);
+  return { systemPrompt: request.systemPrompt, messages: await hooks.convertToLlm(request.messages) };
+}
+
 /** One LLM call, forwarded as message_start / message_update* / message_end. */
 async function streamAssistantMessage(
   context: AgentContext,
@@ -154,12 +171,8 @@ async function streamAssistantMessage(
   // pi 1.6.0 records how long the response took, request to final message, on the message.
   const requestedAt = performance.now();
   try {
-    let request: AgentRequest = {
-      systemPrompt: context.systemPrompt,
-      messages: config.transformContext ? await config.transformContext(context.messages, signal) : context.messages,
-    };
-    if (config.transformRequest) request = await config.transformRequest(request, signal);
-    const llmMessages = await config.convertToLlm(request.messages);
+    const request = await buildRequest(context.systemPrompt, context.messages, config, signal);
+    const llmMessages = request.messages;
     const tools: Tool[] | undefined = context.tools?.filter((tool) => !tool.undeclared).map(({ name, description, parameters }) => ({ name, description, parameters }));
     const apiKey = (await config.getApiKey?.(config.model.provider)) ?? config.apiKey;
     const headers = await requestHeaders(config, signal);

@@ -5,7 +5,7 @@
  * so a listener that persists messages never falls behind.
  */
 import type { ImageContent, Message, Model, ModelThinkingLevel, SimpleStreamOptions, ThinkingLevel } from "../ai/types.ts";
-import { runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
+import { buildRequest, runAgentLoop, type AgentLoopConfig } from "./agent-loop.ts";
 import { convertToLlm as defaultConvertToLlm } from "./messages.ts";
 import { MessageQueue } from "./message-queue.ts";
 import { runToolCall, type ToolCallOutcome, type ToolExecutionConfig } from "./tool-execution.ts";
@@ -113,13 +113,14 @@ export class Agent {
 
   /** Runs again from the transcript as it is (after an error, or when the last message is a tool result). */
   /**
-   * The messages a request would carry for `messages`, built as the loop builds them: the
-   * context transform, then the conversion for the model. (A virtual model's route that
-   * compacts the conversation first sends these: core/routed-compaction.ts.)
+   * The system prompt and messages a request would carry for `messages`, built as the loop
+   * builds them (buildRequest: the context and request transforms, then the conversion).
+   * A virtual model's route that compacts the conversation first sends these
+   * (core/routed-compaction.ts).
    */
-  async requestMessages(messages: AgentMessage[], signal?: AbortSignal): Promise<Message[]> {
-    const transformed = this.transformContext ? await this.transformContext(messages, signal) : messages;
-    return (this.options.convertToLlm ?? defaultConvertToLlm)(transformed);
+  requestFor(messages: AgentMessage[], signal?: AbortSignal): Promise<{ systemPrompt: string; messages: Message[] }> {
+    const hooks = { transformContext: this.transformContext, transformRequest: this.transformRequest, convertToLlm: this.options.convertToLlm ?? defaultConvertToLlm };
+    return buildRequest(this.state.systemPrompt, messages, hooks, signal);
   }
 
   continue(): Promise<void> {

@@ -16,6 +16,14 @@ export function asAgentLoopRequest<T>(start: () => T): T {
   return loopRequest.run(true, start);
 }
 
+/**
+ * Runs `work` as no part of the loop's request, though it starts inside one: a compaction
+ * the request waits for (core/routed-compaction.ts) asks for its summary as a direct request.
+ */
+export function outsideAgentLoop<T>(work: () => T): T {
+  return loopRequest.exit(() => retryOf.exit(work));
+}
+
 export function isAgentLoopRequest(): boolean {
   return loopRequest.getStore() === true;
 }

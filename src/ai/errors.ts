@@ -62,21 +62,26 @@ const TRANSIENT_PATTERNS: RegExp[] = [
 
 /**
  * True for failures worth retrying after a pause: overload, rate limits, 5xx and
- * dropped connections. Context overflow and aborts are never transient; retrying
- * them would fail the same way.
+ * dropped connections, and whatever the provider itself asked us to retry
+ * (`retryAdvised`, from `x-should-retry: true`). Context overflow and aborts are never
+ * transient; retrying them would fail the same way. A provider's `x-should-retry: false`
+ * reaches here as the final mark in the text.
  */
-export function isTransientError(message: Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage">): boolean;
+export function isTransientError(message: Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage" | "retryAdvised">): boolean;
 export function isTransientError(errorMessage: string): boolean;
-export function isTransientError(input: string | Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage">): boolean {
+export function isTransientError(input: string | Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage" | "retryAdvised">): boolean {
   let text: string;
+  let advised = false;
   if (typeof input === "string") {
     text = input;
   } else {
     if (input.stopReason !== "error" || !input.errorMessage) return false;
     text = input.errorMessage;
+    advised = input.retryAdvised === true;
   }
   if (OVERFLOW_PATTERNS.some((pattern) => pattern.test(text))) return false;
   if (isCertificateErrorText(text) || text.includes(FINAL_FAILURE_MARK)) return false;
+  if (advised) return true;
   if (/^4(00|01|03|04|13|22)\b/.test(text)) return false;
   return TRANSIENT_PATTERNS.some((pattern) => pattern.test(text));
 }

@@ -6,8 +6,11 @@
  * (`retry-after-ms`, `retry-after`, Gemini's `RetryInfo.retryDelay`, else the wait the
  * message itself names: OpenAI sends its 429s with no such header, only "Please try again
  * in 26.604s"). A refusal no wait can mend (out of credit; one request larger than the
- * whole per-minute budget) is marked final, so it is not retried. The raw body is kept
- * apart (AssistantMessage.errorBody) for whoever debugs. The real bodies these rules were
+ * whole per-minute budget) is marked final, so it is not retried. Anthropic and OpenAI also
+ * say outright whether to retry (`x-should-retry: true|false`); as their own SDKs do, that
+ * word comes before our rules by status: `false` is final, `true` asks for a retry even of a
+ * status we would not retry (408, 409). The raw body is kept apart (AssistantMessage.errorBody)
+ * for whoever debugs. The real bodies these rules were
  * written against are in test/fixtures/provider-streams/error-bodies.json.
  */
 import { CA_HINT, certificateFailure } from "./tls-errors.ts";
@@ -18,6 +21,8 @@ export interface ProviderFailure {
   message: string;
   /** The wait the provider asked for before the next request. */
   retryAfterMs?: number;
+  /** The provider asked for a retry (`x-should-retry: true`), whatever the status. */
+  retryAdvised?: true;
   /** The error body as the provider sent it. */
   rawBody?: string;
 }
@@ -245,11 +250,16 @@ function describeHttp(error: ErrorLike, provider: string): ProviderFailure | und
   // an empty account is no rate limit, though OpenAI answers it with a 429 too.
   const lead = status === 429 && refusal !== "insufficient_quota" ? `rate limited by ${provider}` : (kind ?? "");
   const detail = [lead, text && text !== lead ? text : ""].filter(Boolean).join(": ");
-  const final = refusal ? ` ${FINAL_FAILURE_MARK}` : "";
-  const retryAfterMs = refusal ? undefined : (retryAfterFromHeaders(parts.headers) ?? geminiRetryDelay(body) ?? messageRetryDelay(message));
+  // The provider's own word on retrying. A refusal we know no wait mends (an empty account)
+  // stays final even if a gateway in front says `true`: the body is the more specific witness.
+  const advice = headerOf(parts.headers, "x-should-retry")?.trim().toLowerCase();
+  const final = refusal !== undefined || advice === "false";
+  const retryAdvised = !final && advice === "true";
+  const retryAfterMs = final ? undefined : (retryAfterFromHeaders(parts.headers) ?? geminiRetryDelay(body) ?? messageRetryDelay(message));
   return {
-    message: `${status} ${detail || "status code (no body)"}${final}`,
+    message: `${status} ${detail || "status code (no body)"}${final ? ` ${FINAL_FAILURE_MARK}` : ""}`,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(retryAdvised ? { retryAdvised: true as const } : {}),
     ...(parts.rawBody !== undefined ? { rawBody: parts.rawBody } : {}),
   };
 }

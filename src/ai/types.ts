@@ -118,6 +118,8 @@ export interface AssistantMessage {
   errorMessage?: string;
   /** xcsh: how long the provider asked to wait before another request (retry-after, retryDelay); the session's retry honours it. */
   retryAfterMs?: number;
+  /** xcsh: the provider asked for a retry (`x-should-retry: true`), so the session retries even a status it would not otherwise. */
+  retryAdvised?: boolean;
   /** xcsh: the provider's error body as it arrived, for debugging (errorMessage holds only its message). */
   errorBody?: string;
   /** The thinking level the request was sent with (pi 1.x records it on every answer). */

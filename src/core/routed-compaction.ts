@@ -5,10 +5,14 @@
  * the compacted context. The route is not asked again.
  *
  * This runs inside the agent loop's request (the virtual stream calls it after routing).
- * The loop holds the session's message array itself, so the compacted messages are put
- * into that same array, and the request's messages are built again from it the way the
- * loop builds them (the extensions' `context` hook, then the conversion for the model).
+ * The summary is not part of that request: it is asked for as any compaction's is, a
+ * `direct` request (pi's reason for "a compaction summary"), which the router routes with
+ * no state. The loop holds the session's message array itself, so the compacted messages
+ * are put into that same array, and the request is built again from it the way the loop
+ * builds it: the extensions' `context` and `context_with_system` hooks see the compacted
+ * conversation, and the system prompt is the one they make of it.
  */
+import { outsideAgentLoop } from "../agent/loop-requests.ts";
 import type { Context, Model } from "../ai/types.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { estimateContextTokens, shouldCompact } from "./compaction/index.ts";
@@ -33,12 +37,13 @@ export async function fitContextToRoutedModel(
   const loopMessages = session.agent.state.messages;
   const tokens = estimateContextTokens(loopMessages).tokens + systemPromptTokens(context);
   if (!shouldCompact(tokens, physical.contextWindow, { ...session.settings.compaction, enabled: true })) return context;
-  if (!(await compact()) || signal?.aborted) return context;
+  if (!(await outsideAgentLoop(compact)) || signal?.aborted) return context;
   // The compaction gave the agent a new array; the running loop still holds the old one.
   const compacted = session.agent.state.messages;
   if (compacted !== loopMessages) {
     loopMessages.splice(0, loopMessages.length, ...compacted);
     session.agent.state.messages = loopMessages;
   }
-  return { ...context, messages: await session.agent.requestMessages(loopMessages, signal) };
+  const request = await session.agent.requestFor(loopMessages, signal);
+  return { ...context, systemPrompt: request.systemPrompt, messages: request.messages };
 }

@@ -155,6 +155,44 @@ describe("the end of a Chat Completions stream", () => {
   });
 });
 
+describe("Gemini's usage", () => {
+  /**
+   * A built-in tool's prompt (URL context, Google Search) is counted apart from the prompt:
+   * Google's reference gives totalTokenCount as the sum of promptTokenCount,
+   * candidatesTokenCount, toolUsePromptTokenCount and thoughtsTokenCount, and says the
+   * fetched content is input. So it is input, once; promptTokenCount holds the cached tokens,
+   * which are priced apart. The counts are Google's shape with numbers written for the test.
+   */
+  test("tool-use prompt tokens are input, counted once; the total is Gemini's own; the cost follows", async () => {
+    const priced = makeTestHome();
+    try {
+      // Dollars per million tokens.
+      const cost = { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 0 };
+      priced.writeModelsJson({
+        providers: { gemini: { baseUrl: server.baseUrl("google-generative-ai"), api: "google-generative-ai", apiKey: "k", models: [{ id: "g", cost }] } },
+      });
+      const usageMetadata = { promptTokenCount: 1000, cachedContentTokenCount: 400, toolUsePromptTokenCount: 3000, candidatesTokenCount: 50, thoughtsTokenCount: 150, totalTokenCount: 4200 };
+      const chunk = { candidates: [{ content: { parts: [{ text: SKY }], role: "model" }, finishReason: "STOP", index: 0 }], usageMetadata, modelVersion: "g" };
+      server.enqueue({ type: "raw", body: `data: ${JSON.stringify(chunk)}\n\n` });
+      const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "gemini/g"], { env: priced.env, timeoutMs: 20_000 });
+      const frames = result.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Frame);
+      const [answer] = assistantEnds(frames);
+      expect(textOf(answer)).toBe(SKY);
+      // 1000 prompt, 400 of them cached, plus 3000 of the tool's: 3600 fresh input.
+      expect(answer.usage).toMatchObject({ input: 3600, cacheRead: 400, cacheWrite: 0, output: 200, totalTokens: usageMetadata.totalTokenCount });
+      expect(answer.usage.cost.input).toBeCloseTo((3600 * 2) / 1e6, 12);
+      expect(answer.usage.cost.cacheRead).toBeCloseTo((400 * 0.5) / 1e6, 12);
+      expect(answer.usage.cost.output).toBeCloseTo((200 * 10) / 1e6, 12);
+      expect(answer.usage.cost.total).toBeCloseTo((3600 * 2 + 400 * 0.5 + 200 * 10) / 1e6, 12);
+    } finally {
+      priced.cleanup();
+    }
+  });
+});
+
 describe("an error event inside the stream", () => {
   test("Anthropic's overloaded_error after the reply began reads as its kind and message, and is retried", async () => {
     server.enqueue({ type: "raw", body: recording("anthropic-overloaded-midstream.sse") }, { type: "raw", body: recording(PROVIDERS.claude.text) });
@@ -266,6 +304,15 @@ describe("HTTP errors with the providers' real bodies", () => {
     { provider: "mistral", fixture: "mistral-429", message: "429 rate limited by mistral: Rate limit exceeded" },
     { provider: "mistral", fixture: "mistral-429-message-only", message: "429 rate limited by mistral: Requests rate limit exceeded" },
     { provider: "mistral", fixture: "mistral-503", message: "503 service_unavailable: Service unavailable, please retry later", askedMs: 1000 },
+    // `x-should-retry: false` (Anthropic, OpenAI) makes any status final, as in the providers' own SDKs; a wait asked beside it is moot.
+    { provider: "claude", fixture: "anthropic-500", message: `500 api_error: Internal server error${FINAL}`, headers: { "x-should-retry": "false", "retry-after": "1" }, final: true },
+    {
+      provider: "gpt",
+      fixture: "openai-503",
+      message: `503 server_error: That model is currently overloaded with other requests. You can retry your request, or contact us through our help center at help.openai.com if the error persists. (Please include the request ID 500d9fff2057e4af93a280f67002c342 in your message.)${FINAL}`,
+      headers: { "x-should-retry": "false" },
+      final: true,
+    },
   ];
   for (const { provider, fixture, message, askedMs, headers, final } of cases) {
     const named = headers ? `${fixture} with ${Object.keys(headers).join(", ")}` : fixture;
@@ -349,6 +396,56 @@ describe("HTTP errors with the providers' real bodies", () => {
     expect(result.stderr).not.toContain("retrying in");
     expect(result.stderr).toContain("429 insufficient_quota: You exceeded your current quota");
     expect(result.stderr).toContain("(retrying will not help)");
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("the provider's x-should-retry", () => {
+  /**
+   * A status we do not retry by itself (409 conflict) is retried when the provider says
+   * `x-should-retry: true`, and not without it. No published 409 body was found: these are
+   * written in each API's error shape for the test.
+   */
+  const conflict = { type: "raw" as const, status: 409, body: JSON.stringify({ type: "error", error: { type: "conflict_error", message: "Another request holds the lock" } }) };
+  const openaiConflict = { type: "raw" as const, status: 409, body: JSON.stringify({ error: { message: "Another request holds the lock", type: "conflict", param: null, code: null } }) };
+
+  test("Anthropic's 409 with x-should-retry: true is retried, then answered", async () => {
+    server.enqueue({ ...conflict, headers: { "x-should-retry": "true" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const { frames } = await ask("claude");
+    const [failed, answered] = assistantEnds(frames);
+    expect(failed.errorMessage).toBe("409 conflict_error: Another request holds the lock");
+    expect(frames.find((frame) => frame.type === "auto_retry_start")?.delayMs).toBe(10);
+    expect(textOf(answered)).toBe(SKY);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("the same 409 without the header ends the run", async () => {
+    server.enqueue(conflict, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const { frames } = await ask("claude");
+    expect(assistantEnds(frames)).toHaveLength(1);
+    expect(frames.find((frame) => frame.type === "auto_retry_start")).toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("OpenAI's 409 with x-should-retry: true is retried, through Chat Completions and Responses", async () => {
+    for (const provider of ["gpt", "gptr"] as const) {
+      server.clearScript();
+      server.requests.length = 0;
+      server.enqueue({ ...openaiConflict, headers: { "x-should-retry": "true" } }, { type: "raw", body: recording(PROVIDERS[provider].text) });
+      const { frames } = await ask(provider);
+      const [failed, answered] = assistantEnds(frames);
+      expect(failed.errorMessage).toBe("409 conflict: Another request holds the lock");
+      expect(answered?.stopReason).toBe("stop");
+      expect(server.requests).toHaveLength(2);
+    }
+  });
+
+  test("print mode: x-should-retry: false ends the run at once and says retrying will not help", async () => {
+    server.enqueue({ ...errorReply("anthropic-529"), headers: { "x-should-retry": "false" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const result = await runXcsh(["-p", "hi", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).not.toContain("retrying in");
+    expect(result.stderr).toContain("529 overloaded_error: Overloaded (retrying will not help)");
     expect(server.requests).toHaveLength(1);
   });
 });

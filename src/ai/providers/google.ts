@@ -261,7 +261,9 @@ class ChunkReader {
   }
 
   private setUsage(usage: GenerateContentResponseUsageMetadata): void {
-    // promptTokenCount includes the cached tokens; they are priced apart.
+    // promptTokenCount includes the cached tokens; they are priced apart. A built-in tool's
+    // prompt (URL context, Search results) is counted outside it and is input too: Gemini's
+    // totalTokenCount is prompt + candidates + toolUsePrompt + thoughts.
     const cached = usage.cachedContentTokenCount ?? 0;
     this.builder.setUsage({
       input: (usage.promptTokenCount ?? 0) - cached + (usage.toolUsePromptTokenCount ?? 0),

@@ -278,6 +278,7 @@ export class AssistantMessageBuilder {
       this.output.errorMessage = failure.message;
       // For the session's retry (the wait the provider asked for) and for whoever debugs (the raw body).
       if (failure.retryAfterMs !== undefined) this.output.retryAfterMs = failure.retryAfterMs;
+      if (failure.retryAdvised) this.output.retryAdvised = true;
       if (failure.rawBody !== undefined) this.output.errorBody = failure.rawBody;
     } else {
       // A message the stream reader set from the provider's own words may echo a credential too.

@@ -250,8 +250,18 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
         case "queue_update":
           this.showPending(event.steering, event.followUp);
           break;
-        case "auto_retry_start":
-          this.layout.setRunMessage(`Retrying (attempt ${event.attempt})…`);
+        case "auto_retry_start": {
+          // The failed run has ended (agent_end hid the spinner), but the session is still at
+          // work: the spinner stays through the wait, counting it down, until the attempt starts.
+          const attempt = `(attempt ${event.attempt} of ${event.maxAttempts})`;
+          this.layout.showCountdown(event.delayMs, (msLeft) =>
+            msLeft >= 1000 ? `Retrying in ${Math.ceil(msLeft / 1000)} s ${attempt}… (esc to cancel)` : `Retrying ${attempt}… (esc to cancel)`,
+          );
+          break;
+        }
+        case "auto_retry_end":
+          // Sent between runs only: cancelled in its wait, the retry leaves nothing running (after an attempt, agent_end already hid it).
+          this.layout.showWorking(false);
           break;
       }
     });

@@ -37,6 +37,8 @@ export class Layout {
   private workingMessage: string | undefined;
   private workingVisible = true;
   private workingIndicator: { frames: string[]; intervalMs?: number } | undefined;
+  /** Ticks the working line's message while it counts down (a retry's wait). */
+  private countdown: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly tui: TUI,
@@ -70,6 +72,7 @@ export class Layout {
 
   showWorking(on: boolean): void {
     const { Loader } = loadPiTui();
+    this.stopCountdown();
     this.loader?.stop();
     this.loader = undefined;
     if (on) {
@@ -82,6 +85,25 @@ export class Layout {
       );
     }
     this.put(this.working, this.workingVisible ? this.loader : undefined);
+  }
+
+  /**
+   * The working line through a wait between runs (a provider retry's backoff): the run has
+   * ended, but something is still under way, so the spinner stays with `describe(msLeft)` as
+   * its message, redrawn each second. The next showWorking (the attempt starting, or the
+   * wait cancelled) ends it.
+   */
+  showCountdown(waitMs: number, describe: (msLeft: number) => string): void {
+    this.showWorking(true);
+    const until = Date.now() + waitMs;
+    const tick = () => this.loader?.setMessage(describe(Math.max(0, until - Date.now())));
+    tick();
+    this.countdown = setInterval(tick, 1000);
+  }
+
+  private stopCountdown(): void {
+    if (this.countdown !== undefined) clearInterval(this.countdown);
+    this.countdown = undefined;
   }
 
   setWorkingMessage(message: string | undefined): void {
@@ -126,6 +148,7 @@ export class Layout {
   }
 
   stop(): void {
+    this.stopCountdown();
     this.loader?.stop();
   }
 }

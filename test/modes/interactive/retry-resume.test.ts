@@ -53,6 +53,29 @@ describe("the live view of automatic retries", () => {
     );
   });
 
+  test("the working line stays through the retry's wait, counting it down, and is the usual one again once the attempt streams", async () => {
+    await withPane(
+      async ({ fake, pane }) => {
+        // The retried attempt begins its answer, then holds: the screen while it streams can be read.
+        const streaming = { content: [{ type: "text" as const, text: "attempt-streaming and then a good deal more text" }], chunkSize: 20, stallAfterEvents: 5 };
+        fake.server.enqueue(serverError, streaming);
+        send(pane, "waiting-question");
+        const countdown = /Retrying in (\d+) s \(attempt 1 of 3\)… \(esc to cancel\)/;
+        const first = await pane.waitFor((screen) => countdown.test(screen), 30_000);
+        const startedAt = Number(countdown.exec(first)![1]);
+        expect(startedAt).toBeLessThanOrEqual(4);
+        // A second later it says less.
+        await pane.waitFor((screen) => Number(countdown.exec(screen)?.[1] ?? startedAt) < startedAt, 30_000);
+        const answering = await pane.waitFor("attempt-streaming", 60_000);
+        expect(answering).toContain("Working… (esc to abort)");
+        expect(answering).not.toContain("esc to cancel");
+        pane.keys("Escape");
+        await pane.waitFor((screen) => !screen.includes("Working…"), 30_000);
+      },
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 4000 } }) },
+    );
+  });
+
   test("a retry cancelled in its wait (Esc) leaves the failed attempt without the retry notice, as the resumed session shows it", async () => {
     await withPane(
       async ({ fake, project, pane }) => {
@@ -60,7 +83,8 @@ describe("the live view of automatic retries", () => {
         send(pane, "cancelled-question");
         await pane.waitFor("Retrying in", 30_000);
         pane.keys("Escape");
-        const live = await pane.waitFor((screen) => !screen.includes("Retrying"), 30_000);
+        // The working line goes too: nothing is running any more.
+        const live = await pane.waitFor((screen) => !screen.includes("Retrying") && !screen.includes("Aborting…") && !screen.includes("(esc to"), 30_000);
         const errors = linesWith(live, "upstream-broke");
         expect(errors).toHaveLength(1);
         expect(errors[0]).toContain("✗");
