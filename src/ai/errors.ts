@@ -68,10 +68,10 @@ const TRANSIENT_PATTERNS: RegExp[] = [
  * reaches here as the final mark in the text.
  */
 export function isTransientError(message: Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage" | "retryAdvised">): boolean;
-export function isTransientError(errorMessage: string): boolean;
-export function isTransientError(input: string | Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage" | "retryAdvised">): boolean {
+export function isTransientError(errorMessage: string, retryAdvised?: boolean): boolean;
+export function isTransientError(input: string | Pick<AssistantMessage, "stopReason" | "errorMessage" | "usage" | "retryAdvised">, retryAdvised = false): boolean {
   let text: string;
-  let advised = false;
+  let advised = retryAdvised;
   if (typeof input === "string") {
     text = input;
   } else {

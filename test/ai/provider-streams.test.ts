@@ -440,6 +440,15 @@ describe("the provider's x-should-retry", () => {
     }
   });
 
+  test("a 409 the provider said to retry, still failing when the retries run out, is reported retryable in the json envelope", async () => {
+    const advised = { ...conflict, headers: { "x-should-retry": "true" } };
+    server.enqueue(advised, advised, advised);
+    const result = await runXcsh(["-p", "hi", "--output-format", "json", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });
+    expect(server.requests).toHaveLength(3);
+    const envelope = JSON.parse(result.stdout.trim().split("\n").at(-1)!);
+    expect(envelope).toMatchObject({ status: "error", error: { kind: "provider", retryable: true, httpStatus: 409 } });
+  });
+
   test("print mode: x-should-retry: false ends the run at once and says retrying will not help", async () => {
     server.enqueue({ ...errorReply("anthropic-529"), headers: { "x-should-retry": "false" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
     const result = await runXcsh(["-p", "hi", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });

@@ -223,7 +223,7 @@ async function runPrompt(
     status = "success";
   } else if (!final || final.stopReason === "error") {
     const message = final?.errorMessage ?? "the run ended without an answer";
-    error = final ? classifyProviderError(message) : { kind: "internal", message, retryable: false };
+    error = final ? classifyProviderError(message, final.retryAdvised === true) : { kind: "internal", message, retryable: false };
     status = "error";
     process.stderr.write(`xcsh: ${session.model.provider}/${session.model.id}: ${inertText(message)}\n`);
     if (args.verbose && format === "text" && final?.errorBody) writeErrorBody(final.errorBody);

@@ -71,7 +71,7 @@ export function exitCodeFor(status: RunStatus, error?: RunError): number {
 }
 
 /** A response that ended in a provider failure (its errorMessage starts with the HTTP status when there was one). */
-export function classifyProviderError(errorMessage: string): RunError {
+export function classifyProviderError(errorMessage: string, retryAdvised = false): RunError {
   const status = /^(\d{3})\b/.exec(errorMessage);
   const httpStatus = status ? Number(status[1]) : undefined;
   const withStatus = httpStatus === undefined ? {} : { httpStatus };
@@ -79,7 +79,8 @@ export function classifyProviderError(errorMessage: string): RunError {
     return { kind: "credentials", message: errorMessage, retryable: false, ...withStatus };
   }
   // Auto-retry has already run out of attempts by the time a transient error ends the run.
-  if (isTransientError(errorMessage)) return { kind: "provider", message: errorMessage, retryable: true, ...withStatus };
+  // The provider's own `x-should-retry: true` (retryAdvised) makes even a 409 worth trying later.
+  if (isTransientError(errorMessage, retryAdvised)) return { kind: "provider", message: errorMessage, retryable: true, ...withStatus };
   return { kind: "model", message: errorMessage, retryable: false, ...withStatus };
 }
 
