@@ -34,6 +34,7 @@ import type { McpSessionLink } from "../mcp/start.ts";
 import { warmBashSandbox } from "../tools/bash-operations.ts";
 import { CachePace } from "./cache-pace.ts";
 import { warmCodemodeForScript } from "./codemode-warmup.ts";
+import { endStartupJitPolicy } from "./startup-jit.ts";
 import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 
 export interface AgentSessionOptions {
@@ -139,6 +140,8 @@ export class AgentSession {
       if (event.type === "message_end" && event.message.role === "assistant") pace.observe(event.message as AssistantMessage, this.agent.state.messages);
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
+      // The run's streaming and tool loops are worth the optimizing JIT that start-up held back.
+      if (event.type === "agent_start") endStartupJitPolicy();
       // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).
       if (event.type === "agent_start" && this.tools.activeNames().includes("bash")) setTimeout(() => warmBashSandbox(this.cwd), 0);
       // With codemode, a script's worker starts once the model begins writing a script, while its code streams in.
