@@ -40,6 +40,18 @@ export async function currentBuildInfo(): Promise<BuildInfo> {
 /** How many times more reluctant the JIT is while xcsh starts (see compileFlags). */
 export const STARTUP_JIT_POLICY = 10;
 
+let buildHelp: string | undefined;
+
+/**
+ * Whether this Bun's `bun build` knows `flag`. The start-up tuning flags are newer than
+ * the oldest Bun xcsh builds with (package.json's engines); without them the build is
+ * the same program, only with a larger start-up.
+ */
+export function bunBuildHas(flag: string): boolean {
+  buildHelp ??= Bun.spawnSync([process.execPath, "build", "--help"], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+  return buildHelp.includes(flag);
+}
+
 /**
  * The `bun build` arguments shared by every target. `--bytecode` is measured,
  * not assumed (`bun run bench --only bytecode`): on the 2-core dev machine it took
@@ -66,7 +78,7 @@ export function compileFlags(info: BuildInfo): string[] {
     // A bunfig.toml or .env in the user's project must not change how xcsh itself runs.
     "--no-compile-autoload-bunfig",
     "--no-compile-autoload-dotenv",
-    `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
+    ...(bunBuildHas("--compile-jit-policy") ? [`--compile-jit-policy=${STARTUP_JIT_POLICY}`] : []),
     `--define=__XCSH_BUILD__=${JSON.stringify(info)}`,
     ENTRY_POINT,
     ...WORKER_ENTRY_POINTS,

@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runBunBuild, type BuildInfo } from "./build-flags.ts";
+import { bunBuildHas, runBunBuild, type BuildInfo } from "./build-flags.ts";
 
 interface ProfileRun {
   name: string;
@@ -71,9 +71,10 @@ export function bytecodeOrderFlags(profiles: string[]): string[] {
 /**
  * Builds an executable for this machine in `dir`, runs it to record the profiles, and
  * resolves to the flags that lay out the real build (for any target) by them; no flags
- * when the profiling build or every run fails.
+ * when the profiling build or every run fails, or when this Bun cannot lay bytecode out.
  */
 export async function bytecodeOrderFor(info: BuildInfo, dir: string): Promise<string[]> {
+  if (!bunBuildHas("--bytecode-order")) return [];
   const binary = join(dir, process.platform === "win32" ? "xcsh-profile.exe" : "xcsh-profile");
   if ((await runBunBuild(info, ["--outfile", binary])) !== 0 || !existsSync(binary)) {
     console.error("bytecode order: the profiling build failed; building without a profile.");
