@@ -13,9 +13,11 @@
  * `bin/bun` of that npm package, e.g. from `npm pack @oven/bun-linux-aarch64@1.4.5`)
  * and they are used through `--compile-executable-path` instead.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { currentBuildInfo, ROOT, runBunBuild } from "./build-flags.ts";
+import { currentBuildInfo, ROOT, runBunBuild, type BuildInfo } from "./build-flags.ts";
+import { bytecodeOrderFor } from "./bytecode-order.ts";
 
 export interface ReleaseTarget {
   /** `<os>-<arch>`, as in the file name and in install.sh. */
@@ -78,12 +80,22 @@ async function main(argv: string[]): Promise<number> {
   const info = await currentBuildInfo();
   mkdirSync(outdir, { recursive: true });
 
+  // One start-up profile, recorded on this machine, lays out every target's bytecode (bytecode-order.ts).
+  const scratch = mkdtempSync(join(tmpdir(), "xcsh-build-"));
+  try {
+    return await buildTargets(info, targets, outdir, await bytecodeOrderFor(info, scratch));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function buildTargets(info: BuildInfo, targets: ReleaseTarget[], outdir: string, orderFlags: string[]): Promise<number> {
   const sums: string[] = [];
   for (const target of targets) {
     const outfile = join(outdir, binaryName(target));
     rmSync(outfile, { force: true });
     const started = performance.now();
-    const code = await runBunBuild(info, [`--target=${target.bunTarget}`, ...runtimeOverride(target), "--outfile", outfile]);
+    const code = await runBunBuild(info, [`--target=${target.bunTarget}`, ...runtimeOverride(target), ...orderFlags, "--outfile", outfile]);
     if (code !== 0 || !existsSync(outfile)) {
       console.error(`build-binaries: ${target.name} failed (exit ${code})`);
       return code || 1;

@@ -11,6 +11,7 @@ import { versionText } from "./version.ts";
 import { reportFatal } from "./fatal.ts";
 import { markAgentProcess } from "../tools/session-environment.ts";
 import { missingSubcommand } from "./missing-subcommands.ts";
+import { endStartupJitPolicyLater } from "../core/startup-jit.ts";
 
 /**
  * The API extensions import as `xcsh` (and pi's package names). Only the entry point
@@ -32,6 +33,8 @@ async function printToStdout(text: string): Promise<void> {
 const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await import("../index.ts")) });
 
 async function main(argv: string[]): Promise<number> {
+  // Start-up runs with the JIT held back (src/core/startup-jit.ts); it comes back soon.
+  endStartupJitPolicyLater();
   // First of all: a key on the command line is readable by every user (ps) until it is gone
   // (src/cli/api-key-argv.ts, loaded only for such a run or the one it re-executes).
   if (process.env.XCSH_ARGV_API_KEY !== undefined || argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {

@@ -3,20 +3,23 @@
  * QuickJS into it and compiling its WebAssembly took ~50 ms of a first script's
  * time. So the wasm is compiled once per process and handed to each worker as a
  * compiled `WebAssembly.Module` (instantiating one is a few ms), and one worker
- * is started in the background when a session with codemode starts an agent run
- * (core calls `warmCodemodeWorker` at agent_start, as the sandbox is warmed) and
- * again after each script. A waiting worker has made its QuickJS VM and does
+ * is started in the background when the model begins writing a script (core calls
+ * `warmCodemodeWorker` at the call's first streamed fragment: src/core/codemode-warmup.ts)
+ * and again after each script. A waiting worker has made its QuickJS VM and does
  * nothing else; it runs one script and is then ended, so scripts never share a
- * VM, globals or anything else. Nothing here runs at process start-up: this
- * module is imported at the first agent run of a session that has codemode.
+ * VM, globals or anything else. Nothing here runs at process start-up, nor in a
+ * session whose model never writes a script: this module is imported at the first
+ * codemode call.
  *
- * A waiting worker and the compiled module hold ~12 MiB (bun run bench --only
+ * A waiting worker and the compiled module hold ~11 MiB (bun run bench --only
  * codemodemem). There is only ever one spare, and it is released, with the module,
  * once it has waited unused for a while (a session with codemode on that has gone
- * quiet, or never scripts): the next agent run warms them again in the background.
+ * quiet): the next script's call warms them again. With XCSH_TRACE_LOAD=1 each
+ * worker's start is reported on stderr, saying whether it was warmed ahead.
  */
 import { dirname, join } from "node:path";
 import wasmPath from "quickjs-wasi/quickjs.wasm" with { type: "file" };
+import { traceModuleLoad } from "../ai/load-trace.ts";
 import type { HostMessage } from "./protocol.ts";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
@@ -72,7 +75,8 @@ function quickjsModule(): Promise<WebAssembly.Module> {
 }
 
 /** A new worker, told to make its VM from the compiled module; the thread starts while the module compiles. */
-async function startWorker(): Promise<Worker> {
+async function startWorker(why: "ahead of a script" | "for a script, none waiting"): Promise<Worker> {
+  traceModuleLoad(`codemode worker (${why})`);
   const worker = new Worker(workerScript());
   try {
     const wasm = await quickjsModule();
@@ -88,7 +92,7 @@ async function startWorker(): Promise<Worker> {
 export function warmCodemodeWorker(): void {
   if (spare) return;
   spareFailed = false;
-  const starting = startWorker();
+  const starting = startWorker("ahead of a script");
   spare = starting;
   if (idleTimer) clearTimeout(idleTimer);
   idleTimer = setTimeout(() => releaseSpare(starting), spareIdleMs());
@@ -122,5 +126,5 @@ export async function takeCodemodeWorker(): Promise<Worker> {
     }
     worker?.terminate();
   }
-  return startWorker();
+  return startWorker("for a script, none waiting");
 }

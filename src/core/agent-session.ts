@@ -33,6 +33,9 @@ import type { SessionResources } from "../resources/resource-loader.ts";
 import type { McpSessionLink } from "../mcp/start.ts";
 import { warmBashSandbox } from "../tools/bash-operations.ts";
 import { CachePace } from "./cache-pace.ts";
+import { warmCodemodeForScript } from "./codemode-warmup.ts";
+import { endStartupJitPolicy } from "./startup-jit.ts";
+import { CODEMODE_TOOL_NAME } from "../codemode/index.ts";
 
 export interface AgentSessionOptions {
   cwd: string;
@@ -137,10 +140,12 @@ export class AgentSession {
       if (event.type === "message_end" && event.message.role === "assistant") pace.observe(event.message as AssistantMessage, this.agent.state.messages);
       if (this.hooks) await this.hooks.onAgentEvent(event, signal);
       if (event.type === "message_end") this.persist(event.message);
+      // The run's streaming and tool loops are worth the optimizing JIT that start-up held back.
+      if (event.type === "agent_start") endStartupJitPolicy();
       // Under a sandbox, the first command's one starts while the model answers (after this turn's request is on its way).
       if (event.type === "agent_start" && this.tools.activeNames().includes("bash")) setTimeout(() => warmBashSandbox(this.cwd), 0);
-      // With codemode, the script runner is loaded and a script's QuickJS worker started while the model answers too (never at start-up).
-      if (event.type === "agent_start" && this.tools.activeNames().includes("codemode")) setTimeout(() => void import("../codemode/run-script.ts").then((runner) => runner.warmCodemodeWorker()), 0);
+      // With codemode, a script's worker starts once the model begins writing a script, while its code streams in.
+      warmCodemodeForScript(event, () => this.tools.activeNames().includes(CODEMODE_TOOL_NAME));
       await this.emit(event.type === "agent_end" ? { ...event, willRetry: this.recovery.willRetry(event.messages) } : event);
     });
     const reportQueues = () => {

@@ -1,12 +1,13 @@
 /**
  * What codemode's warm worker costs in memory (issue #34). A session with codemode
  * keeps one QuickJS worker started ahead of the next script (src/codemode/warm-worker.ts):
- * from its first agent run on, and again after each script. Each round starts fresh RPC
+ * from the moment the model begins its first codemode call (src/core/codemode-warmup.ts),
+ * and again after each script; a session whose model never scripts starts none. Each round starts fresh RPC
  * processes and, after one prompt answered with one tool call, reads the agent's resident
  * memory (VmRSS from /proc, once it has stopped changing):
  *
  * - codemode off (`--tools read`), the turn a direct `read`;
- * - codemode on (`--tools codemode,read`) but unused: the turn a direct `read`;
+ * - codemode on (`--tools codemode,read`) but unused: the turn a direct `read` (no worker);
  * - codemode on and used: the turn a `codemode` script that calls `tools.read`;
  * - the same, then idle past the spare worker's idle limit (it is then released),
  *   shortened for the bench with XCSH_CODEMODE_SPARE_IDLE_MS.
@@ -93,7 +94,7 @@ export const codemodeMemory: Workload = {
       row("codemode on, unused (a direct read): VmRSS", of("unused")),
       row("codemode on, after a script: VmRSS", of("used")),
       row(`codemode on, after a script and ${IDLE_MS + 500} ms idle (spare released at ${IDLE_MS} ms): VmRSS`, of("released")),
-      row("added by codemode on but unused (the spare worker)", minus("unused", "off")),
+      row("added by codemode on but unused (no worker started)", minus("unused", "off")),
       row("added by a script run (spare worker, compiled QuickJS)", minus("used", "off")),
       row("left after the spare's release", minus("released", "off")),
     ];
