@@ -101,11 +101,10 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
   keepInMemoryIfUnwritable(sessionManager);
   const context = sessionManager.buildSessionContext();
   const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
-  const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, (line) =>
-    process.stderr.write(`xcsh: ${line}\n`),
-  );
+  const warn = (line: string) => process.stderr.write(`xcsh: ${line}\n`);
+  const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, warn);
   resources.reportMissingTemplatePaths();
-  const { agent, toolSet } = createCodingAgent(setup, options, resources.promptSkills(), sessionManager);
+  const { agent, toolSet } = createCodingAgent(setup, { ...options, warn }, resources.promptSkills(), sessionManager);
   agent.state.messages = context.messages;
   const session = new AgentSession({
     cwd: options.cwd,

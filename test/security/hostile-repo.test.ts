@@ -1,0 +1,142 @@
+/**
+ * A stranger's repository, cloned, and xcsh started in it: everything in the folder is the
+ * attacker's — files, links, pipes, names. Each test plants one trick and runs the built
+ * binary there as a person would (`xcsh -p "…"`), with their own provider (the fake LLM
+ * server, a key that looks real) and secrets in their environment, then looks at what the
+ * provider received, what ran, and what reached the terminal. docs/security.md, "Untrusted
+ * projects", says what holds; untrusted-settings.test.ts covers the settings keys one by one.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
+import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
+
+const USER_KEY = "sk-proj-Hq7Vd2LmZ8rV1nB6cW3yH7kD0sJ5gEx";
+/** A secret of the person's environment that xcsh holds but never means to send anywhere. */
+const ENV_SECRET = "ghp_R3dT3amS3cr3tInTh3EnvIr0nm3nt0000";
+/** What a credentials file outside the repository holds. */
+const FILE_SECRET = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+let home: TestHome;
+let server: FakeLlmServer;
+let outside: string;
+let projects = 0;
+
+beforeAll(() => {
+  home = makeTestHome();
+  server = startFakeLlm();
+  home.writeModelsJson({
+    providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: USER_KEY, models: [{ id: "m" }] } },
+  });
+  home.writeSettings({ defaultProvider: "fake", defaultModel: "m" });
+  home.env.GITHUB_TOKEN = ENV_SECRET;
+  // The person's own credentials file, beside (not in) the cloned repository.
+  outside = join(home.home, ".aws");
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(outside, "credentials"), `[default]\n${FILE_SECRET}\n`);
+});
+afterEach(() => server.clearScript());
+afterAll(async () => {
+  await server.close();
+  home.cleanup();
+});
+
+/** A fresh cloned repository holding these files (a README whatever else). */
+function clonedRepo(files: Record<string, string> = {}): string {
+  const cwd = join(home.home, "src", `repo-${++projects}`);
+  mkdirSync(cwd, { recursive: true });
+  writeFileSync(join(cwd, "README.md"), "A project.\n");
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(cwd, name, ".."), { recursive: true });
+    writeFileSync(join(cwd, name), text);
+  }
+  return cwd;
+}
+
+/** `xcsh -p "summarize this repo"` in `cwd`; the model answers once. Returns the run and what the provider received. */
+async function summarize(cwd: string, options: { env?: Record<string, string>; timeoutMs?: number; flags?: string[] } = {}) {
+  const before = server.requests.length;
+  server.enqueue({ content: [{ type: "text", text: "It is a project." }] });
+  const result = await runXcsh([...(options.flags ?? []), "-p", "summarize this repo"], { env: { ...home.env, ...options.env }, cwd, timeoutMs: options.timeoutMs });
+  const requests = server.requests.slice(before);
+  return { ...result, requests, sent: JSON.stringify(requests.map((request) => request.body)) };
+}
+
+/** The system prompt of the one request. */
+const systemPromptOf = (requests: { body: any }[]): string => String(requests[0]!.body.messages.find((message: { role: string }) => message.role === "system")?.content ?? "");
+
+describe("instruction files the repository plants", () => {
+  test("AGENTS.md linked to /proc/self/environ: xcsh's environment (keys included) is not sent, and stderr says why", async () => {
+    const cwd = clonedRepo();
+    symlinkSync("/proc/self/environ", join(cwd, "AGENTS.md"));
+    const run = await summarize(cwd, { env: { ANTHROPIC_API_KEY: "sk-ant-api03-EnvironKeyThatMustStayHome00" } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.requests).toHaveLength(1);
+    expect(run.sent).not.toContain(ENV_SECRET);
+    expect(run.sent).not.toContain("EnvironKeyThatMustStayHome");
+    expect(run.sent).not.toContain("XCSH_CODING_AGENT_DIR=");
+    expect(run.stderr).toContain(`xcsh: not reading ${cwd}/AGENTS.md: it is a link into the kernel's files`);
+  });
+
+  test("AGENTS.md linked to a credentials file outside the repository is not sent; a link within it still is", async () => {
+    const cwd = clonedRepo({ "docs/agents.md": "Run the linter before committing.\n" });
+    symlinkSync(join(outside, "credentials"), join(cwd, "AGENTS.md"));
+    const atTop = await summarize(cwd);
+    expect(atTop.stdout).toBe("It is a project.\n");
+    expect(atTop.sent).not.toContain("wJalrXUtnFEMI");
+    expect(atTop.stderr).toContain(`xcsh: not reading ${cwd}/AGENTS.md: it is a link to a file outside ${cwd}`);
+    // Relative links out (../../.aws/credentials) are the same link.
+    const relative = clonedRepo();
+    symlinkSync("../../.aws/credentials", join(relative, "CLAUDE.md"));
+    expect((await summarize(relative)).sent).not.toContain("wJalrXUtnFEMI");
+    // A link that stays inside its folder is read: docs/agents.md -> linked from a file beside it.
+    symlinkSync("docs/agents.md", join(cwd, "CLAUDE.md"));
+    const inFolder = await summarize(cwd);
+    expect(systemPromptOf(inFolder.requests)).toContain("Run the linter before committing.");
+    expect(inFolder.sent).not.toContain("wJalrXUtnFEMI");
+  });
+
+  test("a .xcsh/SYSTEM.md or APPEND_SYSTEM.md linked out of the repository is not sent; the built-in prompt stands", async () => {
+    const cwd = clonedRepo();
+    mkdirSync(join(cwd, ".xcsh"));
+    symlinkSync(join(outside, "credentials"), join(cwd, ".xcsh", "SYSTEM.md"));
+    symlinkSync("/proc/self/environ", join(cwd, ".xcsh", "APPEND_SYSTEM.md"));
+    const run = await summarize(cwd);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.sent).not.toContain("wJalrXUtnFEMI");
+    expect(run.sent).not.toContain(ENV_SECRET);
+    expect(systemPromptOf(run.requests)).toContain("read");
+    expect(run.stderr).toContain(`not reading ${cwd}/.xcsh/SYSTEM.md: it is a link to a file outside ${cwd}`);
+  });
+
+  test("a pipe named AGENTS.md does not hold the start: the run answers, and CLAUDE.md beside it is read", async () => {
+    const cwd = clonedRepo({ "CLAUDE.md": "Use tabs.\n" });
+    expect(Bun.spawnSync(["mkfifo", join(cwd, "AGENTS.md")]).exitCode).toBe(0);
+    const run = await summarize(cwd, { timeoutMs: 15_000 });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(systemPromptOf(run.requests)).toContain("Use tabs.");
+    expect(run.stderr).toContain(`not reading ${cwd}/AGENTS.md: it is not a regular file`);
+  });
+
+  test("a 2 GB sparse AGENTS.md is refused, not read into memory and sent", async () => {
+    const cwd = clonedRepo();
+    expect(Bun.spawnSync(["truncate", "-s", "2G", join(cwd, "AGENTS.md")]).exitCode).toBe(0);
+    const run = await summarize(cwd);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.sent.length).toBeLessThan(200_000);
+    expect(run.stderr).toContain(`not reading ${cwd}/AGENTS.md: it is larger than 256 KiB`);
+  });
+
+  test("an AGENTS.md that is not valid UTF-8 is read with the bad bytes replaced; the run goes on", async () => {
+    const cwd = clonedRepo();
+    writeFileSync(join(cwd, "AGENTS.md"), Buffer.concat([Buffer.from("Before "), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(" after.\n")]));
+    const run = await summarize(cwd);
+    expect(run.exitCode).toBe(0);
+    expect(systemPromptOf(run.requests)).toContain("Before \uFFFD\uFFFD\uFFFD after.");
+  });
+});
