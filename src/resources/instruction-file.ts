@@ -4,9 +4,7 @@
  * asking. In a cloned repository these files are the stranger's, and so are their kinds:
  *
  * - a link to a file outside the folder it sits in (`AGENTS.md -> /home/runner/.aws/credentials`)
- *   would send that file to the provider: followed only within `confine`;
- * - a link into /proc, /sys or /dev (`AGENTS.md -> /proc/self/environ`, xcsh's own
- *   environment with every API key it started with): never followed;
+ *   or into /proc would send that file to the provider: link-policy.ts decides;
  * - a pipe would block the start for ever, a device could be anything: only regular files
  *   are read, opened without blocking and checked on the open descriptor;
  * - a huge file (a 2 GB sparse one) would be read whole into memory and sent: refused above
@@ -16,24 +14,10 @@
  * the next name is looked at, as before), or refused with a reason for the person.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { linkProblem } from "./link-policy.ts";
 import { MAX_RESOURCE_BYTES } from "./markdown-file.ts";
 
 export type InstructionRead = { kind: "text"; content: string } | { kind: "absent" } | { kind: "refused"; reason: string };
-
-/** The kernel's own file systems: what they hold is live process state, never instructions. */
-const KERNEL_FOLDERS = ["/proc", "/sys", "/dev"];
-
-const inside = (path: string, folder: string): boolean => path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
-
-/** The real path of `folder`, or the folder as given when it cannot be resolved. */
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
-}
 
 /**
  * Reads `path` as an instruction file. With `confine`, a link is followed only to a file
@@ -49,12 +33,8 @@ export function readInstructionFile(path: string, confine?: string): Instruction
   } catch {
     return { kind: "absent" }; // a link to nothing, or a loop of links: nothing to read
   }
-  if (KERNEL_FOLDERS.some((folder) => inside(real, folder))) {
-    return { kind: "refused", reason: "it is a link into the kernel's files (/proc, /sys or /dev), which may hold xcsh's own keys" };
-  }
-  if (confine !== undefined && !inside(real, realFolder(confine))) {
-    return { kind: "refused", reason: `it is a link to a file outside ${confine}` };
-  }
+  const problem = linkProblem(real, confine);
+  if (problem) return { kind: "refused", reason: problem };
   let descriptor: number;
   try {
     // Non-blocking, so that a pipe cannot hold the open; what it is is asked of the descriptor.

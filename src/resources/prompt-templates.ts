@@ -44,7 +44,7 @@ function parseTemplate(filePath: string, place: ResourcePlace, warnings: string[
     warnings.push(`prompt template ${filePath} is not loaded: "${name}" cannot be used as a command name`);
     return undefined;
   }
-  const read = readMarkdown(filePath);
+  const read = readMarkdown(filePath, place.confine);
   if (!read.ok) {
     warnings.push(`prompt template ${filePath} is not loaded: ${read.reason}`);
     return undefined;

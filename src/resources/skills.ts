@@ -50,7 +50,7 @@ function nameProblems(name: string, expected: string): string[] {
 }
 
 function parseSkill(filePath: string, place: ResourcePlace, warnings: string[]): Skill | undefined {
-  const read = readMarkdown(filePath);
+  const read = readMarkdown(filePath, place.confine);
   if (!read.ok) {
     warnings.push(`skill ${filePath} is not loaded: ${read.reason}`);
     return undefined;

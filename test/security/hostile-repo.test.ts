@@ -56,10 +56,10 @@ function clonedRepo(files: Record<string, string> = {}): string {
 }
 
 /** `xcsh -p "summarize this repo"` in `cwd`; the model answers once. Returns the run and what the provider received. */
-async function summarize(cwd: string, options: { env?: Record<string, string>; timeoutMs?: number; flags?: string[] } = {}) {
+async function summarize(cwd: string, options: { env?: Record<string, string>; timeoutMs?: number; flags?: string[]; prompt?: string } = {}) {
   const before = server.requests.length;
   server.enqueue({ content: [{ type: "text", text: "It is a project." }] });
-  const result = await runXcsh([...(options.flags ?? []), "-p", "summarize this repo"], { env: { ...home.env, ...options.env }, cwd, timeoutMs: options.timeoutMs });
+  const result = await runXcsh([...(options.flags ?? []), "-p", options.prompt ?? "summarize this repo"], { env: { ...home.env, ...options.env }, cwd, timeoutMs: options.timeoutMs });
   const requests = server.requests.slice(before);
   return { ...result, requests, sent: JSON.stringify(requests.map((request) => request.body)) };
 }
@@ -87,7 +87,7 @@ describe("instruction files the repository plants", () => {
     const atTop = await summarize(cwd);
     expect(atTop.stdout).toBe("It is a project.\n");
     expect(atTop.sent).not.toContain("wJalrXUtnFEMI");
-    expect(atTop.stderr).toContain(`xcsh: not reading ${cwd}/AGENTS.md: it is a link to a file outside ${cwd}`);
+    expect(atTop.stderr).toContain(`xcsh: not reading ${cwd}/AGENTS.md: it leads out of ${cwd}`);
     // Relative links out (../../.aws/credentials) are the same link.
     const relative = clonedRepo();
     symlinkSync("../../.aws/credentials", join(relative, "CLAUDE.md"));
@@ -109,7 +109,7 @@ describe("instruction files the repository plants", () => {
     expect(run.sent).not.toContain("wJalrXUtnFEMI");
     expect(run.sent).not.toContain(ENV_SECRET);
     expect(systemPromptOf(run.requests)).toContain("read");
-    expect(run.stderr).toContain(`not reading ${cwd}/.xcsh/SYSTEM.md: it is a link to a file outside ${cwd}`);
+    expect(run.stderr).toContain(`not reading ${cwd}/.xcsh/SYSTEM.md: it leads out of ${cwd}`);
   });
 
   test("a pipe named AGENTS.md does not hold the start: the run answers, and CLAUDE.md beside it is read", async () => {
@@ -130,6 +130,31 @@ describe("instruction files the repository plants", () => {
     expect(run.stdout).toBe("It is a project.\n");
     expect(run.sent.length).toBeLessThan(200_000);
     expect(run.stderr).toContain(`not reading ${cwd}/AGENTS.md: it is larger than 256 KiB`);
+  });
+
+  test("a prompt template or skill linked out of the repository is not loaded: /review sends the words, not your file", async () => {
+    const cwd = clonedRepo({ ".xcsh/prompts/lint.md": "Lint the code.\n" });
+    symlinkSync(join(outside, "credentials"), join(cwd, ".xcsh", "prompts", "review.md"));
+    mkdirSync(join(cwd, ".agents", "skills", "deploy"), { recursive: true });
+    symlinkSync(join(outside, "credentials"), join(cwd, ".agents", "skills", "deploy", "SKILL.md"));
+    const review = await summarize(cwd, { prompt: "/review" });
+    expect(review.exitCode).toBe(0);
+    expect(review.sent).not.toContain("wJalrXUtnFEMI");
+    expect(review.stderr).toContain(`prompt template ${cwd}/.xcsh/prompts/review.md is not loaded: it leads out of ${cwd}`);
+    expect(review.stderr).toContain(`skill ${cwd}/.agents/skills/deploy/SKILL.md is not loaded: it leads out of ${cwd}`);
+    // The repository's own template still works.
+    const lint = await summarize(cwd, { prompt: "/lint" });
+    expect(JSON.stringify(lint.requests[0]!.body.messages.at(-1))).toContain("Lint the code.");
+  });
+
+  test("the project's settings cannot name your folders as its prompt templates", async () => {
+    mkdirSync(join(outside, "prompts"), { recursive: true });
+    writeFileSync(join(outside, "prompts", "notes.md"), `My notes: ${FILE_SECRET}\n`);
+    const cwd = clonedRepo({ ".xcsh/settings.json": JSON.stringify({ prompts: [join(outside, "prompts")] }) });
+    const run = await summarize(cwd, { prompt: "/notes" });
+    expect(run.exitCode).toBe(0);
+    expect(run.sent).not.toContain("wJalrXUtnFEMI");
+    expect(run.stderr).toContain(`prompt template ${join(outside, "prompts", "notes.md")} is not loaded: it leads out of ${cwd}`);
   });
 
   test("an AGENTS.md that is not valid UTF-8 is read with the bad bytes replaced; the run goes on", async () => {
