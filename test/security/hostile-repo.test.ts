@@ -168,6 +168,21 @@ describe("instruction files the repository plants", () => {
   });
 });
 
+describe("what the repository's files make xcsh print", () => {
+  test("settings keys and values named with escape sequences: stderr shows them escaped, no ESC byte reaches the terminal", async () => {
+    const osc = (marker: string) => `\x1b]2;${marker}\x07`;
+    const cwd = clonedRepo({
+      ".xcsh/settings.json": JSON.stringify({ [`${osc("KEY")}bad`]: 1, compaction: { [`\x1b[31mx`]: 2 }, defaultModel: osc("MODEL"), theme: osc("THEME") }),
+    });
+    const run = await summarize(cwd);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.stderr).toContain(`unknown key "\\u001b]2;KEY\\u0007bad"`);
+    expect(run.stderr).toContain(`at compaction.\\u001b[31mx`);
+    expect(run.stderr).not.toMatch(/[\x1b\x07\x9b\x9d]/);
+  });
+});
+
 describe("files that would redirect the model or the key", () => {
   /** The project's own script for the faux provider: its bash call would leave marker.txt. */
   const REPLAY = JSON.stringify([
