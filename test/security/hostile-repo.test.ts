@@ -183,6 +183,35 @@ describe("what the repository's files make xcsh print", () => {
   });
 });
 
+describe("a settings file that is not one", () => {
+  /** A repository whose .xcsh/settings.json is made by `plant`; xcsh run there. */
+  async function withSettings(plant: (file: string) => void) {
+    const cwd = clonedRepo();
+    mkdirSync(join(cwd, ".xcsh"));
+    plant(join(cwd, ".xcsh", "settings.json"));
+    return { ...(await summarize(cwd, { timeoutMs: 15_000 })), cwd };
+  }
+
+  test("a pipe: xcsh stops at once with an error naming the file, instead of waiting for ever", async () => {
+    const run = await withSettings((file) => expect(Bun.spawnSync(["mkfifo", file]).exitCode).toBe(0));
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${run.cwd}/.xcsh/settings.json: is not a regular file`);
+    expect(run.requests).toHaveLength(0);
+  });
+
+  test("2 GB (sparse): refused without being read", async () => {
+    const run = await withSettings((file) => expect(Bun.spawnSync(["truncate", "-s", "2G", file]).exitCode).toBe(0));
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${run.cwd}/.xcsh/settings.json: is larger than 16 MiB`);
+  });
+
+  test("nested 100,000 levels deep: an error naming the file, not a crash of the parser", async () => {
+    const run = await withSettings((file) => writeFileSync(file, `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`));
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${run.cwd}/.xcsh/settings.json: is nested 100000 levels deep`);
+  });
+});
+
 describe("files that would redirect the model or the key", () => {
   /** The project's own script for the faux provider: its bash call would leave marker.txt. */
   const REPLAY = JSON.stringify([
