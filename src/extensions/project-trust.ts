@@ -11,6 +11,7 @@
  * so they carry on untrusted and print untrustedProjectNotice once on stderr.
  * Everything here is a pure decision except projectNeedsTrust, which looks at the folder.
  */
+import { inertText } from "../tools/inert-text.ts";
 import { getProjectConfigDir, getSettingsPath } from "../config/paths.ts";
 import { PROJECT_KEYS_NEEDING_TRUST, projectKeysAwaitingTrust, TRUST_GATED_PROJECT_KEYS, type ProjectTrustSetting, type TrustReason } from "../config/settings.ts";
 import { hasProjectExtensions } from "./discovery.ts";
@@ -99,10 +100,14 @@ export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode
   );
 }
 
-/** The body of the question interactive and RPC hosts are asked: what trusting the project would load and apply. */
+/**
+ * The body of the question interactive and RPC hosts are asked: what trusting the project would
+ * load and apply. Its paths are the project's folder, whose name the repository may have chosen:
+ * inert, colours included, so that no sequence in it can hide or restyle part of the question.
+ */
 export function trustQuestion(cwd: string, skipped: SkippedProjectCode): string {
   const parts = skippedParts(cwd, skipped);
   const what = parts.length > 0 ? parts.join("; ") : `code in ${getProjectConfigDir(cwd)}`;
   const later = skipped.settingsKeys.length > 0 ? " Settings apply from the next start." : "";
-  return `${cwd} has ${what}. Trust this project and load them?${later}`;
+  return inertText(`${cwd} has ${what}. Trust this project and load them?${later}`);
 }

@@ -61,6 +61,19 @@ describe("names the repository chooses, on screen", () => {
     expect(raw).not.toContain(`${ESC}[42m`);
   });
 
+  test("the trust question names a folder with escape sequences inert: no title, no colour that could hide part of it", async () => {
+    const { pane } = await openRepo(`proj${title("FOLDER-TITLE")}${ESC}[8mX`, (project) => {
+      mkdirSync(join(project, ".xcsh"));
+      writeFileSync(join(project, ".xcsh", "settings.json"), JSON.stringify({ defaultModel: "fake/m" }));
+    });
+    const screen = await pane.waitFor("Trust this project?", 30_000);
+    expect(screen).toContain("projX has settings defaultModel");
+    expect(paneTitle(pane)).not.toContain("TITLE");
+    // ESC[8m would conceal the rest of the question.
+    expect(pane.screen({ escapes: true })).not.toContain(`${ESC}[8m`);
+    pane.keys("Escape");
+  });
+
   test("a .git/HEAD that is a pipe, or a .git file pointing at a folder where it is, does not hold the terminal UI", async () => {
     const layouts: Record<string, (project: string) => void> = {
       "git-folder": (project) => {
