@@ -94,8 +94,9 @@ function skippedParts(cwd: string, skipped?: SkippedProjectCode): string[] {
 export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode): string {
   const parts = skippedParts(cwd, skipped);
   const what = parts.length > 0 ? parts.join(" and ") : `code from ${getProjectConfigDir(cwd)}`;
+  // The folder's name is the repository's: inert, and on the one line the notice promises.
   return (
-    `xcsh: not loading project ${what}: the project is not trusted. ` +
+    `xcsh: not loading project ${inertText(what).replace(/\n/g, " ")}: the project is not trusted. ` +
     `Run with --trust-project to trust it for this run, or set "defaultProjectTrust": "trust" in ${getSettingsPath()} to trust every project.`
   );
 }

@@ -181,6 +181,19 @@ describe("what the repository's files make xcsh print", () => {
     expect(run.stderr).toContain(`at compaction.\\u001b[31mx`);
     expect(run.stderr).not.toMatch(/[\x1b\x07\x9b\x9d]/);
   });
+
+  test("a folder named with an escape sequence and a line break: the untrusted-project notice stays one inert line", async () => {
+    const cwd = join(home.home, "src", `repo\x1b]2;FOLDER\x07\nxcsh: fake line-${++projects}`);
+    mkdirSync(join(cwd, ".xcsh"), { recursive: true });
+    writeFileSync(join(cwd, ".xcsh", "settings.json"), JSON.stringify({ defaultModel: "faux/faux-1" }));
+    const run = await summarize(cwd);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.stderr).not.toMatch(/[\x1b\x07]/);
+    const lines = run.stderr.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("/src/repo xcsh: fake line");
+    expect(lines[0]).toContain("the project is not trusted");
+  });
 });
 
 describe("a settings file that is not one", () => {
