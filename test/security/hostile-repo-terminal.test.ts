@@ -95,6 +95,25 @@ describe("names the repository chooses, on screen", () => {
     }
   });
 
+  test("pipes wherever the terminal UI looks (themes, templates, skills, AGENTS.md, SYSTEM.md, @ files): it starts and answers", async () => {
+    const { pane, fake } = await openRepo("pipes-everywhere", (project) => {
+      for (const file of [".xcsh/themes/t.json", ".xcsh/prompts/p.md", ".xcsh/skills/s/SKILL.md", "AGENTS.md", ".xcsh/SYSTEM.md", "src/fifo.txt"]) {
+        mkdirSync(join(project, file, ".."), { recursive: true });
+        expect(Bun.spawnSync(["mkfifo", join(project, file)]).exitCode).toBe(0);
+      }
+      writeFileSync(join(project, "src", "plain.txt"), "x\n");
+    });
+    pane.type("@src/");
+    await pane.waitFor("plain.txt", 30_000);
+    pane.keys("C-u");
+    pane.type("/skill:");
+    pane.keys("C-u");
+    fake.server.enqueue({ content: [{ type: "text", text: "alive" }] });
+    pane.type("hi");
+    pane.keys("Enter");
+    await pane.waitFor("alive", 30_000);
+  });
+
   test("the / list: skills' and templates' descriptions are drawn inert, a template named with an escape sequence is not listed", async () => {
     const { pane } = await openRepo("commands", (project) => {
       mkdirSync(join(project, ".xcsh", "skills", "deploy"), { recursive: true });
