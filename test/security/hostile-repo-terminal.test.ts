@@ -114,6 +114,28 @@ describe("names the repository chooses, on screen", () => {
     await pane.waitFor("alive", 30_000);
   });
 
+  test("tool lines: the model reading and editing a file whose name holds escape sequences shows the name inert", async () => {
+    const planted = `notes${title("TOOL-TITLE")}${ESC}[45m.txt`;
+    const { pane, fake } = await openRepo("tool-lines", (project) => writeFileSync(join(project, planted), "content here\n"));
+    fake.server.enqueue(
+      {
+        content: [
+          { type: "toolCall", name: "read", arguments: { path: planted } },
+          { type: "toolCall", name: "edit", arguments: { path: planted, edits: [{ oldText: "here", newText: "there" }] } },
+          { type: "toolCall", name: "grep", arguments: { pattern: `x${title("GREP-TITLE")}`, path: planted } },
+        ],
+      },
+      { content: [{ type: "text", text: "finished" }] },
+    );
+    pane.type("go");
+    pane.keys("Enter");
+    const screen = await pane.waitFor("finished", 30_000);
+    expect(screen).toContain("read notes.txt");
+    expect(screen).toContain("edit notes.txt");
+    expect(paneTitle(pane)).not.toContain("TITLE");
+    expect(pane.screen({ escapes: true })).not.toContain(`${ESC}[45m`);
+  });
+
   test("the / list: skills' and templates' descriptions are drawn inert, a template named with an escape sequence is not listed", async () => {
     const { pane } = await openRepo("commands", (project) => {
       mkdirSync(join(project, ".xcsh", "skills", "deploy"), { recursive: true });
