@@ -275,6 +275,31 @@ describe("files that would redirect the model or the key", () => {
   });
 });
 
+describe("your own key command in a stranger's folder", () => {
+  test("a `!command` key runs from your home, and a repository's `cat` on a relative PATH entry is not what runs", async () => {
+    const keyHome = makeTestHome();
+    try {
+      keyHome.writeModelsJson({
+        providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: "!cat /dev/null; echo key-from-$(pwd)", models: [{ id: "m" }] } },
+      });
+      keyHome.writeSettings({ defaultProvider: "fake", defaultModel: "m" });
+      const cwd = clonedRepo();
+      mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+      for (const planted of [join(cwd, "cat"), join(cwd, "node_modules", ".bin", "cat")]) {
+        writeFileSync(planted, `#!/bin/sh\ntouch '${cwd}/planted-cat-ran'\n`, { mode: 0o755 });
+      }
+      const before = server.requests.length;
+      server.enqueue({ content: [{ type: "text", text: "It is a project." }] });
+      const run = await runXcsh(["-p", "summarize this repo"], { env: { ...keyHome.env, PATH: `.:node_modules/.bin:${keyHome.env.PATH}` }, cwd });
+      expect(run.stdout).toBe("It is a project.\n");
+      expect(server.requests[before]!.headers.authorization).toBe(`Bearer key-from-${keyHome.home}`);
+      expect(existsSync(join(cwd, "planted-cat-ran"))).toBe(false);
+    } finally {
+      keyHome.cleanup();
+    }
+  });
+});
+
 describe("the trust question", () => {
   const replaySettings = { defaultProvider: "faux", defaultModel: "faux-1", fauxScript: "replay.json" };
   const REPLAY = JSON.stringify([
