@@ -36,6 +36,13 @@ export function noteUnknownKeys(schema: TSchema, value: unknown, file: string): 
   pending.push(...unknownKeyWarnings(schema, value, file));
 }
 
+/**
+ * A key as the warning shows it: control characters written as JSON escapes (`\u001b`). A
+ * cloned repository's settings file names its own keys, and one holding an escape sequence
+ * must not reach the terminal through the warning; everyday keys are unchanged.
+ */
+const shown = (key: string): string => key.replace(/[\x00-\x1f\x7f-\x9f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 export function unknownKeyWarnings(schema: TSchema, value: unknown, file: string): string[] {
   const warnings: string[] = [];
   walk(schema as Schema, value, [], (path, key, known) => {
@@ -44,7 +51,7 @@ export function unknownKeyWarnings(schema: TSchema, value: unknown, file: string
     if (reported.has(id)) return;
     reported.add(id);
     const nearest = nearestName(key, known);
-    warnings.push(`${file}: unknown key "${key}" at ${where}${nearest ? ` (did you mean "${nearest}"?)` : ""}; it is ignored`);
+    warnings.push(`${file}: unknown key "${shown(key)}" at ${shown(where)}${nearest ? ` (did you mean "${nearest}"?)` : ""}; it is ignored`);
   });
   return warnings;
 }

@@ -45,6 +45,8 @@ export interface CreateAgentOptions {
   appendSystemPrompt?: string;
   /** --no-context-files: no AGENTS.md / CLAUDE.md in the system prompt. */
   noContextFiles?: boolean;
+  /** A line for the person: an instruction file that is there but was not read, and why. */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -79,7 +81,7 @@ export function createCodingAgent(
     },
   });
   // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
-  const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir());
+  const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir(), options.warn);
   // settings' defaultTools replace the default built-ins; the command line's choice still wins.
   const selection: ToolSelection = { ...options.tools, defaultBuiltins: options.tools?.defaultBuiltins ?? setup.settings.defaultTools };
   // settings' `codemode` object (validated by the settings schema).
@@ -113,7 +115,7 @@ export function createCodingAgent(
     agent,
     {
       cwd: options.cwd,
-      contextFiles: options.noContextFiles ? [] : loadContextFiles(options.cwd, getAgentDir()),
+      contextFiles: options.noContextFiles ? [] : loadContextFiles(options.cwd, getAgentDir(), options.warn),
       skills,
       customPrompt: options.systemPrompt ?? promptFiles.system?.content,
       appendPrompt: options.appendSystemPrompt ?? promptFiles.append?.content,

@@ -3,6 +3,7 @@
  * none) and builds the AgentSession around it: model and thinking level from
  * the command line, else from the resumed session, else from settings.
  */
+import { inertText } from "../tools/inert-text.ts";
 import { resolve } from "node:path";
 import { createSessionResources, type ResourceFlags } from "../resources/resource-loader.ts";
 import { SessionFileError } from "../session/session-file.ts";
@@ -101,11 +102,11 @@ export async function createAgentSession(options: CreateSessionOptions): Promise
   keepInMemoryIfUnwritable(sessionManager);
   const context = sessionManager.buildSessionContext();
   const setup = await prepareRun({ ...options, previous: { model: context.model, thinkingLevel: context.thinkingLevel } });
-  const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, (line) =>
-    process.stderr.write(`xcsh: ${line}\n`),
-  );
+  // Warnings name the project's files, whose names are the repository's: drawn inert on the terminal.
+  const warn = (line: string) => process.stderr.write(`xcsh: ${inertText(line)}\n`);
+  const resources = createSessionResources(options.cwd, options.resources ?? {}, setup.settings.enableSkillCommands !== false, warn);
   resources.reportMissingTemplatePaths();
-  const { agent, toolSet } = createCodingAgent(setup, options, resources.promptSkills(), sessionManager);
+  const { agent, toolSet } = createCodingAgent(setup, { ...options, warn }, resources.promptSkills(), sessionManager);
   agent.state.messages = context.messages;
   const session = new AgentSession({
     cwd: options.cwd,

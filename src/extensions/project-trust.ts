@@ -11,6 +11,7 @@
  * so they carry on untrusted and print untrustedProjectNotice once on stderr.
  * Everything here is a pure decision except projectNeedsTrust, which looks at the folder.
  */
+import { inertText } from "../tools/inert-text.ts";
 import { getProjectConfigDir, getSettingsPath } from "../config/paths.ts";
 import { PROJECT_KEYS_NEEDING_TRUST, projectKeysAwaitingTrust, TRUST_GATED_PROJECT_KEYS, type ProjectTrustSetting, type TrustReason } from "../config/settings.ts";
 import { hasProjectExtensions } from "./discovery.ts";
@@ -93,16 +94,21 @@ function skippedParts(cwd: string, skipped?: SkippedProjectCode): string[] {
 export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode): string {
   const parts = skippedParts(cwd, skipped);
   const what = parts.length > 0 ? parts.join(" and ") : `code from ${getProjectConfigDir(cwd)}`;
+  // The folder's name is the repository's: inert, and on the one line the notice promises.
   return (
-    `xcsh: not loading project ${what}: the project is not trusted. ` +
+    `xcsh: not loading project ${inertText(what).replace(/\n/g, " ")}: the project is not trusted. ` +
     `Run with --trust-project to trust it for this run, or set "defaultProjectTrust": "trust" in ${getSettingsPath()} to trust every project.`
   );
 }
 
-/** The body of the question interactive and RPC hosts are asked: what trusting the project would load and apply. */
+/**
+ * The body of the question interactive and RPC hosts are asked: what trusting the project would
+ * load and apply. Its paths are the project's folder, whose name the repository may have chosen:
+ * inert, colours included, so that no sequence in it can hide or restyle part of the question.
+ */
 export function trustQuestion(cwd: string, skipped: SkippedProjectCode): string {
   const parts = skippedParts(cwd, skipped);
   const what = parts.length > 0 ? parts.join("; ") : `code in ${getProjectConfigDir(cwd)}`;
   const later = skipped.settingsKeys.length > 0 ? " Settings apply from the next start." : "";
-  return `${cwd} has ${what}. Trust this project and load them?${later}`;
+  return inertText(`${cwd} has ${what}. Trust this project and load them?${later}`);
 }

@@ -3,7 +3,7 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
@@ -29,8 +29,9 @@ export function readJsonFile(file: string, hint?: string): unknown {
   if (isMissing(file)) return undefined;
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readConfigText(file, hint);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
     if (code === "EISDIR") throw new ConfigError(file, "is a directory, expected a JSON file", hint);
@@ -59,6 +60,34 @@ export function readJsonFile(file: string, hint?: string): unknown {
     const found = locateJsonSyntaxError(text);
     const where = found ? `${lineAndColumn(text, found.offset)}: ${found.message}` : "not valid JSON";
     throw new ConfigError(file, `invalid JSON at ${where}`, hint);
+  }
+}
+
+/** Far more than any settings.json or models.json holds; a bigger one is a mistake or a trick. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The file's text, read only when it is a regular file of at most MAX_CONFIG_BYTES. A cloned
+ * repository chooses what its `.xcsh/settings.json` is: a pipe would hold the start for ever
+ * (opened without blocking, then asked what it is), a 2 GB file would be read whole.
+ */
+function readConfigText(file: string, hint?: string): string {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const stat = fstatSync(descriptor);
+    if (stat.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (!stat.isFile()) throw new ConfigError(file, "is not a regular file (a pipe, a socket or a device), expected a JSON file", hint);
+    if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError(file, `is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB, too large for a config file`, hint);
+    const buffer = Buffer.alloc(stat.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(descriptor, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled).toString("utf8");
+  } finally {
+    closeSync(descriptor);
   }
 }
 

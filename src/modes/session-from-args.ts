@@ -4,6 +4,7 @@
  * extensions, which load only when some are configured (a run without any
  * never imports the extension system).
  */
+import { inertText } from "../tools/inert-text.ts";
 import type { RunOptions } from "../core/run-options.ts";
 import { createAgentSession, type CreatedSession, type SessionChoice } from "../core/create-session.ts";
 import type { ExtensionSystem, ExtensionSystemOptions, SessionStartCause } from "../core/extension-system.ts";
@@ -238,9 +239,10 @@ export async function createSessionFromArgs(initialArgs: RunOptions, options: Se
     },
     sessions: options.sessions ?? sessionChoiceFromArgs(args),
   });
-  for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${warning}\n`);
+  // Warnings quote config files and paths a cloned repository may have chosen: written inert.
+  for (const warning of created.setup.warnings) process.stderr.write(`xcsh: ${inertText(warning)}\n`);
   // Problems met reading the session file (skipped lines): RPC reports them as notice events.
-  if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${warning}\n`);
+  if (!options.quietLoadWarnings) for (const warning of created.session.sessionManager.getLoadWarnings()) process.stderr.write(`xcsh: ${inertText(warning)}\n`);
   if (system) {
     await system.attach(created.session, args.extensionFlags, options.startCause);
     try {

@@ -8,10 +8,12 @@
  * `AGENTS.override.md` stands in for that directory's AGENTS.md or CLAUDE.md
  * (and only that directory's: the config root's and other directories' files
  * still apply). Context files are instructions, not code: they load whether or
- * not the project is trusted, as pi's do.
+ * not the project is trusted, as pi's do — but only as instruction-file.ts allows:
+ * a link in a folder is followed only to a file in that folder (or below it), so a
+ * cloned repository cannot send another file of yours to the provider.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readInstructionFile } from "./instruction-file.ts";
 
 export interface ContextFile {
   path: string;
@@ -24,26 +26,38 @@ export interface ContextFile {
  */
 const NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
-/** The first of these files that can be read, with its text; none when no file reads. */
-export function readFirstFile(paths: readonly string[]): ContextFile | undefined {
+/** A line for the person running xcsh: why a file that is there was not read. */
+export type Warn = (line: string) => void;
+
+/**
+ * The first of these files that can be read, with its text; none when no file reads.
+ * A refused one (instruction-file.ts) is reported and the next name looked at, as an
+ * unreadable one always was. `confine`: the folder links may lead into (none: anywhere).
+ */
+export function readFirstFile(paths: readonly string[], confine: string | undefined, warn: Warn): ContextFile | undefined {
   for (const path of paths) {
-    if (!existsSync(path)) continue;
-    try {
-      return { path, content: readFileSync(path, "utf8") };
-    } catch {
-      // An unreadable file (a folder of that name, no permission) is skipped rather than failing the run.
-    }
+    const read = readInstructionFile(path, confine);
+    if (read.kind === "text") return { path, content: read.content };
+    if (read.kind === "refused") warn(`not reading ${path}: ${read.reason}`);
   }
   return undefined;
 }
 
-function readFirst(dir: string): ContextFile | undefined {
-  return readFirstFile(NAMES.map((name) => join(dir, name)));
+function readFirst(dir: string, confine: string | undefined, warn: Warn): ContextFile | undefined {
+  return readFirstFile(
+    NAMES.map((name) => join(dir, name)),
+    confine,
+    warn,
+  );
 }
 
-export function loadContextFiles(cwd: string, agentDir: string): ContextFile[] {
+/**
+ * The context files for `cwd`, general first. The config root's is the person's own and
+ * may link anywhere; every other folder's file is held to that folder.
+ */
+export function loadContextFiles(cwd: string, agentDir: string, warn: Warn = () => {}): ContextFile[] {
   const files: ContextFile[] = [];
-  const global = readFirst(agentDir);
+  const global = readFirst(agentDir, undefined, warn);
   if (global) files.push(global);
 
   const chain: string[] = [];
@@ -55,7 +69,7 @@ export function loadContextFiles(cwd: string, agentDir: string): ContextFile[] {
     dir = parent;
   }
   for (const directory of chain) {
-    const file = readFirst(directory);
+    const file = readFirst(directory, directory, warn);
     if (file && !files.some((existing) => existing.path === file.path)) files.push(file);
   }
   return files;

@@ -1,11 +1,13 @@
 /**
  * Reading one markdown resource (a SKILL.md, a prompt template) without ever
- * throwing: a missing, unreadable, oversized or binary file, or one whose
+ * throwing: a missing, unreadable, oversized or binary file, a link the project
+ * may not follow (link-policy.ts), or one whose
  * frontmatter is not valid YAML, becomes a reason the caller can show. Listing
  * folders is here too, for the same reason.
  */
-import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from "node:fs";
+import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { parseFrontmatter } from "./frontmatter.ts";
+import { linkProblem } from "./link-policy.ts";
 
 /** Resources are prompts for a model: anything larger is a mistake (a log, a data file), not a skill. */
 export const MAX_RESOURCE_BYTES = 256 * 1024;
@@ -34,9 +36,12 @@ function readText(path: string): string {
   }
 }
 
-export function readMarkdown(path: string): MarkdownRead {
+/** Reads one resource; with `confine` (a project's place), a link is followed only to a file inside it (link-policy.ts). */
+export function readMarkdown(path: string, confine?: string): MarkdownRead {
   let text: string;
   try {
+    const problem = linkProblem(realpathSync(path), confine);
+    if (problem) return { ok: false, reason: problem };
     const stat = statSync(path);
     if (stat.isDirectory()) return { ok: false, reason: describeOther("folder") };
     if (!stat.isFile()) return { ok: false, reason: describeOther("other") };

@@ -39,12 +39,13 @@ function firstLine(body: string): string {
 
 function parseTemplate(filePath: string, place: ResourcePlace, warnings: string[]): PromptTemplate | undefined {
   const name = commandNameOf(basename(filePath));
-  // A name with blanks cannot be typed as /name; `skill:` belongs to skills.
-  if (name === "" || /\s/.test(name) || name.startsWith("skill:")) {
+  // A name with blanks cannot be typed as /name; `skill:` belongs to skills. One with control
+  // characters cannot be typed either, and drawn in the command list it would reach the terminal.
+  if (name === "" || /[\s\x00-\x1f\x7f-\x9f]/.test(name) || name.startsWith("skill:")) {
     warnings.push(`prompt template ${filePath} is not loaded: "${name}" cannot be used as a command name`);
     return undefined;
   }
-  const read = readMarkdown(filePath);
+  const read = readMarkdown(filePath, place.confine);
   if (!read.ok) {
     warnings.push(`prompt template ${filePath} is not loaded: ${read.reason}`);
     return undefined;

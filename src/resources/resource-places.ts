@@ -36,6 +36,11 @@ export interface ResourcePlace {
   rootFiles: boolean;
   /** Whether a file found here is wanted: the settings list's patterns; absent means every file. */
   accepts?: (file: string) => boolean;
+  /**
+   * The project's places only: the folder a link found here may lead into (link-policy.ts),
+   * so a cloned repository's template or skill cannot be a link to a file of yours.
+   */
+  confine?: string;
 }
 
 /** What a pattern is matched against: a skill's folder, or the markdown file itself. */
@@ -76,15 +81,15 @@ export interface PlaceOptions {
   noDiscovery: boolean;
 }
 
-function explicitPlaces(paths: string[], base: string, location: ResourceLocation, source: ResourcePlace["source"], scope: ResourcePlace["scope"]): ResourcePlace[] {
+function explicitPlaces(paths: string[], base: string, location: ResourceLocation, source: ResourcePlace["source"], scope: ResourcePlace["scope"], confine?: string): ResourcePlace[] {
   const accepts = source === "local" ? listFilter(paths, base) : undefined;
   return paths
     .filter((path) => path.trim() !== "" && !(source === "local" && isSettingsPattern(path)))
-    .map((path) => ({ path: resolve(base, expandHome(path)), location, source, scope, explicit: true, rootFiles: true, ...(accepts ? { accepts } : {}) }));
+    .map((path) => ({ path: resolve(base, expandHome(path)), location, source, scope, explicit: true, rootFiles: true, ...(accepts ? { accepts } : {}), ...(confine ? { confine } : {}) }));
 }
 
-function folder(path: string, location: ResourceLocation, scope: ResourcePlace["scope"], rootFiles: boolean, accepts?: (file: string) => boolean): ResourcePlace {
-  return { path, location, source: "auto", scope, explicit: false, rootFiles, ...(accepts ? { accepts } : {}) };
+function folder(path: string, location: ResourceLocation, scope: ResourcePlace["scope"], rootFiles: boolean, accepts?: (file: string) => boolean, confine?: string): ResourcePlace {
+  return { path, location, source: "auto", scope, explicit: false, rootFiles, ...(accepts ? { accepts } : {}), ...(confine ? { confine } : {}) };
 }
 
 /** `.agents/skills` of the cwd and each ancestor, up to the git root (or the filesystem root outside a repository). */
@@ -106,7 +111,8 @@ type ScopeOptions = Pick<PlaceOptions, "cwd" | "agentDir" | "userSettingsPaths" 
 
 function settingsAndFlags(options: ScopeOptions): ResourcePlace[] {
   return [
-    ...explicitPlaces(options.projectSettingsPaths, join(options.cwd, ".xcsh"), "path", "local", "project"),
+    // A project's list may name only files of the project: `"prompts": ["~/.ssh"]` reads nothing.
+    ...explicitPlaces(options.projectSettingsPaths, join(options.cwd, ".xcsh"), "path", "local", "project", options.cwd),
     ...explicitPlaces(options.userSettingsPaths, options.agentDir, "path", "local", "user"),
   ];
 }
@@ -131,8 +137,8 @@ export function skillPlaces(options: PlaceOptions): ResourcePlace[] {
   const discovered = options.noDiscovery
     ? []
     : [
-        folder(join(options.cwd, ".xcsh", "skills"), "project", "project", true, filters.project),
-        ...agentsSkillFolders(options.cwd).map((path) => folder(path, "project", "project", false, filters.project)),
+        folder(join(options.cwd, ".xcsh", "skills"), "project", "project", true, filters.project, options.cwd),
+        ...agentsSkillFolders(options.cwd).map((path) => folder(path, "project", "project", false, filters.project, dirname(dirname(path)))),
         folder(join(options.agentDir, "skills"), "user", "user", true, filters.user),
         folder(join(options.home, ".agents", "skills"), "user", "user", false, filters.user),
         ...settingsAndFlags(options),
@@ -150,7 +156,7 @@ export function templatePlaces(options: PlaceOptions): ResourcePlace[] {
   const discovered = options.noDiscovery
     ? []
     : [
-        folder(join(options.cwd, ".xcsh", "prompts"), "project", "project", true, filters.project),
+        folder(join(options.cwd, ".xcsh", "prompts"), "project", "project", true, filters.project, options.cwd),
         folder(join(options.agentDir, "prompts"), "user", "user", true, filters.user),
         ...settingsAndFlags(options),
         ...packagePlaces(options, "prompts"),

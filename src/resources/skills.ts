@@ -50,7 +50,7 @@ function nameProblems(name: string, expected: string): string[] {
 }
 
 function parseSkill(filePath: string, place: ResourcePlace, warnings: string[]): Skill | undefined {
-  const read = readMarkdown(filePath);
+  const read = readMarkdown(filePath, place.confine);
   if (!read.ok) {
     warnings.push(`skill ${filePath} is not loaded: ${read.reason}`);
     return undefined;
@@ -60,9 +60,10 @@ function parseSkill(filePath: string, place: ResourcePlace, warnings: string[]):
   const expected = isSkillFile ? basename(dirname(filePath)) : basename(filePath).replace(/\.md$/i, "");
   const rawName = frontmatter.name;
   const name = typeof rawName === "string" && rawName.trim() !== "" ? rawName.trim() : expected;
-  // A name with blanks cannot be typed as /skill:name, and would break the prompt's list.
-  if (/\s/.test(name) || name === "") {
-    warnings.push(`skill ${filePath} is not loaded: its name "${name}" contains whitespace`);
+  // A name with blanks cannot be typed as /skill:name, and would break the prompt's list; control
+  // characters (an escape sequence in a cloned repository's skill) would reach the terminal in the command list.
+  if (/[\s\x00-\x1f\x7f-\x9f]/.test(name) || name === "") {
+    warnings.push(`skill ${filePath} is not loaded: its name "${name}" contains whitespace or control characters`);
     return undefined;
   }
   const description = typeof frontmatter.description === "string" ? frontmatter.description.trim() : "";

@@ -9,12 +9,13 @@
  * Like context files and prompt templates, these are instructions, not code:
  * xcsh reads the project's copies without asking for project trust, which
  * guards only what runs code (pi asks for trust for them; see
- * docs/skills-and-templates.md, "Context files").
+ * docs/skills-and-templates.md, "Context files"). The project's are read as context
+ * files are (instruction-file.ts): a link is followed only to a file in the project.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getProjectConfigDir } from "../config/paths.ts";
-import { readFirstFile } from "./context-files.ts";
+import { readFirstFile, type Warn } from "./context-files.ts";
 
 export interface SystemPromptFile {
   path: string;
@@ -28,15 +29,16 @@ export interface SystemPromptFiles {
   append?: SystemPromptFile;
 }
 
-function readFirstOf(name: string, dirs: string[]): SystemPromptFile | undefined {
+/** The project's copy (held to the project), else the config root's (the person's own). */
+function readFirstOf(name: string, cwd: string, agentDir: string, warn: Warn): SystemPromptFile | undefined {
   // A folder of that name or an unreadable file counts as absent: the next place may have one.
-  return readFirstFile(dirs.map((dir) => join(dir, name)));
+  return readFirstFile([join(getProjectConfigDir(cwd), name)], cwd, warn) ?? readFirstFile([join(agentDir, name)], undefined, warn);
 }
 
-export function loadSystemPromptFiles(cwd: string, agentDir: string): SystemPromptFiles {
-  const dirs = [getProjectConfigDir(resolve(cwd)), agentDir];
-  const system = readFirstOf("SYSTEM.md", dirs);
-  const append = readFirstOf("APPEND_SYSTEM.md", dirs);
+export function loadSystemPromptFiles(cwd: string, agentDir: string, warn: Warn = () => {}): SystemPromptFiles {
+  const project = resolve(cwd);
+  const system = readFirstOf("SYSTEM.md", project, agentDir, warn);
+  const append = readFirstOf("APPEND_SYSTEM.md", project, agentDir, warn);
   return { ...(system ? { system } : {}), ...(append ? { append } : {}) };
 }
 

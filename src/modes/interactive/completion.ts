@@ -164,10 +164,17 @@ export class ProjectCompletion implements AutocompleteProvider {
   }
 }
 
-/** `@query`'s files: fuzzy-matched, or the top level of the project for a bare `@`. */
+/** A name no one can type, which drawn in the list (or put in the editor) would reach the terminal raw. */
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f-\x9f]/;
+
+/**
+ * `@query`'s files: fuzzy-matched, or the top level of the project for a bare `@`. Files whose
+ * names hold control characters (an escape sequence in a cloned repository's file name) are left out.
+ */
 function fileItems(files: string[], query: string): AutocompleteItem[] {
   const { fuzzyFilter } = loadPiTui();
-  const matches = query ? fuzzyFilter(files, query, (path) => path) : files.filter((path) => !path.includes("/") || /^[^/]+\/$/.test(path));
+  const typable = files.filter((path) => !CONTROL_CHARACTER.test(path));
+  const matches = query ? fuzzyFilter(typable, query, (path) => path) : typable.filter((path) => !path.includes("/") || /^[^/]+\/$/.test(path));
   return matches.slice(0, MAX_SUGGESTIONS).map((path) => ({ value: `@${path}`, label: path }));
 }
 

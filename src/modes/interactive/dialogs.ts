@@ -7,6 +7,7 @@
  */
 import type { Component, Focusable, OverlayHandle, SelectItem, TUI } from "@earendil-works/pi-tui";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
+import { inertKeepingColour } from "../../tools/inert-text.ts";
 import { prefillInput } from "./picker.ts";
 import type { UiTheme } from "./theme.ts";
 
@@ -55,9 +56,11 @@ class Frame implements Component, Focusable {
       const shown = truncateToWidth(line, inner);
       return border("│ ") + shown + " ".repeat(Math.max(0, inner - visibleWidth(shown))) + border(" │");
     };
-    const titleText = truncateToWidth(` ${this.title} `, Math.max(1, width - 4));
+    // Title and message quote others' words (the trust question names the project's folder, an
+    // extension's dialog whatever it likes): drawn inert but for colour, as the pickers draw theirs.
+    const titleText = truncateToWidth(` ${inertKeepingColour(this.title)} `, Math.max(1, width - 4));
     const lines = [border("╭─") + theme.bold(theme.fg("accent", titleText)) + border("─".repeat(Math.max(0, width - 3 - visibleWidth(titleText))) + "╮")];
-    if (this.message) for (const line of this.message.split("\n").flatMap((l) => wrapTextWithAnsi(l, inner))) lines.push(row(line));
+    if (this.message) for (const line of this.message.split("\n").flatMap((l) => wrapTextWithAnsi(inertKeepingColour(l), inner))) lines.push(row(line));
     if (this.message) lines.push(row(""));
     for (const line of this.body.render(inner)) lines.push(row(line));
     lines.push(row(theme.fg("dim", this.hint)));

@@ -6,13 +6,33 @@
  * message ends or the model changes — never per streamed delta.
  */
 import { isVirtualModel } from "../../extensions/virtual-models.ts";
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import type { Component } from "@earendil-works/pi-tui";
 import type { AgentSession } from "../../core/agent-session.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import type { UiTheme } from "./theme.ts";
+import { inertText } from "../../tools/inert-text.ts";
+
+/** What .git/HEAD or a `.git` file may be: a line, not a file worth reading whole. */
+const MAX_GIT_POINTER_BYTES = 4096;
+
+/**
+ * The start of a small git file; throws when it is missing or not a regular file. A cloned
+ * (or unpacked) repository chooses these files: a pipe named HEAD must not hang the terminal
+ * UI, nor a 2 GB one fill its memory, at start and after every answer.
+ */
+function readGitPointer(path: string): string {
+  const descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    if (!fstatSync(descriptor).isFile()) throw new Error(`${path} is not a regular file`);
+    const buffer = Buffer.alloc(MAX_GIT_POINTER_BYTES);
+    return buffer.subarray(0, readSync(descriptor, buffer, 0, buffer.length, 0)).toString("utf8");
+  } finally {
+    closeSync(descriptor);
+  }
+}
 
 /** The branch checked out in `cwd`'s repository (from .git/HEAD), or undefined. */
 export function gitBranch(cwd: string): string | undefined {
@@ -22,13 +42,13 @@ export function gitBranch(cwd: string): string | undefined {
       let gitPath = join(dir, ".git");
       let head: string;
       try {
-        head = readFileSync(join(gitPath, "HEAD"), "utf8");
+        head = readGitPointer(join(gitPath, "HEAD"));
       } catch {
         // A worktree or submodule: .git is a file naming the real folder.
-        const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitPath, "utf8"))?.[1]?.trim();
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readGitPointer(gitPath))?.[1]?.trim();
         if (!pointer) throw new Error("no git dir");
         gitPath = pointer.startsWith("/") ? pointer : join(dir, pointer);
-        head = readFileSync(join(gitPath, "HEAD"), "utf8");
+        head = readGitPointer(join(gitPath, "HEAD"));
       }
       const ref = /^ref: refs\/heads\/(.+)$/m.exec(head)?.[1];
       return ref ?? head.trim().slice(0, 8);
@@ -124,7 +144,8 @@ export class Footer implements Component {
     const theme = this.theme();
     const session = this.session;
     const name = session?.sessionName;
-    const where = shortenHome(this.cwd) + (this.branch ? ` (${this.branch})` : "") + (name ? ` • ${name}` : "");
+    // The folder's and the branch's names are the repository's (a .git/HEAD can name anything): drawn inert.
+    const where = inertText(shortenHome(this.cwd) + (this.branch ? ` (${this.branch})` : "") + (name ? ` • ${name}` : "")).replace(/\n/g, " ");
     const lines = [truncateToWidth(theme.fg("dim", where), width)];
     let right = "";
     if (session) {

@@ -10,6 +10,7 @@ import type { AgentSession } from "../../core/agent-session.ts";
 import { loadPiTui } from "../../extensions/tui-helpers.ts";
 import { shortenHome } from "./footer.ts";
 import type { UiTheme } from "./theme.ts";
+import { inertText } from "../../tools/inert-text.ts";
 
 export interface HeaderSource {
   tui: TUI;
@@ -40,8 +41,10 @@ export class SessionHeader {
     const parts = [theme.bold(theme.fg("accent", `xcsh ${version}`))];
     if (session) parts.push(theme.fg("muted", `${session.model.provider}/${session.model.id}`));
     else parts.push(theme.fg("dim", "starting…"));
-    parts.push(theme.fg("dim", shortenHome(cwd())));
-    if (session?.sessionName) parts.push(theme.fg("muted", session.sessionName));
+    // A folder's name (a cloned repository's) and a session's name may hold escape sequences: drawn inert.
+    const inline = (text: string) => inertText(text).replace(/\n/g, " ");
+    parts.push(theme.fg("dim", inline(shortenHome(cwd()))));
+    if (session?.sessionName) parts.push(theme.fg("muted", inline(session.sessionName)));
     const hint = theme.fg("dim", "/ commands · @ files · ! shell · esc abort · ctrl+c twice to exit · /hotkeys");
     this.component.setText(`${parts.join(theme.fg("dim", " · "))}\n${hint}`);
     tui.requestRender();

@@ -15,6 +15,7 @@
  * or inline, by --tui-mode or tuiMode; the components are the same in both.
  * Both report the program status (OSC 7501, program-status.ts).
  */
+import { inertText } from "../../tools/inert-text.ts";
 import { printResumeHint } from "./resume-hint.ts";
 import type { Component, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
 import type { RunOptions } from "../../core/run-options.ts";
@@ -373,7 +374,12 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     const extensionCommands = this.extensions?.commandEntries() ?? [];
     const others = this.session.resources?.commands(extensionCommands) ?? extensionCommands;
     const taken = new Set(builtins.map((command) => command.name));
-    return [...builtins, ...extensionSlashCommands(this.extensions, others.filter((command) => !taken.has(command.name)))];
+    // Skills' and templates' descriptions are a cloned repository's words: listed inert.
+    const listed = others.filter((command) => !taken.has(command.name)).map((command) => ({
+      ...command,
+      ...(command.description !== undefined ? { description: inertText(command.description).replace(/\n/g, " ") } : {}),
+    }));
+    return [...builtins, ...extensionSlashCommands(this.extensions, listed)];
   }
 
   /** `images`: besides the attached ones (the command line's @files). */

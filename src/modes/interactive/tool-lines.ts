@@ -128,11 +128,12 @@ export class ToolLine implements Component {
     return [...lines, ...this.children.flatMap((child) => child.render(Math.max(1, width - 2)).map((line) => `  ${line}`))];
   }
 
+  /** The path the call names, as drawn: relative to the project when inside it, and inert (a repository's file names may hold escapes). */
   private path(): string {
     const raw = text(this.args?.path) || text(this.args?.file_path);
     if (!raw) return "";
     const relativePath = isAbsolute(raw) ? relative(this.options.cwd, raw) : raw;
-    return relativePath.startsWith("..") ? raw : relativePath;
+    return inertText(relativePath.startsWith("..") ? raw : relativePath);
   }
 
   private readTarget(): string | undefined {
@@ -146,14 +147,18 @@ export class ToolLine implements Component {
     }
   }
 
-  /** The one line that says what the call does. */
+  /**
+   * The one line that says what the call does. Its arguments are the model's, naming the
+   * repository's files and patterns: each drawn inert, so no escape in them reaches the terminal.
+   */
   private title(): string {
     const theme = this.options.theme();
     const name = (label: string) => theme.bold(theme.fg("toolTitle", label));
     const args = this.args ?? {};
+    const shown = (value: unknown) => inertText(text(value));
     switch (this.toolName) {
       case "bash":
-        return `${name("$")} ${text(args.command).split("\n")[0]}${text(args.command).includes("\n") ? theme.fg("muted", " …") : ""}`;
+        return `${name("$")} ${shown(text(args.command).split("\n")[0])}${text(args.command).includes("\n") ? theme.fg("muted", " …") : ""}`;
       case "read": {
         const range = args.offset || args.limit ? theme.fg("muted", `:${args.offset ?? 1}${args.limit ? `-${(args.offset ?? 1) + args.limit - 1}` : ""}`) : "";
         return `${name("read")} ${theme.fg("accent", this.path())}${range}`;
@@ -162,11 +167,11 @@ export class ToolLine implements Component {
       case "write":
         return `${name(this.toolName)} ${theme.fg("accent", this.path())}`;
       case "grep":
-        return `${name("grep")} ${text(args.pattern)}${args.path ? theme.fg("muted", ` in ${text(args.path)}`) : ""}`;
+        return `${name("grep")} ${shown(args.pattern)}${args.path ? theme.fg("muted", ` in ${shown(args.path)}`) : ""}`;
       case "find":
-        return `${name("find")} ${text(args.pattern)}${args.path ? theme.fg("muted", ` in ${text(args.path)}`) : ""}`;
+        return `${name("find")} ${shown(args.pattern)}${args.path ? theme.fg("muted", ` in ${shown(args.path)}`) : ""}`;
       case "ls":
-        return `${name("ls")} ${text(args.path) || "."}`;
+        return `${name("ls")} ${shown(args.path) || "."}`;
       default: {
         const json = JSON.stringify(args);
         return `${name(this.toolName)} ${theme.fg("muted", json && json !== "{}" ? json : "")}`;
