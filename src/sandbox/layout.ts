@@ -8,6 +8,7 @@
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expandHome, getAgentDir, homeDir, PROJECT_CONFIG_DIR_NAME } from "../config/paths.ts";
+import { toolOutputFolder } from "../tools/temp-files.ts";
 import { sharesFilesWithStore } from "./linked-installs.ts";
 import { codeNamedBySettings } from "./named-code.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -23,6 +24,11 @@ export interface SandboxLayout {
   hiddenPaths: string[];
   /** Other programs' sockets in /tmp, out of reach (Linux; empty elsewhere and when off). */
   hiddenSockets: TmpSockets;
+  /**
+   * xcsh's own folders in the temp folder, which xcsh writes into later (the tools'
+   * full-output files): readable by commands, but neither written, moved nor replaced.
+   */
+  ownFolders: string[];
 }
 
 /**
@@ -85,5 +91,7 @@ export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout
     protectedPaths: [...new Set(projectRoots.flatMap(protectedPathsUnder))],
     hiddenPaths: hiddenConfigFolders(),
     hiddenSockets: process.platform === "linux" && policy.mode !== "off" ? socketsToHide(policy, [resolve(cwd), ...writableRoots]) : { folders: [], files: [] },
+    // Made now, before the first command: one made later could be swapped by a command already running.
+    ownFolders: policy.mode === "workspace-write" ? [toolOutputFolder()] : [],
   };
 }
