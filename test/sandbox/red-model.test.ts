@@ -6,9 +6,10 @@
  * model's next request) afterwards. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
+import { textOf } from "../support/rpc-harness.ts";
 import { bashCall, bwrapWorks, createSandboxFixture, toolResults } from "./sandbox-fixture.ts";
 
 const canSandbox = bwrapWorks();
@@ -36,6 +37,16 @@ afterAll(async () => {
 
 const SANDBOX = ["--model", "fake/fake-model", "--sandbox", "workspace-write"];
 
+/** Swaps two names atomically (renameat2 RENAME_EXCHANGE) as fast as it can for 3 seconds: the tightest race a command can run. */
+const EXCHANGE_LOOP = [
+  "import ctypes, sys, time",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  "a, b = sys.argv[1].encode(), sys.argv[2].encode()",
+  "end = time.time() + 3",
+  "while time.time() < end: libc.renameat2(-100, a, -100, b, 2)",
+].join("\n");
+const python = Bun.which("python3");
+
 describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", () => {
   test("cannot swap xcsh's full-output folder for a link to a folder of the user's, so the next long output is not written there", async () => {
     const rpc = fixture.start(SANDBOX);
@@ -52,6 +63,85 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       expect(flood!.text).toContain("Full output:");
       expect(readdirSync(victim)).toEqual([]);
       expect(swap!.text).not.toContain("swapped");
+    } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test("cannot redirect a write that waits its turn: a folder swapped for a symlink after the check is caught at the write", async () => {
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [setup] = await toolResults(fixture, rpc, [bashCall("mkdir -p real && mkfifo real/run.sh && ln -s real d && echo ready")]);
+      expect(setup!.text).toContain("ready");
+      // Both writes are checked at once, while d leads into the project; the first waits on the FIFO and
+      // holds the second in the file's queue until the command has pointed d at the user's folder.
+      fixture.server.enqueue(
+        {
+          content: [
+            { type: "toolCall", name: "write", arguments: { path: "d/run.sh", content: "first\n" } },
+            { type: "toolCall", name: "write", arguments: { path: "d/run.sh", content: "echo planted-by-the-model\n" } },
+            { type: "toolCall", name: "bash", arguments: { command: `sleep 1; ln -s ${victim} .swap && mv -T .swap d && cat real/run.sh && echo swapped` } },
+          ],
+        },
+        { content: [{ type: "text", text: "done" }] },
+      );
+      const from = rpc.mark();
+      expect((await rpc.request({ type: "prompt", message: "go" })).success).toBe(true);
+      await rpc.waitForEvent("agent_settled", () => true, 30_000, from);
+      const ends = rpc.ofType("tool_execution_end", from);
+      expect(ends.map((end) => end.toolName)).toContain("bash");
+      expect(existsSync(join(victim, "run.sh"))).toBe(false);
+      const second = ends.filter((end) => end.toolName === "write").find((end) => end.isError);
+      expect(textOf(second!.result)).toContain("Sandbox (workspace-write)");
+    } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test.skipIf(!python)("cannot win the race between the check and the write: a folder of the project flipped with a symlink to the user's folder as fast as it goes", async () => {
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [setup] = await toolResults(fixture, rpc, [bashCall("mkdir -p flip && mkfifo flip/gate && echo ready")]);
+      expect(setup!.text).toContain("ready");
+      // The writes queue behind one held on the FIFO. The command takes the FIFO away (the later writes make a plain
+      // file), then, while they run one by one, swaps the real folder for a symlink to the user's folder and back.
+      const writes = Array.from({ length: 40 }, () => ({ type: "toolCall" as const, name: "write", arguments: { path: "flip/gate", content: "echo planted-by-the-model\n" } }));
+      const flipper = `ln -s ${victim} .other; python3 -c '${EXCHANGE_LOOP}' flip .other & sleep 0.5; exec 3<.other/gate 2>/dev/null || exec 3<flip/gate; rm -f flip/gate .other/gate; cat <&3 >/dev/null; wait; echo flipped`;
+      fixture.server.enqueue(
+        { content: [{ type: "toolCall", name: "write", arguments: { path: "flip/gate", content: "first\n" } }, ...writes, { type: "toolCall", name: "bash", arguments: { command: flipper } }] },
+        { content: [{ type: "text", text: "done" }] },
+      );
+      const from = rpc.mark();
+      expect((await rpc.request({ type: "prompt", message: "go" })).success).toBe(true);
+      await rpc.waitForEvent("agent_settled", () => true, 40_000, from);
+      const ends = rpc.ofType("tool_execution_end", from);
+      expect(textOf(ends.find((end) => end.toolName === "bash")!.result)).toContain("flipped");
+      expect(readdirSync(victim)).toEqual([]);
+    } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test("the writes the guard holds still land where they should: new folders, a symlink within the project, a file with two names", async () => {
+    const project = fixture.cwd;
+    mkdirSync(join(project, "src"), { recursive: true });
+    writeFileSync(join(project, "src", "real.txt"), "old\n");
+    symlinkSync("real.txt", join(project, "src", "alias.txt"));
+    writeFileSync(join(project, "shared.txt"), "one\n");
+    linkSync(join(project, "shared.txt"), join(project, "shared-copy.txt"));
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const results = await toolResults(fixture, rpc, [
+        { name: "write", arguments: { path: "deep/er/new.txt", content: "new\n" } },
+        { name: "write", arguments: { path: "src/alias.txt", content: "through the link\n" } },
+        { name: "edit", arguments: { path: "shared.txt", edits: [{ oldText: "one", newText: "two" }] } },
+      ]);
+      expect(results.map((result) => result.isError)).toEqual([false, false, false]);
+      expect(readFileSync(join(project, "deep/er/new.txt"), "utf8")).toBe("new\n");
+      expect(readFileSync(join(project, "src", "real.txt"), "utf8")).toBe("through the link\n");
+      expect(lstatSync(join(project, "src", "alias.txt")).isSymbolicLink()).toBe(true);
+      expect(readFileSync(join(project, "shared.txt"), "utf8")).toBe("two\n");
+      expect(readFileSync(join(project, "shared-copy.txt"), "utf8")).toBe("one\n");
     } finally {
       await rpc.close();
     }
