@@ -79,12 +79,18 @@ const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY;
  * really leads to (making missing folders one by one inside the open one), and checks with
  * the kernel that the open folder is the one judged; the caller writes `path`, which
  * reaches the file through the open folder, with O_NOFOLLOW. Undefined when there is no
- * sandbox (or no /proc): write as usual. Throws a readable error when the path changed.
+ * sandbox: write as usual. Throws a readable error when the path changed. Elsewhere than
+ * Linux (no /proc): judged now, and the real path is written.
  */
 export function holdFolderForWrite(absolutePath: string, cwd: string): HeldFolder | undefined {
-  if (commandPolicy().sandbox.mode === "off" || process.platform !== "linux") return undefined;
+  if (commandPolicy().sandbox.mode === "off") return undefined;
   const target = realTarget(absolutePath);
   judgeWrite(absolutePath, target, cwd);
+  if (process.platform !== "linux") {
+    // No /proc to ask: judged at the write, on the real path, which is all that can be done here.
+    mkdirSync(dirname(target), { recursive: true });
+    return { path: target, release: () => {} };
+  }
   const changed = () => new Error(`${absolutePath} changed while it was being written (a folder of its path was moved or replaced), so it was not written.`);
   let folder = dirname(target);
   const missing: string[] = [];
