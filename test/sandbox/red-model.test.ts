@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
 import { textOf } from "../support/rpc-harness.ts";
 import { bashCall, bwrapWorks, createSandboxFixture, toolResults } from "./sandbox-fixture.ts";
@@ -142,6 +142,36 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       expect(lstatSync(join(project, "src", "alias.txt")).isSymbolicLink()).toBe(true);
       expect(readFileSync(join(project, "shared.txt"), "utf8")).toBe("two\n");
       expect(readFileSync(join(project, "shared-copy.txt"), "utf8")).toBe("one\n");
+    } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test("cannot read the keys and sessions the sandbox hides through the tools that run in xcsh: read, ls, find, grep, directly, by ../, or through a symlink", async () => {
+    const agentDir = fixture.home.agentDir;
+    writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: "sk-ant-hidden-from-the-model" } }));
+    const fromProject = relative(fixture.cwd, join(agentDir, "auth.json"));
+    symlinkSync(agentDir, join(fixture.cwd, "agent-link"));
+    const rpc = fixture.start([...SANDBOX, "--tools", "read,bash,ls,find,grep"]);
+    try {
+      const results = await toolResults(fixture, rpc, [
+        { name: "read", arguments: { path: join(agentDir, "auth.json") } },
+        { name: "read", arguments: { path: fromProject } },
+        { name: "read", arguments: { path: "agent-link/auth.json" } },
+        { name: "ls", arguments: { path: agentDir } },
+        { name: "grep", arguments: { pattern: "sk-ant", path: agentDir } },
+        { name: "grep", arguments: { pattern: "sk-ant", path: fixture.home.home } },
+        { name: "find", arguments: { pattern: "auth.json", path: fixture.home.home } },
+        bashCall(`cat ${join(agentDir, "auth.json")}`),
+      ]);
+      for (const result of results) expect(result.text).not.toContain("sk-ant-hidden");
+      for (const refused of results.slice(0, 5)) {
+        expect(refused.isError).toBe(true);
+        expect(refused.text).toContain("config folder");
+      }
+      // A search from above the folder passes it over and still searches the rest.
+      expect(results[5]!.isError).toBe(false);
+      expect(results[6]!.text).not.toContain("auth.json");
     } finally {
       await rpc.close();
     }
