@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { ExtensionFixture } from "../support/extensions.ts";
+import { isAlive } from "../support/process.ts";
 import { textOf } from "../support/rpc-harness.ts";
 import { bashCall, bwrapWorks, createSandboxFixture, toolResults } from "./sandbox-fixture.ts";
 
@@ -173,6 +174,80 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       expect(results[5]!.isError).toBe(false);
       expect(results[6]!.text).not.toContain("auth.json");
     } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test("cannot signal xcsh or a process of the user's; the fds it inherits are its own output and error only", async () => {
+    const bystander = Bun.spawn(["sleep", "300"], { stdout: "ignore", stderr: "ignore" });
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [signals, fds, after] = await toolResults(fixture, rpc, [
+        bashCall(`kill -TERM ${rpc.proc.pid} ${bystander.pid} 2>&1; kill -KILL ${rpc.proc.pid} 2>&1; echo sent`),
+        bashCall("for fd in /proc/self/fd/*; do echo \"${fd##*/} $(readlink $fd)\"; done"),
+        bashCall("echo still-serving"),
+      ]);
+      expect(signals!.text).toContain("sent");
+      expect(after!.text).toContain("still-serving");
+      expect(isAlive(rpc.proc.pid)).toBe(true);
+      expect(isAlive(bystander.pid)).toBe(true);
+      // 0: stdin at its end, 1 and 2: the output pipes, 3: the directory the loop reads.
+      const open = fds!.text.trim().split("\n").map((line) => line.split(" ")[0]);
+      expect(open).toEqual(["0", "1", "2", "3"]);
+    } finally {
+      bystander.kill();
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test("leaves nothing running: a daemon that left its session ends with the command, and one that ignores SIGTERM ends at the timeout", async () => {
+    const marker = 4000 + (process.pid % 1000);
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [daemon, stubborn] = await toolResults(fixture, rpc, [
+        bashCall(`(setsid nohup sh -c 'trap "" HUP TERM; exec sleep ${marker}' >/dev/null 2>&1 &) ; echo started`),
+        { name: "bash", arguments: { command: `trap '' TERM INT HUP; sleep ${marker + 1} & while :; do sleep 0.2; done`, timeout: 2 } },
+      ]);
+      expect(daemon!.text).toContain("started");
+      expect(stubborn!.isError).toBe(true);
+      expect(stubborn!.text).toContain("timed out");
+      expect(isAlive(rpc.proc.pid)).toBe(true);
+      const running = (seconds: number) =>
+        readdirSync("/proc")
+          .filter((name) => /^\d+$/.test(name))
+          .filter((name) => {
+            try {
+              return readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${seconds}\0`;
+            } catch {
+              return false;
+            }
+          });
+      expect(running(marker)).toEqual([]);
+      expect(running(marker + 1)).toEqual([]);
+    } finally {
+      await rpc.close();
+    }
+  }, 60_000);
+
+  test.skipIf(!python)("with the network denied, reaches no abstract Unix socket of the user's session (as D-Bus and X11 listen on)", async () => {
+    const name = `xcsh-redmodel-${process.pid}`;
+    let accepted = 0;
+    const listener = Bun.listen({ unix: `\0${name}`, socket: { open: () => void accepted++, data: () => {} } });
+    const connect = `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\\0${name}"); print("connected")' 2>&1 | tail -n 1`;
+    const rpc = fixture.start(SANDBOX);
+    try {
+      // The same probe with the sandbox off shows it would reach it.
+      const open = Bun.spawnSync(["bash", "-c", connect]);
+      expect(open.stdout.toString()).toContain("connected");
+      for (let waited = 0; accepted === 0 && waited < 5000; waited += 20) await Bun.sleep(20);
+      const reachedBefore = accepted;
+      expect(reachedBefore).toBe(1);
+      const [inSandbox] = await toolResults(fixture, rpc, [bashCall(connect)]);
+      expect(inSandbox!.text).not.toContain("connected");
+      expect(inSandbox!.text).toContain("ConnectionRefusedError");
+      expect(accepted).toBe(reachedBefore);
+    } finally {
+      listener.stop(true);
       await rpc.close();
     }
   }, 60_000);
