@@ -9,9 +9,14 @@
  * (and only that directory's: the config root's and other directories' files
  * still apply). Context files are instructions, not code: they load whether or
  * not the project is trusted, as pi's do.
+ *
+ * A project's file that leads into xcsh's or pi's config folders (a symlink to
+ * `~/.xcsh/agent/auth.json`, which a command or a cloned repository can make) counts as
+ * absent: it would put API keys in the prompt, where the model reads them.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { leadsIntoConfigFolder } from "../sandbox/read-guard.ts";
 
 export interface ContextFile {
   path: string;
@@ -24,10 +29,10 @@ export interface ContextFile {
  */
 const NAMES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 
-/** The first of these files that can be read, with its text; none when no file reads. */
-export function readFirstFile(paths: readonly string[]): ContextFile | undefined {
+/** The first of these files that can be read, with its text; none when no file reads. `accept` may pass over one. */
+export function readFirstFile(paths: readonly string[], accept: (path: string) => boolean = () => true): ContextFile | undefined {
   for (const path of paths) {
-    if (!existsSync(path)) continue;
+    if (!existsSync(path) || !accept(path)) continue;
     try {
       return { path, content: readFileSync(path, "utf8") };
     } catch {
@@ -37,9 +42,11 @@ export function readFirstFile(paths: readonly string[]): ContextFile | undefined
   return undefined;
 }
 
-function readFirst(dir: string): ContextFile | undefined {
-  return readFirstFile(NAMES.map((name) => join(dir, name)));
+function readFirst(dir: string, accept?: (path: string) => boolean): ContextFile | undefined {
+  return readFirstFile(NAMES.map((name) => join(dir, name)), accept);
 }
+
+const outsideConfigFolders = (path: string) => !leadsIntoConfigFolder(path);
 
 export function loadContextFiles(cwd: string, agentDir: string): ContextFile[] {
   const files: ContextFile[] = [];
@@ -55,7 +62,7 @@ export function loadContextFiles(cwd: string, agentDir: string): ContextFile[] {
     dir = parent;
   }
   for (const directory of chain) {
-    const file = readFirst(directory);
+    const file = readFirst(directory, outsideConfigFolders);
     if (file && !files.some((existing) => existing.path === file.path)) files.push(file);
   }
   return files;

@@ -14,6 +14,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getProjectConfigDir } from "../config/paths.ts";
+import { leadsIntoConfigFolder } from "../sandbox/read-guard.ts";
 import { readFirstFile } from "./context-files.ts";
 
 export interface SystemPromptFile {
@@ -28,15 +29,17 @@ export interface SystemPromptFiles {
   append?: SystemPromptFile;
 }
 
-function readFirstOf(name: string, dirs: string[]): SystemPromptFile | undefined {
-  // A folder of that name or an unreadable file counts as absent: the next place may have one.
-  return readFirstFile(dirs.map((dir) => join(dir, name)));
+function readFirstOf(name: string, dirs: string[], agentDir: string): SystemPromptFile | undefined {
+  // A folder of that name or an unreadable file counts as absent: the next place may have one. So does a
+  // project's copy that leads into the config folders (API keys would become the prompt).
+  const ownOrOutside = (path: string) => path.startsWith(`${agentDir}/`) || !leadsIntoConfigFolder(path);
+  return readFirstFile(dirs.map((dir) => join(dir, name)), ownOrOutside);
 }
 
 export function loadSystemPromptFiles(cwd: string, agentDir: string): SystemPromptFiles {
   const dirs = [getProjectConfigDir(resolve(cwd)), agentDir];
-  const system = readFirstOf("SYSTEM.md", dirs);
-  const append = readFirstOf("APPEND_SYSTEM.md", dirs);
+  const system = readFirstOf("SYSTEM.md", dirs, agentDir);
+  const append = readFirstOf("APPEND_SYSTEM.md", dirs, agentDir);
   return { ...(system ? { system } : {}), ...(append ? { append } : {}) };
 }
 

@@ -42,6 +42,15 @@ function refusal(folder: string, absolutePath: string): Error {
   return new Error(`Sandbox (${mode}): ${folder} is xcsh's or pi's config folder (API keys, sessions), which commands and tools may not read, so ${absolutePath} was not read.`);
 }
 
+/**
+ * Whether `path` really leads into xcsh's or pi's config folders, whatever the sandbox: a
+ * file of the project that does (a symlink `AGENTS.md -> ~/.xcsh/agent/auth.json`, planted by
+ * a command or a repository) must not be read in as text the model sees.
+ */
+export function leadsIntoConfigFolder(path: string): boolean {
+  return hiddenFolderOf(real(path)) !== undefined;
+}
+
 /** Throws an error the model can read when the active sandbox hides `absolutePath` (or where it leads). */
 export function assertMayRead(absolutePath: string): void {
   if (!guarding()) return;

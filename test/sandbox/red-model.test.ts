@@ -251,4 +251,28 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       await rpc.close();
     }
   }, 60_000);
+
+  test("cannot plant a context file that leads into the config folder, to have the next session send the keys to the model", async () => {
+    const agentDir = fixture.home.agentDir;
+    writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: "sk-ant-hidden-from-the-model" } }));
+    writeFileSync(join(fixture.home.home, "AGENTS.md"), "House rule: tabs.\n");
+    const first = fixture.start(SANDBOX);
+    try {
+      const [plant] = await toolResults(fixture, first, [bashCall(`ln -s ${join(agentDir, "auth.json")} AGENTS.md && echo planted`)]);
+      expect(plant!.text).toContain("planted");
+    } finally {
+      await first.close();
+    }
+    const next = fixture.start(SANDBOX);
+    try {
+      await toolResults(fixture, next, [bashCall("true")]);
+      const system = JSON.stringify(fixture.server.requests.at(-1)!.body.system ?? fixture.server.requests.at(-1)!.body.messages);
+      expect(system).toContain("House rule: tabs.");
+      expect(system).not.toContain("sk-ant-hidden");
+    } finally {
+      await next.close();
+      rmSync(join(fixture.cwd, "AGENTS.md"), { force: true });
+      rmSync(join(fixture.home.home, "AGENTS.md"), { force: true });
+    }
+  }, 60_000);
 });
