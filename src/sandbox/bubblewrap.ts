@@ -72,7 +72,11 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   for (const socket of layout.hiddenSockets.files) args.push("--ro-bind", "/dev/null", socket);
   // After the writable binds: these folders lie in the temp folder, which they make writable.
   // A mount point cannot be renamed or removed, so a command cannot put a symlink in its place.
-  for (const folder of layout.ownFolders) if (existsSync(folder)) args.push("--ro-bind", folder, folder);
+  for (const folder of layout.ownFolders) {
+    if (!existsSync(folder)) continue;
+    const target = real(folder);
+    args.push("--ro-bind", target, target);
+  }
   if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);
   args.push("--chdir", layout.cwd, "--", ...argv);
   return args;

@@ -53,12 +53,14 @@ function judgeWrite(absolutePath: string, target: string, cwd: string): void {
   // A protected path may not exist yet (a missing `.mcp.json`): judged where it would lead, as the target is.
   const hidden = layout.hiddenPaths.find((path) => isInside(target, realTarget(path)));
   if (hidden) throw new Error(`Sandbox (workspace-write): ${hidden} is xcsh's or pi's config folder, which commands and tools may not touch, so ${absolutePath} was not written.`);
-  const blocked = layout.protectedPaths.find((path) => isInside(target, realTarget(path)));
+  const blocked = [...layout.protectedPaths, ...layout.ownFolders].find((path) => isInside(target, realTarget(path)));
   if (blocked) {
     const why =
       basename(blocked) === "node_modules"
         ? "its files are hard links shared with a package manager's store, which writing them would change for every project"
-        : "xcsh, pi or git reads it as configuration or code, which would run later outside the sandbox";
+        : layout.ownFolders.includes(blocked)
+          ? "xcsh writes there itself for the rest of the run"
+          : "xcsh, pi or git reads it as configuration or code, which would run later outside the sandbox";
     throw new Error(`Sandbox (workspace-write): ${blocked} is read-only (${why}), so ${absolutePath} was not written.`);
   }
   if (!layout.writableRoots.some((root) => isInside(target, realTarget(root)))) {

@@ -275,4 +275,32 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       rmSync(join(fixture.home.home, "AGENTS.md"), { force: true });
     }
   }, 60_000);
+
+  test("cannot swap the session file or its folder, kept in the project with --session-dir, for a link to a file or folder the user's shell runs", async () => {
+    const bashrc = join(victim, "bashrc");
+    writeFileSync(bashrc, "# the user's own\n");
+    mkdirSync(join(victim, "bashrc.d"));
+    const rpc = fixture.start([...SANDBOX, "--session-dir", join(fixture.cwd, ".sessions")]);
+    try {
+      const [swapFile, swapFolder, viaWrite] = await toolResults(fixture, rpc, [
+        bashCall(`f=$(ls .sessions/*.jsonl) && rm "$f" && ln -s ${bashrc} "$f" && echo swapped`),
+        bashCall(`mv .sessions .sessions-aside && ln -s ${join(victim, "bashrc.d")} .sessions && echo swapped`),
+        { name: "write", arguments: { path: ".sessions/planted.jsonl", content: "{}\n" } },
+      ]);
+      expect(viaWrite!.isError).toBe(true);
+      expect(viaWrite!.text).toContain("xcsh writes there itself");
+      fixture.server.enqueue({ content: [{ type: "text", text: "$(touch /tmp/owned)" }] });
+      const from = rpc.mark();
+      await rpc.request({ type: "prompt", message: "again" });
+      await rpc.waitForEvent("agent_settled", () => true, 30_000, from);
+      expect(readFileSync(bashrc, "utf8")).toBe("# the user's own\n");
+      expect(readdirSync(join(victim, "bashrc.d"))).toEqual([]);
+      expect(swapFile!.text).not.toContain("swapped");
+      expect(swapFolder!.text).not.toContain("swapped");
+    } finally {
+      await rpc.close();
+      rmSync(join(fixture.cwd, ".sessions"), { recursive: true, force: true });
+      rmSync(join(fixture.cwd, ".sessions-aside"), { recursive: true, force: true });
+    }
+  }, 60_000);
 });
