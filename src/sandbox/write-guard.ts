@@ -13,25 +13,33 @@
  * (/proc/self/fd), and the file is written through that descriptor, never through the
  * path's symlinks again.
  */
-import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, join, relative, isAbsolute } from "node:path";
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, relative, isAbsolute, resolve } from "node:path";
 import { commandPolicy } from "./active-policy.ts";
 import { sandboxLayout } from "./layout.ts";
 
-/** Where `path` leads: the real path of its nearest existing ancestor, with the rest appended. */
-function realTarget(path: string): string {
-  const rest: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(realpathSync(current), ...rest.reverse());
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      rest.push(basename(current));
-      current = parent;
-    }
+/**
+ * Where `path` leads: its real path, or — for a path that does not exist yet — where it would
+ * be made. A dangling symlink counts as what it names (`hook -> .git/hooks/pre-commit`, or
+ * `-> ~/.bashrc.d/x` before it exists): writing it creates that file, so that file is judged.
+ */
+function realTarget(path: string, hops = 0): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Missing (or a dangling symlink, or a loop): resolved by hand below.
   }
+  let link: string | undefined;
+  try {
+    if (lstatSync(path).isSymbolicLink()) link = readlinkSync(path);
+  } catch {
+    // Not there at all.
+  }
+  // Past 40 links it is a loop: the write fails on it (ELOOP), wherever it is judged.
+  if (link !== undefined && hops < 40) return realTarget(resolve(dirname(path), link), hops + 1);
+  const parent = dirname(path);
+  if (parent === path) return path;
+  return join(realTarget(parent, hops), basename(path));
 }
 
 const isInside = (path: string, root: string) => {
