@@ -8,9 +8,15 @@
  * it has opened (the kernel's name for it, /proc/self/fd on Linux), so a symlink swapped in
  * after the check is caught. The walks of find and grep skip the hidden folders that lie
  * below their root (they never follow a symlinked folder).
+ *
+ * In every mode, xcsh's own process is out of their reach: `/proc/self`, `/proc/<xcsh's
+ * pid>`, `/dev/fd`, `/dev/stdin`… Its environment holds the API keys that commands are
+ * kept from (xcsh makes itself non-dumpable so that no command can read it), its memory
+ * too, and its input is the RPC stream. Under a sandbox other processes' /proc folders
+ * are refused as well: a sandboxed command sees only its own.
  */
-import { constants, readlinkSync, realpathSync } from "node:fs";
-import { relative, sep } from "node:path";
+import { constants, readlinkSync, realpathSync, statSync, type Stats } from "node:fs";
+import { relative, resolve, sep } from "node:path";
 import { commandPolicy } from "./active-policy.ts";
 import { hiddenConfigFolders } from "./layout.ts";
 
@@ -37,6 +43,26 @@ function hiddenFolderOf(realPath: string): string | undefined {
   return hiddenConfigFolders().find((folder) => isInside(realPath, real(folder)));
 }
 
+/** xcsh's own process, by any of its names: its environment, memory, file descriptors and input. */
+function isOwnProcess(path: string): boolean {
+  const own = new RegExp(`^/proc/(self|thread-self|${process.pid})(/|$)`);
+  return own.test(path) || /^\/dev\/(fd|stdin|stdout|stderr)(\/|$)/.test(path);
+}
+
+/** Any process's folder in /proc. */
+const PROCESS_FOLDER = /^\/proc\/(self|thread-self|\d+)(\/|$)/;
+
+/** The refusal for a path of a process's, or undefined. */
+function processRefusal(absolutePath: string): Error | undefined {
+  for (const path of new Set([resolve(absolutePath), real(absolutePath)])) {
+    if (isOwnProcess(path)) return new Error(`${absolutePath} is xcsh's own process (its environment holds your API keys, its input is the conversation), which tools may not read.`);
+    if (guarding() && PROCESS_FOLDER.test(path)) {
+      return new Error(`Sandbox (${commandPolicy().sandbox.mode}): ${absolutePath} belongs to another process, which commands in the sandbox cannot see either, so it was not read.`);
+    }
+  }
+  return undefined;
+}
+
 function refusal(folder: string, absolutePath: string): Error {
   const mode = commandPolicy().sandbox.mode;
   return new Error(`Sandbox (${mode}): ${folder} is xcsh's or pi's config folder (API keys, sessions), which commands and tools may not read, so ${absolutePath} was not read.`);
@@ -53,6 +79,8 @@ export function leadsIntoConfigFolder(path: string): boolean {
 
 /** Throws an error the model can read when the active sandbox hides `absolutePath` (or where it leads). */
 export function assertMayRead(absolutePath: string): void {
+  const ofProcess = processRefusal(absolutePath);
+  if (ofProcess) throw ofProcess;
   if (!guarding()) return;
   const folder = hiddenFolderOf(real(absolutePath));
   if (folder) throw refusal(folder, absolutePath);
@@ -68,20 +96,45 @@ export function hiddenBelow(root: string): string[] {
     .map((rel) => rel.split(sep).join("/"));
 }
 
+function notAFile(absolutePath: string): Error {
+  return new Error(`${absolutePath} is not a regular file (a device, a pipe or a socket): reading it might never end, or take another program's input, so it was not read.`);
+}
+
 /**
- * Reads a whole file as the sandbox allows. On Linux under a sandbox the file is opened
- * first and judged by the kernel's name for what was opened, so a symlink swapped in
- * between the check and the read does not lead into a hidden folder.
+ * For the read tool, which reads files whole: throws for a device, pipe or socket
+ * (`/dev/zero` would fill xcsh's memory, a FIFO would hold the call forever). A missing
+ * path or a directory is left to the tool's own errors.
+ */
+export function assertFileToRead(absolutePath: string): void {
+  assertMayRead(absolutePath);
+  let stats: Stats;
+  try {
+    stats = statSync(absolutePath);
+  } catch {
+    return;
+  }
+  if (!stats.isFile() && !stats.isDirectory()) throw notAFile(absolutePath);
+}
+
+/**
+ * Reads a whole file as the rules above allow, judged by what was opened: opened without
+ * waiting (a FIFO swapped in is not waited on), refused unless it is a regular file, and on
+ * Linux under a sandbox judged by the kernel's name for it, so a symlink swapped in between
+ * the check and the read does not lead into a hidden folder.
  */
 export async function readFileGuarded(absolutePath: string): Promise<Buffer> {
-  assertMayRead(absolutePath);
+  assertFileToRead(absolutePath);
   // Loaded at the first read, not at start-up.
   const fs = await import("node:fs/promises");
-  if (!guarding() || process.platform !== "linux") return fs.readFile(absolutePath);
-  const file = await fs.open(absolutePath, constants.O_RDONLY);
+  const file = await fs.open(absolutePath, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const folder = hiddenFolderOf(readlinkSync(`/proc/self/fd/${file.fd}`));
-    if (folder) throw refusal(folder, absolutePath);
+    if (!(await file.stat()).isFile()) throw notAFile(absolutePath);
+    if (process.platform === "linux") {
+      const opened = readlinkSync(`/proc/self/fd/${file.fd}`);
+      if (isOwnProcess(opened)) throw processRefusal(opened)!;
+      const folder = guarding() ? hiddenFolderOf(opened) : undefined;
+      if (folder) throw refusal(folder, absolutePath);
+    }
     return await file.readFile();
   } finally {
     await file.close();

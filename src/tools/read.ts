@@ -11,7 +11,7 @@ import type { AgentToolResult } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import { detectImageMimeTypeFromBytes, detectImageMimeTypeFromFile } from "./image-mime.ts";
 import { imageProblem } from "./image-limits.ts";
-import { assertMayRead, readFileGuarded } from "../sandbox/read-guard.ts";
+import { assertFileToRead, readFileGuarded } from "../sandbox/read-guard.ts";
 import { resolveReadPath } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
@@ -181,7 +181,7 @@ export function createReadTool(
       throwIfAborted(signal);
       const absolutePath = resolveReadPath(params.path, cwd);
       // Read from inside xcsh: what the sandbox hides from commands stays hidden (a remote backend has its own rules).
-      if (!options?.operations) assertMayRead(absolutePath);
+      if (!options?.operations) assertFileToRead(absolutePath);
 
       let buffer: Buffer;
       let declaredMime: string | null | undefined;

@@ -347,4 +347,59 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       await rpc.close();
     }
   }, 90_000);
+
+  test("cannot read xcsh's own environment, memory or input through /proc or /dev with the read-side tools; nor another process's in /proc", async () => {
+    const bystander = Bun.spawn(["sleep", "300"], { env: { ...process.env, BYSTANDER_SECRET_KEY: "sk-bystander-secret" }, stdout: "ignore", stderr: "ignore" });
+    const env = { ...fixture.home.env, OPENAI_API_KEY: "sk-xcsh-own-key-1234567890" };
+    const rpc = startRpc({ env, cwd: fixture.cwd, args: [...SANDBOX, "--tools", "read,bash,ls,grep"] });
+    try {
+      const results = await toolResults(fixture, rpc, [
+        bashCall("ln -sf /proc/self/environ self-env && echo linked"),
+        { name: "read", arguments: { path: "/proc/self/environ" } },
+        { name: "read", arguments: { path: `/proc/${rpc.proc.pid}/environ` } },
+        { name: "read", arguments: { path: "self-env" } },
+        { name: "grep", arguments: { pattern: "sk-", path: "/proc/self", literal: true } },
+        { name: "read", arguments: { path: `/proc/${bystander.pid}/environ` } },
+        { name: "read", arguments: { path: "/dev/stdin" } },
+        { name: "read", arguments: { path: "/dev/zero" } },
+        bashCall("echo still-serving"),
+      ]);
+      expect(results[0]!.text).toContain("linked");
+      for (const result of results) {
+        expect(result.text).not.toContain("sk-xcsh-own-key");
+        expect(result.text).not.toContain("sk-bystander");
+      }
+      for (const refused of results.slice(1, 8)) expect(refused.isError).toBe(true);
+      expect(results[8]!.text).toContain("still-serving");
+    } finally {
+      bystander.kill();
+      await rpc.close();
+    }
+  }, 60_000);
+});
+
+describe("a hostile model with the sandbox off", () => {
+  test("still cannot read xcsh's own process with the read tool, nor make it read a device or a FIFO without end", async () => {
+    mkdirSync(join(fixture.cwd, "pipes"), { recursive: true });
+    Bun.spawnSync(["mkfifo", join(fixture.cwd, "pipes", "fifo")]);
+    const rpc = fixture.start(["--model", "fake/fake-model", "--sandbox", "off"]);
+    try {
+      const results = await toolResults(fixture, rpc, [
+        { name: "read", arguments: { path: "/proc/self/status" } },
+        { name: "read", arguments: { path: `/proc/${rpc.proc.pid}/maps` } },
+        { name: "read", arguments: { path: "/dev/fd/0" } },
+        { name: "read", arguments: { path: "/dev/zero" } },
+        { name: "read", arguments: { path: "pipes/fifo" } },
+        { name: "read", arguments: { path: "/proc/cpuinfo" } },
+      ]);
+      for (const refused of results.slice(0, 3)) expect(refused.text).toContain("xcsh's own process");
+      for (const refused of results.slice(3, 5)) expect(refused.text).toContain("not a regular file");
+      expect(results.slice(0, 5).every((result) => result.isError)).toBe(true);
+      // The system's own files in /proc stay readable.
+      expect(results[5]!.isError).toBe(false);
+    } finally {
+      await rpc.close();
+      rmSync(join(fixture.cwd, "pipes"), { recursive: true, force: true });
+    }
+  }, 60_000);
 });
