@@ -19,6 +19,7 @@ import {
 } from "./edit-diff.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
 import { writeFileChecked } from "./unshared-write.ts";
+import { readFileGuarded } from "../sandbox/read-guard.ts";
 import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
@@ -59,7 +60,8 @@ export interface EditToolOptions {
 
 /** This machine's files; the write is judged again where it lands (unshared-write.ts). */
 const localEditOperations = (cwd: string): EditOperations => ({
-  readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
+  // As the read tool reads: a regular file only (not /dev/zero), never xcsh's own process.
+  readFile: readFileGuarded,
   writeFile: (absolutePath, content) => writeFileChecked(absolutePath, content, cwd, false),
   access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK | constants.W_OK),
 });
