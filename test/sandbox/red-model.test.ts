@@ -69,6 +69,25 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
     }
   }, 60_000);
 
+  test("cannot swap the full-output folder of another xcsh of the user's (sharing /tmp) either", async () => {
+    const other = fixture.start(["--model", "fake/fake-model", "--sandbox", "off"]);
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [first] = await toolResults(fixture, other, [bashCall("seq 1 30000")]);
+      expect(first!.text).toContain("Full output:");
+      const [swap] = await toolResults(fixture, rpc, [
+        bashCall(`for d in "$TMPDIR"/xcsh-*; do mv "$d" "$d.aside" 2>/dev/null && ln -s ${victim} "$d" && echo "swapped $d"; done; true`),
+      ]);
+      expect(swap!.text).toContain("swapped");
+      const [flood] = await toolResults(fixture, other, [bashCall("for i in $(seq 1 5000); do echo 'echo planted-by-the-model'; done")]);
+      expect(flood!.text).toContain("Full output:");
+      expect(readdirSync(victim)).toEqual([]);
+    } finally {
+      await rpc.close();
+      await other.close();
+    }
+  }, 60_000);
+
   test("cannot redirect a write that waits its turn: a folder swapped for a symlink after the check is caught at the write", async () => {
     const rpc = fixture.start(SANDBOX);
     try {
