@@ -395,6 +395,28 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       await rpc.close();
     }
   }, 60_000);
+
+  test("cannot plant a bunfig.toml or .env that the next xcsh start would load (the binary reads neither)", async () => {
+    const marker = join(victim, "preloaded");
+    const rpc = fixture.start(SANDBOX);
+    try {
+      const [plant] = await toolResults(fixture, rpc, [
+        bashCall(`printf 'preload = ["./evil.ts"]\\n' > bunfig.toml && printf 'require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\\n' > evil.ts && printf 'PLANTED_BY_MODEL=yes\\n' > .env && echo planted`),
+      ]);
+      expect(plant!.text).toContain("planted");
+    } finally {
+      await rpc.close();
+    }
+    const next = fixture.start(["--model", "fake/fake-model", "--sandbox", "off"]);
+    try {
+      const [env] = await toolResults(fixture, next, [bashCall("echo ${PLANTED_BY_MODEL:-absent}")]);
+      expect(env!.text.trim()).toBe("absent");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await next.close();
+      for (const name of ["bunfig.toml", "evil.ts", ".env"]) rmSync(join(fixture.cwd, name), { force: true });
+    }
+  }, 60_000);
 });
 
 describe("a hostile model with the sandbox off", () => {
