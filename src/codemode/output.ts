@@ -6,10 +6,9 @@
  * the calls already made. Output past `max_output_tokens` keeps its start and
  * end; the whole text goes to a temp file the result names.
  */
-import { writeFileSync } from "node:fs";
 import type { AgentToolResult, NestedCalls } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
-import { newTempFilePath } from "../tools/temp-files.ts";
+import { newTempFilePath, writeTempFile } from "../tools/temp-files.ts";
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 
@@ -57,7 +56,7 @@ function limit(text: string, maxTokens: number): { text: string; fullOutputPath?
   const tokens = estimateTokens(text);
   if (tokens <= maxTokens) return { text };
   const path = newTempFilePath("codemode-");
-  writeFileSync(path, text);
+  writeTempFile(path, text);
   const keep = Math.max(maxTokens * 4, 200);
   const head = text.slice(0, Math.floor(keep / 2));
   const tail = text.slice(text.length - Math.floor(keep / 2));
@@ -78,7 +77,7 @@ export function scriptResult(outcome: ScriptOutcome): AgentToolResult {
   for (const item of outcome.items) {
     if (item.type !== "image") continue;
     const path = newTempFilePath("codemode-image-", `.${IMAGE_EXTENSIONS[item.mimeType] ?? "img"}`);
-    writeFileSync(path, Buffer.from(item.data, "base64"));
+    writeTempFile(path, Buffer.from(item.data, "base64"));
     content.push({ type: "text", text: `[Image: ${path}]` }, { type: "image", data: item.data, mimeType: item.mimeType });
   }
   const nestedCalls: NestedCalls = {

@@ -8,11 +8,10 @@
  * output (src/tools/truncate.ts), the whole of it kept in a temp file the model can
  * read. The raw result stays in `details` for hosts and extensions.
  */
-import { writeFileSync } from "node:fs";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import { imageProblem } from "../tools/image-limits.ts";
-import { newTempFilePath } from "../tools/temp-files.ts";
+import { newTempFilePath, writeTempFile } from "../tools/temp-files.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "../tools/truncate.ts";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
@@ -135,7 +134,7 @@ function truncateText(blocks: Block[]): { blocks: Block[]; fullOutputPath?: stri
   let fullOutputPath: string | undefined;
   try {
     fullOutputPath = newTempFilePath("mcp-");
-    writeFileSync(fullOutputPath, whole);
+    writeTempFile(fullOutputPath, whole);
   } catch {
     fullOutputPath = undefined;
   }

@@ -11,8 +11,14 @@
  * not the project is trusted, as pi's do — but only as instruction-file.ts allows:
  * a link in a folder is followed only to a file in that folder (or below it), so a
  * cloned repository cannot send another file of yours to the provider.
+ *
+ * A project's file that leads into xcsh's or pi's config folders (a symlink to
+ * `~/.xcsh/agent/auth.json`, which a command or a cloned repository can make) counts as
+ * absent even where the folder rule allows it (a project in the home folder): it would
+ * put API keys in the prompt, where the model reads them.
  */
 import { dirname, join, resolve } from "node:path";
+import { leadsIntoConfigFolder } from "../sandbox/read-guard.ts";
 import { readInstructionFile } from "./instruction-file.ts";
 
 export interface ContextFile {
@@ -36,6 +42,11 @@ export type Warn = (line: string) => void;
  */
 export function readFirstFile(paths: readonly string[], confine: string | undefined, warn: Warn): ContextFile | undefined {
   for (const path of paths) {
+    // The person's own files (confine undefined) may lead anywhere; a project's never into the config folders.
+    if (confine !== undefined && leadsIntoConfigFolder(path)) {
+      warn(`not reading ${path}: it leads into xcsh's config folder, where the keys are`);
+      continue;
+    }
     const read = readInstructionFile(path, confine);
     if (read.kind === "text") return { path, content: read.content };
     if (read.kind === "refused") warn(`not reading ${path}: ${read.reason}`);

@@ -6,7 +6,8 @@
  * cannot be renamed or removed either (EBUSY), so `.git` cannot be moved aside and
  * replaced; xcsh's and pi's config folders (API keys in models.json, auth.json, sessions)
  * are covered by an empty tmpfs, and so are the folders of /tmp that hold other programs'
- * Unix sockets (tmp-sockets.ts; a socket directly in /tmp gets /dev/null over it). Every command gets its own PID namespace, so nothing it
+ * Unix sockets (tmp-sockets.ts; a socket directly in /tmp gets /dev/null over it). xcsh's own
+ * folder of full-output files is bound read-only, so no command can swap it for a symlink. Every command gets its own PID namespace, so nothing it
  * starts outlives it (the kernel kills the namespace with its first process) and it
  * cannot see xcsh's or anyone's processes; `--die-with-parent` ends it with xcsh.
  * Network "deny" is a network namespace of its own: no interface but loopback; so is a
@@ -69,7 +70,13 @@ export function bubblewrapArgs(policy: SandboxPolicy, layout: SandboxLayout, arg
   // proxy's folder, bound below, comes back even inside a folder hidden here.
   for (const folder of layout.hiddenSockets.folders) args.push("--tmpfs", folder);
   for (const socket of layout.hiddenSockets.files) args.push("--ro-bind", "/dev/null", socket);
-  // After the writable binds: the folder may lie in the temp folder, which they make writable.
+  // After the writable binds: these folders lie in the temp folder, which they make writable.
+  // A mount point cannot be renamed or removed, so a command cannot put a symlink in its place.
+  for (const folder of layout.ownFolders) {
+    if (!existsSync(folder)) continue;
+    const target = real(folder);
+    args.push("--ro-bind", target, target);
+  }
   if (proxyFolder) args.push("--ro-bind", proxyFolder, proxyFolder);
   args.push("--chdir", layout.cwd, "--", ...argv);
   return args;

@@ -5,9 +5,12 @@
  * folders, where API keys and sessions live). Shared by the launchers and the
  * in-process write guard, so the write tool and a command see the same rules.
  */
+import { mkdirSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expandHome, getAgentDir, homeDir, PROJECT_CONFIG_DIR_NAME } from "../config/paths.ts";
+import { toolOutputFolder } from "../tools/temp-files.ts";
+import { keptFolders } from "./kept-folders.ts";
 import { sharesFilesWithStore } from "./linked-installs.ts";
 import { codeNamedBySettings } from "./named-code.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -23,6 +26,12 @@ export interface SandboxLayout {
   hiddenPaths: string[];
   /** Other programs' sockets in /tmp, out of reach (Linux; empty elsewhere and when off). */
   hiddenSockets: TmpSockets;
+  /**
+   * Folders xcsh writes into later, outside the sandbox, that may lie in a writable folder
+   * (the tools' full-output files in the temp folder, the session's folder: kept-folders.ts):
+   * readable by commands, but neither written, moved nor replaced. They exist (made now).
+   */
+  ownFolders: string[];
 }
 
 /**
@@ -75,15 +84,45 @@ function socketsToHide(policy: SandboxPolicy, kept: string[]): TmpSockets {
   return { folders: found.folders.filter((folder) => !kept.some((path) => path === folder || path.startsWith(`${folder}/`))), files: found.files };
 }
 
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Made now, before the first command, if missing: one made later could be put in place by a
+ * command already running — a symlink to a folder of the user's, which xcsh would then write into.
+ */
+function ownFolders(hidden: readonly string[]): string[] {
+  const folders = [toolOutputFolder()];
+  // One in a hidden folder (the default session folder, in the agent dir) is out of reach already; binding it would show it.
+  const realHidden = hidden.map(realPath);
+  const outsideHidden = (folder: string) => !realHidden.some((path) => { const real = realPath(folder); return real === path || real.startsWith(`${path}/`); });
+  for (const folder of keptFolders().filter(outsideHidden)) {
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      folders.push(folder);
+    } catch {
+      // Cannot be made (a file in the way): xcsh's own write there fails as well.
+    }
+  }
+  return [...new Set(folders)];
+}
+
 /** `cwd`: where the command runs (or the tool resolves paths from); it adds no writable folder. */
 export function sandboxLayout(policy: SandboxPolicy, cwd: string): SandboxLayout {
   const projectRoots = policy.mode === "workspace-write" ? policy.writableRoots : [];
   const writableRoots = policy.mode === "workspace-write" ? [...projectRoots, ...tempFolders()] : [];
+  const hiddenPaths = hiddenConfigFolders();
   return {
     cwd: resolve(cwd),
     writableRoots: [...new Set(writableRoots)],
     protectedPaths: [...new Set(projectRoots.flatMap(protectedPathsUnder))],
-    hiddenPaths: hiddenConfigFolders(),
+    hiddenPaths,
     hiddenSockets: process.platform === "linux" && policy.mode !== "off" ? socketsToHide(policy, [resolve(cwd), ...writableRoots]) : { folders: [], files: [] },
+    ownFolders: policy.mode === "workspace-write" ? ownFolders(hiddenPaths) : [],
   };
 }

@@ -45,6 +45,7 @@ export function seatbeltProfile(policy: SandboxPolicy, layout: SandboxLayout): s
     if (basename(path) === ".git" && !existsSync(path)) continue;
     lines.push(`(deny file-write* (subpath ${quote(real(path))}))`);
   }
+  for (const path of layout.ownFolders) lines.push(`(deny file-write* (subpath ${quote(real(path))}))`);
   for (const path of layout.hiddenPaths) lines.push(`(deny file-read* file-write* (subpath ${quote(real(path))}))`);
   // A list of hosts is refused on macOS before a command runs (launcher.ts); deny is the safe reading.
   if (policy.network !== "allow") {

@@ -108,7 +108,7 @@ function launchKey(cwd: string): { key: string; command: string[] } | undefined 
 function boundFiles(cwd: string): string {
   const layout = sandboxLayout(commandPolicy().sandbox, cwd);
   const parts: string[] = [];
-  for (const path of [...layout.writableRoots, ...layout.protectedPaths, ...layout.hiddenPaths, ...layout.hiddenSockets.folders, ...layout.hiddenSockets.files]) {
+  for (const path of [...layout.writableRoots, ...layout.protectedPaths, ...layout.hiddenPaths, ...layout.hiddenSockets.folders, ...layout.hiddenSockets.files, ...layout.ownFolders]) {
     try {
       const stat = statSync(path);
       parts.push(`${path}:${stat.dev}:${stat.ino}`);

@@ -14,6 +14,7 @@
  * the next append.
  */
 import { dirname, join, resolve } from "node:path";
+import { keepFromCommands } from "../sandbox/kept-folders.ts";
 import type { ImageContent, TextContent, Usage } from "../ai/types.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import { buildContextProjection, buildDisplayItems, type ContextMessage } from "./build-context.ts";
@@ -78,6 +79,8 @@ export class SessionManager {
     this.cwd = resolve(cwd);
     this.sessionDir = sessionDir;
     this.persisted = persisted;
+    // xcsh appends to files here all session long: no sandboxed command may swap them for symlinks.
+    if (persisted) keepFromCommands(sessionDir);
   }
 
   // ---- creating and opening -------------------------------------------------
@@ -99,6 +102,7 @@ export class SessionManager {
   static open(path: string, sessionDir?: string, cwdOverride?: string): SessionManager {
     const file = resolve(path);
     const manager = new SessionManager(cwdOverride ?? process.cwd(), resolve(sessionDir ?? dirname(file)), true);
+    keepFromCommands(dirname(file));
     manager.setSessionFile(file);
     if (cwdOverride !== undefined) manager.cwd = resolve(cwdOverride);
     return manager;

@@ -18,7 +18,8 @@ import {
   type TextEdit,
 } from "./edit-diff.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
-import { writeFileUnshared } from "./unshared-write.ts";
+import { writeFileChecked } from "./unshared-write.ts";
+import { readFileGuarded } from "../sandbox/read-guard.ts";
 import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
@@ -57,11 +58,13 @@ export interface EditToolOptions {
   operations?: EditOperations;
 }
 
-const localEditOperations: EditOperations = {
-  readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
-  writeFile: writeFileUnshared,
+/** This machine's files; the write is judged again where it lands (unshared-write.ts). */
+const localEditOperations = (cwd: string): EditOperations => ({
+  // As the read tool reads: a regular file only (not /dev/zero), never xcsh's own process.
+  readFile: readFileGuarded,
+  writeFile: (absolutePath, content) => writeFileChecked(absolutePath, content, cwd, false),
   access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK | constants.W_OK),
-};
+});
 
 const DESCRIPTION =
   "Edit a file by replacing exact text; read it first. Each edit's oldText must match exactly one place in the file as it is now, including whitespace and indentation; include enough surrounding lines to make it unique. Several edits to one file go in one call: each is located in the original file, they must not overlap, and either all are applied or none. Use write for new files or complete rewrites.";
@@ -139,7 +142,7 @@ export function createEditTool(
   cwd: string,
   options?: EditToolOptions,
 ): CodingTool<typeof editSchema, EditToolDetails | undefined> {
-  const ops = options?.operations ?? localEditOperations;
+  const ops = options?.operations ?? localEditOperations(cwd);
   return {
     name: "edit",
     label: "Edit",

@@ -58,6 +58,8 @@ export interface WalkOptions {
   skipDirectories?: readonly string[];
   /** Where directories are read from. Default: the local disk. */
   source?: DirectorySource;
+  /** Directories never entered nor shown, as `/`-separated paths relative to the root (folders a sandbox hides). */
+  skipPaths?: readonly string[];
 }
 
 export const DEFAULT_SKIPPED_DIRECTORIES: readonly string[] = [".git", "node_modules"];
@@ -131,6 +133,7 @@ const MAX_IGNORE_FILE_BYTES = 4 * 1024 * 1024;
 
 class DirectoryWalker {
   private readonly skip: ReadonlySet<string>;
+  private readonly skipPaths: ReadonlySet<string>;
   private readonly respectGitignore: boolean;
   private readonly source: DirectorySource;
   /** The walk root's path relative to the directory ignore patterns are anchored to, "" or ending in `/`. */
@@ -143,6 +146,7 @@ class DirectoryWalker {
     private readonly options: WalkOptions,
   ) {
     this.skip = new Set(options.skipDirectories ?? DEFAULT_SKIPPED_DIRECTORIES);
+    this.skipPaths = new Set(options.skipPaths ?? []);
     this.respectGitignore = options.respectGitignore ?? true;
     this.source = options.source ?? localDirectorySource;
   }
@@ -224,6 +228,7 @@ class DirectoryWalker {
       const name = isDirectory ? key.slice(0, -1) : key;
       if (isDirectory && this.skip.has(name)) continue;
       const path = pathPrefix + name;
+      if (isDirectory && this.skipPaths.size > 0 && this.skipPaths.has(path)) continue;
       if (checkIgnores && chain.isIgnored(this.ignorePrefix + path, isDirectory)) continue;
       // Reading the clock every 32 entries is often enough to yield within YIELD_INTERVAL_MS.
       if ((i & 31) === 0 && performance.now() - this.lastYield >= YIELD_INTERVAL_MS) await this.yieldToEventLoop();

@@ -13,6 +13,7 @@ import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import { createGlobFilter, SKIP_DIRECTORY, STOP_WALK, walkDirectory, type WalkEntry } from "./file-walker.ts";
+import { assertMayRead, hiddenBelow } from "../sandbox/read-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
@@ -74,7 +75,7 @@ async function localGlob(
       results.push(entry.isDirectory ? `${entry.path}/` : entry.path);
       if (results.length >= options.limit) return STOP_WALK;
     },
-    { signal },
+    { signal, skipPaths: hiddenBelow(cwd) },
   );
   return results;
 }
@@ -132,6 +133,8 @@ export function createFindTool(cwd: string, options?: FindToolOptions): CodingTo
       throwIfAborted(signal);
       const limit = positiveLimit(params.limit);
       const searchPath = resolveToCwd(params.path || ".", cwd);
+      // Searched from inside xcsh: what the sandbox hides from commands stays hidden (a remote backend has its own rules).
+      if (!custom) assertMayRead(searchPath);
       const exists = custom ? await custom.exists(searchPath) : existsSync(searchPath);
       if (!exists) throw new Error(`Path not found: ${searchPath}. Check the path, or use ls to see what is there.`);
 

@@ -62,6 +62,7 @@ export async function searchLocalTree(
   matcher: LineMatcher,
   includeFile: (entry: WalkEntry) => boolean,
   signal: AbortSignal | undefined,
+  skipPaths: readonly string[] = [],
 ): Promise<void> {
   const rootPrefix = root.endsWith(sep) ? root : root + sep;
   const workerCount = searchWorkerCount();
@@ -137,7 +138,7 @@ export async function searchLocalTree(
         if (queue.length < MAX_QUEUED_BATCHES) return;
         return awaitOldest().then(() => (done ? STOP_WALK : undefined));
       },
-      { signal },
+      { signal, skipPaths },
     );
     if (!done && pool && batch.length > 0) dispatch();
     while (queue.length > 0 && !done) {

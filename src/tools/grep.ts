@@ -32,6 +32,7 @@ import {
   type GrepQuery,
 } from "./grep-search.ts";
 import { searchLocalTree, searchTreeThrough } from "./grep-walk.ts";
+import { assertMayRead, hiddenBelow } from "../sandbox/read-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import {
   DEFAULT_MAX_BYTES,
@@ -298,6 +299,8 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
       const query: GrepQuery = { pattern: params.pattern, literal: params.literal ?? false, ignoreCase: params.ignoreCase ?? false, context, maxMatches: limit + 1 };
       const matcher = createLineMatcher(query);
       const searchPath = resolveToCwd(params.path || ".", cwd);
+      // Searched from inside xcsh: what the sandbox hides from commands stays hidden (a remote backend has its own rules).
+      if (!custom) assertMayRead(searchPath);
       const output = new GrepOutput(limit, context);
 
       if (await isDirectoryOrThrow(isDirectory, searchPath)) {
@@ -310,7 +313,7 @@ export function createGrepTool(cwd: string, options?: GrepToolOptions): CodingTo
           };
           await searchTreeThrough(searchPath, output, search, includeFile, source, signal);
         } else {
-          await searchLocalTree(searchPath, output, query, matcher, includeFile, signal);
+          await searchLocalTree(searchPath, output, query, matcher, includeFile, signal, hiddenBelow(searchPath));
         }
       } else if (loadText) {
         const text = await loadText(searchPath);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
+import { assertMayRead } from "../sandbox/read-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
@@ -104,6 +105,8 @@ export function createLsTool(cwd: string, options?: LsToolOptions): CodingTool<t
       throwIfAborted(signal);
       const limit = positiveLimit(params.limit);
       const directory = resolveToCwd(params.path || ".", cwd);
+      // Listed from inside xcsh: what the sandbox hides from commands stays hidden (a remote backend has its own rules).
+      if (!options?.operations) assertMayRead(directory);
       if (!(await ops.exists(directory))) throw new Error(`Path not found: ${directory}. Check the path, or list its parent directory.`);
       if (!(await ops.stat(directory)).isDirectory()) {
         throw new Error(`Not a directory: ${directory}. Use read to see a file's contents.`);

@@ -4,9 +4,9 @@
  * running totals; once the output outgrows the truncation limits, everything
  * is also written to a temp file so the model can still read all of it.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { ESCAPE_SEQUENCE } from "./inert-text.ts";
-import { MAX_FULL_OUTPUT_BYTES, newTempFilePath } from "./temp-files.ts";
+import { MAX_FULL_OUTPUT_BYTES, newTempFilePath, openTempFile } from "./temp-files.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateTail, type TruncationResult } from "./truncate.ts";
 
 export interface OutputCollectorOptions {
@@ -151,7 +151,7 @@ export class OutputCollector {
 
   private openFullOutputFile(): void {
     this.filePath = newTempFilePath(this.tempFilePrefix);
-    this.fileDescriptor = openSync(this.filePath, "w");
+    this.fileDescriptor = openTempFile(this.filePath);
   }
 
   /** Appends to the full-output file until it reaches its cap, then closes it with a note saying so. */

@@ -11,6 +11,7 @@ import type { AgentToolResult } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import { detectImageMimeTypeFromBytes, detectImageMimeTypeFromFile } from "./image-mime.ts";
 import { imageProblem } from "./image-limits.ts";
+import { assertFileToRead, readFileGuarded } from "../sandbox/read-guard.ts";
 import { resolveReadPath } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
 import type { CodingTool } from "./types.ts";
@@ -41,7 +42,8 @@ export interface ReadToolOptions {
 }
 
 const localReadOperations: ReadOperations = {
-  readFile: async (absolutePath) => (await fsPromises()).readFile(absolutePath),
+  // Judged by what was opened: a sandbox keeps its hidden folders hidden from this tool too.
+  readFile: readFileGuarded,
   access: async (absolutePath) => (await fsPromises()).access(absolutePath, constants.R_OK),
   detectImageMimeType: detectImageMimeTypeFromFile,
 };
@@ -178,6 +180,8 @@ export function createReadTool(
     async execute(_toolCallId, params, signal) {
       throwIfAborted(signal);
       const absolutePath = resolveReadPath(params.path, cwd);
+      // Read from inside xcsh: what the sandbox hides from commands stays hidden (a remote backend has its own rules).
+      if (!options?.operations) assertFileToRead(absolutePath);
 
       let buffer: Buffer;
       let declaredMime: string | null | undefined;

@@ -3,12 +3,11 @@
  * folders. Goes through the per-file mutation queue so it never interleaves
  * with an edit of the same file.
  */
-import { fsPromises } from "./fs-promises.ts";
 import { dirname } from "node:path";
 import type { Static } from "typebox";
 import { Type } from "../schema/type.ts";
 import { withFileMutationQueue } from "./file-mutation-queue.ts";
-import { writeFileUnshared } from "./unshared-write.ts";
+import { writeFileChecked } from "./unshared-write.ts";
 import { assertMayWrite } from "../sandbox/write-guard.ts";
 import { resolveToCwd } from "./path-utils.ts";
 import type { CodingTool } from "./types.ts";
@@ -34,12 +33,11 @@ export interface WriteToolOptions {
   operations?: WriteOperations;
 }
 
-const localWriteOperations: WriteOperations = {
-  writeFile: writeFileUnshared,
-  mkdir: async (dir) => {
-    await (await fsPromises()).mkdir(dir, { recursive: true });
-  },
-};
+/** This machine's files, as the sandbox allows: the write makes missing folders itself, inside the folder it holds open. */
+const localWriteOperations = (cwd: string): WriteOperations => ({
+  writeFile: (absolutePath, content) => writeFileChecked(absolutePath, content, cwd, true),
+  mkdir: async () => {},
+});
 
 const DESCRIPTION =
   "Write content to a file. Creates the file if it does not exist and overwrites it if it does; missing parent folders are created. Use it for new files or complete rewrites; to change part of an existing file, use edit instead.";
@@ -56,7 +54,7 @@ export function createWriteTool(
   cwd: string,
   options?: WriteToolOptions,
 ): CodingTool<typeof writeSchema, WriteToolDetails | undefined> {
-  const ops = options?.operations ?? localWriteOperations;
+  const ops = options?.operations ?? localWriteOperations(cwd);
   return {
     name: "write",
     label: "Write",

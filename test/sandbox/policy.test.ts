@@ -117,7 +117,7 @@ describe("a list of hosts", () => {
 });
 
 describe("the launchers", () => {
-  const layout = { cwd: "/w/p", writableRoots: ["/w/p", "/tmp"], protectedPaths: ["/nonexistent/.git/hooks"], hiddenPaths: ["/nonexistent/.xcsh/agent"], hiddenSockets: { folders: [], files: [] } };
+  const layout = { cwd: "/w/p", writableRoots: ["/w/p", "/tmp"], protectedPaths: ["/nonexistent/.git/hooks"], hiddenPaths: ["/nonexistent/.xcsh/agent"], hiddenSockets: { folders: [], files: [] }, ownFolders: [] };
 
   test("bubblewrap: read-only root first, writable roots after it, no network under deny, the program last", () => {
     const args = bubblewrapArgs({ mode: "workspace-write", network: "deny", writableRoots: [] }, layout, ["/bin/sh", "-c", "echo hi"]);

@@ -21,6 +21,7 @@ import { createEditTool, type EditOperations } from "../../tools/edit.ts";
 import { detectImageMimeTypeFromFile } from "../../tools/image-mime.ts";
 import { createReadTool, type ReadOperations } from "../../tools/read.ts";
 import type { CodingTool } from "../../tools/types.ts";
+import { writeFileChecked } from "../../tools/unshared-write.ts";
 import { createWriteTool, type WriteOperations } from "../../tools/write.ts";
 import { commandPolicy } from "../../sandbox/active-policy.ts";
 import { assertMayWrite } from "../../sandbox/write-guard.ts";
@@ -66,10 +67,8 @@ function writeText(context: ClientToolContext): (path: string, content: string) 
 }
 
 function writeLocally(context: ClientToolContext): (path: string, content: string) => Promise<void> {
-  return async (path, content) => {
-    assertMayWrite(path, context.cwd);
-    await Bun.write(path, content);
-  };
+  // As the edit tool writes locally: judged at the write, through the folder held open.
+  return (path, content) => writeFileChecked(path, content, context.cwd, false);
 }
 
 function editOperations(context: ClientToolContext, canRead: boolean, canWrite: boolean): EditOperations {
