@@ -43,14 +43,10 @@ const never = () => true;
 export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
-  { path: "doubleEscapeAction", reason: "double Escape does nothing special", inert: equalTo("none") },
-  { path: "treeFilterMode", reason: "/tree has no filters", inert: equalTo("default") },
   { path: "compaction.modelOverrides", reason: "per-model compaction settings are not supported; compaction's own settings apply to every model" },
   { path: "branchSummary.reserveTokens", reason: "branch summaries use compaction.reserveTokens", inert: equalTo(16384) },
   { path: "branchSummary.skipPrompt", reason: "/tree does not offer a branch summary", inert: never },
-  { path: "editorPaddingX", reason: "the editor's padding is fixed", inert: equalTo(0) },
   { path: "outputPad", reason: "the transcript's padding is fixed", inert: equalTo(1) },
-  { path: "autocompleteMaxVisible", reason: "the completion list's size is fixed", inert: equalTo(5) },
   { path: "showHardwareCursor", reason: "the hardware cursor is not shown", inert: equalTo(false) },
   { path: "terminal.showImages", reason: "no inline images in the terminal", inert: equalTo(false) },
   { path: "terminal.imageWidthCells", reason: "no inline images in the terminal", inert: never },
@@ -72,6 +68,8 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "enableAnalytics", reason: "xcsh sends no analytics", inert: never },
   { path: "trackingId", reason: "xcsh sends no analytics", inert: never },
   { path: "warnings.anthropicExtraUsage", reason: "no subscription sign-in", inert: never },
+  { path: "sessionShareDestination", reason: "no /share", inert: never },
+  { path: "selfUpdateCommand", reason: "xcsh does not update itself", inert: never },
 ];
 
 /**

@@ -41,7 +41,7 @@ import { clampScreen } from "./safe-render.ts";
 import { createFullscreenTui, LEAVE_FULLSCREEN, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
 import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
-import { appendHistory } from "./prompt-editor.ts";
+import { appendHistory, applyEditorSettings } from "./prompt-editor.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
@@ -224,6 +224,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     // default, and what true asks); quietStartup drops the header (the footer names the model).
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.header.quiet = session.settings.quietStartup === true && !this.verbose;
+    applyEditorSettings(this.editors.prompt, session.settings);
     this.footer.setSession(session);
     this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
