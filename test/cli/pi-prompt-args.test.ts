@@ -188,3 +188,16 @@ describe("system prompt options", () => {
     expect(prompt).not.toContain("You are xcsh");
   });
 });
+
+describe("prompt template arguments (pi 1.6.0)", () => {
+  test("an apostrophe inside a word, an unclosed quote and \\\" inside quotes reach the model as typed", async () => {
+    mkdirSync(join(home.agentDir, "prompts"));
+    writeFileSync(join(home.agentDir, "prompts", "review.md"), "---\ndescription: Review\n---\nFIRST=<$1> SECOND=<$2> REST=<${@:3}>\n");
+    server.enqueue(reply("ok"), reply("ok"));
+    const before = server.requests.length;
+    expect((await run(["-p", `/review "the \\"fast\\" path" doesn't x`])).exitCode).toBe(0);
+    expect(userTurns(server.requests[before]!)[0]!.text.trimEnd()).toBe(`FIRST=<the "fast" path> SECOND=<doesn't> REST=<x>`);
+    expect((await run(["-p", `/review 'unclosed a b`])).exitCode).toBe(0);
+    expect(userTurns(server.requests[before + 1]!)[0]!.text.trimEnd()).toBe(`FIRST=<'unclosed> SECOND=<a> REST=<b>`);
+  });
+});
