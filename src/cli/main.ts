@@ -72,6 +72,11 @@ async function main(argv: string[]): Promise<number> {
     const { runConfigCommand } = await import("../packages/config-command.ts");
     return runConfigCommand(argv.slice(1));
   }
+  // pi 1.6.0's `update --models` refreshes the model catalog: xcsh's `models update`.
+  if (argv[0] === "update" && argv.includes("--models")) {
+    const { runModelsCommand } = await import("./models-command.ts");
+    return runModelsCommand(["update", ...argv.slice(1).filter((arg) => arg !== "--models")]);
+  }
   // pi's package commands (`xcsh install npm:foo`), before anything takes the words as a prompt.
   if (argv[0] !== undefined && ["install", "remove", "uninstall", "update", "list"].includes(argv[0])) {
     const { runPackageCommand } = await import("../packages/commands.ts");
