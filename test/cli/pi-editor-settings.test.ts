@@ -2,7 +2,8 @@
  * pi 1.6.0 settings xcsh applies that it used to call "not applied": `doubleEscapeAction`
  * and `treeFilterMode` (applied all along, wrongly warned about), `editorPaddingX` and
  * `autocompleteMaxVisible` (now applied to the prompt editor), and pi's
- * `sessionShareDestination` / `selfUpdateCommand` (known keys, not typos). Driven through
+ * `sessionShareDestination` / `selfUpdateCommand` (known keys, not typos), and the
+ * terminal settings of terminal-settings.test.ts. Driven through
  * the built binary: the warnings on stderr, the editor in tmux.
  */
 import { describe, expect, test } from "bun:test";
@@ -24,13 +25,15 @@ describe("pi's editor and navigation settings", () => {
         autocompleteMaxVisible: 3,
         sessionShareDestination: "gist",
         selfUpdateCommand: ["npm", "install", "-g", "{installSpec}"],
+        showHardwareCursor: true,
+        terminal: { trueColor: true, hyperlinks: false, clearOnShrink: true },
         // Still not applied, so still named: the warning is alive in this run.
         outputPad: 0,
       });
       const result = await runXcsh(["--provider", "faux", "-p", "hi"], { env: home.env, cwd: project });
       expect(result.exitCode).toBe(0);
       expect(result.stderr).toContain('settings xcsh accepts but does not apply: "outputPad"');
-      for (const key of ["doubleEscapeAction", "treeFilterMode", "editorPaddingX", "autocompleteMaxVisible", "sessionShareDestination", "selfUpdateCommand"]) {
+      for (const key of ["doubleEscapeAction", "treeFilterMode", "editorPaddingX", "autocompleteMaxVisible", "sessionShareDestination", "selfUpdateCommand", "showHardwareCursor", "terminal."]) {
         expect(result.stderr).not.toContain(key);
       }
       expect(result.stderr).not.toContain("unknown key");

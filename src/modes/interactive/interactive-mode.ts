@@ -42,6 +42,7 @@ import { createFullscreenTui, LEAVE_FULLSCREEN, mountFullscreen, showLatest } fr
 import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory, applyEditorSettings } from "./prompt-editor.ts";
+import { readTerminalSettings } from "./terminal-settings.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
@@ -103,7 +104,9 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
 
   constructor(args: RunOptions) {
     this.verbose = args.verbose === true;
-    const { ProcessTerminal, TuiMainScreen, getCapabilities } = loadPiTui();
+    const { ProcessTerminal, TuiMainScreen, getCapabilities, setCapabilityOverrides } = loadPiTui();
+    const terminalSettings = readTerminalSettings(this.launchCwd);
+    setCapabilityOverrides(terminalSettings.capabilities);
     this.themes = ThemeController.forTerminal(args, this.launchCwd, getCapabilities().trueColor, () => this.themeChanged());
     this.theme = this.themes.theme;
     useHelperTheme(this.theme);
@@ -115,6 +118,8 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
         ? createFullscreenTui(new ProcessTerminal(), this.tuiChoice.fullscreen, () => this.theme)
         : new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
+    this.tui.setShowHardwareCursor(terminalSettings.hardwareCursor);
+    this.tui.setClearOnShrink(terminalSettings.clearOnShrink);
     this.programStatus = new ProgramStatusReporter(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
