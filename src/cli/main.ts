@@ -34,7 +34,9 @@ const loadHostApi = async (): Promise<Record<string, unknown>> => ({ ...(await i
 async function main(argv: string[]): Promise<number> {
   // First of all: a key on the command line is readable by every user (ps) until it is gone
   // (src/cli/api-key-argv.ts, loaded only for such a run or the one it re-executes).
-  if (process.env.XCSH_ARGV_API_KEY !== undefined || argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
+  // `xcsh auth login <p> --api-key` (pi 1.6.0) is a switch with no value: the key is read from input.
+  const takesKeyValue = argv[0] !== "auth";
+  if (process.env.XCSH_ARGV_API_KEY !== undefined || (takesKeyValue && argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key=")))) {
     const { moveApiKeyOutOfCommandLine } = await import("./api-key-argv.ts");
     argv = moveApiKeyOutOfCommandLine(argv);
   }
