@@ -50,7 +50,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "terminal.showImages", reason: "no inline images in the terminal", inert: equalTo(false) },
   { path: "terminal.imageWidthCells", reason: "no inline images in the terminal", inert: never },
   { path: "terminal.images", reason: "no inline images in the terminal", inert: (value) => value === false || value === "auto" },
-  { path: "terminal.showTerminalProgress", reason: "no progress in the terminal tab", inert: equalTo(false) },
   { path: "images.autoResize", reason: "images are not resized: read refuses an image over the providers' limits", inert: equalTo(false) },
   { path: "images.blockImages", reason: "images are always sent to models that accept them", inert: equalTo(false) },
   { path: "markdown.mermaid", reason: "no Mermaid rendering", inert: equalTo("off") },

@@ -101,6 +101,8 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
   readonly exited: Promise<number>;
   private exiting = false;
   readonly inputListeners = new Set<(data: string) => unknown>();
+  /** `terminal.showTerminalProgress`: runs are shown in the terminal's tab. */
+  private readonly tabProgress: boolean;
 
   constructor(args: RunOptions) {
     this.verbose = args.verbose === true;
@@ -120,6 +122,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     clampScreen(this.tui);
     this.tui.setShowHardwareCursor(terminalSettings.hardwareCursor);
     this.tui.setClearOnShrink(terminalSettings.clearOnShrink);
+    this.tabProgress = terminalSettings.tabProgress;
     this.programStatus = new ProgramStatusReporter(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
@@ -239,9 +242,11 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
       switch (event.type) {
         case "agent_start":
           this.layout.showWorking(true);
+          if (this.tabProgress) this.tui.terminal.setProgress(true);
           break;
         case "agent_end":
           this.layout.showWorking(false);
+          if (this.tabProgress) this.tui.terminal.setProgress(false);
           this.footer.refresh();
           break;
         case "message_end":
@@ -278,6 +283,8 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
 
   stop(): void {
     this.layout.stop();
+    // A run cut short by the exit must not leave the tab busy (nor its keep-alive timer running).
+    if (this.tabProgress) this.tui.terminal.setProgress(false);
     // Fullscreen: the transcript is printed on the main screen as it leaves, unless only the resume hint is wanted.
     this.tui.stop(this.tuiChoice.mode === "fullscreen" && this.tuiChoice.fullscreen.exitOutput === "resume-hint" ? { preserveScreen: true } : undefined);
   }

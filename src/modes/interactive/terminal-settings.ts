@@ -1,8 +1,9 @@
 /**
  * pi's terminal settings that the terminal library can honour: `terminal.trueColor` and
  * `terminal.hyperlinks` override what it detects (`"auto"`: detect), `showHardwareCursor`
- * shows the terminal's own cursor, and `terminal.clearOnShrink` clears rows left empty
- * when the drawing gets shorter. Unset, pi's variables decide the last two
+ * shows the terminal's own cursor, `terminal.clearOnShrink` clears rows left empty
+ * when the drawing gets shorter, and `terminal.showTerminalProgress` shows a run in the
+ * terminal's tab (OSC 9;4, busy while the agent works). Unset, pi's variables decide the last two
  * (`PI_HARDWARE_CURSOR=1`, `PI_CLEAR_ON_SHRINK=1`; xcsh's `XCSH_` spellings too).
  *
  * Read from the files before the session exists, like the fullscreen keys
@@ -16,6 +17,8 @@ export interface TerminalSettings {
   capabilities: { trueColor?: boolean; hyperlinks?: boolean };
   hardwareCursor: boolean;
   clearOnShrink: boolean;
+  /** Report runs as tab progress (OSC 9;4). */
+  tabProgress: boolean;
 }
 
 const flag = (value: unknown) => (typeof value === "boolean" ? value : undefined);
@@ -29,5 +32,6 @@ export function readTerminalSettings(cwd: string, env: NodeJS.ProcessEnv = proce
     capabilities: { ...(trueColor !== undefined ? { trueColor } : {}), ...(hyperlinks !== undefined ? { hyperlinks } : {}) },
     hardwareCursor: pick("showHardwareCursor", flag, switchedOn(env, "HARDWARE_CURSOR")),
     clearOnShrink: pick("terminal.clearOnShrink", flag, switchedOn(env, "CLEAR_ON_SHRINK")),
+    tabProgress: pick("terminal.showTerminalProgress", flag, false),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * pi's terminal settings in the built binary, in tmux: `showHardwareCursor` shows the
  * terminal's own cursor (tmux's cursor flag), and `terminal.trueColor` picks 24-bit or
- * 256-colour sequences whatever the terminal is detected as. tmux keeps colours as it
- * can show them, so the colours are read from the raw bytes xcsh writes (pipe-pane).
+ * 256-colour sequences whatever the terminal is detected as, and
+ * `terminal.showTerminalProgress` marks a run in the tab (OSC 9;4). tmux keeps colours as
+ * it can show them and forwards no OSC 9, so those are read from the raw bytes xcsh
+ * writes (pipe-pane).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withPane } from "./fixture.ts";
+import { send, withPane } from "./fixture.ts";
 
 /** docs/themes.md's example theme: every colour a hex or oklch() value, so 24-bit colour shows in its sequences. */
 const DUSK = `{
@@ -93,5 +95,33 @@ describe("terminal settings from a pi settings.json", () => {
     expect(indexed).toContain("(1/");
     expect(indexed).not.toMatch(/\x1b\[38;2;/);
     expect(indexed).toMatch(/\x1b\[38;5;\d+m/);
+  }, 120_000);
+
+  test("terminal.showTerminalProgress marks the run busy in the tab and clears it after; unset, nothing is sent", async () => {
+    const progressOf = async (settings: Record<string, unknown>) => {
+      let raw = "";
+      await withPane(
+        async ({ fake, pane }) => {
+          const file = join(pane.dir, "raw.out");
+          pane.tmux(["pipe-pane", "-o", "-t", "main", `cat >> '${file}'`]);
+          fake.server.enqueue({ delayMs: 300, content: [{ type: "text", text: "PROGRESS-DONE" }] });
+          send(pane, "hi");
+          await pane.waitFor("PROGRESS-DONE", 30_000);
+          const deadline = Date.now() + 5_000;
+          while (Date.now() < deadline) {
+            await Bun.sleep(100);
+            raw = readFileSync(file, "latin1");
+            if (raw.includes("\x1b]9;4;0")) break;
+          }
+        },
+        { before: (fake) => fake.home.writeSettings(settings) },
+      );
+      return raw;
+    };
+    const shown = await progressOf({ terminal: { showTerminalProgress: true } });
+    const busy = shown.indexOf("\x1b]9;4;3");
+    expect(busy).toBeGreaterThanOrEqual(0);
+    expect(shown.indexOf("\x1b]9;4;0", busy)).toBeGreaterThan(busy);
+    expect(await progressOf({})).not.toContain("\x1b]9;4;");
   }, 120_000);
 });
