@@ -81,6 +81,20 @@ describe("@file arguments", () => {
     ]);
   });
 
+  test("with images.blockImages the image stays out of the request; a line says so in its place", async () => {
+    writeFileSync(join(project, "shot.png"), Buffer.from(PNG_BASE64, "base64"));
+    home.writeSettings({ images: { blockImages: true } });
+    server.enqueue(reply("no picture"));
+    const before = server.requests.length;
+    const result = await run(["-p", "@shot.png", "What is this?"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("blockImages");
+    const [turn] = userTurns(server.requests[before]);
+    expect(turn!.images).toEqual([]);
+    expect(turn!.text).toContain("[image not sent: images.blockImages is on in settings.json]");
+    expect(JSON.stringify(server.requests[before]!.body)).not.toContain(PNG_BASE64);
+  });
+
   test("a missing file or a folder stops the run before any request, naming the argument", async () => {
     mkdirSync(join(project, "src"));
     const before = server.requests.length;
