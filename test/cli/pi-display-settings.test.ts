@@ -35,6 +35,7 @@ describe("display settings from a pi settings.json", () => {
   });
 
   test("markdown.codeBlockIndent starts each line of a code block in the answer", async () => {
+    let title = "";
     const codeLine = async (settings: Record<string, unknown>) => {
       let line = "";
       await withPane(
@@ -43,6 +44,7 @@ describe("display settings from a pi settings.json", () => {
           send(pane, "hi");
           const screen = await pane.waitFor("CODELINE_ONE", 30_000);
           line = screen.split("\n").find((text) => text.includes("CODELINE_ONE"))!;
+          title = pane.format("#{pane_title}");
         },
         { before: (fake) => fake.home.writeSettings(settings) },
       );
@@ -50,5 +52,9 @@ describe("display settings from a pi settings.json", () => {
     };
     expect(await codeLine({ markdown: { codeBlockIndent: "»» " } })).toContain("»» CODELINE_ONE");
     expect(await codeLine({})).not.toContain("»»");
+    // Escape sequences in the setting (a project's file may be hostile) are dropped, the text kept:
+    // the terminal's title is not set by it.
+    expect(await codeLine({ markdown: { codeBlockIndent: "\x1b]2;PWNED\x07>> " } })).toContain(">> CODELINE_ONE");
+    expect(title).not.toContain("PWNED");
   }, 90_000);
 });

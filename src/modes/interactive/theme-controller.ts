@@ -56,9 +56,13 @@ export interface ThemeControllerOptions extends ThemeOptions {
   onChange(): void;
 }
 
-/** pi's `markdown.codeBlockIndent` from the settings files (project over global), when it is a string. */
+/**
+ * pi's `markdown.codeBlockIndent` from the settings files (project over global), when it is a
+ * string. Made inert and kept to one line: an untrusted project's file must not write escape
+ * sequences (a clipboard write, a title) to the terminal before every line of code.
+ */
 function codeBlockIndentIn(cwd: string): { codeBlockIndent?: string } {
-  const indent = displaySettingPicker(cwd)("markdown.codeBlockIndent", (value) => (typeof value === "string" ? value : undefined), undefined);
+  const indent = displaySettingPicker(cwd)("markdown.codeBlockIndent", (value) => (typeof value === "string" ? inertText(value).replaceAll("\n", "") : undefined), undefined);
   return indent === undefined ? {} : { codeBlockIndent: indent };
 }
 
