@@ -132,7 +132,7 @@ export function generateSummary(
 ): Promise<string> {
   return summarizeMessages(messages, model, reserveTokens, apiKey, { headers, signal, customInstructions, previousSummary, thinkingLevel });
 }
-export { buildContextEntries, buildSessionProjection, sessionEntryToContextMessages, type SessionProjection } from "./extensions/session-projection.ts";
+export { buildContextEntries, buildSessionProjection, sessionEntryToContextMessages, type SessionProjection } from "./session/projection.ts";
 
 // --- configuration and resources -----------------------------------------------------
 

@@ -237,6 +237,7 @@ function streamOptionsOf(config: AgentLoopConfig): SimpleStreamOptions {
     sessionId: config.sessionId,
     onPayload: config.onPayload,
     onResponse: config.onResponse,
+    onStreamEvent: config.onStreamEvent,
     headers: config.headers,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,

@@ -349,6 +349,8 @@ export interface StreamOptions {
   /** Inspect or replace the provider payload before it is sent; return undefined to keep it. */
   onPayload?: (payload: unknown, model: Model) => unknown | undefined | Promise<unknown | undefined>;
   onResponse?: (response: ProviderResponse, model: Model) => void | Promise<void>;
+  /** Hears each stream event as the adapter parsed it, before it is turned into message events; awaited in order. */
+  onStreamEvent?: (data: unknown, model: Model) => void | Promise<void>;
   headers?: Record<string, string>;
   /**
    * Provider-scoped configuration variables (pi-ai's `env`): the `env` object of the

@@ -28,7 +28,9 @@ Commands:
   login <provider>    Sign in (${SIGN_IN_PROVIDERS.map((provider) => provider.id).join(", ")}) or store an API key
                       --enterprise <domain>: GitHub Copilot at a GitHub Enterprise server
                       --chatgpt: OpenAI with a ChatGPT plan (Sign in with ChatGPT) instead of a key
-  logout <provider>   Remove the stored credential of a provider
+                      --api-key: store an API key (read without echo) rather than sign in
+                      --no-browser: accepted; xcsh never opens a browser (it prints the address)
+  logout <provider>   Remove the stored credential of a provider (exit 0 when there is none)
   status [provider]   Show where each provider's credential comes from
   check --provider <p> | --model <p/m> [--json] [--credentials] [--no-refresh]
                       ready (exit 0), not_ready (1) or invalid (2)
@@ -43,7 +45,14 @@ Credentials are kept in auth.json in the config root (~/.xcsh/agent/), readable 
 export async function runAuthCommand(argv: string[]): Promise<number> {
   // `--chatgpt`: OpenAI through Sign in with ChatGPT rather than an API key.
   const chatgpt = argv.includes("--chatgpt");
-  const split = takeEnterprise(argv.filter((arg) => arg !== "--chatgpt"));
+  // pi 1.6.0's login switches: `--api-key` stores a key rather than signing in; `--no-browser`
+  // asks for a sign-in without a browser on this machine, which is how xcsh always signs in
+  // (it prints the address and takes the pasted return address, never starts a browser).
+  const apiKeyWanted = argv.includes("--api-key");
+  // A key written into the command line is readable by every user (ps): refused without repeating it.
+  if (argv.some((arg) => arg.startsWith("--api-key="))) return usageError("--api-key takes no value here: the key is read from input, without echo.");
+  const noBrowser = argv.includes("--no-browser");
+  const split = takeEnterprise(argv.filter((arg) => arg !== "--chatgpt" && arg !== "--api-key" && arg !== "--no-browser"));
   if (typeof split === "string") return usageError(split);
   const [command, provider, ...extra] = split.rest;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
@@ -63,6 +72,8 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
         if (!provider) return usageError("Name the provider to sign in to.");
         if (split.enterprise !== undefined && provider !== "github-copilot") return usageError("--enterprise applies to github-copilot only.");
         if (chatgpt && provider !== "openai") return usageError("--chatgpt applies to openai only.");
+        if (apiKeyWanted && (noBrowser || chatgpt)) return usageError(`--api-key cannot go with ${noBrowser ? "--no-browser" : "--chatgpt"}: a key involves no sign-in.`);
+        if (apiKeyWanted && signInOnly(provider)) return usageError(`${provider} signs in with an account; it takes no API key.`);
         const options: LoginOptions = { signIn: chatgpt };
         if (split.enterprise !== undefined) {
           const domain = normalizeEnterpriseDomain(split.enterprise);
@@ -73,6 +84,7 @@ export async function runAuthCommand(argv: string[]): Promise<number> {
       }
       case "logout":
         if (chatgpt) return usageError("--chatgpt applies to login only.");
+        if (apiKeyWanted || noBrowser) return usageError(`${apiKeyWanted ? "--api-key" : "--no-browser"} applies to login only.`);
         if (split.enterprise !== undefined) return usageError("--enterprise applies to login only.");
         if (!provider) return usageError("Name the provider to sign out of.");
         return await logout(provider, store);
@@ -107,6 +119,12 @@ function takeEnterprise(argv: string[]): { rest: string[]; enterprise?: string }
 function usageError(text: string): number {
   process.stderr.write(`xcsh: ${text}\n\n${AUTH_USAGE}`);
   return 2;
+}
+
+/** A provider xcsh signs in to and that takes no key (GitHub Copilot, OpenAI Codex). */
+function signInOnly(provider: string): boolean {
+  const signIn = signInProvider(provider);
+  return signIn !== undefined && signIn.alsoTakesApiKeys !== true;
 }
 
 async function login(provider: string, store: ReturnType<typeof authStoreAt>, options: LoginOptions): Promise<number> {
@@ -161,9 +179,10 @@ async function readApiKey(provider: string): Promise<string | undefined> {
 }
 
 async function logout(provider: string, store: ReturnType<typeof authStoreAt>): Promise<number> {
+  // Nothing stored is not a failure: logging out twice is safe to repeat, as in pi 1.6.0.
   if (!(await store.remove(provider))) {
-    process.stderr.write(`xcsh: No credential of ${provider} is stored in ${store.path}.\n`);
-    return 1;
+    process.stderr.write(`No credential of ${provider} is stored in ${store.path}; nothing to remove.\n`);
+    return 0;
   }
   const revoke = signInProvider(provider) ? " The sign-in is not revoked at the provider." : "";
   process.stderr.write(`Removed the credential of ${provider} from ${store.path}. Environment variables and models.json are unchanged.${revoke}\n`);

@@ -37,7 +37,9 @@ async function main(argv: string[]): Promise<number> {
   endStartupJitPolicyLater();
   // First of all: a key on the command line is readable by every user (ps) until it is gone
   // (src/cli/api-key-argv.ts, loaded only for such a run or the one it re-executes).
-  if (process.env.XCSH_ARGV_API_KEY !== undefined || argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key="))) {
+  // `xcsh auth login <p> --api-key` (pi 1.6.0) is a switch with no value: the key is read from input.
+  const takesKeyValue = argv[0] !== "auth";
+  if (process.env.XCSH_ARGV_API_KEY !== undefined || (takesKeyValue && argv.some((arg) => arg === "--api-key" || arg.startsWith("--api-key=")))) {
     const { moveApiKeyOutOfCommandLine } = await import("./api-key-argv.ts");
     argv = moveApiKeyOutOfCommandLine(argv);
   }
@@ -74,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "config") {
     const { runConfigCommand } = await import("../packages/config-command.ts");
     return runConfigCommand(argv.slice(1));
+  }
+  // pi 1.6.0's `update --models` refreshes the model catalog: xcsh's `models update`.
+  if (argv[0] === "update" && argv.includes("--models")) {
+    const { runModelsCommand } = await import("./models-command.ts");
+    return runModelsCommand(["update", ...argv.slice(1).filter((arg) => arg !== "--models")]);
   }
   // pi's package commands (`xcsh install npm:foo`), before anything takes the words as a prompt.
   if (argv[0] !== undefined && ["install", "remove", "uninstall", "update", "list"].includes(argv[0])) {

@@ -236,6 +236,8 @@ export const settingsFileSchema = lazySchema(() => {
     websocketConnectTimeoutMs: Type.Optional(Type.Unknown()),
     enableAnalytics: Type.Optional(Type.Unknown()),
     trackingId: Type.Optional(Type.Unknown()),
+    sessionShareDestination: Type.Optional(Type.Unknown()),
+    selfUpdateCommand: Type.Optional(Type.Unknown()),
     defaultProjectTrust: Type.Optional(Type.Enum(PROJECT_TRUST_SPELLINGS)),
     // What commands may reach (src/sandbox/): the sandbox, and the environment they get.
     sandbox: Type.Optional(

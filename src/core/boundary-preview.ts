@@ -10,7 +10,7 @@
 import { convertToLlm } from "../agent/messages.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import type { BoundaryContextPreview, ProjectedSessionEntry, SessionBoundaryDraft } from "../extensions/events.ts";
-import { buildContextEntries } from "../extensions/session-projection.ts";
+import { buildContextEntries } from "../session/projection.ts";
 import { buildContextProjection } from "../session/build-context.ts";
 import { newContextEdit } from "../session/context-edits.ts";
 import type { SessionEntry } from "../session/types.ts";

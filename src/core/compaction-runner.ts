@@ -8,6 +8,7 @@ import type { SessionManager } from "../session/session-manager.ts";
 import type { SessionEntry } from "../session/types.ts";
 import { isUsage } from "../session/entry-shapes.ts";
 import type { CompactionPreparation } from "./compaction/compact.ts";
+import type { SummaryRetry } from "./compaction/summary-retry.ts";
 import { compact, prepareCompaction, type CompactionResult, type CompactionSettings } from "./compaction/index.ts";
 
 export interface CompactionRequest {
@@ -21,6 +22,8 @@ export interface CompactionRequest {
   customInstructions?: string;
   thinkingLevel?: ThinkingLevel;
   signal?: AbortSignal;
+  /** Retrying a summary request that failed for a passing reason (summary-retry.ts). */
+  retry?: SummaryRetry;
   /** A summary made in several requests reports each (compact's onProgress). */
   onProgress?: (part: number, parts: number) => void;
   /** Extensions' say (session_before_compact): cancel, or a summary of their own instead of the model's. */
@@ -72,6 +75,7 @@ export async function runCompaction(request: CompactionRequest): Promise<Compact
           signal: request.signal,
           thinkingLevel: request.thinkingLevel,
           onProgress: request.onProgress,
+          retry: request.retry,
         });
   if (request.signal?.aborted) throw new Error("Compaction was aborted");
   const fromExtension = result !== undefined && custom !== undefined && typeof custom.summary === "string";

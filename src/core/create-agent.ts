@@ -8,6 +8,8 @@
  */
 import { Agent } from "../agent/agent.ts";
 import { convertToLlm } from "../agent/messages.ts";
+import type { AgentMessage } from "../agent/types.ts";
+import { imagesBlocked, withoutImages } from "./blocked-images.ts";
 import type { QueueMode } from "../agent/types.ts";
 import type { CacheRetention } from "../ai/types.ts";
 import { getAgentDir } from "../config/paths.ts";
@@ -60,11 +62,13 @@ export function createCodingAgent(
   session?: ShellSessionContext["sessionManager"] & Partial<Pick<SessionManager, "getBranch" | "appendCustomEntry">>,
 ): { agent: Agent; toolSet: ToolSet } {
   const providerRetry = setup.settings.retry?.provider;
+  // Old tool output kept by a compaction goes out trimmed (compaction/kept-tool-results.ts), unless turned off.
+  const trim = setup.settings.compaction.trimToolResults !== false;
+  const toLlm = (messages: AgentMessage[]) => convertToLlm(trim ? trimKeptToolResults(messages) : messages);
   const agent = new Agent({
     initialState: { model: setup.model, thinkingLevel: setup.thinkingLevel },
-    // Old tool output kept by a compaction goes out trimmed (compaction/kept-tool-results.ts), unless turned off.
-    convertToLlm:
-      setup.settings.compaction.trimToolResults === false ? undefined : (messages) => convertToLlm(trimKeptToolResults(messages)),
+    // images.blockImages: no image goes to the model (blocked-images.ts).
+    convertToLlm: imagesBlocked(setup.settings) ? (messages) => withoutImages(toLlm(messages)) : trim ? toLlm : undefined,
     // Validated by the settings schema ("all" | "one-at-a-time").
     steeringMode: setup.settings.steeringMode as QueueMode | undefined,
     followUpMode: setup.settings.followUpMode as QueueMode | undefined,

@@ -1,7 +1,7 @@
 /**
  * The agent's own hook points, given to extensions: the request of each model
  * call (context, context_with_system, before_provider_request,
- * before_provider_headers, after_provider_response), each tool call
+ * before_provider_headers, after_provider_response, provider_stream_event), each tool call
  * (tool_call, tool_result) and each turn's end (turn_end, which may add
  * entries and ask for one more request). Installed once per runtime
  * generation; each hook replaces the previous generation's.
@@ -43,6 +43,11 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
   agent.streamOptions.onResponse = async (response, model) => {
     if (runner.hasHandlers("after_provider_response")) {
       await runner.emit("after_provider_response", { type: "after_provider_response", status: response.status, headers: response.headers, model });
+    }
+  };
+  agent.streamOptions.onStreamEvent = async (data, model) => {
+    if (runner.hasHandlers("provider_stream_event")) {
+      await runner.emit("provider_stream_event", { type: "provider_stream_event", provider: model.provider, api: model.api, model: model.id, data });
     }
   };
   agent.finishTurn = async ({ message, toolResults }) => ({ continue: await boundaries.turnEnd(turnIndex(), message, toolResults) });

@@ -8,7 +8,9 @@
  *
  * A history too big for the model's window is summarized in several requests;
  * their progress goes to `onProgress` listeners (the terminal shows "part 2 of
- * 5"), not onto the wire: pi's protocol has no event for it.
+ * 5"), not onto the wire: pi's protocol has no event for it. A request that fails
+ * for a passing reason is retried with the `retry.*` settings, reported with pi
+ * 1.6.0's `summarization_retry_*` events.
  */
 import type { ThinkingLevel } from "../ai/types.ts";
 import type { AgentSession } from "./agent-session.ts";
@@ -84,6 +86,14 @@ export class SessionCompaction {
         thinkingLevel: session.thinkingLevel === "off" ? undefined : (session.thinkingLevel as ThinkingLevel),
         signal: controller.signal,
         onProgress: (part, parts) => this.reportProgress(reason, part, parts),
+        retry: {
+          settings: { ...session.settings.retry, enabled: session.autoRetryEnabled },
+          listener: {
+            scheduled: (attempt, maxAttempts, delayMs, errorMessage) => session.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts, delayMs, errorMessage }),
+            attemptStart: () => session.emit({ type: "summarization_retry_attempt_start", source: "compaction", reason }),
+            finished: () => session.emit({ type: "summarization_retry_finished" }),
+          },
+        },
         intercept: hooks
           ? async (preparation, branchEntries) => {
               const decision = await hooks.beforeCompact({ preparation, branchEntries, customInstructions, reason, willRetry, signal: controller.signal });

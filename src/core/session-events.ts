@@ -38,6 +38,12 @@ export type AgentSessionEvent =
     }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  /** pi 1.6.0: a compaction's summary request failed for a passing reason and is sent again after `delayMs`. */
+  | { type: "summarization_retry_scheduled"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+  /** pi 1.6.0: the wait is over and the summary request goes again (xcsh has no branch summaries, so `source` is always "compaction"). */
+  | { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
+  /** pi 1.6.0: the retrying of a summary request is over, whether it then succeeded or not. */
+  | { type: "summarization_retry_finished" }
   /** pi 0.87.1: the session-level run is over and nothing continues automatically. */
   | { type: "agent_settled"; aborted: boolean }
   /** pi 0.87.1: a chunk of an RPC `bash` command's output; `id` is the command's, when it had one. */

@@ -365,6 +365,19 @@ export interface AfterProviderResponseEvent {
   headers: Record<string, string>;
   model: Model;
 }
+/**
+ * pi 1.6.0: one event of the provider's stream as the provider adapter parsed it, before
+ * xcsh turns it into message updates (an SSE event's JSON, a Gemini chunk, a Bedrock
+ * event-stream message). Read-only: notification only, and never saved.
+ */
+export interface ProviderStreamEvent {
+  type: "provider_stream_event";
+  provider: string;
+  api: string;
+  /** The model's id. */
+  model: string;
+  data: unknown;
+}
 
 export interface ModelSelectEvent {
   type: "model_select";
@@ -487,6 +500,7 @@ export interface ExtensionEventMap {
   before_provider_request: [BeforeProviderRequestEvent, unknown];
   before_provider_headers: [BeforeProviderHeadersEvent, void];
   after_provider_response: [AfterProviderResponseEvent, void];
+  provider_stream_event: [ProviderStreamEvent, void];
   model_select: [ModelSelectEvent, void];
   thinking_level_select: [ThinkingLevelSelectEvent, void];
   tool_call: [ToolCallEvent, ToolCallResult | void];

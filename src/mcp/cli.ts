@@ -32,9 +32,11 @@ Options of add:
   -H, --header "Name: value"  HTTP header for a remote server (repeatable; Name=value too)
   --bearer-token-env-var NAME Send Authorization: Bearer \${NAME}
   --transport <stdio|http|sse>  How to reach it (default: stdio for a command, http for a URL)
-  --exposure <mode>, --description <text>, --oauth-client-id <id>, --oauth-client-secret <s>,
-  --oauth-callback-port <n>, --oauth-client-name <name>, --oauth-client-registration <auto|cimd|dcr>
-                              pi 1.x fields, kept in the entry (not applied by xcsh yet)
+  --exposure <mode>           How its tools reach the model: codemode (default), deferred, direct, hidden
+  --description <text>        What the server offers, in a sentence (tool_search ranks by it)
+  --oauth-client-id <id>, --oauth-client-secret <s>, --oauth-callback-port <n>, --oauth-client-name <name>
+                              A client registered by hand at the server's authorization server
+  --oauth-client-registration <auto|cimd|dcr>  Kept in the entry (not applied)
   --                          Everything after is the command and its arguments
 An entry of the same name is replaced (shown in the output).
 

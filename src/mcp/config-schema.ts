@@ -35,7 +35,12 @@ export const McpServerEntrySchema = Type.Object({
   toolExposure: Type.Optional(Type.Record(Type.String(), Type.Enum(MCP_EXPOSURES))),
   /** pi 1.x: what the server offers, in a sentence. */
   description: Type.Optional(Type.String()),
-  /** pi 1.x: a registered OAuth client for a remote server. Accepted and kept; xcsh registers its own client. */
+  /**
+   * pi 1.x: the OAuth client a remote server's sign-in uses. `clientId` (with
+   * `clientSecret`) is a client registered beforehand, for servers that offer no dynamic
+   * registration; `callbackPort` the local port the browser returns to; `clientName` the
+   * name a dynamic registration gives. The rest are kept without effect.
+   */
   oauth: Type.Optional(
     Type.Object({
       clientId: Type.Optional(Type.String()),
@@ -77,9 +82,18 @@ export interface McpServerEntry {
   exposure?: McpExposure;
   toolExposure?: Record<string, McpExposure>;
   description?: string;
+  oauth?: McpOAuthClientConfig;
   timeout?: number;
   startupTimeout?: number;
   sandbox?: boolean;
+}
+
+/** The parts of pi 1.x's `oauth` object xcsh applies (the others stay in the file). */
+export interface McpOAuthClientConfig {
+  clientId?: string;
+  clientSecret?: string;
+  callbackPort?: number;
+  clientName?: string;
 }
 
 /** One server as a run uses it: variables expanded, the transport decided. */
@@ -114,6 +128,8 @@ export interface McpRemoteSpec {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** The OAuth client the entry names (variables expanded), when it names one. */
+  oauth?: McpOAuthClientConfig;
 }
 
 /** Long enough for a build or a test run behind a tool; a hung server is still noticed. */

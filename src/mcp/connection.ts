@@ -207,7 +207,7 @@ export class McpConnection {
     // A configured Authorization header is the server's credential; without one, the
     // server may ask for an OAuth sign-in (401), which the stored tokens answer.
     const givesToken = Object.keys(spec.headers).some((name) => name.toLowerCase() === "authorization");
-    this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name });
+    this.oauth = givesToken ? undefined : new StoredMcpOAuth({ serverUrl: spec.url, mode: "background", serverName: spec.name, ...(spec.oauth ? { client: spec.oauth } : {}) });
     const authProvider = this.oauth;
     // Messages a busy server turned away (408, 429, 5xx) are sent again where that is safe (http-retry.ts).
     const fetch = retryingFetch();

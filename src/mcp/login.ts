@@ -3,7 +3,8 @@
  * MCP server, kept in auth.json (oauth-provider.ts). Login prints the authorization
  * page's address and waits for the browser to come back to a local callback on
  * 127.0.0.1 (src/auth/signin/callback-server.ts); the SDK does discovery, dynamic
- * client registration, PKCE and the code exchange. Sessions then use and refresh the
+ * client registration (unless the entry names a client registered by hand), PKCE and
+ * the code exchange. Sessions then use and refresh the
  * stored tokens by themselves. The server is found in the same files a session reads;
  * signing in starts no program, so a project's server can sign in before the project is
  * trusted — but then without `${VAR}` expansion (remoteServer).
@@ -16,7 +17,7 @@ import { authStoreAt } from "../auth/credentials.ts";
 import { startCallbackServer } from "../auth/signin/callback-server.ts";
 import { createState } from "../auth/signin/pkce.ts";
 import type { McpServerSpec } from "./config-schema.ts";
-import { authKeyOf, CALLBACK_PATH, callbackPort, redirectUrlFor, StoredMcpOAuth } from "./oauth-provider.ts";
+import { authKeyOf, CALLBACK_PATH, callbackPortOf, redirectUrlFor, StoredMcpOAuth } from "./oauth-provider.ts";
 import { planServers, readDeclarations } from "./server-plan.ts";
 import { within } from "./wait.ts";
 
@@ -48,7 +49,7 @@ function remoteServer(name: string, cwd: string): McpServerSpec & { transport: "
 export async function loginMcpServer(name: string, cwd: string, output: LoginOutput): Promise<number> {
   const spec = remoteServer(name, cwd);
   const state = createState();
-  const port = callbackPort();
+  const port = callbackPortOf(spec.oauth);
   const callback = startCallbackServer(port, CALLBACK_PATH, state);
   if (!callback) throw new Error(`port ${port} on 127.0.0.1 is in use, so the browser cannot come back to xcsh; free it and try again`);
   try {
@@ -56,6 +57,7 @@ export async function loginMcpServer(name: string, cwd: string, output: LoginOut
       serverUrl: spec.url,
       mode: "login",
       state,
+      ...(spec.oauth ? { client: spec.oauth } : {}),
       onAuthorizationUrl: (url) => {
         output.out(`To sign in to MCP server "${name}", open this address in a browser:\n  ${url.href}\n`);
         output.out(`Waiting for the browser to return to ${redirectUrlFor(port)} …\n`);

@@ -7,6 +7,10 @@
  * refresh, expires) with the SDK's objects kept unchanged beside them — the SDK binds
  * them to their issuer and wants them back as they were.
  *
+ * A server that offers no dynamic registration takes a client registered beforehand: the
+ * entry's `oauth.clientId` (and `clientSecret`) is then used as it is, and
+ * `oauth.callbackPort` is where the browser comes back (pi 1.x's `oauth` object).
+ *
  * Two modes. `login` (`xcsh mcp login`) may register a client and send the person to
  * the authorization page. `background` (a session connecting its servers) may only use
  * and refresh what is stored: where the SDK would need the person, it stops with
@@ -18,6 +22,7 @@ import type { OAuthCredential } from "../auth/auth-file.ts";
 import { getAuthJsonPath } from "../auth/auth-file.ts";
 import { authStoreAt } from "../auth/credentials.ts";
 import { testOverride } from "../auth/test-endpoints.ts";
+import type { McpOAuthClientConfig } from "./config-schema.ts";
 
 /** Where the browser comes back to; one fixed port, so a registered client's redirect URI stays valid. */
 export const CALLBACK_PATH = "/mcp/oauth/callback";
@@ -61,6 +66,13 @@ export interface McpOAuthOptions {
   state?: string;
   /** login: called with the authorization page's address. */
   onAuthorizationUrl?(url: URL): void;
+  /** The entry's OAuth client settings (pi 1.x's `oauth`), when it has some. */
+  client?: McpOAuthClientConfig;
+}
+
+/** The port the browser returns to for this server: its entry's `oauth.callbackPort`, else xcsh's. */
+export function callbackPortOf(client: McpOAuthClientConfig | undefined): number {
+  return client?.callbackPort ?? callbackPort();
 }
 
 export class StoredMcpOAuth implements OAuthClientProvider {
@@ -83,16 +95,16 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   }
 
   get redirectUrl(): string {
-    return redirectUrlFor(callbackPort());
+    return redirectUrlFor(callbackPortOf(this.options.client));
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: "xcsh",
+      client_name: this.options.client?.clientName ?? "xcsh",
       redirect_uris: [this.redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
-      token_endpoint_auth_method: "none",
+      token_endpoint_auth_method: this.options.client?.clientSecret ? "client_secret_post" : "none",
     };
   }
 
@@ -120,6 +132,9 @@ export class StoredMcpOAuth implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    // A client registered beforehand is used as configured: nothing is registered, nothing kept.
+    const configured = this.options.client;
+    if (configured?.clientId) return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
     const client = this.pendingClient ?? (this.storedClientRefused ? undefined : this.stored()?.client);
     if (client) return client;
     // A 401 from a server that publishes no OAuth metadata: it wants a token in "headers", not a sign-in.

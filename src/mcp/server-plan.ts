@@ -19,6 +19,7 @@ import {
   MCP_OVERRIDE_KEYS,
   McpServerEntrySchema,
   type McpServerEntry,
+  type McpOAuthClientConfig,
   type McpServerSpec,
 } from "./config-schema.ts";
 import { existingFiles, projectMcpConfigPaths, readMcpFile, userMcpConfigPath, type DeclaredServer } from "./config-files.ts";
@@ -117,9 +118,10 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
       disabled.push(declaration.name);
       continue;
     }
-    const inert = INERT_KEYS.filter((key) => (declaration.entry as Record<string, unknown>)[key] !== undefined);
+    const oauth = (declaration.entry as McpServerEntry).oauth as Record<string, unknown> | undefined;
+    const inert = INERT_OAUTH_KEYS.filter((key) => oauth?.[key] !== undefined);
     if (inert.length > 0) {
-      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"${key}"`).join(", ")} (sign-in registers xcsh's own client). See docs/mcp.md.`);
+      notes.push(`MCP server "${declaration.name}" (${declaration.origin}): keys xcsh accepts but does not apply: ${inert.map((key) => `"oauth.${key}"`).join(", ")}. See docs/mcp.md.`);
     }
     try {
       servers.push(toSpec(declaration, cwd, env));
@@ -134,8 +136,8 @@ export function planServers(declarations: McpDeclarations, cwd: string, projectT
   return { servers, problems, waitingForTrust: [...waitingForTrust], disabled, notes, autoEnableCodemode };
 }
 
-/** pi 1.x keys kept in the entry that change nothing in xcsh yet. */
-const INERT_KEYS = ["oauth"] as const;
+/** pi 1.x's `oauth` keys kept in the entry that change nothing in xcsh yet. */
+const INERT_OAUTH_KEYS = ["clientRegistration", "callbackUrl", "authServerMetadataUrl"] as const;
 
 /** `"enabled": false` (pi 1.x) or `"disabled": true` (xcsh, pi 0.x): declared, not connected. */
 export function isSwitchedOff(entry: McpServerEntry | null | undefined): boolean {
@@ -209,7 +211,20 @@ function toSpec(declaration: DeclaredServer, cwd: string, processEnv: Record<str
   }
   const url = expandVariables(entry.url!);
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new Error(`"url" must be an http:// or https:// address, got "${url}"`);
-  return { ...common, transport: entry.type === "sse" ? "sse" : "http", url, headers: expandMap(entry.headers) };
+  const oauth = oauthClientOf(entry.oauth, expandVariables);
+  return { ...common, transport: entry.type === "sse" ? "sse" : "http", url, headers: expandMap(entry.headers), ...(oauth ? { oauth } : {}) };
+}
+
+/** The OAuth client settings xcsh applies, variables expanded (a secret is often `${VAR}`); undefined when none is set. */
+function oauthClientOf(config: McpOAuthClientConfig | undefined, expand: (text: string) => string): McpOAuthClientConfig | undefined {
+  if (!config) return undefined;
+  const client: McpOAuthClientConfig = {
+    ...(config.clientId !== undefined ? { clientId: expand(config.clientId) } : {}),
+    ...(config.clientSecret !== undefined ? { clientSecret: expand(config.clientSecret) } : {}),
+    ...(config.callbackPort !== undefined ? { callbackPort: config.callbackPort } : {}),
+    ...(config.clientName !== undefined ? { clientName: expand(config.clientName) } : {}),
+  };
+  return Object.keys(client).length > 0 ? client : undefined;
 }
 
 /** Two specs start the same server (a reload keeps a connection whose spec did not change). */

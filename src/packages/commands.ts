@@ -21,7 +21,8 @@ export const PACKAGE_COMMANDS: readonly string[] = ["install", "remove", "uninst
 const USAGE: Record<string, string> = {
   install: "Usage: xcsh install <source> [-l]\n  <source>: npm:<name>[@<version>], git:<host>/<owner>/<repo>[@<ref>], an https:// git URL, or a local path\n  -l, --local  declare it in the project's .xcsh/settings.json (the project must be trusted)\n",
   remove: "Usage: xcsh remove <source> [-l]\n  Removes the package's declaration and its installed copy.\n",
-  update: "Usage: xcsh update [<source>]\n  Updates every installed package (or the one named); pinned versions and refs are kept.\n",
+  update:
+    "Usage: xcsh update [<source>] | xcsh update --models\n  Updates every installed package (or the one named); pinned versions and refs are kept.\n  --models: refresh the model catalog instead (xcsh models update).\n",
   list: "Usage: xcsh list\n  Lists the declared packages of the user and the project, with where they are installed.\n",
 };
 

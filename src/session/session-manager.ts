@@ -19,6 +19,7 @@ import type { ImageContent, TextContent, Usage } from "../ai/types.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import { buildContextProjection, buildDisplayItems, type ContextMessage } from "./build-context.ts";
 import { newContextEdit } from "./context-edits.ts";
+import { buildContextEntries, buildSessionProjection, type SessionProjection } from "./projection.ts";
 import { LiveContextEdits } from "./live-context-edits.ts";
 import { isUsage } from "./entry-shapes.ts";
 import { EntryIndex } from "./entry-index.ts";
@@ -358,6 +359,21 @@ export class SessionManager {
   /** The context's messages with the extensions' `custom` entries where they stand (interactive mode draws both). */
   buildDisplayItems(): (AgentMessage | CustomEntry)[] {
     return buildDisplayItems(this.index.entries, this.leafId, this.index.byId);
+  }
+
+  /** The entries that make up the context at the leaf: the latest compaction, the entries it kept, then the rest. */
+  buildContextEntries(): SessionEntry[] {
+    return buildContextEntries(this.index.entries, this.leafId, this.index.byId);
+  }
+
+  /** The context at the leaf with the entry each message came from, as pi 1.6.0's extensions read it. */
+  buildSessionProjection(): SessionProjection {
+    return buildSessionProjection(this.index.entries, this.leafId, this.index.byId);
+  }
+
+  /** How many entries there are (header left out), without copying them as getEntries() does. */
+  getEntryCount(): number {
+    return this.index.entries.length;
   }
 
   /** What the model is given at the leaf: context edits applied, pi's system messages kept (never sent). */

@@ -158,6 +158,19 @@ describe("xcsh models update", () => {
     }
   });
 
+  test("pi 1.6.0's `update --models` is the same refresh", async () => {
+    const site = fakeModelsDev([() => Response.json(MODELS_DEV)]);
+    try {
+      const update = await runXcsh(["update", "--models"], { env: { ...home.env, XCSH_MODELS_DEV_URL: site.url } });
+      expect(update.stderr).toBe("");
+      expect(update.exitCode).toBe(0);
+      expect(update.stdout).toContain(`2 models of 1 providers from ${site.url}`);
+      expect(existsSync(join(home.agentDir, "models-catalog.json"))).toBe(true);
+    } finally {
+      site.stop();
+    }
+  });
+
   test("a malformed body keeps the old file and says why", async () => {
     const site = fakeModelsDev([() => Response.json(MODELS_DEV), () => new Response("{not json", { headers: { "content-type": "application/json" } }), () => Response.json({ openai: { models: {} } })]);
     try {

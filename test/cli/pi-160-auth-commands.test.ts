@@ -4,7 +4,7 @@
  * to stdout from the printing commands, never to stderr.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestHome, runXcsh } from "../support/cli.ts";
 
@@ -16,7 +16,8 @@ beforeEach(() => {
   rmSync(join(home.agentDir, "models.json"), { force: true });
 });
 
-const auth = (args: string[], env: Record<string, string> = {}) => runXcsh(["auth", ...args], { env: { ...home.env, ...env } });
+const auth = (args: string[], env: Record<string, string> = {}, stdin?: string) =>
+  runXcsh(["auth", ...args], { env: { ...home.env, ...env }, ...(stdin !== undefined ? { stdin } : {}) });
 const writeAuth = (content: unknown) => writeFileSync(authFile, JSON.stringify(content), { mode: 0o600 });
 const inTwoHours = () => Date.now() + 2 * 3_600_000;
 
@@ -97,5 +98,41 @@ describe("xcsh auth print-bearer-token", () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).not.toContain("sk-env-1");
+  });
+});
+
+describe("xcsh auth login and logout switches (pi 1.6.0)", () => {
+  const stored = () => JSON.parse(readFileSync(authFile, "utf8"));
+
+  test("--api-key stores the key read from input; --no-browser is accepted", async () => {
+    const login = await auth(["login", "openai", "--api-key"], {}, "sk-from-input\n");
+    expect(login.exitCode).toBe(0);
+    expect(stored().openai).toEqual({ type: "api_key", key: "sk-from-input" });
+    expect(login.stderr).not.toContain("sk-from-input");
+    const quiet = await auth(["login", "groq", "--no-browser"], {}, "gsk-from-input\n");
+    expect(quiet.exitCode).toBe(0);
+    expect(stored().groq).toEqual({ type: "api_key", key: "gsk-from-input" });
+  });
+
+  test("--api-key is refused for a provider that only signs in, and beside --no-browser", async () => {
+    const copilot = await auth(["login", "github-copilot", "--api-key"], {}, "x\n");
+    expect(copilot.exitCode).toBe(2);
+    expect(copilot.stderr).toContain("github-copilot signs in with an account; it takes no API key.");
+    const both = await auth(["login", "openai", "--api-key", "--no-browser"], {}, "x\n");
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("--api-key cannot go with --no-browser");
+    const inline = await auth(["login", "openai", "--api-key=sk-on-the-line"]);
+    expect(inline.exitCode).toBe(2);
+    expect(inline.stderr).toContain("the key is read from input");
+    expect(inline.stderr).not.toContain("sk-on-the-line");
+  });
+
+  test("logout with nothing stored exits 0, so it is safe to repeat", async () => {
+    writeAuth({ groq: { type: "api_key", key: "gsk-1" } });
+    const first = await auth(["logout", "groq"]);
+    expect(first.exitCode).toBe(0);
+    const again = await auth(["logout", "groq"]);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toContain("No credential of groq is stored");
   });
 });

@@ -81,6 +81,20 @@ describe("@file arguments", () => {
     ]);
   });
 
+  test("with images.blockImages the image stays out of the request; a line says so in its place", async () => {
+    writeFileSync(join(project, "shot.png"), Buffer.from(PNG_BASE64, "base64"));
+    home.writeSettings({ images: { blockImages: true } });
+    server.enqueue(reply("no picture"));
+    const before = server.requests.length;
+    const result = await run(["-p", "@shot.png", "What is this?"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).not.toContain("blockImages");
+    const [turn] = userTurns(server.requests[before]);
+    expect(turn!.images).toEqual([]);
+    expect(turn!.text).toContain("[image not sent: images.blockImages is on in settings.json]");
+    expect(JSON.stringify(server.requests[before]!.body)).not.toContain(PNG_BASE64);
+  });
+
   test("a missing file or a folder stops the run before any request, naming the argument", async () => {
     mkdirSync(join(project, "src"));
     const before = server.requests.length;
@@ -186,5 +200,18 @@ describe("system prompt options", () => {
     const prompt = systemPrompt(server.requests[before]);
     expect(prompt.startsWith("You are a terse bot.")).toBe(true);
     expect(prompt).not.toContain("You are xcsh");
+  });
+});
+
+describe("prompt template arguments (pi 1.6.0)", () => {
+  test("an apostrophe inside a word, an unclosed quote and \\\" inside quotes reach the model as typed", async () => {
+    mkdirSync(join(home.agentDir, "prompts"));
+    writeFileSync(join(home.agentDir, "prompts", "review.md"), "---\ndescription: Review\n---\nFIRST=<$1> SECOND=<$2> REST=<${@:3}>\n");
+    server.enqueue(reply("ok"), reply("ok"));
+    const before = server.requests.length;
+    expect((await run(["-p", `/review "the \\"fast\\" path" doesn't x`])).exitCode).toBe(0);
+    expect(userTurns(server.requests[before]!)[0]!.text.trimEnd()).toBe(`FIRST=<the "fast" path> SECOND=<doesn't> REST=<x>`);
+    expect((await run(["-p", `/review 'unclosed a b`])).exitCode).toBe(0);
+    expect(userTurns(server.requests[before + 1]!)[0]!.text.trimEnd()).toBe(`FIRST=<'unclosed> SECOND=<a> REST=<b>`);
   });
 });

@@ -62,12 +62,12 @@ describe("settings spellings", () => {
   });
 
   test("keys xcsh does not apply are listed once per file, only when their value asks for something", () => {
-    const file = sandbox.write(globalSettings(), { theme: "light", tuiMode: "fullscreen", editorPaddingX: 2, images: { blockImages: false, autoResize: false }, lastChangelogVersion: "0.87.1" });
+    const file = sandbox.write(globalSettings(), { theme: "light", tuiMode: "fullscreen", outputPad: 0, images: { blockImages: false, autoResize: false }, lastChangelogVersion: "0.87.1" });
     readGlobalSettingsFile();
     readGlobalSettingsFile();
     const warnings = takeConfigWarnings();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toStartWith(`${file}: settings xcsh accepts but does not apply: "editorPaddingX" (the editor's padding is fixed)`);
+    expect(warnings[0]).toStartWith(`${file}: settings xcsh accepts but does not apply: "outputPad" (the transcript's padding is fixed)`);
     // The fullscreen UI's keys are applied (src/modes/interactive/fullscreen/tui-mode.ts).
     expect(warnings[0]).not.toContain('"tuiMode"');
     // Themes are applied (the interactive mode's theme-controller.ts).

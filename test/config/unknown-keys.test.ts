@@ -20,14 +20,14 @@ function withFile(name: string, content: unknown, check: (file: string) => void)
 
 describe("unknown keys in config files", () => {
   test("settings.json: each unknown key at any level is named with its path and the nearest known key, once", () => {
-    withFile("settings.json", { defaultModle: "x", compaction: { reserveToken: 1, enabled: true }, theme: "dark", tuiMode: "fullscreen", editorPaddingX: 2, terminal: { whatever: 1 } }, (file) => {
+    withFile("settings.json", { defaultModle: "x", compaction: { reserveToken: 1, enabled: true }, theme: "dark", tuiMode: "fullscreen", outputPad: 0, terminal: { whatever: 1 } }, (file) => {
       readSettingsFile(file);
       readSettingsFile(file);
       expect(takeConfigWarnings()).toEqual([
         `${file}: unknown key "defaultModle" at defaultModle (did you mean "defaultModel"?); it is ignored`,
         `${file}: unknown key "reserveToken" at compaction.reserveToken (did you mean "reserveTokens"?); it is ignored`,
-        // pi's "theme" and "tuiMode" are known and applied; "editorPaddingX" is known and said to have no effect (settings-compat.ts).
-        `${file}: settings xcsh accepts but does not apply: "editorPaddingX" (the editor's padding is fixed). See docs/settings.md.`,
+        // pi's "theme" and "tuiMode" are known and applied; "outputPad" is known and said to have no effect (settings-compat.ts).
+        `${file}: settings xcsh accepts but does not apply: "outputPad" (the transcript's padding is fixed). See docs/settings.md.`,
       ]);
     });
   });

@@ -101,6 +101,15 @@ describe("xcsh mcp add", () => {
     expect(JSON.parse(readFileSync(userFile, "utf8")).mcpServers.a).toEqual({ command: "echo", args: ["bye"] });
   });
 
+  test("--help says what --exposure, --description and the OAuth client options do", async () => {
+    const help = await mcp(["--help"], freshProject());
+    const text = help.stdout + help.stderr;
+    expect(text).toMatch(/--exposure <mode> +How its tools reach the model: codemode \(default\), deferred, direct, hidden/);
+    expect(text).toMatch(/--description <text> +What the server offers/);
+    expect(text).toContain("A client registered by hand at the server's authorization server");
+    expect(text).not.toContain("not applied by xcsh yet");
+  });
+
   test("a bad --exposure, or --oauth-… on a local server, is a usage error", async () => {
     const cwd = freshProject();
     const exposure = await mcp(["add", "x", "--exposure", "everywhere", "--", "echo"], cwd);

@@ -8,11 +8,21 @@ import { splitArguments, substituteArguments } from "../../src/resources/templat
 const expand = (template: string, typed: string) => substituteArguments(template, splitArguments(typed));
 
 describe("arguments", () => {
-  test("split on blanks; quotes group words and are dropped; an unclosed quote runs to the end", () => {
+  test("split on blanks; quotes group words and are dropped; an unclosed quote is text (pi 1.5.x)", () => {
     expect(splitArguments(`a  "b c" 'd "e"' f`)).toEqual(["a", "b c", 'd "e"', "f"]);
-    expect(splitArguments(`it's here`)).toEqual(["its here"]);
+    expect(splitArguments(`it's here`)).toEqual(["it's", "here"]);
     expect(splitArguments(`"" x`)).toEqual(["", "x"]);
     expect(splitArguments("   ")).toEqual([]);
+    expect(splitArguments(`'unclosed a`)).toEqual(["'unclosed", "a"]);
+    expect(splitArguments(`"a b"c d`)).toEqual(["a bc", "d"]);
+    expect(splitArguments(`a"b c"`)).toEqual(['a"b', 'c"']);
+  });
+
+  test("inside quotes a backslash before the same quote is that quote; other backslashes stay", () => {
+    expect(splitArguments(`"the \\"fast\\" path" x`)).toEqual(['the "fast" path', "x"]);
+    expect(splitArguments(`'a\\'b' "a\\'b"`)).toEqual(["a'b", "a\\'b"]);
+    // The only quote after the opening one is escaped: not closed, so all of it is text.
+    expect(splitArguments(`"ab\\" c`)).toEqual(['"ab\\"', "c"]);
   });
 
   test("$1… by position, $@ and $ARGUMENTS for all, ${@:N} and ${@:N:L} for slices", () => {

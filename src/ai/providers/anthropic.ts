@@ -359,7 +359,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     await options.onResponse?.({ status: response.status, headers: Object.fromEntries(response.headers) }, model);
 
     const reader = new AnthropicEventReader(builder, model);
-    for await (const event of events) reader.handle(event);
+    for await (const event of events) {
+      await options.onStreamEvent?.(event, model);
+      reader.handle(event);
+    }
     // An abort ends the SDK's iteration quietly; runProviderStream reports it.
     if (options.signal?.aborted) return;
     reader.finish();

@@ -348,6 +348,7 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
             builder.responseArrived();
             await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
           }
+          await options?.onStreamEvent?.(chunk, model);
           reader.read(chunk);
         }
         reader.finish();

@@ -222,7 +222,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
 
     const reader = new ChunkReader(builder, model);
     try {
-      for await (const chunk of chunks) reader.read(chunk as Chunk);
+      for await (const chunk of chunks) {
+        await options?.onStreamEvent?.(chunk, model);
+        reader.read(chunk as Chunk);
+      }
     } catch (error) {
       throw withStreamErrorCode(error);
     }

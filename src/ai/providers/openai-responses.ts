@@ -353,7 +353,10 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
 
       const reader = new ResponsesEventReader(builder, context.tools);
       try {
-        for await (const event of events) reader.handle(event);
+        for await (const event of events) {
+          await opts?.onStreamEvent?.(event, model);
+          reader.handle(event);
+        }
       } catch (error) {
         throw describeStreamError(error);
       }

@@ -10,6 +10,7 @@ import type { Model, ModelThinkingLevel, Usage } from "../../ai/types.ts";
 import { roundCost } from "../../ai/usage.ts";
 import type { CompactionEntry, SessionEntry } from "../../session/types.ts";
 import { messagesOfEntries, pathAsModelSees } from "../../session/build-context.ts";
+import type { SummaryRetry } from "./summary-retry.ts";
 import { findCutPoint, findCutWithin, findFallbackCutPoint, tokensKeptFrom, type CutPoint } from "./cut-point.ts";
 import {
   computeFileLists,
@@ -68,6 +69,8 @@ export interface CompactOptions {
    * the total, counting from 1.
    */
   onProgress?: (part: number, parts: number) => void;
+  /** Retry a request that failed for a passing reason (summary-retry.ts); unset: one try. */
+  retry?: SummaryRetry;
 }
 
 /**

@@ -12,6 +12,7 @@ import { convertToLlm } from "../../agent/messages.ts";
 import type { AgentMessage } from "../../agent/types.ts";
 import { completeSimple } from "../../ai/stream.ts";
 import type { AssistantMessage, ImageContent, Message, Model, ModelThinkingLevel, TextContent, Usage } from "../../ai/types.ts";
+import { withSummaryRetry, type SummaryRetry } from "./summary-retry.ts";
 import { cutToFit, describeSize, promptCharBudget, splitIntoParts, transcriptCharBudget } from "./summary-budget.ts";
 
 /** Tool output beyond this many characters is cut from the transcript; it is mostly file contents and logs. */
@@ -33,6 +34,8 @@ export interface SummaryOptions {
   onPart?: (part: number, parts: number) => void;
   /** Hears the usage of each summary request (pi 1.6.0 reports a compaction's usage). */
   onUsage?: (usage: Usage) => void;
+  /** Retry a request that failed for a passing reason; unset: one try. */
+  retry?: SummaryRetry;
 }
 
 function truncate(text: string, limit: number, what: string): string {
@@ -183,25 +186,25 @@ async function requestSummary(
   options: SummaryOptions,
 ): Promise<string> {
   const level = options.thinkingLevel;
-  const response = await completeSimple(
-    model,
-    {
-      systemPrompt: SUMMARIZATION_SYSTEM_PROMPT,
-      messages: [{ role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() }],
-    },
-    {
-      apiKey,
-      headers: options.headers,
-      env: options.env,
-      signal: options.signal,
-      maxTokens,
-      reasoning: level && level !== "off" ? level : undefined,
-      // A one-off request: a cache entry written for it would never be read, and writing costs more than plain input.
-      cacheRetention: "none",
-    },
-  );
-  // A failed request was paid for too (when the provider reported usage).
-  if (response.usage) options.onUsage?.(response.usage);
+  const send = () =>
+    completeSimple(
+      model,
+      {
+        systemPrompt: SUMMARIZATION_SYSTEM_PROMPT,
+        messages: [{ role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() }],
+      },
+      {
+        apiKey,
+        headers: options.headers,
+        env: options.env,
+        signal: options.signal,
+        maxTokens,
+        reasoning: level && level !== "off" ? level : undefined,
+        // A one-off request: a cache entry written for it would never be read, and writing costs more than plain input.
+        cacheRetention: "none",
+      },
+    );
+  const response = await withSummaryRetry(send, options.retry, model.contextWindow, options.signal, options.onUsage);
   if (response.stopReason === "error" || response.stopReason === "aborted") {
     throw new Error(response.errorMessage ?? (response.stopReason === "aborted" ? "Summarization was aborted" : "Summarization failed"));
   }

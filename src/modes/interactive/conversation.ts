@@ -72,6 +72,8 @@ export class ConversationView {
    * out, as a redrawn session leaves out a retried attempt (isRetriedAttempt).
    */
   private retry: { failed: Component[]; notice?: Component; retries: number; attemptStarting: boolean } = { failed: [], retries: 0, attemptStarting: false };
+  /** The notice of a compaction's summary request waiting to go again; gone once the retrying is over. */
+  private summaryRetryNotice: Component | undefined;
 
   constructor(private readonly options: ConversationOptions) {
     const { Container } = loadPiTui();
@@ -308,6 +310,17 @@ export class ConversationView {
         // a retry cancelled in its wait leaves the failed attempt, as a resumed session shows it.
         this.remove([this.retry.notice]);
         this.retry = { failed: [], retries: 0, attemptStarting: false };
+        return;
+      case "summarization_retry_scheduled": {
+        this.remove([this.summaryRetryNotice]);
+        const text = `↻ Summary request failed; retrying in ${formatRetryDelay(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})`;
+        this.summaryRetryNotice = new NoticeView("warning", text, event.errorMessage, this.options, false);
+        this.add(this.summaryRetryNotice);
+        return;
+      }
+      case "summarization_retry_finished":
+        this.remove([this.summaryRetryNotice]);
+        this.summaryRetryNotice = undefined;
         return;
       case "compaction_start":
         this.notice(event.reason === "manual" ? "✻ Compacting the conversation…" : "✻ The context is full; summarizing earlier messages…", "", "accent");

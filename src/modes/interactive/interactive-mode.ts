@@ -42,7 +42,8 @@ import { clampScreen } from "./safe-render.ts";
 import { createFullscreenTui, LEAVE_FULLSCREEN, mountFullscreen, showLatest } from "./fullscreen/screen.ts";
 import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-status.ts";
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
-import { appendHistory } from "./prompt-editor.ts";
+import { appendHistory, applyEditorSettings } from "./prompt-editor.ts";
+import { readTerminalSettings } from "./terminal-settings.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
@@ -101,10 +102,14 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
   readonly exited: Promise<number>;
   private exiting = false;
   readonly inputListeners = new Set<(data: string) => unknown>();
+  /** `terminal.showTerminalProgress`: runs are shown in the terminal's tab. */
+  private readonly tabProgress: boolean;
 
   constructor(args: RunOptions) {
     this.verbose = args.verbose === true;
-    const { ProcessTerminal, TuiMainScreen, getCapabilities } = loadPiTui();
+    const { ProcessTerminal, TuiMainScreen, getCapabilities, setCapabilityOverrides } = loadPiTui();
+    const terminalSettings = readTerminalSettings(this.launchCwd);
+    setCapabilityOverrides(terminalSettings.capabilities);
     this.themes = ThemeController.forTerminal(args, this.launchCwd, getCapabilities().trueColor, () => this.themeChanged());
     this.theme = this.themes.theme;
     useHelperTheme(this.theme);
@@ -116,6 +121,9 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
         ? createFullscreenTui(new ProcessTerminal(), this.tuiChoice.fullscreen, () => this.theme)
         : new TuiMainScreen(new ProcessTerminal());
     clampScreen(this.tui);
+    this.tui.setShowHardwareCursor(terminalSettings.hardwareCursor);
+    this.tui.setClearOnShrink(terminalSettings.clearOnShrink);
+    this.tabProgress = terminalSettings.tabProgress;
     this.programStatus = new ProgramStatusReporter(this.tui);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
@@ -225,6 +233,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     // default, and what true asks); quietStartup drops the header (the footer names the model).
     if (session.settings.hideThinkingBlock === false) this.thinkingShown = true;
     this.header.quiet = session.settings.quietStartup === true && !this.verbose;
+    applyEditorSettings(this.editors.prompt, session.settings);
     this.footer.setSession(session);
     this.programStatus.follow(session);
     this.themes.useSession(this.extensions?.isProjectTrusted());
@@ -234,9 +243,11 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
       switch (event.type) {
         case "agent_start":
           this.layout.showWorking(true);
+          if (this.tabProgress) this.tui.terminal.setProgress(true);
           break;
         case "agent_end":
           this.layout.showWorking(false);
+          if (this.tabProgress) this.tui.terminal.setProgress(false);
           this.footer.refresh();
           break;
         case "message_end":
@@ -283,6 +294,8 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
 
   stop(): void {
     this.layout.stop();
+    // A run cut short by the exit must not leave the tab busy (nor its keep-alive timer running).
+    if (this.tabProgress) this.tui.terminal.setProgress(false);
     // Fullscreen: the transcript is printed on the main screen as it leaves, unless only the resume hint is wanted.
     this.tui.stop(this.tuiChoice.mode === "fullscreen" && this.tuiChoice.fullscreen.exitOutput === "resume-hint" ? { preserveScreen: true } : undefined);
   }

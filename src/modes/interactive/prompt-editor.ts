@@ -69,6 +69,20 @@ export type PromptEditor = Editor & {
   borderFor: ((text: string) => (line: string) => string) | undefined;
 };
 
+/** xcsh's own look when settings.json says nothing (pi's defaults are 0 and 5). */
+const DEFAULT_PADDING_X = 1;
+const DEFAULT_COMPLETION_ROWS = 8;
+
+/**
+ * pi's `editorPaddingX` (0–3 cells) and `autocompleteMaxVisible` (3–20 rows), as pi bounds
+ * them. A value out of range is brought into it; one that is not a number leaves xcsh's look.
+ */
+export function applyEditorSettings(editor: PromptEditor, settings: Readonly<Record<string, unknown>>): void {
+  const within = (value: unknown, low: number, high: number) => (typeof value === "number" && Number.isFinite(value) ? Math.min(high, Math.max(low, Math.floor(value))) : undefined);
+  editor.setPaddingX(within(settings.editorPaddingX, 0, 3) ?? DEFAULT_PADDING_X);
+  editor.setAutocompleteMaxVisible(within(settings.autocompleteMaxVisible, 3, 20) ?? DEFAULT_COMPLETION_ROWS);
+}
+
 export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): PromptEditor {
   const { Editor } = loadPiTui();
   class AppEditor extends Editor {
@@ -94,7 +108,7 @@ export function createPromptEditor(tui: TUI, theme: EditorTheme, cwd: string): P
       super.handleInput(data);
     }
   }
-  const editor = new AppEditor(tui, theme, { paddingX: 1, autocompleteMaxVisible: 8 }) as PromptEditor;
+  const editor = new AppEditor(tui, theme, { paddingX: DEFAULT_PADDING_X, autocompleteMaxVisible: DEFAULT_COMPLETION_ROWS }) as PromptEditor;
   for (const prompt of readHistory(cwd)) editor.addToHistory(prompt);
   return editor;
 }

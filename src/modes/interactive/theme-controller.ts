@@ -23,6 +23,7 @@
  * there nothing of the project counts: a project must not be able to colour the trust
  * question about its own code (text the colour of the background) its way.
  */
+import { displaySettingPicker } from "./fullscreen/tui-mode.ts";
 import { readJsonFile } from "../../config/json-file.ts";
 import { inertText } from "../../tools/inert-text.ts";
 import type { Rgb } from "../../resources/theme-colors.ts";
@@ -53,6 +54,16 @@ export interface ThemeControllerOptions extends ThemeOptions {
   useTheme?: string;
   /** Called after the theme drawn with changed. */
   onChange(): void;
+}
+
+/**
+ * pi's `markdown.codeBlockIndent` from the settings files (project over global), when it is a
+ * string. Made inert and kept to one line: an untrusted project's file must not write escape
+ * sequences (a clipboard write, a title) to the terminal before every line of code.
+ */
+function codeBlockIndentIn(cwd: string): { codeBlockIndent?: string } {
+  const indent = displaySettingPicker(cwd)("markdown.codeBlockIndent", (value) => (typeof value === "string" ? inertText(value).replaceAll("\n", "") : undefined), undefined);
+  return indent === undefined ? {} : { codeBlockIndent: indent };
 }
 
 /** What one settings file says about themes (read as written; a broken file says nothing here — it is reported where settings load). */
@@ -116,6 +127,7 @@ export class ThemeController {
       useTheme: args.useTheme,
       colored: !noColorRequested(),
       mode: trueColor ? "truecolor" : "256color",
+      ...codeBlockIndentIn(cwd),
       onChange,
     });
   }

@@ -147,6 +147,8 @@ export interface ThemeOptions {
   mode: ColorMode;
   /** What the terminal told of itself now (default: nothing, dark). */
   terminal?: () => TerminalLook;
+  /** pi's `markdown.codeBlockIndent`: what each line of a code block starts with (pi-tui's default: two spaces). */
+  codeBlockIndent?: string;
 }
 
 /** `thinkingOff` … `thinkingMax` for a thinking level. */
@@ -259,6 +261,7 @@ export function createTheme(source: ThemeDefinition | (() => ThemeDefinition), o
       strikethrough,
       underline,
       highlightCode: (code, lang) => highlightCode(code, lang, colored ? fg : undefined),
+      ...(options.codeBlockIndent !== undefined ? { codeBlockIndent: options.codeBlockIndent } : {}),
     }),
     selectList: () => ({
       selectedPrefix: color("accent"),

@@ -24,6 +24,8 @@ export interface OAuthServers {
   acceptedTokens: string[];
   /** How long /token takes to answer a refresh (to make two clients' refreshes overlap). */
   refreshDelayMs: number;
+  /** A client registered beforehand (by hand, at the provider), as servers without /register need. */
+  registerClient(clientId: string, redirectUris: string[]): void;
   /** Every refresh token issued so far is refused (revoked at the authorization server). */
   revokeRefreshTokens(): void;
   /** Every access token issued so far stops working (as if its lifetime had passed). */
@@ -153,6 +155,9 @@ export async function startOAuthServers(): Promise<OAuthServers> {
     refreshes: 0,
     refreshDelayMs: 0,
     acceptedTokens: [],
+    registerClient(clientId, redirectUris) {
+      clients.set(clientId, { redirectUris });
+    },
     revokeRefreshTokens() {
       refreshTokens.clear();
     },

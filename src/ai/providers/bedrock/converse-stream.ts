@@ -192,7 +192,10 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
     builder.setResponseInfo({ id: response.headers.get("x-amzn-requestid") ?? undefined });
 
     const reader = new ConverseEventReader(builder);
-    for await (const message of readEventStream(response.body)) reader.handle(message);
+    for await (const message of readEventStream(response.body)) {
+      await options?.onStreamEvent?.(message, model);
+      reader.handle(message);
+    }
   }, { requiresCompletion: "Bedrock", secrets: apiKeyOf(options) });
 };
 

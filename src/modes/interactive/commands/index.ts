@@ -11,6 +11,7 @@ import { helpCommand } from "./help-command.ts";
 import { hotkeysCommand } from "./hotkeys-command.ts";
 import { loginCommands } from "./login-commands.ts";
 import { resumeCommand } from "./resume-command.ts";
+import { importCommand } from "./import-command.ts";
 import { scopedModelsCommand } from "./scoped-models-command.ts";
 import { settingsCommand } from "./settings-command.ts";
 import { treeCommand } from "./tree-command.ts";
@@ -21,6 +22,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   scopedModelsCommand,
   ...sessionCommands,
   resumeCommand,
+  importCommand,
   treeCommand,
   settingsCommand,
   ...loginCommands,

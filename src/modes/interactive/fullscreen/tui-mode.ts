@@ -48,10 +48,19 @@ function wheelLines(value: unknown): WheelScrollLines | undefined {
   return undefined;
 }
 
-export function chooseTuiMode(flag: string | undefined, cwd: string): TuiChoice {
+/** Reads one display setting (a dotted path) from the files: the project's, else the person's, else `fallback`. */
+export type DisplaySettingPicker = <T>(path: string, read: (value: unknown) => T | undefined, fallback: T) => T;
+
+export function displaySettingPicker(cwd: string): DisplaySettingPicker {
   const global = settingsIn(getSettingsPath());
   const project = settingsIn(getProjectSettingsPath(cwd));
-  const pick = <T>(key: string, read: (value: unknown) => T | undefined, fallback: T): T => read(project[key]) ?? read(global[key]) ?? fallback;
+  const at = (content: Record<string, unknown>, path: string) =>
+    path.split(".").reduce<unknown>((value, key) => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined), content);
+  return (path, read, fallback) => read(at(project, path)) ?? read(at(global, path)) ?? fallback;
+}
+
+export function chooseTuiMode(flag: string | undefined, cwd: string): TuiChoice {
+  const pick = displaySettingPicker(cwd);
   const modes = ["fullscreen", "regular"] as const;
   return {
     mode: oneOf(flag, modes) ?? pick("tuiMode", (value) => oneOf(value, modes), DEFAULT_TUI_MODE),

@@ -5,12 +5,14 @@
  * everything after it), the messages each contributes
  * (`sessionEntryToContextMessages`), and both together (`buildSessionProjection`).
  * They follow xcsh's own `buildSessionContext` (src/session/build-context.ts), so
- * what an extension computes is what the model is sent.
+ * what an extension computes is what the model is sent. Exported to extensions as
+ * functions (src/index.ts) and, at the session's leaf, as SessionManager methods
+ * (`ctx.sessionManager.buildContextEntries()`), as pi 1.6.0 offers both.
  */
 import { createCompactionSummaryMessage } from "../agent/messages.ts";
 import type { AgentMessage } from "../agent/types.ts";
-import { buildContextProjection, messageOfEntry, pathToEntry } from "../session/build-context.ts";
-import type { CompactionEntry, SessionEntry } from "../session/types.ts";
+import { buildContextProjection, messageOfEntry, pathToEntry } from "./build-context.ts";
+import type { CompactionEntry, SessionEntry } from "./types.ts";
 
 /** The messages one entry adds to the context: a compaction its summary, plain `custom` entries nothing. */
 export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage[] {
