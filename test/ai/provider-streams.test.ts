@@ -6,11 +6,12 @@
  * answer; each API's quirks must reach the user whole; an HTTP error must read as its
  * message and wait as long as the provider asked.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
-import { startFakeLlm, type FakeApi, type FakeLlmServer, type FakeRawReply } from "../support/fake-llm/server.ts";
+import { makeTestHome, runXcsh } from "../support/cli.ts";
+import { startFakeLlm, type FakeApi, type FakeRawReply } from "../support/fake-llm/server.ts";
+import { assistantEnds, fakeServerAndHome, runJsonMode, textOf, type Json as Frame } from "../support/recorded-streams.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "provider-streams");
 
@@ -47,12 +48,9 @@ const RETRY_CAP_MS = 1500;
 
 const SKY = "The sky is blue because air scatters short wavelengths of sunlight more than long ones.";
 
-let server: FakeLlmServer;
-let home: TestHome;
+const { server, home } = fakeServerAndHome();
 
 beforeAll(() => {
-  server = startFakeLlm();
-  home = makeTestHome();
   const providers: Record<string, unknown> = {};
   for (const [name, { api, model }] of Object.entries(PROVIDERS)) {
     providers[name] = { baseUrl: server.baseUrl(api), api, apiKey: "test-key", models: [{ id: model, reasoning: name === "mistral" }] };
@@ -60,33 +58,10 @@ beforeAll(() => {
   home.writeModelsJson({ providers });
   home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2, maxAgentDelayMs: RETRY_CAP_MS } });
 });
-afterEach(() => {
-  server.clearScript();
-  server.requests.length = 0;
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
-
-type Frame = Record<string, any>;
-
 async function ask(provider: ProviderName, prompt = "Why is the sky blue?"): Promise<{ frames: Frame[]; stderr: string; exitCode: number }> {
   const { model } = PROVIDERS[provider];
-  const result = await runXcsh(["--mode", "json", "-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 30_000 });
-  const frames = result.stdout
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Frame);
-  return { frames, stderr: result.stderr, exitCode: result.exitCode };
+  return runJsonMode(["-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 30_000 });
 }
-
-const assistantEnds = (frames: Frame[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
-const textOf = (message: Frame) =>
-  message.content
-    .filter((block: Frame) => block.type === "text")
-    .map((block: Frame) => block.text)
-    .join("");
 
 describe("recorded streams replayed whole", () => {
   for (const name of ["claude", "gpt", "gptr", "gemini"] as const) {
@@ -174,11 +149,7 @@ describe("Gemini's usage", () => {
       const usageMetadata = { promptTokenCount: 1000, cachedContentTokenCount: 400, toolUsePromptTokenCount: 3000, candidatesTokenCount: 50, thoughtsTokenCount: 150, totalTokenCount: 4200 };
       const chunk = { candidates: [{ content: { parts: [{ text: SKY }], role: "model" }, finishReason: "STOP", index: 0 }], usageMetadata, modelVersion: "g" };
       server.enqueue({ type: "raw", body: `data: ${JSON.stringify(chunk)}\n\n` });
-      const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "gemini/g"], { env: priced.env, timeoutMs: 20_000 });
-      const frames = result.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Frame);
+      const { frames } = await runJsonMode(["-p", "hi", "--model", "gemini/g"], { env: priced.env, timeoutMs: 20_000 });
       const [answer] = assistantEnds(frames);
       expect(textOf(answer)).toBe(SKY);
       // 1000 prompt, 400 of them cached, plus 3000 of the tool's: 3600 fresh input.
@@ -356,12 +327,8 @@ describe("HTTP errors with the providers' real bodies", () => {
       capped.writeModelsJson({ providers: { claude: { baseUrl: server.baseUrl("anthropic-messages"), api: "anthropic-messages", apiKey: "k", models: [{ id: "c" }] } } });
       capped.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 1, maxAgentDelayMs: 300 } });
       server.enqueue({ ...errorReply("anthropic-429"), headers: { "retry-after": "30" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
-      const result = await runXcsh(["--mode", "json", "-p", "hi", "--model", "claude/c"], { env: capped.env, timeoutMs: 20_000 });
-      const retry = result.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line))
-        .find((frame) => frame.type === "auto_retry_start");
+      const { frames } = await runJsonMode(["-p", "hi", "--model", "claude/c"], { env: capped.env, timeoutMs: 20_000 });
+      const retry = frames.find((frame) => frame.type === "auto_retry_start");
       expect(retry?.delayMs).toBe(300);
     } finally {
       capped.cleanup();

@@ -12,27 +12,18 @@
  * the recording, read here by a small reader of the Responses events. A cut stream must end as
  * an error, retried, and must never run a half-received call.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
-import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
+import { assistantEnds, blocksOf, cutAtEvent, cutEveryAttempt, expectCutOnEveryAttempt, fakeServerAndHome, readRecordedChunks, runJsonMode, toSse as toSseOf, usageOf, type Json as Event, type Json as Frame } from "../support/recorded-streams.ts";
 
 const RECORDED = join(import.meta.dir, "..", "fixtures", "provider-streams", "recorded", "openai");
 
-type Event = Record<string, any>;
-
 /** A `.chunks.txt` recording: one event's JSON per line, as the API sent it. */
-function readEvents(name: string): Event[] {
-  return readFileSync(join(RECORDED, name), "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Event);
-}
+const readEvents = (name: string): Event[] => readRecordedChunks(join(RECORDED, name));
 
 /** The Responses API names each event on an `event:` line before its `data:` line. */
-const frameOf = (event: Event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-const toSse = (events: Event[]) => events.map(frameOf).join("");
+const toSse = (events: Event[]) => toSseOf(events, "openai-responses");
 
 // --- what the recording says the user should see -----------------------------------------
 
@@ -59,7 +50,7 @@ function customCallsOf(events: Event[]): CustomCall[] {
     }));
 }
 
-function usageOf(events: Event[]) {
+function recordedUsage(events: Event[]) {
   const usage = events.find((event) => event.type === "response.completed")!.response.usage;
   const cached = usage.input_tokens_details?.cached_tokens ?? 0;
   return { input: usage.input_tokens - cached, output: usage.output_tokens, cacheRead: cached, cacheWrite: 0 };
@@ -91,44 +82,23 @@ export default function (pi) {
 /** The catalog's Codex model stands for gpt-5.2-codex, which the recording names. */
 const MODEL = "openai/gpt-5.3-codex";
 
-let server: FakeLlmServer;
-let home: TestHome;
+const { server, home, writeExtension } = fakeServerAndHome();
 let extension: string;
 let cwd: string;
 
 beforeAll(() => {
-  server = startFakeLlm();
-  home = makeTestHome();
   home.writeModelsJson({ providers: { openai: { baseUrl: server.baseUrl("openai-responses"), apiKey: "test-key" } } });
   home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2 } });
-  mkdirSync(join(home.home, "ext"), { recursive: true });
-  extension = join(home.home, "ext", "set-html.ts");
-  writeFileSync(extension, TOOLS_EXTENSION);
+  extension = writeExtension("set-html.ts", TOOLS_EXTENSION);
   cwd = join(home.home, "project");
   mkdirSync(cwd, { recursive: true });
 });
 beforeEach(() => rmSync(join(cwd, PAGE), { force: true }));
-afterEach(() => {
-  server.clearScript();
-  server.requests.length = 0;
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
-
-type Frame = Record<string, any>;
 
 async function ask(): Promise<Frame[]> {
-  const result = await runXcsh(["--mode", "json", "-e", extension, "-p", "Set the page.", "--model", MODEL], { env: home.env, cwd, timeoutMs: 30_000 });
-  return result.stdout
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Frame);
+  const { frames } = await runJsonMode(["-e", extension, "-p", "Set the page.", "--model", MODEL], { env: home.env, cwd, timeoutMs: 30_000 });
+  return frames;
 }
-
-const assistantEnds = (frames: Frame[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
-const blocksOf = (message: Frame, type: string) => message.content.filter((block: Frame) => block.type === type);
 
 // --- replayed whole ---------------------------------------------------------------------
 
@@ -154,7 +124,7 @@ describe("OpenAI Responses custom tool call, recorded (openai-custom-text-tool.1
     expect(blocksOf(reply, "toolCall").map((block: Frame) => ({ id: block.id, name: block.name, arguments: block.arguments }))).toEqual([
       { id: call.id, name: call.name, arguments: { html: call.input } },
     ]);
-    expect({ input: reply.usage.input, output: reply.usage.output, cacheRead: reply.usage.cacheRead, cacheWrite: reply.usage.cacheWrite }).toEqual(usageOf(events));
+    expect(usageOf(reply)).toEqual(recordedUsage(events));
 
     // The tool ran once, with the text as the model wrote it.
     const started = frames.filter((frame) => frame.type === "tool_execution_start");
@@ -197,23 +167,13 @@ describe("the recorded custom tool stream cut mid-way", () => {
     return deltas[Math.floor(deltas.length / 2)];
   })();
 
-  for (const where of ["between events", "inside an event"] as const) {
+  for (const [where, cut] of [["between events", "between"], ["inside an event", "inside"]] as const) {
     test(`cut ${where}, half-way through the call's text: an error, retried, and the half-received call never runs`, async () => {
-      const body = toSse(events);
-      const before = events.slice(0, index).map(frameOf).join("").length;
-      const cutAt = where === "between events" ? before + frameOf(events[index]).length : before + Math.floor(frameOf(events[index]).length / 2);
-      server.enqueue(...[1, 2, 3].map(() => ({ type: "raw" as const, body, cutAtByte: cutAt })));
+      server.enqueue(...cutEveryAttempt(toSse(events), cutAtEvent(events, index, "openai-responses", cut), 3));
       const frames = await ask();
-      const replies = assistantEnds(frames);
-      expect(replies.length).toBeGreaterThan(0);
-      for (const reply of replies) {
-        expect(reply.stopReason).toBe("error");
-        expect(reply.errorMessage).toContain("stream ended before the provider said it finished");
-      }
+      expectCutOnEveryAttempt(frames, server, 3);
       expect(frames.some((frame) => frame.type === "tool_execution_start")).toBe(false);
       expect(existsSync(join(cwd, PAGE))).toBe(false);
-      expect(frames.some((frame) => frame.type === "auto_retry_start")).toBe(true);
-      expect(server.requests).toHaveLength(3);
     });
   }
 });

@@ -12,17 +12,14 @@
  * also cut mid-way, between two chunks and inside one: that must be an error, retried,
  * never an answer, and never a tool run with half its arguments.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
-import { startFakeLlm, type FakeLlmServer } from "../support/fake-llm/server.ts";
+import { assistantEnds, cutAtCharacter, cutEveryAttempt, expectCutOnEveryAttempt, fakeServerAndHome, jsonTextIndex, readRecordedLines, runJsonMode, textOf, toolStarts, toSse as toSseOf, visibleReply, type Json as Chunk, type Json as Frame, type VisibleReply } from "../support/recorded-streams.ts";
 
 // --- the recordings -------------------------------------------------------------------
 
 const RECORDED = join(import.meta.dir, "..", "fixtures", "provider-streams", "recorded", "google");
-
-type Chunk = Record<string, any>;
 
 interface Recording {
   name: string;
@@ -32,9 +29,7 @@ interface Recording {
 }
 
 function readRecording(name: string): Recording {
-  const lines = readFileSync(join(RECORDED, name), "utf8")
-    .split("\n")
-    .filter((line) => line.trim());
+  const lines = readRecordedLines(join(RECORDED, name));
   return { name, lines, chunks: lines.map((line) => JSON.parse(line) as Chunk) };
 }
 
@@ -44,8 +39,9 @@ const recordedOnVertex = (recording: Recording) => recording.chunks.some((chunk)
 /**
  * The files keep each chunk's JSON; the SSE framing goes back around it as the live API
  * sends it (`streamGenerateContent?alt=sse`): a `data:` line and a blank line, with CRLF.
+ * Each line goes out as it was recorded, not parsed and written again.
  */
-const toSse = (lines: string[]) => lines.map((line) => `data: ${line}\r\n\r\n`).join("");
+const toSse = (lines: string[]) => toSseOf(lines, "google-generative-ai");
 
 const ALL = readdirSync(RECORDED).filter((name) => name.endsWith(".chunks.txt"));
 /** Recordings with a test of their own below: a tool loop over two files, a refused prompt. */
@@ -55,14 +51,8 @@ const SINGLE = ALL.filter((name) => !TOOL_LOOP.includes(name) && name !== REFUSE
 
 // --- what a recording says the user should see ------------------------------------------
 
-interface Expected {
-  text: string;
-  thinking: string;
-  toolCalls: { id: unknown; name: string; arguments: Record<string, unknown> }[];
-  stopReason: "stop" | "toolUse" | "length";
-  /** As pi counts: `input` leaves out what was read from the cache. */
-  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
-}
+/** A call without an id in the recording gets one from xcsh: the reader expects any string there. */
+type Expected = VisibleReply<unknown>;
 
 /**
  * Puts one streamed piece of arguments at its JSON path (`$.recipe.ingredients[3].name`):
@@ -142,12 +132,9 @@ const PROVIDERS = {
 } as const;
 type ProviderName = keyof typeof PROVIDERS;
 
-let server: FakeLlmServer;
-let home: TestHome;
+const { server, home } = fakeServerAndHome();
 
 beforeAll(() => {
-  server = startFakeLlm();
-  home = makeTestHome();
   home.writeModelsJson({
     providers: {
       gemini: { baseUrl: server.baseUrl("google-generative-ai"), api: PROVIDERS.gemini.api, apiKey: "test-key", models: [{ id: PROVIDERS.gemini.model, reasoning: true }] },
@@ -157,42 +144,15 @@ beforeAll(() => {
   });
   home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2 } });
 });
-afterEach(() => {
-  server.clearScript();
-  server.requests.length = 0;
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
-
-type Frame = Record<string, any>;
-
 async function ask(provider: ProviderName, prompt = "Go on."): Promise<Frame[]> {
   const { model } = PROVIDERS[provider];
-  const result = await runXcsh(["--mode", "json", "-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 60_000 });
-  return result.stdout
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Frame);
+  const { frames } = await runJsonMode(["-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 60_000 });
+  return frames;
 }
 
+/** What the user saw of a reply, where a test also puts what the recording's reader expects. */
+const seen = (message: Frame): Expected => visibleReply(message);
 const providerOf = (recording: Recording): ProviderName => (recordedOnVertex(recording) ? "vertex" : "gemini");
-const assistantEnds = (frames: Frame[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
-const blocksOf = (message: Frame, type: string) => message.content.filter((block: Frame) => block.type === type);
-const textOf = (message: Frame) => blocksOf(message, "text").map((block: Frame) => block.text).join("");
-const toolStarts = (frames: Frame[]) => frames.filter((frame) => frame.type === "tool_execution_start");
-
-/** The user-visible parts of one assistant message, in the shape the recording's reader gives. */
-function seen(message: Frame): Expected {
-  return {
-    text: textOf(message),
-    thinking: blocksOf(message, "thinking").map((block: Frame) => block.thinking).join(""),
-    toolCalls: blocksOf(message, "toolCall").map((block: Frame) => ({ id: block.id, name: block.name, arguments: block.arguments })),
-    stopReason: message.stopReason,
-    usage: { input: message.usage.input, output: message.usage.output, cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite },
-  };
-}
 
 /** The model turn of a follow-up request: what xcsh sent back of the recorded reply. */
 const modelTurns = (body: Chunk) => (body.contents as Chunk[]).filter((content) => content.role === "model");
@@ -275,7 +235,6 @@ describe("Gemini API and Vertex AI, recorded", () => {
 // --- cut mid-way ---------------------------------------------------------------------------
 
 describe("a recorded stream cut mid-way", () => {
-  const byteLength = (text: string) => Buffer.byteLength(text, "utf8");
   const cases: { provider: ProviderName; name: string; marker: (recording: Recording) => string }[] = [
     // The first text the user would see.
     { provider: "gemini", name: "google-text.chunks.txt", marker: (recording) => recording.chunks[0].candidates[0].content.parts[0].text },
@@ -290,26 +249,18 @@ describe("a recorded stream cut mid-way", () => {
     },
   ];
   for (const { provider, name, marker } of cases) {
-    for (const where of ["between chunks", "inside a chunk"] as const) {
+    for (const [where, cut] of [["between chunks", "between"], ["inside a chunk", "inside"]] as const) {
       test(`${PROVIDERS[provider].api}, ${name}, cut ${where}: an error, retried, never an answer or a tool run`, async () => {
         const recording = readRecording(name);
         expect(providerOf(recording)).toBe(provider);
         const body = toSse(recording.lines);
-        const at = body.indexOf(JSON.stringify(marker(recording)).slice(1, -1));
+        const at = jsonTextIndex(body, marker(recording));
         expect(at).toBeGreaterThan(0);
-        const cutAt = where === "inside a chunk" ? byteLength(body.slice(0, at + 1)) : byteLength(body.slice(0, body.indexOf("\r\n\r\n", at) + 4));
-        server.enqueue({ type: "raw", body, cutAtByte: cutAt }, { type: "raw", body, cutAtByte: cutAt }, { type: "raw", body, cutAtByte: cutAt });
+        server.enqueue(...cutEveryAttempt(body, cutAtCharacter(body, at, cut), 3));
         const frames = await ask(provider);
-        const replies = assistantEnds(frames);
-        expect(replies.length).toBeGreaterThan(0);
-        for (const reply of replies) {
-          expect(reply.stopReason).toBe("error");
-          expect(reply.errorMessage).toContain("stream ended before the provider said it finished");
-          if (provider === "gemini" && where === "between chunks") expect(textOf(reply)).toBe(marker(recording));
-        }
+        const replies = expectCutOnEveryAttempt(frames, server, 3);
+        if (provider === "gemini" && cut === "between") for (const reply of replies) expect(textOf(reply)).toBe(marker(recording));
         expect(toolStarts(frames)).toHaveLength(0);
-        expect(frames.some((frame) => frame.type === "auto_retry_start")).toBe(true);
-        expect(server.requests).toHaveLength(3);
       });
     }
   }

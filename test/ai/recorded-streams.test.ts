@@ -15,11 +15,11 @@
  * test/fixtures/provider-streams/recorded/ and replayed by recorded-streams-google.test.ts
  * and recorded-streams-mistral.test.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { makeTestHome, runXcsh, type TestHome } from "../support/cli.ts";
-import { startFakeLlm, type FakeApi, type FakeLlmServer } from "../support/fake-llm/server.ts";
+import type { FakeApi } from "../support/fake-llm/server.ts";
+import { assistantEnds, cutAtCharacter, cutEveryAttempt, expectCutOnEveryAttempt, fakeServerAndHome, jsonTextIndex, readRecordedChunks as readChunks, runJsonMode, textOf, toSse, visibleReply as seen, type Json as Event, type Json as Frame, type VisibleReply as Expected } from "../support/recorded-streams.ts";
 
 // --- the recordings -------------------------------------------------------------------
 
@@ -29,28 +29,6 @@ const packageDir = (name: string) => dirname(Bun.resolveSync(`${name}/package.js
 const OPENAI_FIXTURES = join(packageDir("ai-sdk-openai-3.0.17"), "src");
 const ANTHROPIC_FIXTURES = join(packageDir("ai-sdk-anthropic-3.0.21"), "src", "__fixtures__");
 const DEEPSEEK_FIXTURES = join(packageDir("ai-sdk-deepseek-2.0.10"), "src", "chat", "__fixtures__");
-
-type Event = Record<string, any>;
-
-/** A `.chunks.txt` recording: one JSON payload per line, as the provider sent them. */
-function readChunks(path: string): Event[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Event);
-}
-
-/**
- * The recordings keep each event's JSON payload; the SSE framing around it is put back
- * as each API sends it: Anthropic and OpenAI Responses name the event on an `event:`
- * line, Chat Completions end with `data: [DONE]`.
- */
-function toSse(events: Event[], api: FakeApi): string {
-  const named = api === "anthropic-messages" || api === "openai-responses";
-  const frames = events.map((event) => (named ? `event: ${event.type}\n` : "") + `data: ${JSON.stringify(event)}\n\n`);
-  if (api === "openai-completions") frames.push("data: [DONE]\n\n");
-  return frames.join("");
-}
 
 /** A recording of several requests in a row (a tool loop) split into one stream per request. */
 function splitAt(events: Event[], firstType: string): Event[][] {
@@ -64,15 +42,6 @@ function splitAt(events: Event[], firstType: string): Event[][] {
 const splitResponses = (events: Event[]) => splitAt(events, "response.created");
 
 // --- what each recording says the user should see --------------------------------------
-
-interface Expected {
-  text: string;
-  thinking: string;
-  toolCalls: { id: string; name: string; arguments: Record<string, unknown> }[];
-  stopReason: "stop" | "toolUse" | "length";
-  /** As pi counts: `input` leaves out what was read from the cache. */
-  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
-}
 
 const parseArguments = (json: string) => (json.trim() ? JSON.parse(json) : {});
 
@@ -195,12 +164,9 @@ const PROVIDERS = {
 } as const satisfies Record<string, { api: FakeApi; model: string }>;
 type ProviderName = keyof typeof PROVIDERS;
 
-let server: FakeLlmServer;
-let home: TestHome;
+const { server, home } = fakeServerAndHome();
 
 beforeAll(() => {
-  server = startFakeLlm();
-  home = makeTestHome();
   const providers: Record<string, unknown> = {};
   for (const [name, { api, model }] of Object.entries(PROVIDERS)) {
     providers[name] = { baseUrl: server.baseUrl(api), api, apiKey: "test-key", models: [{ id: model, reasoning: true }] };
@@ -208,40 +174,10 @@ beforeAll(() => {
   home.writeModelsJson({ providers });
   home.writeSettings({ retry: { baseDelayMs: 10, maxRetries: 2 } });
 });
-afterEach(() => {
-  server.clearScript();
-  server.requests.length = 0;
-});
-afterAll(async () => {
-  await server.close();
-  home.cleanup();
-});
-
-type Frame = Record<string, any>;
-
 async function ask(provider: ProviderName, prompt = "Go on."): Promise<Frame[]> {
   const { model } = PROVIDERS[provider];
-  const result = await runXcsh(["--mode", "json", "-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 30_000 });
-  return result.stdout
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Frame);
-}
-
-const assistantEnds = (frames: Frame[]) => frames.filter((frame) => frame.type === "message_end" && frame.message.role === "assistant").map((frame) => frame.message);
-const blocksOf = (message: Frame, type: string) => message.content.filter((block: Frame) => block.type === type);
-const textOf = (message: Frame) => blocksOf(message, "text").map((block: Frame) => block.text).join("");
-const thinkingOf = (message: Frame) => blocksOf(message, "thinking").map((block: Frame) => block.thinking).join("");
-
-/** The user-visible parts of one assistant message, in the shape the recording's reader gives. */
-function seen(message: Frame): Expected {
-  return {
-    text: textOf(message),
-    thinking: thinkingOf(message),
-    toolCalls: blocksOf(message, "toolCall").map((block: Frame) => ({ id: block.id, name: block.name, arguments: block.arguments })),
-    stopReason: message.stopReason,
-    usage: { input: message.usage.input, output: message.usage.output, cacheRead: message.usage.cacheRead, cacheWrite: message.usage.cacheWrite },
-  };
+  const { frames } = await runJsonMode(["-p", prompt, "--model", `${provider}/${model}`], { env: home.env, timeoutMs: 30_000 });
+  return frames;
 }
 
 // --- replayed whole ---------------------------------------------------------------------
@@ -354,25 +290,15 @@ describe("a recorded stream cut mid-way", () => {
     },
   ];
   for (const { provider, api, events, firstText } of cases) {
-    for (const where of ["between events", "inside an event"] as const) {
+    for (const [where, cut] of [["between events", "between"], ["inside an event", "inside"]] as const) {
       test(`${PROVIDERS[provider].api}, cut ${where}: an error, never a finished answer`, async () => {
         const recorded = events();
         const body = toSse(recorded, api);
         const text = firstText(recorded);
         // The event that carries the first text arrives (or half of it does), then the connection ends.
-        const inText = body.indexOf(JSON.stringify(text).slice(1, -1));
-        const cutAt = where === "inside an event" ? inText + 1 : body.indexOf("\n\n", inText) + 2;
-        server.enqueue({ type: "raw", body, cutAtByte: cutAt }, { type: "raw", body, cutAtByte: cutAt }, { type: "raw", body, cutAtByte: cutAt });
-        const frames = await ask(provider);
-        const replies = assistantEnds(frames);
-        expect(replies.length).toBeGreaterThan(0);
-        for (const reply of replies) {
-          expect(reply.stopReason).toBe("error");
-          expect(reply.errorMessage).toContain("stream ended before the provider said it finished");
-          if (where === "between events") expect(textOf(reply)).toBe(text);
-        }
-        expect(frames.some((frame) => frame.type === "auto_retry_start")).toBe(true);
-        expect(server.requests).toHaveLength(3);
+        server.enqueue(...cutEveryAttempt(body, cutAtCharacter(body, jsonTextIndex(body, text), cut), 3));
+        const replies = expectCutOnEveryAttempt(await ask(provider), server, 3);
+        if (cut === "between") for (const reply of replies) expect(textOf(reply)).toBe(text);
       });
     }
   }
