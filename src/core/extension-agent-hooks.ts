@@ -45,10 +45,10 @@ export function installAgentHooks(session: AgentSession, runner: ExtensionRunner
       await runner.emit("after_provider_response", { type: "after_provider_response", status: response.status, headers: response.headers, model });
     }
   };
-  agent.streamOptions.onStreamEvent = async (data, model) => {
-    if (runner.hasHandlers("provider_stream_event")) {
-      await runner.emit("provider_stream_event", { type: "provider_stream_event", provider: model.provider, api: model.api, model: model.id, data });
-    }
+  // Not async: with no listener nothing is returned, so the stream awaits nothing per event.
+  agent.streamOptions.onStreamEvent = (data, model) => {
+    if (!runner.hasHandlers("provider_stream_event")) return undefined;
+    return runner.emit("provider_stream_event", { type: "provider_stream_event", provider: model.provider, api: model.api, model: model.id, data }).then(() => {});
   };
   agent.finishTurn = async ({ message, toolResults }) => ({ continue: await boundaries.turnEnd(turnIndex(), message, toolResults) });
   agent.beforeToolCall = async ({ toolCall, args, parentToolCallId }) => {

@@ -3,13 +3,14 @@
  * person can act on: a syntax error gets its line and column (Bun's JSON.parse reports
  * neither), a schema violation gets the field path and what was expected there.
  */
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, statSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { TSchema } from "typebox";
 import type { TLocalizedValidationError } from "typebox/error";
 import { fitsSchema, typeboxValue } from "../schema/validate.ts";
 import { ConfigError } from "./errors.ts";
 import { writePrivateFileAtomically } from "./private-files.ts";
+import { readOpenFile } from "./read-open-file.ts";
 
 /**
  * Writes `value` as indented JSON beside `file` and renames it over the file (creating
@@ -78,14 +79,7 @@ function readConfigText(file: string, hint?: string): string {
     if (stat.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
     if (!stat.isFile()) throw new ConfigError(file, "is not a regular file (a pipe, a socket or a device), expected a JSON file", hint);
     if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError(file, `is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB, too large for a config file`, hint);
-    const buffer = Buffer.alloc(stat.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(descriptor, buffer, filled, buffer.length - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled).toString("utf8");
+    return readOpenFile(descriptor, stat.size).toString("utf8");
   } finally {
     closeSync(descriptor);
   }

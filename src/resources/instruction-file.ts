@@ -13,7 +13,8 @@
  * Nothing here throws: a file is there and read, absent (or a folder, or a link to nothing:
  * the next name is looked at, as before), or refused with a reason for the person.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync } from "node:fs";
+import { readOpenFile } from "../files/read-open-file.ts";
 import { linkProblem } from "./link-policy.ts";
 import { MAX_RESOURCE_BYTES } from "./markdown-file.ts";
 
@@ -49,14 +50,7 @@ export function readInstructionFile(path: string, confine?: string): Instruction
     if (stat.isDirectory()) return { kind: "absent" };
     if (!stat.isFile()) return { kind: "refused", reason: "it is not a regular file (a pipe, a socket or a device)" };
     if (stat.size > MAX_RESOURCE_BYTES) return { kind: "refused", reason: `it is larger than ${MAX_RESOURCE_BYTES / 1024} KiB` };
-    const buffer = Buffer.alloc(stat.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(descriptor, buffer, filled, buffer.length - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    const text = buffer.subarray(0, filled).toString("utf8");
+    const text = readOpenFile(descriptor, stat.size).toString("utf8");
     if (text.includes("\0")) return { kind: "refused", reason: "it is not a text file" };
     return { kind: "text", content: text };
   } catch (error) {

@@ -3,6 +3,7 @@
  * request (anthropic-convert.ts), streams the raw server events and translates
  * each into AssistantMessageBuilder calls.
  */
+import { notifyStreamEvent } from "../stream-event.ts";
 import Anthropic from "@anthropic-ai/sdk";
 import type {
   MessageCreateParamsStreaming,
@@ -360,7 +361,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const reader = new AnthropicEventReader(builder, model);
     for await (const event of events) {
-      await options.onStreamEvent?.(event, model);
+      const listened = notifyStreamEvent(options, event, model);
+      if (listened) await listened;
       reader.handle(event);
     }
     // An abort ends the SDK's iteration quietly; runProviderStream reports it.

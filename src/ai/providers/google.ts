@@ -3,6 +3,7 @@
  * Gemini streams whole parts per chunk: text and thought parts extend the open
  * block, a function call arrives complete.
  */
+import { notifyStreamEvent } from "../stream-event.ts";
 import {
   ApiError,
   FunctionCallingConfigMode,
@@ -348,7 +349,8 @@ export function geminiStream(makeClient: GoogleClientFactory): ApiStreamFunction
             builder.responseArrived();
             await options?.onResponse?.({ status: 200, headers: chunk.sdkHttpResponse?.headers ?? {} }, model);
           }
-          await options?.onStreamEvent?.(chunk, model);
+          const listened = notifyStreamEvent(options, chunk, model);
+          if (listened) await listened;
           reader.read(chunk);
         }
         reader.finish();

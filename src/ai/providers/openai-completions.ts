@@ -4,6 +4,7 @@
  * shaped by `openai-completions-convert.ts`; this file streams the reply chunks
  * into the neutral event model.
  */
+import { notifyStreamEvent } from "../stream-event.ts";
 import { APIError } from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
@@ -223,7 +224,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
     const reader = new ChunkReader(builder, model);
     try {
       for await (const chunk of chunks) {
-        await options?.onStreamEvent?.(chunk, model);
+        const listened = notifyStreamEvent(options, chunk, model);
+        if (listened) await listened;
         reader.read(chunk as Chunk);
       }
     } catch (error) {

@@ -3,6 +3,7 @@
  * (`store: false`): reasoning comes back encrypted and is replayed from the
  * thinking block's signature on the next turn; see openai-responses-convert.ts.
  */
+import { notifyStreamEvent } from "../stream-event.ts";
 import { applySamplingParams, samplingParamsFor } from "./sampling-params.ts";
 import { APIError, type OpenAI } from "openai";
 import type {
@@ -354,7 +355,8 @@ export function responsesStream(connect: ResponsesConnector): ApiStreamFunction 
       const reader = new ResponsesEventReader(builder, context.tools);
       try {
         for await (const event of events) {
-          await opts?.onStreamEvent?.(event, model);
+          const listened = notifyStreamEvent(opts, event, model);
+          if (listened) await listened;
           reader.handle(event);
         }
       } catch (error) {

@@ -12,6 +12,7 @@
  * An `exception` message is the service failing mid-stream: its type and message
  * become the turn's error.
  */
+import { notifyStreamEvent } from "../../stream-event.ts";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../../api-registry.ts";
 import { AMBIENT_CREDENTIAL } from "../../env-api-keys.ts";
 import { traceModuleLoad } from "../../load-trace.ts";
@@ -193,7 +194,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const reader = new ConverseEventReader(builder);
     for await (const message of readEventStream(response.body)) {
-      await options?.onStreamEvent?.(message, model);
+      const listened = notifyStreamEvent(options, message, model);
+      if (listened) await listened;
       reader.handle(message);
     }
   }, { requiresCompletion: "Bedrock", secrets: apiKeyOf(options) });
