@@ -15,7 +15,6 @@
  * or inline, by --tui-mode or tuiMode; the components are the same in both.
  * Both report the program status (OSC 7501, program-status.ts).
  */
-import { inertText } from "../../tools/inert-text.ts";
 import { printResumeHint } from "./resume-hint.ts";
 import type { Component, KeybindingsManager, TUI } from "@earendil-works/pi-tui";
 import type { RunOptions } from "../../core/run-options.ts";
@@ -32,7 +31,7 @@ import { commandNames } from "./commands/help-command.ts";
 import { ProjectCompletion } from "./completion.ts";
 import { ConversationView } from "./conversation.ts";
 import { EditorHost, type EditorLike } from "./editor-host.ts";
-import { entryRenderer, extensionSlashCommands, messageRenderer, runShortcut, toolRenderers, transformMarkdown } from "./extension-lookup.ts";
+import { entryRenderer, messageRenderer, runShortcut, toolRenderers, transformMarkdown } from "./extension-lookup.ts";
 import { TuiExtensionUI, type Surface } from "./extension-ui.ts";
 import { Footer } from "./footer.ts";
 import { SessionHeader } from "./header.ts";
@@ -44,6 +43,7 @@ import { adoptProgramStatusSwitch, ProgramStatusReporter } from "./program-statu
 import { chooseTuiMode, type TuiChoice } from "./fullscreen/tui-mode.ts";
 import { appendHistory, applyEditorSettings } from "./prompt-editor.ts";
 import { readTerminalSettings } from "./terminal-settings.ts";
+import { slashCommandList } from "./slash-command-list.ts";
 import { captureConsole, guardTerminal } from "./terminal-restore.ts";
 import type { UiTheme } from "./theme.ts";
 import { ThemeController } from "./theme-controller.ts";
@@ -102,8 +102,6 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
   readonly exited: Promise<number>;
   private exiting = false;
   readonly inputListeners = new Set<(data: string) => unknown>();
-  /** `terminal.showTerminalProgress`: runs are shown in the terminal's tab. */
-  private readonly tabProgress: boolean;
 
   constructor(args: RunOptions) {
     this.verbose = args.verbose === true;
@@ -123,8 +121,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
     clampScreen(this.tui);
     this.tui.setShowHardwareCursor(terminalSettings.hardwareCursor);
     this.tui.setClearOnShrink(terminalSettings.clearOnShrink);
-    this.tabProgress = terminalSettings.tabProgress;
-    this.programStatus = new ProgramStatusReporter(this.tui);
+    this.programStatus = new ProgramStatusReporter(this.tui, terminalSettings.tabProgress);
     this.sessionReady = new Promise((resolve) => (this.markReady = resolve));
     this.exited = new Promise((resolve) => (this.exitResolve = resolve));
     this.conversation = new ConversationView({
@@ -243,11 +240,9 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
       switch (event.type) {
         case "agent_start":
           this.layout.showWorking(true);
-          if (this.tabProgress) this.tui.terminal.setProgress(true);
           break;
         case "agent_end":
           this.layout.showWorking(false);
-          if (this.tabProgress) this.tui.terminal.setProgress(false);
           this.footer.refresh();
           break;
         case "message_end":
@@ -294,8 +289,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
 
   stop(): void {
     this.layout.stop();
-    // A run cut short by the exit must not leave the tab busy (nor its keep-alive timer running).
-    if (this.tabProgress) this.tui.terminal.setProgress(false);
+    this.programStatus.stop();
     // Fullscreen: the transcript is printed on the main screen as it leaves, unless only the resume hint is wanted.
     this.tui.stop(this.tuiChoice.mode === "fullscreen" && this.tuiChoice.fullscreen.exitOutput === "resume-hint" ? { preserveScreen: true } : undefined);
   }
@@ -382,17 +376,7 @@ class InteractiveApp implements SessionOwner, SurfaceHost {
   // --- input -----------------------------------------------------------------------
 
   private slashCommands() {
-    const builtins = BUILTIN_COMMANDS.map((command) => ({ name: command.name, description: command.description, argumentHint: command.argumentHint }));
-    if (!this.session) return builtins;
-    const extensionCommands = this.extensions?.commandEntries() ?? [];
-    const others = this.session.resources?.commands(extensionCommands) ?? extensionCommands;
-    const taken = new Set(builtins.map((command) => command.name));
-    // Skills' and templates' descriptions are a cloned repository's words: listed inert.
-    const listed = others.filter((command) => !taken.has(command.name)).map((command) => ({
-      ...command,
-      ...(command.description !== undefined ? { description: inertText(command.description).replace(/\n/g, " ") } : {}),
-    }));
-    return [...builtins, ...extensionSlashCommands(this.extensions, listed)];
+    return slashCommandList(this.session, this.extensions);
   }
 
   /** `images`: besides the attached ones (the command line's @files). */

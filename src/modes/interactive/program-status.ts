@@ -11,6 +11,9 @@
  * protocol's query; PI_PROGRAM_STATUS=1 sends them without asking, =0 never.
  * XCSH_PROGRAM_STATUS is the same switch under xcsh's name (PI_ wins when both
  * are set). Both TUI layouts report.
+ *
+ * With `terminal.showTerminalProgress` on, a run also shows in the terminal's tab
+ * (OSC 9;4: busy from agent_start to agent_end, cleared when xcsh stops).
  */
 import type { ProgramStatus, TUI } from "@earendil-works/pi-tui";
 import type { AgentSession } from "../../core/agent-session.ts";
@@ -31,8 +34,16 @@ export class ProgramStatusReporter {
   private blockedBy: Report[] = [];
   private current: Report = { state: "idle" };
 
-  constructor(private readonly tui: TUI) {
+  constructor(
+    private readonly tui: TUI,
+    private readonly tabProgress = false,
+  ) {
     this.send();
+  }
+
+  /** A run cut short by the exit must not leave the tab busy (nor its keep-alive timer running). */
+  stop(): void {
+    if (this.tabProgress) this.tui.terminal.setProgress(false);
   }
 
   /** Follows a session's runs and compactions. */
@@ -41,6 +52,9 @@ export class ProgramStatusReporter {
     session.subscribe((event) => {
       switch (event.type) {
         case "agent_start":
+          if (this.tabProgress) this.tui.terminal.setProgress(true);
+          this.set({ state: "working", message: name() });
+          break;
         case "compaction_start":
           this.set({ state: "working", message: name() });
           break;
@@ -48,6 +62,7 @@ export class ProgramStatusReporter {
           if (!session.isStreaming) this.set({ state: "idle" });
           break;
         case "agent_end": {
+          if (this.tabProgress) this.tui.terminal.setProgress(false);
           if (event.willRetry) break;
           const last = [...event.messages].reverse().find((message) => message.role === "assistant") as { stopReason?: string; errorMessage?: string } | undefined;
           if (last?.stopReason === "aborted") this.set({ state: "idle" });
