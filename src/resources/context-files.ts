@@ -9,8 +9,9 @@
  * (and only that directory's: the config root's and other directories' files
  * still apply). Context files are instructions, not code: they load whether or
  * not the project is trusted, as pi's do — but only as instruction-file.ts allows:
- * a link in a folder is followed only to a file in that folder (or below it), so a
- * cloned repository cannot send another file of yours to the provider.
+ * a link in a folder is followed only to a file in that folder (or below it), or in the
+ * git repository around it (link-policy.ts), so a cloned repository cannot send another
+ * file of yours to the provider.
  *
  * A project's file that leads into xcsh's or pi's config folders (a symlink to
  * `~/.xcsh/agent/auth.json`, which a command or a cloned repository can make) counts as
@@ -38,7 +39,8 @@ export type Warn = (line: string) => void;
 /**
  * The first of these files that can be read, with its text; none when no file reads.
  * A refused one (instruction-file.ts) is reported and the next name looked at, as an
- * unreadable one always was. `confine`: the folder links may lead into (none: anywhere).
+ * unreadable one always was. `confine`: the folder links may lead into, with its git
+ * work tree (link-policy.ts); none: anywhere.
  */
 export function readFirstFile(paths: readonly string[], confine: string | undefined, warn: Warn): ContextFile | undefined {
   for (const path of paths) {
@@ -64,7 +66,7 @@ function readFirst(dir: string, confine: string | undefined, warn: Warn): Contex
 
 /**
  * The context files for `cwd`, general first. The config root's is the person's own and
- * may link anywhere; every other folder's file is held to that folder.
+ * may link anywhere; every other folder's file is held to that folder and its repository.
  */
 export function loadContextFiles(cwd: string, agentDir: string, warn: Warn = () => {}): ContextFile[] {
   const files: ContextFile[] = [];

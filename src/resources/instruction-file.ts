@@ -3,8 +3,9 @@
  * whose text goes into the system prompt, and so to the model's provider, without anyone
  * asking. In a cloned repository these files are the stranger's, and so are their kinds:
  *
- * - a link to a file outside the folder it sits in (`AGENTS.md -> /home/runner/.aws/credentials`)
- *   or into /proc would send that file to the provider: link-policy.ts decides;
+ * - a link to a file outside the repository (`AGENTS.md -> /home/runner/.aws/credentials`),
+ *   into xcsh's config folder or into /proc would send that file to the provider:
+ *   link-policy.ts decides (the link's folder, widened to its git work tree);
  * - a pipe would block the start for ever, a device could be anything: only regular files
  *   are read, opened without blocking and checked on the open descriptor;
  * - a huge file (a 2 GB sparse one) would be read whole into memory and sent: refused above
@@ -21,9 +22,9 @@ import { MAX_RESOURCE_BYTES } from "./markdown-file.ts";
 export type InstructionRead = { kind: "text"; content: string } | { kind: "absent" } | { kind: "refused"; reason: string };
 
 /**
- * Reads `path` as an instruction file. With `confine`, a link is followed only to a file
- * inside that folder (by real path); without it (the person's own config folder) anywhere
- * but the kernel's folders.
+ * Reads `path` as an instruction file. With `confine` (the folder it was found in), a link
+ * is followed only to a file inside that folder or its git work tree (link-policy.ts, by
+ * real path); without it (the person's own config folder) anywhere but the kernel's folders.
  */
 export function readInstructionFile(path: string, confine?: string): InstructionRead {
   // Most names looked for are not there: asked without building an error (see kindOf in markdown-file.ts).

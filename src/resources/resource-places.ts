@@ -37,8 +37,9 @@ export interface ResourcePlace {
   /** Whether a file found here is wanted: the settings list's patterns; absent means every file. */
   accepts?: (file: string) => boolean;
   /**
-   * The project's places only: the folder a link found here may lead into (link-policy.ts),
-   * so a cloned repository's template or skill cannot be a link to a file of yours.
+   * The project's places only: the folder a link found here may lead into, with the git
+   * work tree around it (link-policy.ts), so a cloned repository's template or skill
+   * cannot be a link to a file of yours.
    */
   confine?: string;
 }

@@ -10,7 +10,8 @@
  * xcsh reads the project's copies without asking for project trust, which
  * guards only what runs code (pi asks for trust for them; see
  * docs/skills-and-templates.md, "Context files"). The project's are read as context
- * files are (instruction-file.ts): a link is followed only to a file in the project.
+ * files are (instruction-file.ts): a link is followed only to a file in the project or
+ * its git repository.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -168,6 +168,121 @@ describe("instruction files the repository plants", () => {
   });
 });
 
+describe("links inside one repository (a git work tree)", () => {
+  /** A cloned repository with a `.git` folder (or, as a worktree or submodule has, a `.git` file). */
+  function gitRepo(files: Record<string, string>, gitEntry: "folder" | "file" = "folder"): string {
+    const root = clonedRepo(files);
+    if (gitEntry === "folder") mkdirSync(join(root, ".git"));
+    else writeFileSync(join(root, ".git"), "gitdir: /elsewhere/.git/worktrees/repo\n");
+    return root;
+  }
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  test("a monorepo's pkg/CLAUDE.md -> ../AGENTS.md is followed with no warning, and so are links to shared docs and prompts", async () => {
+    const root = gitRepo({
+      "AGENTS.md": "Run the monorepo linter.\n",
+      "docs/web-rules.md": "Web: use the design tokens.\n",
+      "prompts/review.md": "Review against the monorepo checklist.\n",
+      "packages/api/README.md": "The API.\n",
+      "packages/web/README.md": "The web app.\n",
+    });
+    symlinkSync("../../AGENTS.md", join(root, "packages", "api", "CLAUDE.md"));
+    symlinkSync("../../docs/web-rules.md", join(root, "packages", "web", "AGENTS.md"));
+    mkdirSync(join(root, "packages", "web", ".xcsh", "prompts"), { recursive: true });
+    symlinkSync("../../../../prompts/review.md", join(root, "packages", "web", ".xcsh", "prompts", "review.md"));
+
+    const api = await summarize(join(root, "packages", "api"));
+    expect(api.exitCode).toBe(0);
+    expect(api.stderr).toBe("");
+    // Once as the root's own file, once through the package's link.
+    expect(count(systemPromptOf(api.requests), "Run the monorepo linter.")).toBe(2);
+
+    const web = await summarize(join(root, "packages", "web"), { prompt: "/review" });
+    expect(web.exitCode).toBe(0);
+    expect(web.stderr).toBe("");
+    expect(systemPromptOf(web.requests)).toContain("Web: use the design tokens.");
+    expect(JSON.stringify(web.requests[0]!.body.messages.at(-1))).toContain("Review against the monorepo checklist.");
+  });
+
+  test("a link out of the repository is still refused, from any folder of it (a worktree's .git file marks the root too)", async () => {
+    const root = gitRepo({ "packages/api/README.md": "The API.\n" }, "file");
+    // Beside the repository, in the person's folder of clones.
+    writeFileSync(join(root, "..", "outside.md"), `Beside the clone: ${FILE_SECRET}\n`);
+    const api = join(root, "packages", "api");
+    symlinkSync("../../../outside.md", join(api, "AGENTS.md"));
+    symlinkSync(join(outside, "credentials"), join(api, "CLAUDE.md"));
+    const run = await summarize(api);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.sent).not.toContain("wJalrXUtnFEMI");
+    expect(run.stderr).toContain(`xcsh: not reading ${api}/AGENTS.md: it leads out of the repository ${root}`);
+    expect(run.stderr).toContain(`xcsh: not reading ${api}/CLAUDE.md: it leads out of the repository ${root}`);
+  });
+
+  test("a folder link into another repository of yours does not move the repository: its skills are not loaded", async () => {
+    // Your private repository, beside the clone; its files are regular files, not links.
+    const mine = join(home.home, "src", `private-${++projects}`);
+    mkdirSync(join(mine, ".git"), { recursive: true });
+    mkdirSync(join(mine, "notes"));
+    writeFileSync(join(mine, "notes", "SKILL.md"), `---\ndescription: "Private notes: ${FILE_SECRET}"\n---\nNotes.\n`);
+    const root = gitRepo({ "README.md": "A project.\n" });
+    mkdirSync(join(root, ".xcsh"));
+    symlinkSync(`../../${mine.split("/").at(-1)}`, join(root, ".xcsh", "skills"));
+    const run = await summarize(root);
+    expect(run.exitCode).toBe(0);
+    expect(run.sent).not.toContain("wJalrXUtnFEMI");
+    expect(run.stderr).toContain(`skill ${root}/.xcsh/skills/notes/SKILL.md is not loaded: it leads out of the repository ${root}`);
+  });
+
+  test("a repository whose root is your home folder (dotfiles) keeps the folder rule: no link leaves its folder", async () => {
+    const dotfilesHome = mkdtempSync(join(tmpdir(), "xcsh-dotfiles-"));
+    try {
+      mkdirSync(join(dotfilesHome, ".git"));
+      mkdirSync(join(dotfilesHome, ".aws"));
+      writeFileSync(join(dotfilesHome, ".aws", "credentials"), `[default]\n${FILE_SECRET}\n`);
+      const notes = join(dotfilesHome, "notes", "pkg");
+      mkdirSync(notes, { recursive: true });
+      writeFileSync(join(dotfilesHome, "notes", "rules.md"), "Notes: write in haiku.\n");
+      symlinkSync("../../.aws/credentials", join(notes, "AGENTS.md"));
+      symlinkSync("../rules.md", join(notes, "CLAUDE.md"));
+      const run = await summarize(notes, { env: { HOME: dotfilesHome } });
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toBe("It is a project.\n");
+      expect(run.sent).not.toContain("wJalrXUtnFEMI");
+      expect(systemPromptOf(run.requests)).not.toContain("write in haiku");
+      const held = `it leads out of ${notes} (a link is held to its folder here: the git repository at ${dotfilesHome} holds your home folder)`;
+      expect(run.stderr).toContain(`xcsh: not reading ${notes}/AGENTS.md: ${held}`);
+      expect(run.stderr).toContain(`xcsh: not reading ${notes}/CLAUDE.md: ${held}`);
+    } finally {
+      rmSync(dotfilesHome, { recursive: true, force: true });
+    }
+  });
+
+  test("a link to the config folder inside the repository is refused: your keys stay out of the prompt and the templates", async () => {
+    // The person keeps their xcsh config in a repository of theirs, and works in a package of it.
+    const root = gitRepo({ "tools/README.md": "Tools.\n" });
+    const agentDir = join(root, "xcsh-agent");
+    mkdirSync(agentDir);
+    const keyInFile = "sk-proj-ConfigFolderKeyInTheRepo000000";
+    writeFileSync(
+      join(agentDir, "models.json"),
+      JSON.stringify({ providers: { fake: { baseUrl: server.baseUrl("openai-completions"), api: "openai-completions", apiKey: keyInFile, models: [{ id: "m" }] } } }),
+    );
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "fake", defaultModel: "m" }));
+    const tools = join(root, "tools");
+    symlinkSync("../xcsh-agent/models.json", join(tools, "AGENTS.md"));
+    mkdirSync(join(tools, ".xcsh", "prompts"), { recursive: true });
+    symlinkSync("../../../xcsh-agent/models.json", join(tools, ".xcsh", "prompts", "keys.md"));
+    const run = await summarize(tools, { env: { XCSH_CODING_AGENT_DIR: agentDir }, prompt: "/keys" });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("It is a project.\n");
+    expect(run.requests[0]!.headers.authorization).toBe(`Bearer ${keyInFile}`);
+    expect(run.sent).not.toContain(keyInFile);
+    expect(run.stderr).toContain(`xcsh: not reading ${tools}/AGENTS.md: it leads into xcsh's config folder`);
+    expect(run.stderr).toContain(`prompt template ${tools}/.xcsh/prompts/keys.md is not loaded: it leads into xcsh's config folder`);
+  });
+});
+
 describe("what the repository's files make xcsh print", () => {
   test("settings keys and values named with escape sequences: stderr shows them escaped, no ESC byte reaches the terminal", async () => {
     const osc = (marker: string) => `\x1b]2;${marker}\x07`;
