@@ -181,8 +181,15 @@ function responder(tasks: Task[], cache: PromptCache, clock: { now: number }, se
         const position = text.lastIndexOf(candidate.tag);
         if (position > at) [task, at] = [candidate, position];
       }
-      const step = occurrences(text, TOOL_RESULT_MARKERS[request.api], at);
-      content = task.steps[Math.min(step, task.steps.length - 1)]!;
+      // A step with several tool calls (run in parallel) is answered by as many results.
+      const results = occurrences(text, TOOL_RESULT_MARKERS[request.api], at);
+      let step = 0;
+      for (let answered = 0; step < task.steps.length - 1; step++) {
+        const calls = task.steps[step]!.filter((block) => block.type === "toolCall").length;
+        if (answered + calls > results) break;
+        answered += calls;
+      }
+      content = task.steps[step]!;
       served.steps.push(`${task.tag}/${step}`);
     }
     const usage = cache.account(request.body, clock.now);

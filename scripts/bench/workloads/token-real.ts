@@ -89,6 +89,20 @@ export const REAL_TASKS: Task[] = [
       say("Value.Check interprets the schema on every call; Compile generates code once and Check runs it."),
     ],
   },
+  {
+    tag: "[real 5]",
+    prompt: "[real 5] Read the twelve value operations' main files at once and tell me which ones call Check.",
+    steps: [
+      ["assert/assert", "clean/clean", "clone/clone", "convert/convert", "create/create", "default/default", "equal/equal", "hash/hash", "parse/parse", "pointer/index", "repair/repair", "delta/diff"].map((file) => ({
+        type: "toolCall" as const,
+        name: "read",
+        arguments: { path: `build/value/${file}.mjs` },
+      })),
+      call("grep", { pattern: "Check\\(", path: "build/value", glob: "*.mjs" }),
+      call("bash", { command: "git status --short" }),
+      say("assert, parse and repair call Check; the others transform values without checking them."),
+    ],
+  },
 ];
 
 function git(project: string, ...args: string[]): void {
