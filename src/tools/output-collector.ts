@@ -36,7 +36,8 @@ export interface OutputSnapshot {
 // Escape sequences (colors, cursor moves, window titles) mean nothing to a model. Not
 // inertText: output arrives in chunks, and an escape cut by a chunk boundary is held back
 // until it is complete (holdBackUnfinishedEscape), so the same pattern is also needed
-// anchored; and a lone `\r` is dropped here, where inertText keeps what follows the last one.
+// anchored; and a `\r` is applied across chunks here, overwriting as a terminal does, where
+// inertText (one whole text) keeps what follows the last one.
 const COMPLETE_ESCAPE_AT_START = new RegExp(`^(?:${ESCAPE_SEQUENCE.source})`);
 // Every control character but tab, newline, `\r` and the two erase marks below (the line
 // renderer applies them); a lone ESC too, once the whole sequences are gone.
