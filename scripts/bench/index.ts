@@ -3,7 +3,7 @@
  * reference agent in the same run when XCSH_BENCH_REFERENCE names its executable.
  * Prints the report and writes it to bench/results.md.
  *
- *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history,codemode,codemodemem,tokens,mcptokens] [--runs-scale 0.5]
+ *   bun run bench [--only cold,version,extensions,stream,session,export,tools,search,bytecode,interactive,mcp,sandbox,long,history,codemode,codemodemem,tokens,tokensreal,mcptokens] [--runs-scale 0.5]
  *                 [--binary PATH] [--out FILE | --no-write]
  *
  * XCSH_BENCH_REFERENCE  the reference agent's executable (e.g. /tmp/ref/node_modules/.bin/pi)
@@ -28,6 +28,7 @@ import { exportHtml } from "./workloads/export.ts";
 import { interactive } from "./workloads/interactive.ts";
 import { mcpColdStart } from "./workloads/mcp.ts";
 import { mcpTokens } from "./workloads/mcp-tokens.ts";
+import { tokenReal } from "./workloads/token-real.ts";
 import { sandboxBash } from "./workloads/sandbox.ts";
 import { extensionsColdStart } from "./workloads/extensions.ts";
 import { longSession } from "./workloads/long-session.ts";
@@ -41,7 +42,7 @@ import { tokenCost } from "./workloads/token-cost.ts";
 import { startStreamServer } from "./stream-server-process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory, codemodeRead, codemodeMemory, tokenCost, mcpTokens];
+const WORKLOADS: Workload[] = [coldStart, version, extensionsColdStart, stream, sessionOpen, exportHtml, searchTools, searchDirect, bytecode, interactive, mcpColdStart, sandboxBash, longSession, sessionHistory, codemodeRead, codemodeMemory, tokenCost, tokenReal, mcpTokens];
 
 function option(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

@@ -76,6 +76,10 @@ describe("Amazon Bedrock", () => {
     expect(toolResult.toolUseId).toBe(toolUse.toolUseId);
     expect(toolResult.status).toBe("success");
     expect(toolResult.content[0].text).toContain("the notes say 42");
+    // Cache points end both user turns: the first where the first request's prompt ended, exactly as it was sent.
+    expect(second.body.messages[0]).toEqual(first.body.messages[0]);
+    expect(results.content.at(-1)).toEqual({ cachePoint: { type: "default" } });
+    expect(JSON.stringify(second.body).match(/"cachePoint"/g)).toHaveLength(3);
   });
 
   test("access keys and AWS_REGION in the env of auth.json's entry sign for that region; the process's own AWS settings stay as they are", async () => {

@@ -11,7 +11,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeApi, FakeResponse, RecordedRequest } from "../support/fake-llm/server.ts";
+import type { FakeBlock } from "../support/fake-llm/script.ts";
 import { createRpcFixture, type FixtureOptions, type RpcFixture, type RpcProcess } from "../support/rpc-harness.ts";
+import { PromptCache, type CacheUsage } from "../../scripts/bench/prompt-cache.ts";
 
 const fixtures: RpcFixture[] = [];
 afterEach(async () => {
@@ -258,5 +260,42 @@ describe("tool output kept by a compaction", () => {
     expect(body).toContain("this copy of the file was left out when the session was compacted: it was read again or changed later");
     // notes.txt was read once and is small: it stays whole.
     expect(body).toContain("notes-file-content");
+  }, 60_000);
+});
+
+describe("a turn of many parallel tool calls", () => {
+  // Twelve reads in one turn add 24 blocks (12 tool_use, 12 tool_result); Anthropic looks for a cached prefix at a
+  // breakpoint and at most 20 blocks before it. The provider's usage comes from the bench's simulation of its cache.
+  test("the next request still reads the conversation from the cache, and the session stays on the short cache", async () => {
+    const fixture = fixtureFor("anthropic-messages");
+    const names = Array.from({ length: 12 }, (_, i) => `part-${i}.txt`);
+    for (const name of names) writeFileSync(join(fixture.cwd, name), `${name}: ${"content ".repeat(150)}\n`);
+    const cache = new PromptCache("anthropic-messages");
+    const usages: CacheUsage[] = [];
+    let now = 0;
+    const answer = (content: { content: FakeBlock[] }) => (request: RecordedRequest): FakeResponse => {
+      const usage = cache.account(request.body, (now += 10));
+      usages.push(usage);
+      return { ...content, usage: { input: usage.input, output: 10, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite + usage.cacheWriteLong } };
+    };
+    const rpc = fixture.start();
+    fixture.server.enqueue(
+      answer({ content: names.map((path) => ({ type: "toolCall" as const, name: "read", arguments: { path } })) }),
+      answer({ content: [{ type: "text", text: "read them all" }] }),
+      answer({ content: [{ type: "text", text: "second answer" }] }),
+    );
+    await ask(rpc, "read the twelve parts");
+    await ask(rpc, "and now?");
+    const requests = fixture.server.requests;
+    expect(requests).toHaveLength(3);
+    const promptOf = (usage: CacheUsage) => usage.input + usage.cacheRead + usage.cacheWrite + usage.cacheWriteLong;
+    // The request after the twelve results reads all of the first request's prompt.
+    expect(usages[1]!.cacheRead).toBe(promptOf(usages[0]!));
+    expect(usages[1]!.cacheWrite).toBeLessThan(promptOf(usages[1]!) - promptOf(usages[0]!) + 10);
+    // No more breakpoints than the four a request may carry.
+    for (const request of requests) expect((JSON.stringify(request.body).match(/"cache_control"/g) ?? []).length).toBeLessThanOrEqual(4);
+    // A missed cache would have made xcsh think the user slow and ask for the dearer 1-hour cache.
+    expect(JSON.stringify(requests[2]!.body)).not.toContain('"ttl":"1h"');
+    expect(usages[2]!.cacheRead).toBe(promptOf(usages[1]!));
   }, 60_000);
 });

@@ -343,4 +343,49 @@ describe("OutputCollector", () => {
     expect(await readFile(snapshot.fullOutputPath!, "utf8")).toBe("a".repeat(1000) + "END");
     await rm(snapshot.fullOutputPath!);
   });
+
+  test("a line redrawn with carriage returns keeps only what the terminal shows last, also across chunks", () => {
+    const collector = new OutputCollector();
+    collector.push(Buffer.from("Cloning...\nCounting:  10% (1/10)\rCounting:  50% (5/10)\r"));
+    collector.push(Buffer.from("Counting: 100% (10/10), done.\nResolving: 1%\r"));
+    collector.push(Buffer.from("Resolving: 100%\r\nok\r\n"));
+    collector.finish();
+    expect(collector.snapshot().text).toBe("Cloning...\nCounting: 100% (10/10), done.\nResolving: 100%\nok\n");
+  });
+
+  test("a shorter redraw overwrites only the start, as on a terminal; erase-to-end (ESC [K) clears the rest", () => {
+    const collector = new OutputCollector();
+    collector.push(Buffer.from("downloading 100 files\rdone\n"));
+    collector.push(Buffer.from("[#####     ] 50%\r\x1b[Kfinished\n"));
+    collector.push(Buffer.from("step 1 of 9\r\x1b[2"));
+    collector.push(Buffer.from("Kall steps ran\n"));
+    collector.push(Buffer.from("last state\r"));
+    collector.finish();
+    expect(collector.snapshot().text).toBe("doneloading 100 files\nfinished\nall steps ran\nlast state");
+  });
+
+  test("progress redraws do not count toward the limits: no truncation and no full-output file", () => {
+    const collector = new OutputCollector({ maxBytes: 1000 });
+    for (let percent = 0; percent <= 100; percent++) collector.push(Buffer.from(`Receiving objects: ${String(percent).padStart(3)}% (${percent * 13}/1300)        \r`));
+    collector.push(Buffer.from("Receiving objects: 100% (1300/1300), done.\n"));
+    collector.finish();
+    const snapshot = collector.snapshot();
+    // The last redraw was one character longer, and a terminal leaves that character showing.
+    expect(snapshot.text).toBe("Receiving objects: 100% (1300/1300), done. \n");
+    expect(snapshot.truncation).toBeUndefined();
+    expect(snapshot.fullOutputPath).toBeUndefined();
+  });
+
+  test("the full-output file holds the lines as shown, not every redraw", async () => {
+    const collector = new OutputCollector({ maxBytes: 100 });
+    for (let i = 0; i < 20; i++) collector.push(Buffer.from(`line ${i} of a long log\n`));
+    collector.push(Buffer.from("10%\r50%\r100%\n"));
+    collector.finish();
+    const snapshot = collector.snapshot();
+    const file = await readFile(snapshot.fullOutputPath!, "utf8");
+    expect(file.endsWith("line 19 of a long log\n100%\n")).toBe(true);
+    expect(file).not.toContain("50%");
+    expect(snapshot.text.endsWith("line 19 of a long log\n100%")).toBe(true);
+    await rm(snapshot.fullOutputPath!);
+  });
 });

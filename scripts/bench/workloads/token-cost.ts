@@ -28,16 +28,16 @@ const PACKAGE = join(ROOT, "node_modules", "semver");
 const PI_160 = join(ROOT, "node_modules", "pi-coding-agent-160", "dist", "bundle", "cli.js");
 const SECONDS_PER_REQUEST = 8;
 
-type Step = FakeBlock[];
-interface Task {
+export type Step = FakeBlock[];
+export interface Task {
   /** A tag unique to this prompt, so the server knows which prompt a request continues. */
   tag: string;
   prompt: string;
   steps: Step[];
 }
 
-const call = (name: string, args: Record<string, unknown>): Step => [{ type: "toolCall", name, arguments: args }];
-const say = (text: string): Step => [{ type: "text", text }];
+export const call = (name: string, args: Record<string, unknown>): Step => [{ type: "toolCall", name, arguments: args }];
+export const say = (text: string): Step => [{ type: "text", text }];
 
 /** The session: what the user asks and what the scripted model does. */
 export const TASKS: Task[] = [
@@ -129,7 +129,33 @@ function occurrences(text: string, marker: string, from: number): number {
   return count;
 }
 
-interface Served {
+/** What one scripted session does: the prompts, the project it runs in, and how to tell it did its work. */
+export interface Scenario {
+  tasks: Task[];
+  /** Copies or writes the project the agents work in. */
+  makeProject(project: string): void;
+  /** Throws when the session's edits did not land. */
+  verify(project: string): void;
+  /** The session runs `compact` after this many prompts (never when undefined). */
+  compactAfter?: number;
+  /** Extra command-line arguments for both agents (e.g. the tools to turn on). */
+  args?: string[];
+  /** Called with every request body, to break it down (a diagnostic of the caller's). */
+  onRequest?(runner: string, body: any): void;
+}
+
+const SEMVER_SCENARIO: Scenario = {
+  tasks: TASKS,
+  makeProject: (project) => cpSync(PACKAGE, project, { recursive: true }),
+  verify(project) {
+    // The script's edit and write must have landed: the session did what it was asked.
+    const helper = readFileSync(join(project, "functions", "inc.js"), "utf8");
+    if (!helper.includes("bumpMinor") || !existsSync(join(project, "NOTES.md"))) throw new Error("the session's edit or write did not land");
+  },
+  compactAfter: COMPACT_AFTER,
+};
+
+export interface Served {
   /** "summary" or "<task>/<step>" for each request, in order. */
   steps: string[];
   usage: CacheUsage & { output: number; cost: number };
@@ -139,7 +165,7 @@ interface Served {
 }
 
 /** The server's answer to one request: the script's next step for that prompt, with the simulated cache's usage. */
-function responder(cache: PromptCache, clock: { now: number }, served: Served, state: { compacted: boolean; afterCompaction: boolean; label: string }) {
+function responder(tasks: Task[], cache: PromptCache, clock: { now: number }, served: Served, state: { compacted: boolean; afterCompaction: boolean; label: string }) {
   return (request: RecordedRequest): FakeResponse => {
     clock.now += SECONDS_PER_REQUEST;
     const text = JSON.stringify(request.body);
@@ -149,14 +175,21 @@ function responder(cache: PromptCache, clock: { now: number }, served: Served, s
       content = [{ type: "text", text: SUMMARY }];
       served.steps.push("summary");
     } else {
-      let task = TASKS[0];
+      let task = tasks[0]!;
       let at = -1;
-      for (const candidate of TASKS) {
+      for (const candidate of tasks) {
         const position = text.lastIndexOf(candidate.tag);
         if (position > at) [task, at] = [candidate, position];
       }
-      const step = occurrences(text, TOOL_RESULT_MARKERS[request.api], at);
-      content = task.steps[Math.min(step, task.steps.length - 1)]!;
+      // A step with several tool calls (run in parallel) is answered by as many results.
+      const results = occurrences(text, TOOL_RESULT_MARKERS[request.api], at);
+      let step = 0;
+      for (let answered = 0; step < task.steps.length - 1; step++) {
+        const calls = task.steps[step]!.filter((block) => block.type === "toolCall").length;
+        if (answered + calls > results) break;
+        answered += calls;
+      }
+      content = task.steps[step]!;
       served.steps.push(`${task.tag}/${step}`);
     }
     const usage = cache.account(request.body, clock.now);
@@ -189,14 +222,14 @@ function responder(cache: PromptCache, clock: { now: number }, served: Served, s
   };
 }
 
-interface Runner {
+export interface Runner {
   label: string;
   command: string[];
   configVariable: string;
   env?: Record<string, string>;
 }
 
-function runners(context: BenchContext): Runner[] {
+export function runners(context: BenchContext): Runner[] {
   const xcsh = context.agents[0]!;
   const list: Runner[] = [{ label: xcsh.label, command: xcsh.command, configVariable: "XCSH_CODING_AGENT_DIR" }];
   const reference = process.env.XCSH_BENCH_TOKEN_REFERENCE;
@@ -205,7 +238,7 @@ function runners(context: BenchContext): Runner[] {
   return list;
 }
 
-const MODEL_IDS: Record<FakeApi, string> = {
+export const MODEL_IDS: Record<FakeApi, string> = {
   "anthropic-messages": "claude-sonnet-4-5",
   "openai-responses": "gpt-5.1",
   "openai-completions": "gpt-5.1",
@@ -213,12 +246,12 @@ const MODEL_IDS: Record<FakeApi, string> = {
 };
 
 /** One agent, one API, one pace: the whole session in a fresh home and project. */
-async function runSession(context: BenchContext, runner: Runner, api: FakeApi, gapSeconds: number): Promise<Served> {
+export async function runSession(context: BenchContext, runner: Runner, api: FakeApi, gapSeconds: number, scenario: Scenario = SEMVER_SCENARIO): Promise<Served> {
   const home = mkdtempSync(join(context.fixtures, "token-cost-"));
   const config = join(home, "config");
   const project = join(home, "project");
   mkdirSync(config, { recursive: true });
-  cpSync(PACKAGE, project, { recursive: true });
+  scenario.makeProject(project);
   writeFileSync(join(config, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: KEEP_RECENT_TOKENS } }));
   writeFileSync(
     join(config, "models.json"),
@@ -254,14 +287,18 @@ async function runSession(context: BenchContext, runner: Runner, api: FakeApi, g
     ...runner.env,
   };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
-  const rpc = new RpcProcess([...runner.command, "--mode", "rpc", "--model", `sim/${MODEL_IDS[api]}`], { env, cwd: project, killAfterMs: 10 * 60_000 });
+  const rpc = new RpcProcess([...runner.command, "--mode", "rpc", "--model", `sim/${MODEL_IDS[api]}`, ...(scenario.args ?? [])], { env, cwd: project, killAfterMs: 10 * 60_000 });
   context.server.clearScript();
-  const answer = responder(cache, clock, served, state);
+  const respond = responder(scenario.tasks, cache, clock, served, state);
+  const answer = (request: RecordedRequest): FakeResponse => {
+    scenario.onRequest?.(runner.label, request.body);
+    return respond(request);
+  };
   try {
     rpc.send({ id: "ready", type: "get_state" });
     await rpc.waitFor(isResponse("get_state"), 60_000);
     let settled = 0;
-    for (const [index, task] of TASKS.entries()) {
+    for (const [index, task] of scenario.tasks.entries()) {
       clock.now += gapSeconds;
       context.server.enqueue(...Array.from({ length: task.steps.length + 2 }, () => answer));
       rpc.send({ type: "prompt", message: task.prompt });
@@ -269,7 +306,7 @@ async function runSession(context: BenchContext, runner: Runner, api: FakeApi, g
       const target = ++settled;
       await rpc.waitFor((frame) => isEvent("agent_end")(frame) && rpc.frames.filter(isEvent("agent_end")).length >= target, 120_000);
       context.server.clearScript();
-      if (index + 1 === COMPACT_AFTER) {
+      if (index + 1 === scenario.compactAfter) {
         clock.now += gapSeconds;
         context.server.enqueue(answer, answer);
         state.afterCompaction = true;
@@ -280,9 +317,7 @@ async function runSession(context: BenchContext, runner: Runner, api: FakeApi, g
     }
     rpc.closeStdin();
     await Promise.race([rpc.exited, Bun.sleep(10_000)]);
-    // The script's edit and write must have landed: the session did what it was asked.
-    const helper = readFileSync(join(project, "functions", "inc.js"), "utf8");
-    if (!helper.includes("bumpMinor") || !existsSync(join(project, "NOTES.md"))) throw new Error("the session's edit or write did not land");
+    scenario.verify(project);
     return served;
   } finally {
     rpc.kill();

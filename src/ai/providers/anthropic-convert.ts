@@ -150,15 +150,24 @@ export function convertMessages(context: Context, model: Model): MessageParam[] 
   return out;
 }
 
-/** Marks the last block of the last user message as a cache breakpoint. */
+/**
+ * Marks the last block of the last two user messages as cache breakpoints. The last one
+ * writes this request's prompt to the cache. The one before ends exactly where the
+ * previous request's prompt ended — the entry that request wrote — so this request reads
+ * it whatever came between. The service looks for an entry at a breakpoint and at most 20
+ * blocks before it; one breakpoint alone misses after a turn of many parallel tool calls
+ * (ten reads are twenty blocks) and the whole conversation is written to the cache again.
+ * With the tools and the system prompt that is four breakpoints, the most a request takes.
+ */
 export function markLastUserMessage(messages: MessageParam[], cacheControl: CacheControlEphemeral): void {
-  for (let i = messages.length - 1; i >= 0; i--) {
+  let marked = 0;
+  for (let i = messages.length - 1; i >= 0 && marked < 2; i--) {
     const message = messages[i];
     if (message.role !== "user" || !Array.isArray(message.content) || message.content.length === 0) continue;
     const block = message.content[message.content.length - 1];
     // User turns built here only hold text, image and tool_result blocks, which all take a breakpoint.
     if (block.type === "text" || block.type === "image" || block.type === "tool_result") block.cache_control = cacheControl;
-    return;
+    marked++;
   }
 }
 

@@ -422,9 +422,10 @@ describe("images", () => {
     await collectStream(stream(model, context, KEY));
 
     const body = lastBody();
+    // The user message before the last is where the previous request ended: a cache breakpoint.
     expect(body.messages[0].content).toEqual([
       { type: "text", text: "What is in this picture?" },
-      { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: PNG }, cache_control: { type: "ephemeral" } },
     ]);
     expect(body.messages[2].content[0].content).toEqual([
       { type: "text", text: "Screenshot taken" },

@@ -125,7 +125,12 @@ export function buildConverseRequest(model: Model, context: Context, options: Co
     // Claude refuses a temperature while thinking.
     request.inferenceConfig.temperature = options.temperature;
   }
-  // And the conversation so far, from the last user turn back.
-  if (caching) request.messages.findLast((message) => message.role === "user")?.content.push({ cachePoint: { type: "default" } });
+  // And the conversation so far: at the last user turn, and at the one before, where the previous
+  // request's prompt ended — so this one reads it back even after a turn of many parallel tool
+  // calls, which puts it beyond the 20 blocks a cache point looks back (docs/costs.md).
+  if (caching) {
+    const userTurns = request.messages.filter((message) => message.role === "user");
+    for (const message of userTurns.slice(-2)) message.content.push({ cachePoint: { type: "default" } });
+  }
   return request;
 }
