@@ -256,3 +256,62 @@ export default function (pi) {
     expect(await rpc.close()).toBe(0);
   });
 });
+
+describe("before_provider_request and Anthropic's four cache breakpoints", () => {
+  /** Marks the first tool, as an extension caching a stable tool prefix of its own would. */
+  const pinFirstTool = `export default function (pi) {
+  pi.on("before_provider_request", (e) => {
+    const payload = structuredClone(e.payload);
+    payload.tools[0].cache_control = { type: "ephemeral", ttl: "1h" };
+    return payload;
+  });
+}`;
+  const marks = (body: any): string[] => {
+    const found: string[] = [];
+    for (const block of body.system ?? []) if (block.cache_control) found.push("system");
+    for (const tool of body.tools ?? []) if (tool.cache_control) found.push(`tool:${tool.name}${tool.cache_control.ttl === "1h" ? ":ext" : ""}`);
+    body.messages.forEach((message: any, index: number) => {
+      if (!Array.isArray(message.content)) return;
+      message.content.forEach((block: any, at: number) => block.cache_control && found.push(`${message.role}[${index}].${at}${block.cache_control.ttl === "1h" ? ":ext" : ""}`));
+    });
+    return found;
+  };
+
+  test("an extension's own breakpoint is kept and xcsh's earlier-turn one gives way, so the request stays within four", async () => {
+    const fixture = createExtensionFixture({ api: "anthropic-messages" });
+    try {
+      const ext = fixture.writeExtension("pin.ts", pinFirstTool);
+      const rpc = fixture.start(withExtensions(ext));
+      fixture.server.enqueue({ content: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "echo hi" } }] }, reply("done"));
+      await promptAndSettle(rpc, "run it");
+      // The second request: prompt, tool call, tool result — xcsh would mark both user turns.
+      const body = fixture.server.requests.at(-1)!.body as any;
+      expect(body.messages).toHaveLength(3);
+      const found = marks(body);
+      expect(found).toHaveLength(4);
+      expect(found[1]).toEndWith(":ext");
+      expect(found).toContain("system");
+      // The later user turn keeps its mark (it writes this request's prompt); the earlier one gave way.
+      expect(found).toContain("user[2].0");
+      expect(found).not.toContain("user[0].0");
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      await fixture.cleanup();
+    }
+  });
+
+  test("without such an extension xcsh marks both user turns (four in all)", async () => {
+    const fixture = createExtensionFixture({ api: "anthropic-messages" });
+    try {
+      const rpc = fixture.start();
+      fixture.server.enqueue({ content: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "echo hi" } }] }, reply("done"));
+      await promptAndSettle(rpc, "run it");
+      const found = marks(fixture.server.requests.at(-1)!.body as any);
+      expect(found).toHaveLength(4);
+      expect(found.filter((mark) => mark.startsWith("user["))).toHaveLength(2);
+      expect(await rpc.close()).toBe(0);
+    } finally {
+      await fixture.cleanup();
+    }
+  });
+});

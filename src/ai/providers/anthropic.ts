@@ -12,6 +12,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import type { ApiStreamFunction, ApiStreamSimpleFunction } from "../api-registry.ts";
 import { traceModuleLoad } from "../load-trace.ts";
+import { fitCacheBreakpoints } from "./anthropic-breakpoints.ts";
 import { clampThinkingLevel, mappedThinkingValue, thinkingBudget } from "../thinking.ts";
 import type { Context, Model, ProviderStreamOptions, StopReason, StreamOptions, ThinkingLevel } from "../types.ts";
 import { cacheControlFor, convertMessages, convertSystemPrompt, convertTools, markLastUserMessage } from "./anthropic-convert.ts";
@@ -354,6 +355,8 @@ export const stream: ApiStreamFunction = (model, context, rawOptions?: ProviderS
 
     const replaced = await options.onPayload?.(body, model);
     const payload = (replaced === undefined ? body : { ...(replaced as object), stream: true }) as MessageCreateParamsStreaming;
+    // An extension's own cache_control beside xcsh's four would be refused: xcsh's give way.
+    if (replaced !== undefined) fitCacheBreakpoints(payload);
 
     const { data: events, response } = await client.messages.create(payload, { signal: options.signal }).withResponse();
     builder.responseArrived();
