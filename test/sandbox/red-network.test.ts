@@ -11,13 +11,15 @@
  * No network: every server is on loopback. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import net from "node:net";
 import { join } from "node:path";
 import { ensureBinary } from "../support/cli.ts";
 import type { ExtensionFixture } from "../support/extensions.ts";
 import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
 import { bwrapWorks, createSandboxFixture } from "./sandbox-fixture.ts";
+import { withPane } from "../modes/interactive/fixture.ts";
 
 const canSandbox = bwrapWorks();
 const curl = Bun.which("curl");
@@ -192,6 +194,13 @@ describe.skipIf(!canSandbox || !curl)("red team: sandbox.network's filtering pro
   test("another xcsh's proxy serves none of this xcsh's commands, even where its socket can be seen (a temp folder that is not /tmp)", async () => {
     const port = allowed.port!;
     const tmp = fixture.home.env.TMPDIR!;
+    // Planted where the proxy removes a dead xcsh's folder: a link to a folder of the user's, which must survive.
+    const precious = join(base, "precious");
+    mkdirSync(precious, { recursive: true });
+    writeFileSync(join(precious, "keep.txt"), "keep");
+    const dead = Bun.spawn(["true"]);
+    await dead.exited;
+    symlinkSync(precious, join(tmp, `xcsh-net-${dead.pid}-planted`));
     // xcsh B: a list with the allowed host; its first command starts its proxy, in the shared temp folder.
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`localhost:${port}`] } });
     const other = start();
@@ -199,6 +208,7 @@ describe.skipIf(!canSandbox || !curl)("red team: sandbox.network's filtering pro
     const [folder] = readdirSync(tmp).filter((name) => name.startsWith(`xcsh-net-${other.proc.pid}-`));
     const socket = join(tmp, folder!, "proxy.sock");
     expect(existsSync(socket)).toBe(true);
+    expect(existsSync(join(precious, "keep.txt"))).toBe(true);
     // xcsh A: no network at all.
     fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: "deny" } });
     const rpc = start();
@@ -224,8 +234,13 @@ function keepAliveProxy(): Promise<{ url: string; seen: string[]; close(): void 
     client.on("data", (bytes: Buffer) => {
       buffered += bytes.toString("latin1");
       for (let end = buffered.indexOf("\r\n\r\n"); end !== -1; end = buffered.indexOf("\r\n\r\n")) {
-        const line = buffered.slice(0, buffered.indexOf("\r\n"));
+        const head = buffered.slice(0, end);
+        const line = head.slice(0, head.indexOf("\r\n") === -1 ? undefined : head.indexOf("\r\n"));
         buffered = buffered.slice(end + 4);
+        // The body as this proxy reads it: a Content-Length, or chunks up to the last one.
+        const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+        if (length) buffered = buffered.slice(Number(length[1]));
+        else if (/\r\ntransfer-encoding: *chunked/i.test(head)) buffered = buffered.slice(buffered.indexOf("\r\n0\r\n\r\n") + 7);
         seen.push(line.split(" ").slice(0, 2).join(" "));
         if (line.startsWith("CONNECT ")) client.write("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n");
         else {
@@ -248,16 +263,21 @@ describe.skipIf(!canSandbox || !curl)("red team: sandbox.network behind the netw
     try {
       fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: ["allowed.example"] } });
       const rpc = start();
-      const [pipelined, afterRefusal, withBody] = await outputs(rpc, [
+      const [pipelined, afterRefusal, withBody, chunked, ambiguous] = await outputs(rpc, [
         rawToProxy(`GET http://allowed.example/one HTTP/1.1\r\nHost: allowed.example\r\n\r\nGET http://evil.example/two HTTP/1.1\r\nHost: evil.example\r\n\r\n`),
         rawToProxy(`CONNECT allowed.example:443 HTTP/1.1\r\n\r\nCONNECT evil.example:443 HTTP/1.1\r\n\r\n`),
         // A body of the length it declares, and a request hidden after it.
         rawToProxy(`POST http://allowed.example/post HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET http://evil.example/three HTTP/1.1\r\n\r\n`),
+        rawToProxy(`POST http://allowed.example/chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET http://evil.example/four HTTP/1.1\r\n\r\n`),
+        // Two framings, which two parsers could read two ways: refused.
+        rawToProxy(`POST http://allowed.example/both HTTP/1.1\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://evil.example/five HTTP/1.1\r\n\r\n`),
       ]);
       expect(pipelined).toContain("upstream served http://allowed.example/one");
       expect(afterRefusal).toContain("407 Proxy Authentication Required");
       expect(withBody).toContain("upstream served http://allowed.example/post");
-      expect(upstream.seen).toEqual(["GET http://allowed.example/one", "CONNECT allowed.example:443", "POST http://allowed.example/post"]);
+      expect(chunked).toContain("upstream served http://allowed.example/chunked");
+      expect(ambiguous).toContain("400 Bad Request");
+      expect(upstream.seen).toEqual(["GET http://allowed.example/one", "CONNECT allowed.example:443", "POST http://allowed.example/post", "POST http://allowed.example/chunked"]);
       expect(await rpc.close()).toBe(0);
     } finally {
       for (const name of Object.keys(env)) delete fixture.home.env[name];
@@ -296,4 +316,61 @@ describe("red team: an untrusted project's retry settings", () => {
     expect(await requestsForOnePrompt({ retry: { maxRetries: 0 } })).toBe(1);
     expect(await requestsForOnePrompt({ retry: { enabled: false } })).toBe(1);
   }, 90_000);
+});
+
+/** The interactive editor's lines: between the two horizontal rules above the footer. */
+function editorText(screen: string): string {
+  const lines = screen.split("\n");
+  const rules = lines.map((line, index) => (/^─{10,}/.test(line) ? index : -1)).filter((index) => index >= 0);
+  if (rules.length < 2) return "";
+  return lines
+    .slice(rules.at(-2)! + 1, rules.at(-1)!)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join("\n");
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+describe.skipIf(!canSandbox)("red team: the Ctrl+G draft while a command runs", () => {
+  test("a sandboxed command running meanwhile can neither find nor rewrite the draft; what the person wrote comes back", async () => {
+    const scripts = mkdtempSync(join(tmpdir(), "xcsh-red-editor-"));
+    const editor = join(scripts, "edit.sh");
+    // A stand-in editor: says which file it got, then stays open until the test lets it go.
+    writeFileSync(editor, `#!/bin/sh\necho "$1" > ${scripts}/path\ni=0; while [ ! -e ${scripts}/go ] && [ $i -lt 400 ]; do sleep 0.1; i=$((i+1)); done\n`);
+    chmodSync(editor, 0o755);
+    try {
+      await withPane(
+        async ({ fake, project, pane }) => {
+          // The model's command looks for drafts where they could be and rewrites the first it finds.
+          const places = ["/tmp/xcsh-edit-*/prompt.md", "${TMPDIR:-/tmp}/xcsh-edit-*/prompt.md", `${fake.home.agentDir}/drafts/*/prompt.md`].join(" ");
+          const attack = `touch started; for i in $(seq 100); do for f in ${places}; do if [ -f "$f" ]; then printf hijacked > "$f" && echo "wrote-draft $f" && exit 0; fi; done; sleep 0.1; done; echo no-draft`;
+          fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: attack } }] }, { content: [{ type: "text", text: "checked" }] });
+          pane.type("go");
+          pane.keys("Enter");
+          await until(() => existsSync(join(project, "started")), "the command to start");
+          pane.type("my own words");
+          await pane.waitFor((screen) => editorText(screen) === "my own words");
+          pane.keys("C-g");
+          await until(() => existsSync(join(scripts, "path")), "the editor to open");
+          await until(() => fake.server.requests.length >= 2, "the command to end");
+          writeFileSync(join(scripts, "go"), "");
+          await pane.waitFor((screen) => editorText(screen) === "my own words", 30_000);
+          expect(JSON.stringify(fake.server.requests[1]!.body.messages)).toContain("no-draft");
+        },
+        {
+          env: { EDITOR: editor, VISUAL: "" },
+          before: (fake) => fake.home.writeSettings({ sandbox: { mode: "workspace-write" } }),
+        },
+      );
+    } finally {
+      rmSync(scripts, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
