@@ -17,8 +17,9 @@
  * allowed request would reach the network's proxy as a request of its own, unchecked.
  * It serves only the relays of its own xcsh: each sends the proxy's key first (a
  * sandbox of another xcsh may see this socket when their temp folder is not /tmp).
- * Host names are matched as the program asked for them and resolved here, by xcsh — or
- * by the network's own proxy, when xcsh goes through one (upstream-proxy.ts).
+ * Host names are matched as the program asked for them and resolved here, by xcsh — a
+ * name resolving to this machine's loopback needs its address listed too (loopback-names.ts)
+ * — or by the network's own proxy, when xcsh goes through one (upstream-proxy.ts).
  *
  * Started on the first sandboxed command that needs it; its folder is removed and the
  * server closed when xcsh exits (or, after a SIGKILL, by the next xcsh that starts one). Why our own rather than @anthropic-ai/sandbox-runtime's:
@@ -31,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SocketListener } from "bun";
 import { isHostAllowed, isHostName, normalizeHost, type HostPattern } from "./network-hosts.ts";
+import { resolveAllowedHost } from "./loopback-names.ts";
 import { bodyGate, parseRequestLine, requestFraming } from "./request-framing.ts";
 import { bridgeHandlers, endAfterFlush, link, newEndpoint, send, type Endpoint } from "./socket-bridge.ts";
 import { connectRequest, upstreamProxyFor, type UpstreamProxy } from "./upstream-proxy.ts";
@@ -105,19 +107,27 @@ function originRequest(method: string, url: URL, version: string, headerLines: s
  * and `first` what the server gets. Through a proxy the tunnel is the proxy's: its own
  * answer to the CONNECT (a 200, or a refusal such as 407) is what the client gets.
  */
-function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array, upstream?: UpstreamProxy): void {
+function tunnel(client: Endpoint, target: Target, hosts: readonly HostPattern[], opened: string | undefined, first: Uint8Array, upstream?: UpstreamProxy): void {
   const server = newEndpoint({ onOpen: () => !upstream && opened && send(client, opened) });
   if (upstream && opened) awaitUpstreamTunnel(client, server, connectRequest(target, upstream), first);
   else {
     link(client, server);
     send(server, first);
   }
-  const to = upstream ? { hostname: upstream.host, port: upstream.port, tls: upstream.tls } : { hostname: target.host, port: target.port };
-  Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
+  const connect = (to: { hostname: string; port: number; tls?: boolean }) =>
+    Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
+      server.closed = true;
+      const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
+      const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
+      send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
+      endAfterFlush(client);
+    });
+  if (upstream) return void connect({ hostname: upstream.host, port: upstream.port, tls: upstream.tls });
+  // Resolved here, once: the connection goes to the address checked (loopback-names.ts).
+  void resolveAllowedHost(hosts, target.host, target.port).then((resolution) => {
+    if ("address" in resolution) return void connect({ hostname: resolution.address, port: target.port });
     server.closed = true;
-    const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
-    const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
-    send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
+    send(client, response("403 Forbidden", resolution.refused, [`${DENIED_HEADER}: ${resolution.refused}`]));
     endAfterFlush(client);
   });
 }
@@ -196,7 +206,7 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[], key: strin
         send(client, refusal(target, hosts));
         return endAfterFlush(client);
       }
-      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest, upstreamProxyFor(target, true));
+      return tunnel(client, target, hosts, `${version} 200 Connection Established\r\n\r\n`, rest, upstreamProxyFor(target, true));
     }
     let url: URL;
     try {
@@ -216,7 +226,7 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[], key: strin
     // This request and nothing after it: the gate drops what the client pipelines behind it.
     const gate = bodyGate(framing);
     client.gate = gate;
-    tunnel(client, target, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), gate(rest)]), proxy);
+    tunnel(client, target, hosts, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), gate(rest)]), proxy);
   };
 }
 

@@ -11,7 +11,7 @@
  * No network: every server is on loopback. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import net from "node:net";
 import { join } from "node:path";
@@ -24,6 +24,25 @@ import { withPane } from "../modes/interactive/fixture.ts";
 const canSandbox = bwrapWorks();
 const curl = Bun.which("curl");
 if (!canSandbox || !curl) console.warn("test/sandbox/red-network.test.ts: needs bubblewrap and curl; sandbox network attacks skipped");
+
+/**
+ * A name other than localhost that this machine's /etc/hosts maps to a loopback address (the
+ * machine's own name often is): what a DNS answer the attacker controls would give. None: skipped.
+ */
+const loopbackName = (() => {
+  try {
+    for (const line of readFileSync("/etc/hosts", "utf8").split("\n")) {
+      const [address = "", ...names] = line.replace(/#.*/, "").trim().split(/\s+/);
+      if (!/^127\./.test(address)) continue;
+      const name = names.find((entry) => /^[a-z0-9][a-z0-9.-]*$/i.test(entry) && entry !== "localhost" && !entry.endsWith(".localhost"));
+      if (name) return { name: name.toLowerCase(), address };
+    }
+  } catch {
+    // No /etc/hosts: nothing to try.
+  }
+  return undefined;
+})();
+if (!loopbackName) console.warn("test/sandbox/red-network.test.ts: /etc/hosts maps no name but localhost to 127.x; the rebinding test is skipped");
 
 let fixture: ExtensionFixture;
 let base: string;
@@ -155,6 +174,23 @@ describe.skipIf(!canSandbox || !curl)("red team: sandbox.network's filtering pro
     for (const [label] of served) expect({ label, answer: lines[label] }).toEqual({ label, answer: expect.stringMatching(/^HTTP\/1\.1 200 /) });
     expect(evilSaw).toEqual([]);
     expect(await rpc.close()).toBe(0);
+  }, 90_000);
+
+  test.skipIf(!loopbackName)("a listed name that resolves to this machine (DNS rebinding) is refused unless its address is listed too", async () => {
+    const port = allowed.port!;
+    const { name, address } = loopbackName!;
+    fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`${name}:${port}`] } });
+    const rpc = start();
+    const [plain, tunnelled] = await outputs(rpc, [`curl -sS http://${name}:${port}/rebound 2>&1; true`, `curl -sS -p http://${name}:${port}/rebound 2>&1; true`]);
+    for (const output of [plain, tunnelled]) {
+      expect(output).not.toContain("allowed saw");
+      expect(output).toContain(`${name} resolves to ${address}, an address of this machine`);
+    }
+    expect(await rpc.close()).toBe(0);
+    fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: [`${name}:${port}`, `${address}:${port}`] } });
+    const listed = start();
+    expect((await outputs(listed, [`curl -sS http://${name}:${port}/listed`]))[0]).toContain("allowed saw /listed");
+    expect(await listed.close()).toBe(0);
   }, 90_000);
 
   test("the host's loopback services, UDP and abstract sockets are out of reach but through the list", async () => {
