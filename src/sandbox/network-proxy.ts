@@ -114,14 +114,21 @@ function tunnel(client: Endpoint, target: Target, hosts: readonly HostPattern[],
     link(client, server);
     send(server, first);
   }
-  const connect = (to: { hostname: string; port: number; tls?: boolean }) =>
-    Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
-      server.closed = true;
-      const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
-      const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
-      send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
-      endAfterFlush(client);
-    });
+  const failed = (error: Error) => {
+    server.closed = true;
+    const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
+    const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
+    send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
+    endAfterFlush(client);
+  };
+  // Bun.connect may also throw at once (a name it will not look up): the client gets a 502 either way.
+  const connect = (to: { hostname: string; port: number; tls?: boolean }) => {
+    try {
+      Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch(failed);
+    } catch (error) {
+      failed(error as Error);
+    }
+  };
   if (upstream) return void connect({ hostname: upstream.host, port: upstream.port, tls: upstream.tls });
   // Resolved here, once: the connection goes to the address checked (loopback-names.ts).
   void resolveAllowedHost(hosts, target.host, target.port).then((resolution) => {
