@@ -5,9 +5,11 @@
  * (127.0.0.1 at another port, never listed). A command speaks raw HTTP to its relay with
  * bash's /dev/tcp: requests pipelined behind an allowed one, a Host header that names
  * another site, other spellings of a refused address (decimal, octal, IPv6, trailing dot,
- * userinfo, percent-encoding), the host's own loopback services, UDP, abstract sockets,
- * another xcsh's proxy socket, and a chain through the network's own proxy that keeps
- * connections alive. Also: an untrusted project's retry settings, which spend the user's key.
+ * userinfo, percent-encoding), a listed name that resolves to this machine (DNS rebinding),
+ * the host's own loopback services, UDP, abstract sockets, another xcsh's proxy socket, and a
+ * chain through the network's own proxy that keeps connections alive. Also: an untrusted
+ * project's retry settings, which spend the user's key, and the Ctrl+G draft while a
+ * sandboxed command runs (in tmux).
  * No network: every server is on loopback. Skipped, saying why, where bwrap cannot run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
