@@ -26,7 +26,6 @@
  * its proxy is internal to a manager that builds the whole bwrap command line itself and
  * bridges with socat (not installed by default); see docs/security.md.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -279,7 +278,7 @@ export function startNetworkProxy(hosts: readonly HostPattern[]): RunningProxy {
   // mkdtemp makes the folder 0700: only this user can reach the socket.
   const folder = mkdtempSync(join(parent, `${FOLDER_PREFIX}${process.pid}-`));
   const socketPath = join(folder, "proxy.sock");
-  const key = randomBytes(24).toString("hex");
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
   let listener: SocketListener<Endpoint>;
   try {
     listener = Bun.listen<Endpoint>({
