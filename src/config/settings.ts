@@ -18,6 +18,7 @@ import { noteUnknownKeys } from "./unknown-keys.ts";
 import { expandHome, getProjectSettingsPath, getSettingsPath } from "./paths.ts";
 import { noteNotAppliedSettings, normalizePiSpellings, SETTINGS_THINKING_LEVELS } from "./settings-compat.ts";
 import { stricterSandboxPart } from "./project-sandbox.ts";
+import { boundedRetryPart, type RetryDefaults } from "./project-retry.ts";
 import { isProjectTrustedThisRun } from "./run-trust.ts";
 
 export interface CompactionSettings {
@@ -83,6 +84,9 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   compaction: Object.freeze({ enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 }),
   retry: Object.freeze({ enabled: true, maxRetries: 3, baseDelayMs: 2000, provider: Object.freeze({ maxRetryDelayMs: 60000 }) }),
 });
+
+/** The retry numbers an untrusted project may not exceed when the user set none (project-retry.ts). */
+const RETRY_DEFAULTS: RetryDefaults = Object.freeze({ maxRetries: 3, baseDelayMs: 2000, maxAgentDelayMs: 60000, maxRetryDelayMs: 60000 });
 
 const SETTINGS_HINT = "Fix or delete the file and try again.";
 
@@ -356,7 +360,12 @@ function splitProjectSettings(content: Record<string, unknown>, global: Record<s
   const omitted: string[] = [];
   for (const [key, value] of Object.entries(content)) {
     if (GLOBAL_ONLY_KEYS.includes(key)) omitted.push(key);
-    else if (projectTrusted || !Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, key)) kept[key] = value;
+    else if (key === "retry" && !projectTrusted) {
+      // Untrusted, a project may retry less, never more (project-retry.ts): it spends the user's key.
+      const part = boundedRetryPart(value, global.retry, RETRY_DEFAULTS);
+      if (part.kept) kept.retry = part.kept;
+      omitted.push(...part.ignored);
+    } else if (projectTrusted || !Object.hasOwn(PROJECT_KEYS_NEEDING_TRUST, key)) kept[key] = value;
     else if (key === "sandbox") {
       const part = stricterSandboxPart(value, global.sandbox);
       if (part.kept) kept.sandbox = part.kept;

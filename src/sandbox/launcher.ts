@@ -112,7 +112,7 @@ export function sandboxedArgv(argv: readonly string[], cwd: string, policy: Sand
     // Loaded with the first command that needs it: nothing of the proxy at start-up otherwise.
     const { sessionNetworkProxy } = require("./network-proxy.ts") as typeof import("./network-proxy.ts");
     const proxy = sessionNetworkProxy(hosts);
-    const relayed = [...selfCommand(), "--sandbox-relay", proxy.socketPath, "--", ...argv];
+    const relayed = [...selfCommand(), "--sandbox-relay", proxy.socketPath, proxy.key, "--", ...argv];
     return [bwrap, ...bubblewrapArgs(policy, layout, relayed, proxy.folder)];
   }
   return ["/usr/bin/sandbox-exec", ...seatbeltArgs(policy, layout, argv)];

@@ -34,7 +34,8 @@ export function normalizeHost(host: string): string {
   return name.endsWith(".") ? name.slice(0, -1) : name;
 }
 
-function isHostName(host: string): boolean {
+/** A host name or IP address as a list entry may name one (lower case, no brackets). */
+export function isHostName(host: string): boolean {
   if (IPV4.test(host)) return host.split(".").every((part) => Number(part) <= 255);
   if (host.includes(":")) return IPV6.test(host);
   return host.length > 0 && host.length <= 253 && host.split(".").every((label) => LABEL.test(label));

@@ -11,8 +11,15 @@
  *  - anything else, or an unlisted host: `403` whose body (and `X-Xcsh-Sandbox-Denied`
  *    header, which the relay prints to the command's stderr) names the host and the
  *    setting to change.
- * Host names are matched as the program asked for them and resolved here, by xcsh — or
- * by the network's own proxy, when xcsh goes through one (upstream-proxy.ts).
+ * One request per connection, and only that one: what a client pipelines behind it is
+ * dropped (request-framing.ts), its Host header is the URL's, and through the network's
+ * proxy a tunnel carries nothing until that proxy has opened it — else what follows an
+ * allowed request would reach the network's proxy as a request of its own, unchecked.
+ * It serves only the relays of its own xcsh: each sends the proxy's key first (a
+ * sandbox of another xcsh may see this socket when their temp folder is not /tmp).
+ * Host names are matched as the program asked for them and resolved here, by xcsh — a
+ * name resolving to this machine's loopback needs its address listed too (loopback-names.ts)
+ * — or by the network's own proxy, when xcsh goes through one (upstream-proxy.ts).
  *
  * Started on the first sandboxed command that needs it; its folder is removed and the
  * server closed when xcsh exits (or, after a SIGKILL, by the next xcsh that starts one). Why our own rather than @anthropic-ai/sandbox-runtime's:
@@ -23,7 +30,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SocketListener } from "bun";
-import { isHostAllowed, normalizeHost, type HostPattern } from "./network-hosts.ts";
+import { isHostAllowed, isHostName, normalizeHost, type HostPattern } from "./network-hosts.ts";
+import { resolveAllowedHost } from "./loopback-names.ts";
+import { bodyGate, parseRequestLine, requestFraming } from "./request-framing.ts";
 import { bridgeHandlers, endAfterFlush, link, newEndpoint, send, type Endpoint } from "./socket-bridge.ts";
 import { connectRequest, upstreamProxyFor, type UpstreamProxy } from "./upstream-proxy.ts";
 
@@ -39,6 +48,8 @@ export interface RunningProxy {
   socketPath: string;
   /** The private folder holding it (bound read-only into each sandbox). */
   folder: string;
+  /** What a relay sends first, as one line: the proxy serves no connection without it. */
+  key: string;
   close(): void;
 }
 
@@ -66,16 +77,26 @@ function parseAuthority(authority: string): Target | undefined {
   const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
   if (!match) return undefined;
   const port = Number(match[2]);
-  return port >= 1 && port <= 65535 ? { host: normalizeHost(match[1]!), port } : undefined;
+  const host = normalizeHost(match[1]!);
+  return port >= 1 && port <= 65535 && isHostName(host) ? { host, port } : undefined;
 }
 
 /** Headers that belong to the hop to the proxy, not to the server. */
 const HOP_HEADERS = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive"]);
 
+/**
+ * The client's headers for the next hop: none of the hop's own, and the Host the URL names —
+ * a Host of the client's choosing would reach another site served at the allowed address
+ * (a CDN's, a virtual host's) or, through a proxy that reads Host, another host.
+ */
+function forwardedHeaders(url: URL, headerLines: string[]): string[] {
+  const name = (line: string) => line.slice(0, line.indexOf(":")).trim().toLowerCase();
+  return [`Host: ${url.host}`, ...headerLines.filter((line) => !HOP_HEADERS.has(name(line)) && name(line) !== "host")];
+}
+
 /** The request head as the server should get it: origin-form target, `Connection: close`. */
 function originRequest(method: string, url: URL, version: string, headerLines: string[]): string {
-  const headers = headerLines.filter((line) => !HOP_HEADERS.has(line.slice(0, line.indexOf(":")).trim().toLowerCase()));
-  if (!headers.some((line) => /^host\s*:/i.test(line))) headers.unshift(`Host: ${url.host}`);
+  const headers = forwardedHeaders(url, headerLines);
   return [`${method} ${url.pathname}${url.search} ${version}`, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 
@@ -85,33 +106,78 @@ function originRequest(method: string, url: URL, version: string, headerLines: s
  * and `first` what the server gets. Through a proxy the tunnel is the proxy's: its own
  * answer to the CONNECT (a 200, or a refusal such as 407) is what the client gets.
  */
-function tunnel(client: Endpoint, target: Target, opened: string | undefined, first: Uint8Array, upstream?: UpstreamProxy): void {
+function tunnel(client: Endpoint, target: Target, hosts: readonly HostPattern[], opened: string | undefined, first: Uint8Array, upstream?: UpstreamProxy): void {
   const server = newEndpoint({ onOpen: () => !upstream && opened && send(client, opened) });
-  link(client, server);
-  // A tunnel through the network's proxy is asked for first; its answer is the client's 200.
-  if (upstream && opened) send(server, connectRequest(target, upstream));
-  send(server, first);
-  const to = upstream ? { hostname: upstream.host, port: upstream.port, tls: upstream.tls } : { hostname: target.host, port: target.port };
-  Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch((error: Error) => {
+  if (upstream && opened) awaitUpstreamTunnel(client, server, connectRequest(target, upstream), first);
+  else {
+    link(client, server);
+    send(server, first);
+  }
+  const failed = (error: Error) => {
     server.closed = true;
     const hostText = target.host.includes(":") ? `[${target.host}]` : target.host;
     const what = upstream ? `the network's proxy ${upstream.label} (HTTPS_PROXY / HTTP_PROXY) on the way to ${hostText}:${target.port}` : `${hostText}:${target.port}`;
     send(client, response("502 Bad Gateway", `xcsh sandbox proxy: could not connect to ${what}: ${error.message}`));
     endAfterFlush(client);
+  };
+  // Bun.connect may also throw at once (a name it will not look up): the client gets a 502 either way.
+  const connect = (to: { hostname: string; port: number; tls?: boolean }) => {
+    try {
+      Bun.connect<Endpoint>({ ...to, data: server, socket: bridgeHandlers }).catch(failed);
+    } catch (error) {
+      failed(error as Error);
+    }
+  };
+  if (upstream) return void connect({ hostname: upstream.host, port: upstream.port, tls: upstream.tls });
+  // Resolved here, once: the connection goes to the address checked (loopback-names.ts).
+  void resolveAllowedHost(hosts, target.host, target.port).then((resolution) => {
+    if ("address" in resolution) return void connect({ hostname: resolution.address, port: target.port });
+    server.closed = true;
+    send(client, response("403 Forbidden", resolution.refused, [`${DENIED_HEADER}: ${resolution.refused}`]));
+    endAfterFlush(client);
   });
+}
+
+/**
+ * A tunnel through the network's proxy: the CONNECT goes first, and the client's bytes wait
+ * until that proxy answers. A 2xx opens the tunnel (the client gets the answer as its 200);
+ * anything else (407, 403) goes to the client and both connections end — bytes sent on after
+ * a refusal would reach the network's proxy as requests of their own, for any host.
+ */
+function awaitUpstreamTunnel(client: Endpoint, server: Endpoint, connect: string, first: Uint8Array): void {
+  const held: Uint8Array[] = [new Uint8Array(first)];
+  client.onData = (bytes) => held.push(new Uint8Array(bytes));
+  let answer = Buffer.alloc(0);
+  server.onData = (bytes) => {
+    answer = Buffer.concat([answer, bytes]);
+    const end = answer.indexOf("\r\n\r\n");
+    if (end === -1 && answer.length <= MAX_HEAD_BYTES) return;
+    server.onData = undefined;
+    client.onData = undefined;
+    const opened = end !== -1 && /^HTTP\/1\.[01] 2\d\d /.test(answer.subarray(0, end).toString("latin1"));
+    send(client, answer);
+    if (!opened || client.closed) {
+      endAfterFlush(client);
+      endAfterFlush(server);
+      return;
+    }
+    link(client, server);
+    for (const bytes of held) send(server, bytes);
+  };
+  send(server, connect);
 }
 
 /** The request head for the network's proxy: absolute-form target, its credentials, `Connection: close`. */
 function proxiedRequest(method: string, url: URL, version: string, headerLines: string[], proxy: UpstreamProxy): string {
-  const headers = headerLines.filter((line) => !HOP_HEADERS.has(line.slice(0, line.indexOf(":")).trim().toLowerCase()));
-  if (!headers.some((line) => /^host\s*:/i.test(line))) headers.unshift(`Host: ${url.host}`);
+  const headers = forwardedHeaders(url, headerLines);
   if (proxy.authorization) headers.push(`Proxy-Authorization: ${proxy.authorization}`);
   return [`${method} ${url.href} ${version}`, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 
 /** Reads one request head from `client`, then refuses it or opens the way to its host. */
-function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
+function serveClient(client: Endpoint, hosts: readonly HostPattern[], key: string): void {
   let head = Buffer.alloc(0);
+  let keyed = false;
   const fail = (status: string, message: string) => {
     client.onData = undefined;
     send(client, response(status, `xcsh sandbox proxy: ${message}`));
@@ -119,6 +185,12 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
   };
   client.onData = (bytes) => {
     head = Buffer.concat([head, bytes]);
+    if (!keyed) {
+      if (head.length < key.length + 1) return;
+      if (!sameKey(head.subarray(0, key.length + 1), `${key}\n`)) return fail("403 Forbidden", "this proxy serves only the sandboxes of the xcsh that started it");
+      keyed = true;
+      head = head.subarray(key.length + 1);
+    }
     const end = head.indexOf("\r\n\r\n");
     if (end === -1) {
       if (head.length > MAX_HEAD_BYTES) fail("431 Request Header Fields Too Large", "the request head is too long");
@@ -128,8 +200,11 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
     client.socket?.timeout(0);
     const rest = head.subarray(end + 4);
     const [requestLine = "", ...headerLines] = head.subarray(0, end).toString("latin1").split("\r\n");
-    const [method = "", requestTarget = "", version = ""] = requestLine.split(" ");
-    if (!/^HTTP\/1\.[01]$/.test(version)) return fail("400 Bad Request", "not an HTTP/1.x proxy request");
+    const parsed = parseRequestLine(requestLine);
+    if (typeof parsed === "string") return fail("400 Bad Request", parsed);
+    const { method, target: requestTarget, version } = parsed;
+    const framing = requestFraming(headerLines);
+    if (typeof framing === "string") return fail("400 Bad Request", framing);
     if (method === "CONNECT") {
       const target = parseAuthority(requestTarget);
       if (!target) return fail("400 Bad Request", `CONNECT needs host:port, not ${JSON.stringify(requestTarget)}`);
@@ -137,7 +212,7 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
         send(client, refusal(target, hosts));
         return endAfterFlush(client);
       }
-      return tunnel(client, target, `${version} 200 Connection Established\r\n\r\n`, rest, upstreamProxyFor(target, true));
+      return tunnel(client, target, hosts, `${version} 200 Connection Established\r\n\r\n`, rest, upstreamProxyFor(target, true));
     }
     let url: URL;
     try {
@@ -147,14 +222,27 @@ function serveClient(client: Endpoint, hosts: readonly HostPattern[]): void {
     }
     if (url.protocol !== "http:") return fail("400 Bad Request", `only http:// URLs are forwarded; ${url.protocol}// and https go through CONNECT host:port`);
     const target = { host: normalizeHost(url.hostname), port: url.port ? Number(url.port) : 80 };
+    if (!isHostName(target.host)) return fail("400 Bad Request", `${JSON.stringify(url.hostname)} is not a host name or IP address`);
     if (!isHostAllowed(hosts, target.host, target.port)) {
       send(client, refusal(target, hosts));
       return endAfterFlush(client);
     }
     const proxy = upstreamProxyFor(target, false);
     const requestHead = proxy ? proxiedRequest(method, url, version, headerLines, proxy) : originRequest(method, url, version, headerLines);
-    tunnel(client, target, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), rest]), proxy);
+    // This request and nothing after it: the gate drops what the client pipelines behind it.
+    const gate = bodyGate(framing);
+    client.gate = gate;
+    tunnel(client, target, hosts, undefined, Buffer.concat([Buffer.from(requestHead, "latin1"), gate(rest)]), proxy);
   };
+}
+
+/** Compares a relay's first line with the key in constant time. */
+function sameKey(given: Uint8Array, expected: string): boolean {
+  const want = Buffer.from(expected, "latin1");
+  if (given.byteLength !== want.byteLength) return false;
+  let difference = 0;
+  for (let at = 0; at < want.byteLength; at++) difference |= given[at]! ^ want[at]!;
+  return difference === 0;
 }
 
 const FOLDER_PREFIX = "xcsh-net-";
@@ -190,6 +278,7 @@ export function startNetworkProxy(hosts: readonly HostPattern[]): RunningProxy {
   // mkdtemp makes the folder 0700: only this user can reach the socket.
   const folder = mkdtempSync(join(parent, `${FOLDER_PREFIX}${process.pid}-`));
   const socketPath = join(folder, "proxy.sock");
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
   let listener: SocketListener<Endpoint>;
   try {
     listener = Bun.listen<Endpoint>({
@@ -200,7 +289,7 @@ export function startNetworkProxy(hosts: readonly HostPattern[]): RunningProxy {
           socket.data = newEndpoint();
           bridgeHandlers.open!(socket);
           socket.timeout(HEAD_TIMEOUT_S);
-          serveClient(socket.data, hosts);
+          serveClient(socket.data, hosts, key);
         },
       },
     });
@@ -214,6 +303,7 @@ export function startNetworkProxy(hosts: readonly HostPattern[]): RunningProxy {
   return {
     socketPath,
     folder,
+    key,
     close() {
       if (closed) return;
       closed = true;

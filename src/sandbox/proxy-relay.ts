@@ -1,6 +1,8 @@
 /**
  * The relay inside a sandbox whose network is a list of hosts: `xcsh --sandbox-relay
- * <socket> -- <program> [args…]`, run by bubblewrap in place of the command.
+ * <socket> <key> -- <program> [args…]`, run by bubblewrap in place of the command. Each
+ * connection to the proxy starts with the key and a newline: the proxy serves its own
+ * xcsh's relays only (another xcsh's sandbox may see its socket).
  *
  * With --unshare-net the sandbox has only a loopback of its own, so programs cannot reach
  * xcsh's filtering proxy (network-proxy.ts) there — but they can reach its Unix socket,
@@ -62,11 +64,11 @@ async function statusOf(proc: Bun.Subprocess): Promise<number> {
   return 128 + (constants.signals[signal as keyof typeof constants.signals] ?? 1);
 }
 
-/** `argv`: `<socket> -- <program> [args…]`. Returns the program's exit status. */
+/** `argv`: `<socket> <key> -- <program> [args…]`. Returns the program's exit status. */
 export async function runSandboxRelay(argv: readonly string[]): Promise<number> {
-  const [socketPath, separator, ...program] = argv;
-  if (!socketPath || separator !== "--" || program.length === 0) {
-    writeSync(2, "xcsh --sandbox-relay: usage: --sandbox-relay <socket> -- <program> [args…] (internal)\n");
+  const [socketPath, key, separator, ...program] = argv;
+  if (!socketPath || !key || separator !== "--" || program.length === 0) {
+    writeSync(2, "xcsh --sandbox-relay: usage: --sandbox-relay <socket> <key> -- <program> [args…] (internal)\n");
     return 2;
   }
   const reportRefusal = refusalReporter();
@@ -83,6 +85,7 @@ export async function runSandboxRelay(argv: readonly string[]): Promise<number> 
           bridgeHandlers.open!(socket);
           const proxy = newEndpoint({ tap: reportRefusal });
           link(client, proxy);
+          send(proxy, `${key}\n`);
           Bun.connect<Endpoint>({ unix: socketPath, data: proxy, socket: bridgeHandlers }).catch((error: Error) => {
             proxy.closed = true;
             const body = `xcsh sandbox: the network proxy is not reachable (${error.message})\n`;

@@ -25,6 +25,8 @@ export interface Endpoint {
   onData?: (bytes: Uint8Array) => void;
   /** Sees incoming bytes before they go to the peer (the relay looks at the proxy's answer). */
   tap?: (bytes: Uint8Array) => void;
+  /** Decides which of the incoming bytes go on to the peer (the proxy's one-request rule). */
+  gate?: (bytes: Uint8Array) => Uint8Array;
   /** The socket is connected (called before queued bytes are written to it). */
   onOpen?: () => void;
 }
@@ -89,7 +91,7 @@ export const bridgeHandlers: SocketHandler<Endpoint> = {
   data(socket, bytes) {
     const end = socket.data;
     end.tap?.(bytes);
-    if (end.peer) send(end.peer, bytes);
+    if (end.peer) send(end.peer, end.gate ? end.gate(bytes) : bytes);
     else end.onData?.(bytes);
   },
   drain(socket) {

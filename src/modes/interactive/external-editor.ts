@@ -11,10 +11,15 @@
  * draft's folder, not the project (an editor that reads settings from where it starts,
  * vim's `exrc`, must not read the repository's), without the provider keys. A project's
  * settings.json names it only when the project is trusted (config/settings.ts).
+ *
+ * The draft lies in the agent dir (`drafts/`), not the temp folder: sandboxed commands —
+ * this xcsh's, still running while the person writes, or another xcsh's — may write the
+ * temp folder as this user, and could read the draft, rewrite it before it comes back as
+ * the person's prompt, or swap its folder for a symlink. Every sandbox hides the agent dir.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { getAgentDir } from "../../config/paths.ts";
 import { ownProgram } from "../../sandbox/own-programs.ts";
 
 /** The command to run, or undefined when there is none to be found. */
@@ -34,7 +39,14 @@ export type EditOutcome = { ok: true; text: string } | { ok: false; reason: stri
  * handed over; the text saved, without the one final newline editors add.
  */
 export async function editInExternalEditor(command: string, text: string, release: (run: () => Promise<number>) => Promise<number>): Promise<EditOutcome> {
-  const dir = mkdtempSync(join(tmpdir(), "xcsh-edit-"));
+  let dir: string;
+  try {
+    const drafts = join(getAgentDir(), "drafts");
+    mkdirSync(drafts, { recursive: true, mode: 0o700 });
+    dir = mkdtempSync(join(drafts, "xcsh-edit-"));
+  } catch (error) {
+    return { ok: false, reason: `The external editor failed: no folder for the draft (${(error as Error).message})` };
+  }
   const file = join(dir, "prompt.md");
   try {
     writeFileSync(file, text, { mode: 0o600 });
