@@ -11,6 +11,7 @@ import { SPOKEN_THINKING_FORMATS, THINKING_LEVELS, UNSPOKEN_THINKING_FORMATS, ty
 import { ConfigError } from "./errors.ts";
 import { assertMatchesSchema, formatPath, readJsonFile, toPointer } from "./json-file.ts";
 import { noteConfigWarning, noteUnknownKeys } from "./unknown-keys.ts";
+import { noteNotAppliedModelKeys } from "./models-json-not-applied.ts";
 
 export const SUPPORTED_APIS: readonly KnownApi[] = [
   "openai-completions",
@@ -82,10 +83,49 @@ const CompatSchema = Type.Object({
   allowEmptySignature: Type.Optional(Type.Boolean()),
   supportsStrictTools: Type.Optional(Type.Boolean()),
   supportsMaxOutputTokens: Type.Optional(Type.Boolean()),
+  // pi 1.x, for features xcsh does not have: accepted, and named when set (models-json-not-applied.ts)
+  supportsMidConvoSystemMessages: Type.Optional(Type.Boolean()),
+  supportsMidConvoToolAdditions: Type.Optional(Type.Boolean()),
+  supportsMidConvoToolChanges: Type.Optional(Type.Boolean()),
+  supportsMidConvoEffort: Type.Optional(Type.Boolean()),
+  supportsOpenAIGrammarTools: Type.Optional(Type.Boolean()),
+  supportsAdditionalTools: Type.Optional(Type.Boolean()),
+  supportsToolSearch: Type.Optional(Type.Boolean()),
+  supportsExplicitPromptCacheMode: Type.Optional(Type.Boolean()),
+  supportsMessageThreads: Type.Optional(Type.Boolean()),
+  allowedFallbackModels: Type.Optional(Type.Array(Type.Unknown())),
+  // pi 1.x, a classifier provider's (config/typed-models.ts)
+  imageInput: Type.Optional(Type.Enum(["assets", "images", "state-image-urls"])),
+  sendImageOptInHeader: Type.Optional(Type.Boolean()),
   // xcsh: Gemini's largest thinking budget; what a Bedrock model takes (Claude's cache points and thinking budget)
   maxThinkingBudget: Type.Optional(Type.Integer({ minimum: 1 })),
   supportsCachePoints: Type.Optional(Type.Boolean()),
   supportsBudgetThinking: Type.Optional(Type.Boolean()),
+});
+
+/** pi 1.x's `inputLimits`: what the endpoint takes of images and request size (models-json-not-applied.ts says what xcsh does with it). */
+const InputLimitsSchema = Type.Object({
+  maxRequestBytes: Type.Optional(TokenCount),
+  images: Type.Optional(
+    Type.Object({
+      resize: Type.Optional(
+        Type.Object({
+          maxWidth: Type.Optional(TokenCount),
+          maxHeight: Type.Optional(TokenCount),
+          maxBytes: Type.Optional(TokenCount),
+          jpegQuality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+        }),
+      ),
+      maxPerMessage: Type.Optional(TokenCount),
+      maxPerRequest: Type.Optional(TokenCount),
+    }),
+  ),
+});
+
+/** pi 1.x's `promptCache`: the provider's cache lifetime in seconds per retention tier, for cache warming. */
+const PromptCacheSchema = Type.Object({
+  short: Type.Optional(Type.Number({ minimum: 0 })),
+  long: Type.Optional(Type.Number({ minimum: 0 })),
 });
 
 /** pi 1.x: free-form request fields, and per thinking level (pi's level names, `max` included). */
@@ -111,6 +151,8 @@ const ModelConfigSchema = Type.Object({
   compat: Type.Optional(CompatSchema),
   samplingParams: Type.Optional(SamplingParamsSchema),
   samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
+  inputLimits: Type.Optional(InputLimitsSchema),
+  promptCache: Type.Optional(PromptCacheSchema),
   /** An image model's outputs (default ["image"]). */
   output: Type.Optional(InputSchema),
 });
@@ -128,6 +170,8 @@ const ModelOverrideSchema = Type.Object({
   compat: Type.Optional(CompatSchema),
   samplingParams: Type.Optional(SamplingParamsSchema),
   samplingParamsByThinkingLevel: Type.Optional(SamplingByLevelSchema),
+  inputLimits: Type.Optional(InputLimitsSchema),
+  promptCache: Type.Optional(PromptCacheSchema),
 });
 
 const ProviderConfigSchema = Type.Object({
@@ -174,6 +218,7 @@ export function parseModelsJson(content: unknown, file: string): ModelsJson {
   noteUnknownKeys(ModelsJsonSchema, content, file);
   const modelsJson: ModelsJson = { providers: withCanonicalKeys(content.providers ?? {}) };
   noteUnspokenThinkingFormats(modelsJson, file);
+  noteNotAppliedModelKeys(modelsJson, file);
   const problems = findProviderProblems(modelsJson);
   if (problems.length > 0) throw new ConfigError(file, problems, MODELS_JSON_HINT);
   return modelsJson;

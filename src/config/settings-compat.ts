@@ -44,8 +44,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "showCacheMissNotices", reason: "no cache-miss notices", inert: equalTo(false) },
   { path: "cacheWarming", reason: "no prompt-cache warming", inert: equalTo("off") },
   { path: "compaction.modelOverrides", reason: "per-model compaction settings are not supported; compaction's own settings apply to every model" },
-  { path: "branchSummary.reserveTokens", reason: "branch summaries use compaction.reserveTokens", inert: equalTo(16384) },
-  { path: "branchSummary.skipPrompt", reason: "/tree does not offer a branch summary", inert: never },
   { path: "outputPad", reason: "the transcript's padding is fixed", inert: equalTo(1) },
   { path: "terminal.showImages", reason: "no inline images in the terminal", inert: equalTo(false) },
   { path: "terminal.imageWidthCells", reason: "no inline images in the terminal", inert: never },

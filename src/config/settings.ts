@@ -70,6 +70,8 @@ export interface Settings {
   /** Proxy URL for provider requests (global file only; applyHttpProxySetting). */
   httpProxy?: string;
   compaction: CompactionSettings;
+  /** pi 1.x: the tokens a /tree branch summary reserves (default BRANCH_SUMMARY_RESERVE_TOKENS), and whether /tree skips asking for one. */
+  branchSummary?: { reserveTokens?: number; skipPrompt?: boolean };
   retry: RetrySettings;
   /** Script for the offline faux provider (a path; relative ones are taken from the working directory). */
   fauxScript?: string;
@@ -78,6 +80,9 @@ export interface Settings {
   /** Everything else in the files, known to other parts of xcsh or not, kept as written. */
   [key: string]: unknown;
 }
+
+/** pi's default for `branchSummary.reserveTokens`: a branch summary's reserve, apart from compaction's. */
+export const BRANCH_SUMMARY_RESERVE_TOKENS = 16384;
 
 /** Values used for anything neither file sets (see settings.md). */
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({

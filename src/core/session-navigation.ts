@@ -49,13 +49,17 @@ export class SessionNavigator {
     });
   }
 
-  /** Opens another session file and takes up its model and thinking level. */
-  async switchSession(sessionPath: string): Promise<Replacement> {
+  /**
+   * Opens another session file and takes up its model and thinking level. `inMemory`:
+   * the file is read, never written (a --no-session run's /import).
+   */
+  async switchSession(sessionPath: string, options: { inMemory?: boolean } = {}): Promise<Replacement> {
     if (!existsSync(sessionPath)) throw new Error(`Session file not found: ${sessionPath}`);
     if (await this.session.hooks?.beforeSwitch("resume", sessionPath)) return { cancelled: true };
     await this.session.abort();
     return this.replace("resume", sessionPath, async () => {
-      this.session.sessionManager.setSessionFile(sessionPath);
+      if (options.inMemory) this.session.sessionManager.openInMemory(sessionPath);
+      else this.session.sessionManager.setSessionFile(sessionPath);
       await this.reload({ restoreModel: true });
     });
   }

@@ -10,6 +10,7 @@ import type { NavigateTreeOptions, TreePreparation } from "../extensions/types.t
 import type { BranchSummaryEntry } from "../session/types.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { effectiveReserveTokens, generateSummary } from "./compaction/index.ts";
+import { BRANCH_SUMMARY_RESERVE_TOKENS } from "../config/settings.ts";
 
 export async function navigateTree(
   session: AgentSession,
@@ -43,7 +44,8 @@ export async function navigateTree(
   if (!summary && options.summarize && preparation.entriesToSummarize.length > 0) {
     const messages = preparation.entriesToSummarize.flatMap((entry): AgentMessage[] => (entry.type === "message" ? [entry.message] : []));
     const instructions = decision?.customInstructions ?? options.customInstructions;
-    const reserve = effectiveReserveTokens(session.settings.compaction.reserveTokens, session.model.contextWindow);
+    // pi 1.x: a branch summary has its own reserve (branchSummary.reserveTokens), not compaction's.
+    const reserve = effectiveReserveTokens(session.settings.branchSummary?.reserveTokens ?? BRANCH_SUMMARY_RESERVE_TOKENS, session.model.contextWindow);
     const text = await generateSummary(messages, session.model, reserve, await session.models.apiKeyFor(session.model), {
       customInstructions: instructions,
       headers: await session.models.headersFor(session.model),

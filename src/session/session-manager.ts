@@ -425,6 +425,19 @@ export class SessionManager {
     return this.sessionFile;
   }
 
+  /**
+   * Shows the session in `path` while keeping nothing on disk: its entries come into
+   * memory, and neither that file nor any other is written from here on (--no-session's
+   * /import). Throws SessionFileError as setSessionFile does.
+   */
+  openInMemory(path: string): void {
+    const sessionDir = this.sessionDir;
+    this.setSessionFile(path);
+    this.persisted = false;
+    this.sessionDir = sessionDir;
+    this.writer = SessionWriter.inMemory();
+  }
+
   private get sessionFile(): string | undefined {
     return this.writer.file;
   }

@@ -2,7 +2,9 @@
  * pi 1.x's models.json fields through the built binary, read off the request bodies the
  * fake LLM records: compat `requiresToolsWithToolHistory`, `requiresNonNullAssistantContent`,
  * `promptCacheKeyMode` (Chat Completions and Responses), and the model fields
- * `samplingParams` / `samplingParamsByThinkingLevel`. A bad value is an error naming the field.
+ * `samplingParams` / `samplingParamsByThinkingLevel`, `supportsMaxOutputTokens`; the keys for features
+ * xcsh does not have (message threads, `inputLimits.images.resize`, `promptCache`…) load and are
+ * named once as not applied. A bad value is an error naming the field.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -103,8 +105,62 @@ describe("Responses compat", () => {
   });
 });
 
+describe("pi 1.x keys for features xcsh does not have", () => {
+  const anthropic = server.baseUrl("anthropic-messages");
+
+  test("are accepted and named once as not applied (not as unknown keys); values that ask for what xcsh does anyway are not named", async () => {
+    home.writeModelsJson({
+      providers: {
+        p: {
+          baseUrl: anthropic,
+          api: "anthropic-messages",
+          apiKey: "k",
+          compat: { supportsMessageThreads: true, supportsMidConvoSystemMessages: false, allowedFallbackModels: [] },
+          models: [
+            {
+              id: "m",
+              input: ["text", "image"],
+              inputLimits: { maxRequestBytes: 1_000_000, images: { resize: { maxWidth: 1568, maxHeight: 1568, jpegQuality: 75 }, maxPerRequest: 20 } },
+              promptCache: { short: 300, long: 3600 },
+              compat: { supportsMidConvoToolChanges: true },
+            },
+          ],
+          modelOverrides: { other: { compat: { supportsOpenAIGrammarTools: false } } },
+        },
+      },
+    });
+    server.enqueue({ content: [{ type: "text", text: "answered" }] });
+    const result = await run(["--no-session", "hi"], project());
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("answered");
+    expect(result.stderr).not.toContain("unknown key");
+    const lines = result.stderr.split("\n").filter((line) => line.includes("accepts but does not apply"));
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    for (const named of ["providers.p.compat.supportsMessageThreads", "models[0].compat.supportsMidConvoToolChanges", "models[0].inputLimits.images.resize", "models[0].promptCache"]) {
+      expect(line).toContain(named);
+    }
+    for (const quiet of ["supportsMidConvoSystemMessages", "allowedFallbackModels", "supportsOpenAIGrammarTools", "maxRequestBytes", "maxPerRequest"]) {
+      expect(line).not.toContain(quiet);
+    }
+    // Not half-applied: the request is an ordinary one, the whole conversation and no thread.
+    expect(body().thread).toBeUndefined();
+    expect(server.requests.at(-1)!.headers["anthropic-beta"] ?? "").not.toContain("message-threads");
+  });
+
+  test("supportsMaxOutputTokens: false leaves max_output_tokens out of a Responses request", async () => {
+    provider("openai-responses", responses, {});
+    server.enqueue({ content: [{ type: "text", text: "a" }] }, { content: [{ type: "text", text: "b" }] });
+    await run(["--no-session", "hi"], project());
+    expect(typeof body().max_output_tokens).toBe("number");
+    provider("openai-responses", responses, { compat: { supportsMaxOutputTokens: false } });
+    await run(["--no-session", "hi"], project());
+    expect(body().max_output_tokens).toBeUndefined();
+  });
+});
+
 describe("validation", () => {
-  test("a bad promptCacheKeyMode or an unknown thinking level key is an error naming the field", async () => {
+  test("a bad promptCacheKeyMode, an unknown thinking level key or a bad inputLimits value is an error naming the field", async () => {
     provider("openai-completions", completions, { compat: { promptCacheKeyMode: "sometimes" } });
     const bad = await run(["--no-session", "hi"], project());
     expect(bad.exitCode).toBe(2);
@@ -113,5 +169,9 @@ describe("validation", () => {
     const level = await run(["--no-session", "hi"], project());
     expect(level.exitCode).toBe(2);
     expect(level.stderr).toContain("samplingParamsByThinkingLevel");
+    provider("openai-completions", completions, { inputLimits: { images: { resize: { maxWidth: "big" } } } });
+    const limits = await run(["--no-session", "hi"], project());
+    expect(limits.exitCode).toBe(2);
+    expect(limits.stderr).toContain("models[0].inputLimits.images.resize.maxWidth: expected a whole number");
   });
 });

@@ -5,7 +5,7 @@
  * session is said so, and the session goes on.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { send, withPane } from "./fixture.ts";
 
@@ -54,6 +54,41 @@ describe("/import", () => {
       expect(copy).toContain("THE-IMPORTED-PLAN");
       expect(copy).toContain("GOING-ON");
     });
+  }, 90_000);
+
+  test("with --no-session the session is opened in memory: no copy is made, and the file given is not written to", async () => {
+    let original = "";
+    let text = "";
+    await withPane(
+      async ({ fake, pane, project }) => {
+        original = join(project, "shared.jsonl");
+        text = sessionText(project);
+        writeFileSync(original, text);
+
+        send(pane, "/import shared.jsonl");
+        await pane.waitFor("THE-IMPORTED-PLAN", 30_000);
+        await pane.waitFor("into memory", 30_000);
+
+        fake.server.enqueue({ content: [{ type: "text", text: "GOING-ON" }] });
+        send(pane, "and now?");
+        await pane.waitFor("GOING-ON", 30_000);
+        // The model saw the imported conversation.
+        expect(JSON.stringify(fake.server.requests.at(-1)?.body)).toContain("THE-IMPORTED-PLAN");
+
+        expect(readFileSync(original, "utf8")).toBe(text);
+        const sessionsRoot = join(fake.home.agentDir, "sessions");
+        const written = existsSync(sessionsRoot) ? readdirSync(sessionsRoot, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()) : [];
+        expect(written.map((entry) => entry.name)).toEqual([]);
+
+        // A session of another folder would run there, from a file: refused, with the reason.
+        const other = join(project, "other.jsonl");
+        writeFileSync(other, sessionText(join(project, "elsewhere")));
+        send(pane, "/import other.jsonl");
+        await pane.waitFor("not imported in a --no-session run", 30_000);
+        expect(existsSync(sessionsRoot) ? readdirSync(sessionsRoot, { recursive: true }).length : 0).toBe(0);
+      },
+      { args: ["--no-session"] },
+    );
   }, 90_000);
 
   test("a missing file and a file that is not a session are refused on screen; the session goes on", async () => {

@@ -223,7 +223,7 @@ describe("/login", () => {
     );
   });
 
-  test("Esc in the key field stores nothing; an unknown provider is named; /logout with nothing stored says so", async () => {
+  test("Esc in the key field stores nothing; an unknown provider is named; /logout with nothing stored says so, not as an error", async () => {
     await withPane(
       async (fixture) => {
         const { pane } = fixture;
@@ -242,6 +242,10 @@ describe("/login", () => {
         expect(existsSync(authPath(fixture))).toBe(false);
         enter(pane, "/logout");
         await pane.waitFor("No credential is stored in");
+        // Naming a provider with nothing stored is said plainly, not shown as a failure.
+        enter(pane, "/logout groq");
+        const nothing = await pane.waitFor("No credential of groq is stored: nothing to remove");
+        expect(nothing).not.toContain("✗ No credential");
         enter(pane, "/login anthropic");
         await pane.waitFor("does not sign in with a Claude subscription");
         pane.keys("Escape");

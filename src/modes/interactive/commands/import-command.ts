@@ -5,6 +5,11 @@
  * the file given is never changed. A session recorded in another folder is resumed there
  * (as /resume does, asking when that folder is gone).
  *
+ * With --no-session nothing is kept on disk, so nothing is copied either: the session is
+ * opened in memory, and the conversation that goes on is not written to the file given
+ * (pi copies it all the same). A session recorded in another folder is refused then, with
+ * the reason: running it there means opening that project afresh, which starts from a file.
+ *
  * A path with spaces may be quoted; `~` is the home folder; a relative path is taken from
  * the working folder. A file that is missing or not a session is said so, and the current
  * session goes on.
@@ -47,6 +52,8 @@ async function importSession(app: App, args: string): Promise<void> {
     return app.say(`✗ Cannot import ${shortenHome(source)}`, (error as Error).message, "error");
   }
   const manager = app.session.sessionManager;
+  const elsewhere = Boolean(recordedCwd) && resolve(recordedCwd) !== resolve(app.cwd);
+  if (!manager.isPersisted()) return openInMemory(app, source, elsewhere ? recordedCwd : undefined);
   const folder = manager.getSessionDir();
   let copy = source;
   // A file already among this folder's sessions is opened as it is.
@@ -60,12 +67,28 @@ async function importSession(app: App, args: string): Promise<void> {
     }
   }
   if (copy === manager.getSessionFile()) return app.say("Already in this session", "", "muted");
-  if (recordedCwd && resolve(recordedCwd) !== resolve(app.cwd)) return app.resumeElsewhere(copy, recordedCwd);
+  if (elsewhere) return app.resumeElsewhere(copy, recordedCwd);
   app.sessionOpening();
   const outcome = await app.session.navigation.switchSession(copy);
   if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
   app.redraw(true);
   app.say(`Imported ${shortenHome(source)} as ${shortenHome(copy)}`, "", "accent");
+}
+
+/** --no-session: the file is read into this session and nothing is written anywhere. */
+async function openInMemory(app: App, source: string, recordedElsewhere: string | undefined): Promise<void> {
+  if (recordedElsewhere !== undefined) {
+    return app.say(
+      `✗ ${shortenHome(source)} was recorded in ${shortenHome(recordedElsewhere)}: not imported in a --no-session run`,
+      "it would run in that folder, which opens the session from a file. Start xcsh there, or without --no-session",
+      "error",
+    );
+  }
+  app.sessionOpening();
+  const outcome = await app.session.navigation.switchSession(source, { inMemory: true });
+  if (outcome.cancelled) return app.say("An extension kept the current session", "", "warning");
+  app.redraw(true);
+  app.say(`Imported ${shortenHome(source)} into memory`, "--no-session: nothing is copied, and the file is not written to", "accent");
 }
 
 export const importCommand: BuiltinCommand = {

@@ -16,6 +16,7 @@ import { scopedModelsCommand } from "./scoped-models-command.ts";
 import { settingsCommand } from "./settings-command.ts";
 import { treeCommand } from "./tree-command.ts";
 import { mcpCommand } from "./mcp-command.ts";
+import { trustCommand } from "./trust-command.ts";
 
 export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   ...modelCommands,
@@ -28,6 +29,7 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   ...loginCommands,
   hotkeysCommand,
   mcpCommand,
+  trustCommand,
   helpCommand(() => BUILTIN_COMMANDS),
 ];
 

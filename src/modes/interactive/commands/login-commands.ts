@@ -139,7 +139,9 @@ async function logout(app: App, args: string): Promise<void> {
     if (!picked) return;
     provider = picked.value;
   }
-  if (!(await store.remove(provider))) return app.say(`✗ No credential of ${provider} is stored`, `in ${shortenHome(store.path)}`, "error");
+  // Nothing to remove is not a failure (as `xcsh auth logout` exits 0): the person asked
+  // for the credential to be gone, and it is.
+  if (!(await store.remove(provider))) return app.say(`No credential of ${provider} is stored: nothing to remove`, `in ${shortenHome(store.path)}`, "muted");
   credentialsChanged(app);
   const current = app.session.model;
   const stillUsable = current.provider !== provider || app.session.registry.hasAuth(current);

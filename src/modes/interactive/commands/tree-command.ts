@@ -3,7 +3,7 @@
  * indented list in the editor's place, the current branch marked. Picking an
  * entry moves there (a user message: to just before it, with its text back in
  * the editor to edit and resend), optionally leaving a summary of the branch
- * being left. In the list, Shift+L labels the selected entry (empty removes
+ * being left (unless `branchSummary.skipPrompt` says not to ask). In the list, Shift+L labels the selected entry (empty removes
  * the label) and the filter keys switch what is listed (tree-rows.ts); the
  * first filter is the `treeFilterMode` setting. Keys by pi's action ids.
  */
@@ -107,7 +107,8 @@ async function tree(app: App): Promise<void> {
   const kept = new Set(target ? manager.getBranch(target).map((item) => item.id) : []);
   const leaving = manager.getBranch().filter((item) => !kept.has(item.id));
   let summarize = false;
-  if (leaving.some((item) => item.type === "message")) {
+  // branchSummary.skipPrompt (pi 1.x): no question, and no summary.
+  if (leaving.some((item) => item.type === "message") && session.settings.branchSummary?.skipPrompt !== true) {
     const choice = await selectDialog(app.surface, "Leave a summary of the branch you leave?", [
       { value: "no", label: "No summary" },
       { value: "yes", label: "Summarize it (asks the model)" },
