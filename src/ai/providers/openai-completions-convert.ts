@@ -208,7 +208,15 @@ export function convertMessages(model: Model, context: Context, compat: Resolved
 
 // --- prompt caching -----------------------------------------------------------
 
-/** Anthropic-style cache breakpoints: system prompt, last tool, last user/assistant text. */
+/**
+ * Anthropic-style cache breakpoints for a Chat Completions gateway (OpenRouter): the system
+ * prompt, the last tool, and the last two user turns — as anthropic-convert.ts marks them, so a
+ * tool loop reads the previous request's whole prompt from the cache. A turn is a user message
+ * or a run of tool results (the gateway makes one Anthropic user turn of consecutive tool
+ * messages, and of the user message carrying their images). OpenRouter takes `cache_control`
+ * on a message's text parts (a tool message's content may be text parts too) and allows four
+ * breakpoints: these are at most four.
+ */
 function addCacheControl(payload: CompletionsPayload, marker: CacheControl): void {
   const mark = (message: WireMessage): boolean => {
     if (typeof message.content === "string") {
@@ -230,9 +238,17 @@ function addCacheControl(payload: CompletionsPayload, marker: CacheControl): voi
   if (system) mark(system);
   const lastTool = payload.tools?.[payload.tools.length - 1];
   if (lastTool) lastTool.cache_control = marker;
-  for (let i = payload.messages.length - 1; i >= 0; i--) {
+  let turns = 0;
+  let markedThisTurn = false;
+  for (let i = payload.messages.length - 1; i >= 0 && turns < 2; i--) {
     const message = payload.messages[i];
-    if ((message.role === "user" || message.role === "assistant") && mark(message)) break;
+    if (message.role !== "user" && message.role !== "tool") {
+      // An assistant (or system) message ends the turn below it.
+      if (markedThisTurn) turns++;
+      markedThisTurn = false;
+      continue;
+    }
+    if (!markedThisTurn) markedThisTurn = mark(message);
   }
 }
 
