@@ -50,6 +50,9 @@ const TRANSIENT_PATTERNS: RegExp[] = [
   /too many requests/i,
   /resource.?exhausted/i,
   /\b(429|500|502|503|504|529)\b/,
+  // A request timeout (408) and a lock timeout (409): Anthropic's and OpenAI's SDKs retry both
+  // without being asked. Only as the leading status, so a number in a message is not read as one.
+  /^40[89]\b/,
   /service unavailable|bad gateway|gateway timeout|internal server error/i,
   // OpenAI's kind for its 500 when the failure arrives inside a stream that began with 200.
   /^server_error\b/,
@@ -61,8 +64,8 @@ const TRANSIENT_PATTERNS: RegExp[] = [
 ];
 
 /**
- * True for failures worth retrying after a pause: overload, rate limits, 5xx and
- * dropped connections, and whatever the provider itself asked us to retry
+ * True for failures worth retrying after a pause: overload, rate limits, 5xx, 408 and 409
+ * (as the providers' SDKs retry them), dropped connections, and whatever the provider itself asked us to retry
  * (`retryAdvised`, from `x-should-retry: true`). Context overflow and aborts are never
  * transient; retrying them would fail the same way. A provider's `x-should-retry: false`
  * reaches here as the final mark in the text.

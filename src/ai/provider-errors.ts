@@ -9,7 +9,7 @@
  * whole per-minute budget) is marked final, so it is not retried. Anthropic and OpenAI also
  * say outright whether to retry (`x-should-retry: true|false`); as their own SDKs do, that
  * word comes before our rules by status: `false` is final, `true` asks for a retry even of a
- * status we would not retry (408, 409). The raw body is kept apart (AssistantMessage.errorBody)
+ * status we would not retry (a 400, say). The raw body is kept apart (AssistantMessage.errorBody)
  * for whoever debugs. The real bodies these rules were
  * written against are in test/fixtures/provider-streams/error-bodies.json.
  */

@@ -10,7 +10,7 @@
 import { getAgentDir } from "../config/paths.ts";
 import { projectKeysAwaitingTrust, readGlobalSettingsFile, readProjectSettingsObject } from "../config/settings.ts";
 import { hasProjectExtensions } from "../extensions/discovery.ts";
-import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProjectNotice, type SkippedProjectCode } from "../extensions/project-trust.ts";
+import { projectNeedsTrust, resolveBuiltinTrust, trustQuestion, untrustedProjectLine, untrustedProjectNotice, type SkippedProjectCode } from "../extensions/project-trust.ts";
 import type { ExtensionRunner } from "../extensions/runner.ts";
 import { readTrustDecision, rememberTrustDecision } from "../extensions/trust-store.ts";
 import type { ExtensionMode, ExtensionUIContext } from "../extensions/ui-types.ts";
@@ -57,6 +57,7 @@ export async function settleProjectTrust(options: TrustOptions, runner: Extensio
     if (decision.trusted !== "undecided") {
       const trusted = decision.trusted === "yes";
       if (decision.remember) rememberProjectTrust(options, trusted);
+      if (!trusted) tellTuiUntrusted(options, skipped);
       return { trusted, askLater: false, skipped };
     }
   }
@@ -66,7 +67,10 @@ export async function settleProjectTrust(options: TrustOptions, runner: Extensio
     setting: globalSettings.defaultProjectTrust as "ask" | "trust" | "deny" | undefined,
   });
   const trusted = outcome === "trusted";
-  if (outcome !== "ask" || !needsTrust) return { trusted, askLater: false, skipped };
+  if (outcome !== "ask" || !needsTrust) {
+    if (!trusted && needsTrust) tellTuiUntrusted(options, skipped);
+    return { trusted, askLater: false, skipped };
+  }
   if (options.mode === "rpc" || options.mode === "tui") return { trusted, askLater: true, skipped };
   options.notice(untrustedProjectNotice(cwd, skipped));
   return { trusted, askLater: false, skipped };
@@ -76,7 +80,17 @@ export async function settleProjectTrust(options: TrustOptions, runner: Extensio
 export async function askProjectTrust(options: TrustOptions, skipped: SkippedProjectCode): Promise<boolean> {
   const trusted = await options.ui.confirm("Trust this project?", trustQuestion(options.cwd, skipped));
   rememberProjectTrust(options, trusted);
+  if (!trusted) tellTuiUntrusted(options, skipped);
   return trusted;
+}
+
+/**
+ * In the terminal UI, a project left untrusted says so once, in the conversation: what waits
+ * and that /trust saves the decision (pi 1.6.0 shows such a line too). Print and json modes
+ * have their own stderr line; an RPC host is asked, and knows its answer.
+ */
+function tellTuiUntrusted(options: Pick<TrustOptions, "cwd" | "mode" | "notice">, skipped: SkippedProjectCode): void {
+  if (options.mode === "tui") options.notice(untrustedProjectLine(options.cwd, skipped));
 }
 
 function rememberProjectTrust(options: Pick<TrustOptions, "cwd" | "notice">, trusted: boolean): void {

@@ -102,6 +102,18 @@ export function untrustedProjectNotice(cwd: string, skipped?: SkippedProjectCode
 }
 
 /**
+ * The one line the terminal UI shows when the project stays untrusted and nobody is asked
+ * (--no-trust-project, a saved "not trusted", `defaultProjectTrust: "deny"`, an extension's
+ * no, or the person's no): what waits, and the command that trusts it — /trust, which
+ * counts from the next start. Inert, for the folder's name is the repository's.
+ */
+export function untrustedProjectLine(cwd: string, skipped: SkippedProjectCode): string {
+  const parts = skippedParts(cwd, skipped);
+  const what = parts.length > 0 ? parts.join(" and ") : `code from ${getProjectConfigDir(cwd)}`;
+  return inertText(`This project is not trusted: not loading ${what}. Use /trust to save a trust decision, then restart xcsh.`).replace(/\n/g, " ");
+}
+
+/**
  * The body of the question interactive and RPC hosts are asked: what trusting the project would
  * load and apply. Its paths are the project's folder, whose name the repository may have chosen:
  * inert, colours included, so that no sequence in it can hide or restyle part of the question.

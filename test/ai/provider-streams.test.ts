@@ -367,17 +367,21 @@ describe("HTTP errors with the providers' real bodies", () => {
   });
 });
 
-describe("the provider's x-should-retry", () => {
+describe("408, 409 and the provider's x-should-retry", () => {
   /**
-   * A status we do not retry by itself (409 conflict) is retried when the provider says
-   * `x-should-retry: true`, and not without it. No published 409 body was found: these are
-   * written in each API's error shape for the test.
+   * Anthropic's and OpenAI's SDKs retry a 408 (request timeout) and a 409 (lock timeout)
+   * unasked; xcsh does the same. `x-should-retry` comes first: `false` makes them final,
+   * `true` retries even a status xcsh would not retry by itself (a 400). No published 408,
+   * 409 or advised-400 body was found: these are written in each API's error shape for the test,
+   * worded so that no other rule (a "timeout" in the text) retries them.
    */
   const conflict = { type: "raw" as const, status: 409, body: JSON.stringify({ type: "error", error: { type: "conflict_error", message: "Another request holds the lock" } }) };
-  const openaiConflict = { type: "raw" as const, status: 409, body: JSON.stringify({ error: { message: "Another request holds the lock", type: "conflict", param: null, code: null } }) };
+  const openaiTimeout = { type: "raw" as const, status: 408, body: JSON.stringify({ error: { message: "The request did not arrive whole", type: "invalid_request_error", param: null, code: null } }) };
+  const invalid = { type: "raw" as const, status: 400, body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "Try again" } }) };
+  const openaiInvalid = { type: "raw" as const, status: 400, body: JSON.stringify({ error: { message: "Try again", type: "invalid_request_error", param: null, code: null } }) };
 
-  test("Anthropic's 409 with x-should-retry: true is retried, then answered", async () => {
-    server.enqueue({ ...conflict, headers: { "x-should-retry": "true" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
+  test("Anthropic's 409 is retried without being asked, then answered", async () => {
+    server.enqueue(conflict, { type: "raw", body: recording(PROVIDERS.claude.text) });
     const { frames } = await ask("claude");
     const [failed, answered] = assistantEnds(frames);
     expect(failed.errorMessage).toBe("409 conflict_error: Another request holds the lock");
@@ -386,30 +390,49 @@ describe("the provider's x-should-retry", () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  test("the same 409 without the header ends the run", async () => {
-    server.enqueue(conflict, { type: "raw", body: recording(PROVIDERS.claude.text) });
+  test("OpenAI's 408 is retried without being asked, through Chat Completions and Responses", async () => {
+    for (const provider of ["gpt", "gptr"] as const) {
+      server.clearScript();
+      server.requests.length = 0;
+      server.enqueue(openaiTimeout, { type: "raw", body: recording(PROVIDERS[provider].text) });
+      const { frames } = await ask(provider);
+      const [failed, answered] = assistantEnds(frames);
+      expect(failed.errorMessage).toBe("408 invalid_request_error: The request did not arrive whole");
+      expect(answered?.stopReason).toBe("stop");
+      expect(server.requests).toHaveLength(2);
+    }
+  });
+
+  test("a 409 with x-should-retry: false ends the run", async () => {
+    server.enqueue({ ...conflict, headers: { "x-should-retry": "false" } }, { type: "raw", body: recording(PROVIDERS.claude.text) });
     const { frames } = await ask("claude");
     expect(assistantEnds(frames)).toHaveLength(1);
     expect(frames.find((frame) => frame.type === "auto_retry_start")).toBeUndefined();
     expect(server.requests).toHaveLength(1);
   });
 
-  test("OpenAI's 409 with x-should-retry: true is retried, through Chat Completions and Responses", async () => {
-    for (const provider of ["gpt", "gptr"] as const) {
+  test("a 400 with x-should-retry: true is retried, from Anthropic and through both OpenAI APIs; without the header it ends the run", async () => {
+    for (const provider of ["claude", "gpt", "gptr"] as const) {
       server.clearScript();
       server.requests.length = 0;
-      server.enqueue({ ...openaiConflict, headers: { "x-should-retry": "true" } }, { type: "raw", body: recording(PROVIDERS[provider].text) });
+      const body = provider === "claude" ? invalid : openaiInvalid;
+      server.enqueue({ ...body, headers: { "x-should-retry": "true" } }, { type: "raw", body: recording(PROVIDERS[provider].text) });
       const { frames } = await ask(provider);
       const [failed, answered] = assistantEnds(frames);
-      expect(failed.errorMessage).toBe("409 conflict: Another request holds the lock");
+      expect(failed.errorMessage).toBe("400 invalid_request_error: Try again");
       expect(answered?.stopReason).toBe("stop");
       expect(server.requests).toHaveLength(2);
     }
+    server.clearScript();
+    server.requests.length = 0;
+    server.enqueue(invalid, { type: "raw", body: recording(PROVIDERS.claude.text) });
+    const { frames } = await ask("claude");
+    expect(assistantEnds(frames)).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
   });
 
-  test("a 409 the provider said to retry, still failing when the retries run out, is reported retryable in the json envelope", async () => {
-    const advised = { ...conflict, headers: { "x-should-retry": "true" } };
-    server.enqueue(advised, advised, advised);
+  test("a 409 still failing when the retries run out is reported retryable in the json envelope", async () => {
+    server.enqueue(conflict, conflict, conflict);
     const result = await runXcsh(["-p", "hi", "--output-format", "json", "--model", `claude/${PROVIDERS.claude.model}`], { env: home.env, timeoutMs: 20_000 });
     expect(server.requests).toHaveLength(3);
     const envelope = JSON.parse(result.stdout.trim().split("\n").at(-1)!);

@@ -208,7 +208,15 @@ export function convertMessages(model: Model, context: Context, compat: Resolved
 
 // --- prompt caching -----------------------------------------------------------
 
-/** Anthropic-style cache breakpoints: system prompt, last tool, last user/assistant text. */
+/**
+ * Anthropic-style cache breakpoints for a Chat Completions gateway (OpenRouter): the system
+ * prompt, the last tool, and the last two user turns — as anthropic-convert.ts marks them, so a
+ * tool loop reads the previous request's whole prompt from the cache. A turn is a user message
+ * or a run of tool results (the gateway makes one Anthropic user turn of consecutive tool
+ * messages, and of the user message carrying their images). OpenRouter takes `cache_control`
+ * on a message's text parts (a tool message's content may be text parts too) and allows four
+ * breakpoints: these are at most four.
+ */
 function addCacheControl(payload: CompletionsPayload, marker: CacheControl): void {
   const mark = (message: WireMessage): boolean => {
     if (typeof message.content === "string") {
@@ -230,9 +238,57 @@ function addCacheControl(payload: CompletionsPayload, marker: CacheControl): voi
   if (system) mark(system);
   const lastTool = payload.tools?.[payload.tools.length - 1];
   if (lastTool) lastTool.cache_control = marker;
-  for (let i = payload.messages.length - 1; i >= 0; i--) {
+  let turns = 0;
+  let markedThisTurn = false;
+  for (let i = payload.messages.length - 1; i >= 0 && turns < 2; i--) {
     const message = payload.messages[i];
-    if ((message.role === "user" || message.role === "assistant") && mark(message)) break;
+    if (message.role !== "user" && message.role !== "tool") {
+      // An assistant (or system) message ends the turn below it.
+      if (markedThisTurn) turns++;
+      markedThisTurn = false;
+      continue;
+    }
+    if (!markedThisTurn) markedThisTurn = mark(message);
+  }
+}
+
+/** The most breakpoints OpenRouter passes on to Claude in one request. */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/**
+ * An extension's `before_provider_request` may add `cache_control` marks of its own beside
+ * xcsh's four, and a fifth is refused. Then xcsh's user-turn marks give way, the earlier
+ * turn's first (as anthropic-breakpoints.ts does for Anthropic), so the extension's stand.
+ * Only for a payload in the Anthropic cache format; anything else is left as it is.
+ */
+export function fitCompletionsCacheBreakpoints(payload: unknown): void {
+  const body = payload as Partial<CompletionsPayload> | undefined;
+  if (!body || !Array.isArray(body.messages)) return;
+  const isMarked = (value: unknown) => typeof value === "object" && value !== null && (value as { cache_control?: unknown }).cache_control != null;
+  const partsOf = (message: WireMessage) => (Array.isArray(message?.content) ? message.content : []);
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  let excess = tools.filter(isMarked).length + body.messages.flatMap(partsOf).filter(isMarked).length - MAX_CACHE_BREAKPOINTS;
+  if (excess <= 0) return;
+  // The last marked text part of each of the last two user turns, latest first: where xcsh marks.
+  const turnMarks: { cache_control?: CacheControl }[] = [];
+  let inTurn = false;
+  for (let i = body.messages.length - 1; i >= 0 && turnMarks.length < 2; i--) {
+    const message = body.messages[i];
+    if (message?.role !== "user" && message?.role !== "tool") {
+      inTurn = false;
+      continue;
+    }
+    if (inTurn) continue;
+    const mark = partsOf(message).filter(isMarked).at(-1);
+    if (mark) {
+      turnMarks.push(mark as { cache_control?: CacheControl });
+      inTurn = true;
+    }
+  }
+  for (const part of turnMarks.reverse()) {
+    if (excess <= 0) break;
+    delete part.cache_control;
+    excess--;
   }
 }
 

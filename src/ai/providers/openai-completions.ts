@@ -15,7 +15,7 @@ import type { Model, ModelThinkingLevel, ProviderStreamOptions, StopReason, Stre
 import type { AssistantMessageBuilder } from "./message-builder.ts";
 import { runProviderStream } from "./message-builder.ts";
 import { createOpenAIClient } from "./openai-client.ts";
-import { buildPayload, detectCompat, REASONING_FIELDS } from "./openai-completions-convert.ts";
+import { buildPayload, detectCompat, fitCompletionsCacheBreakpoints, REASONING_FIELDS } from "./openai-completions-convert.ts";
 import { sessionAffinityHeaders } from "./session-affinity.ts";
 import { requestCredentials } from "./api-key.ts";
 import { billedTotal } from "./provider-cost.ts";
@@ -213,7 +213,9 @@ export const stream: ApiStreamFunction = (model, context, rawOptions) => {
       thinkingBudget: options?.thinkingBudget,
     });
     const replaced = await options?.onPayload?.(payload, model);
+    // An extension's own cache_control beside xcsh's four would be refused: xcsh's give way.
     if (replaced !== undefined) payload = replaced;
+    if (replaced !== undefined && compat.cacheControlFormat === "anthropic") fitCompletionsCacheBreakpoints(payload);
 
     const { data: chunks, response } = await client.chat.completions
       .create(payload as ChatCompletionCreateParamsStreaming, { signal: options?.signal })
