@@ -26,6 +26,7 @@ import { ToolSet } from "./tool-set.ts";
 import { createToolSearchTool, TOOL_SEARCH_NAME } from "./tool-search.ts";
 import { activeBuiltins, mayActivateByItself, startsActive, type ToolSelection } from "./tool-selection.ts";
 import { codemodeStore } from "./codemode-store.ts";
+import { imagePolicy } from "./image-policy.ts";
 
 /**
  * The prompt-cache retention every request asks for: settings' `cacheRetention`,
@@ -126,6 +127,8 @@ export function createCodingAgent(
     },
     // settings.json's shell and prefix (an untrusted project's were left out when the settings loaded).
     createTools([...allToolNames], options.cwd, {
+      // images.autoResize and the current model's resize profile, read at each call.
+      read: { images: () => imagePolicy(setup.settings, agent.state.model) },
       bash: {
         shellPath: setup.settings.shellPath,
         commandPrefix: setup.settings.shellCommandPrefix,
