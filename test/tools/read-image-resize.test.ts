@@ -2,7 +2,8 @@
  * Images larger than the model takes are scaled down before they are sent and
  * stored, as pi 1.6.0 does (images.autoResize, default on): a `read` result, an
  * @file argument, an RPC prompt's attachment and codemode's read all reach the fake
- * model at most 2000×2000 px (or the model's inputLimits.images.resize), with a
+ * model at most 2000×2000 px (or the model's inputLimits.images.resize), and so
+ * does an image an extension's tool returns, with a
  * note naming the original size. With autoResize off an oversized image is refused
  * as before; an image that cannot be decoded is refused either way, saying so.
  */
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { imageSize } from "../../src/tools/image-limits.ts";
 import { makeFakeModelHome, runXcsh } from "../support/cli.ts";
 import { createRpcFixture } from "../support/rpc-harness.ts";
+import { createExtensionFixture, withExtensions } from "../support/extensions.ts";
 import { CODEMODE_ARGS, runScriptPrompt, resultText } from "../codemode/codemode-support.ts";
 
 const ONE_PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
@@ -166,6 +168,42 @@ describe("RPC prompts and codemode", () => {
     const text = resultText(end);
     expect(text).toContain("from 4000x3000 to 2000x1500 px");
     expect(text).toContain("| image/png 2000x1500");
+    await rpc.close();
+  }, 90_000);
+});
+
+describe("images other tools return", () => {
+  const extFixture = createExtensionFixture({ models: [{ id: "fake-model", input: ["text", "image"] }] });
+  afterAll(() => extFixture.cleanup());
+
+  test("an extension tool's large screenshot is scaled like read's, with the note after it", async () => {
+    const shot = join(extFixture.cwd, "screen.png");
+    writeFileSync(shot, await bigImage(3000, 2400, "png"));
+    const extension = extFixture.writeExtension(
+      "screenshot.ts",
+      `import { Type } from "typebox";
+export default function (pi) {
+  pi.registerTool({
+    name: "screenshot", label: "Screenshot", description: "Takes a screenshot", parameters: Type.Object({}),
+    async execute() {
+      const data = Buffer.from(await Bun.file(${JSON.stringify(shot)}).bytes()).toString("base64");
+      return { content: [{ type: "text", text: "the screen" }, { type: "image", data, mimeType: "image/png" }], details: {} };
+    },
+  });
+}
+`,
+    );
+    const rpc = extFixture.start(withExtensions(extension));
+    extFixture.server.enqueue(
+      { content: [{ type: "toolCall", id: "s1", name: "screenshot", arguments: {} }] },
+      { content: [{ type: "text", text: "seen" }] },
+    );
+    const from = rpc.mark();
+    await rpc.request({ type: "prompt", message: "look at the screen" });
+    await rpc.waitForEvent("agent_end", () => true, 60_000, from);
+    const messages = extFixture.server.requests.at(-1)!.body.messages;
+    expect(sentImages(messages).map(({ width, height }) => [width, height])).toEqual([[2000, 1600]]);
+    expect(JSON.stringify(messages)).toContain("from 3000x2400 to 2000x1600 px");
     await rpc.close();
   }, 90_000);
 });
