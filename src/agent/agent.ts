@@ -60,6 +60,8 @@ export class Agent {
   shouldStopAfterTurn: AgentLoopConfig["shouldStopAfterTurn"];
   /** A mode's permission check, after beforeToolCall; not an extension's to replace. */
   permissionGate: AgentLoopConfig["permissionGate"];
+  /** The host's last step on each tool result (core scales images); not an extension's to replace. */
+  prepareToolResult: AgentLoopConfig["prepareToolResult"];
 
   private readonly listeners: AgentListener[] = [];
   private controller: AbortController | undefined;
@@ -199,6 +201,7 @@ export class Agent {
       afterToolCall: this.afterToolCall,
       shouldStopAfterTurn: this.shouldStopAfterTurn,
       permissionGate: this.permissionGate,
+      prepareToolResult: this.prepareToolResult,
     };
     // Read at each request, not once per run: the session may ask for a longer cache mid-run (core/cache-pace.ts).
     Object.defineProperty(config, "cacheRetention", { enumerable: true, get: () => this.streamOptions.cacheRetention });
@@ -226,7 +229,12 @@ export class Agent {
       assistant: assistant ?? ({ role: "assistant", content: [call] } as unknown as AssistantMessage),
       context: { systemPrompt: this.state.systemPrompt, messages, tools: this.state.tools },
       tools,
-      config: { beforeToolCall: this.beforeToolCall, permissionGate: this.permissionGate, afterToolCall: this.afterToolCall },
+      config: {
+        beforeToolCall: this.beforeToolCall,
+        permissionGate: this.permissionGate,
+        afterToolCall: this.afterToolCall,
+        prepareToolResult: this.prepareToolResult,
+      },
       signal,
       emit: (event) => this.emit(event, runSignal),
       parentToolCallId,

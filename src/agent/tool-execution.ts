@@ -35,6 +35,11 @@ export interface ToolExecutionConfig {
    */
   permissionGate?: (context: BeforeToolCallContext, signal?: AbortSignal) => Promise<BeforeToolCallResult | undefined>;
   afterToolCall?: (context: AfterToolCallContext, signal?: AbortSignal) => Promise<AfterToolCallResult | undefined>;
+  /**
+   * The host's last step on every result, after the tool_result hook so what a hook put in
+   * passes it too (core scales images here). Not an extension's to replace; a failure keeps the result.
+   */
+  prepareToolResult?: (result: AgentToolResult<any>) => Promise<AgentToolResult<any>>;
 }
 
 export interface ToolBatchResult {
@@ -134,7 +139,16 @@ async function prepareAndRun(call: ToolCall, run: ToolCallRun): Promise<ToolCall
     return { result: textResult(`Tool call "${call.name}" was blocked: ${errorText(error)}`), isError: true, blocked: true };
   }
   const executed = await execute(tool, call, validation.args, run);
-  return finalize(hookContext, executed, run);
+  return prepare(await finalize(hookContext, executed, run), run);
+}
+
+async function prepare(outcome: ToolCallOutcome, run: ToolCallRun): Promise<ToolCallOutcome> {
+  if (!run.config.prepareToolResult) return outcome;
+  try {
+    return { ...outcome, result: await run.config.prepareToolResult(outcome.result) };
+  } catch {
+    return outcome;
+  }
 }
 
 async function execute(tool: AgentTool<any>, call: ToolCall, args: unknown, run: ToolCallRun): Promise<ToolCallOutcome> {

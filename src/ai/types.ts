@@ -330,6 +330,17 @@ export interface Model<TApi extends Api = Api> {
   samplingParams?: Record<string, unknown>;
   /** pi 1.x: samplingParams per thinking level (`off` … `xhigh`, `max`), merged over samplingParams. */
   samplingParamsByThinkingLevel?: Partial<Record<ModelThinkingLevel | "max", Record<string, unknown>>>;
+  /** pi 1.x: what the endpoint takes; `images.resize` is how new images are scaled before they are stored. */
+  inputLimits?: ModelInputLimits;
+}
+
+export interface ModelInputLimits {
+  maxRequestBytes?: number;
+  images?: {
+    resize?: { maxWidth?: number; maxHeight?: number; maxBytes?: number; jpegQuality?: number };
+    maxPerMessage?: number;
+    maxPerRequest?: number;
+  };
 }
 
 export type CacheRetention = "none" | "short" | "long";

@@ -91,6 +91,7 @@ function applyOverride(model: Model, override: ModelOverride): Model {
   if (override.cost !== undefined) result.cost = { ...model.cost, ...override.cost };
   const compat = mergeCompat(model.compat, override.compat);
   if (compat) result.compat = compat;
+  if (override.inputLimits !== undefined) result.inputLimits = structuredClone(override.inputLimits);
   withSampling(result, override);
   return result;
 }
@@ -136,6 +137,7 @@ export function customModel(
   const compat = mergeCompat(config.compat, custom.compat);
   if (compat) model.compat = compat;
   if ("samplingParams" in custom || "samplingParamsByThinkingLevel" in custom) withSampling(model, custom as ModelConfig);
+  if ("inputLimits" in custom && custom.inputLimits) model.inputLimits = structuredClone(custom.inputLimits);
   return model;
 }
 

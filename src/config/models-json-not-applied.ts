@@ -2,7 +2,7 @@
  * pi 1.x's models.json keys that xcsh accepts but does not apply, and the one warning that
  * names them. They describe features xcsh does not have (Anthropic message threads,
  * mid-conversation system messages and tool changes, grammar tools, refusal fallbacks,
- * image resizing, cache warming), so a file written for pi loads unchanged — not as
+ * cache warming), so a file written for pi loads unchanged — not as
  * "unknown key", which reads as a typo — and the person learns which of its switches do
  * nothing here.
  *
@@ -10,6 +10,7 @@
  * switch (xcsh never uses the feature), an empty `allowedFallbackModels`. pi itself only
  * describes `inputLimits.maxRequestBytes`, `images.maxPerMessage` and `images.maxPerRequest`
  * (its models.md: nothing is rejected or rewritten by them), so xcsh takes them silently too.
+ * `inputLimits.images.resize` is applied (tools/image-fit.ts scales new images by it).
  */
 import type { ModelsJson } from "./models-json.ts";
 import { noteConfigWarning } from "./unknown-keys.ts";
@@ -39,7 +40,6 @@ const COMPAT_NOT_APPLIED: Record<string, NotApplied> = {
 
 /** Model (and modelOverrides) fields, by path below the model. */
 const MODEL_NOT_APPLIED: Record<string, NotApplied> = {
-  "inputLimits.images.resize": { reason: "xcsh does not resize images; read refuses one too large to send" },
   promptCache: { reason: "xcsh does not warm prompt caches" },
 };
 

@@ -48,7 +48,6 @@ export const NOT_APPLIED_SETTINGS: readonly NotApplied[] = [
   { path: "terminal.showImages", reason: "no inline images in the terminal", inert: equalTo(false) },
   { path: "terminal.imageWidthCells", reason: "no inline images in the terminal", inert: never },
   { path: "terminal.images", reason: "no inline images in the terminal", inert: (value) => value === false || value === "auto" },
-  { path: "images.autoResize", reason: "images are not resized: read refuses an image over the providers' limits", inert: equalTo(false) },
   { path: "markdown.mermaid", reason: "no Mermaid rendering", inert: equalTo("off") },
   { path: "transport", reason: "providers are reached over HTTP streaming (server-sent events) only", inert: (value) => value === "auto" || value === "sse" },
   { path: "httpIdleTimeoutMs", reason: "use retry.provider.timeoutMs for a request timeout", inert: equalTo(300000) },

@@ -11,6 +11,8 @@ import type { AssistantMessage, Context, ImageContent, Model, ModelThinkingLevel
 import { fitContextToRoutedModel } from "./routed-compaction.ts";
 import type { ModelRegistry } from "../config/model-registry.ts";
 import type { Settings } from "../config/settings.ts";
+import { imagePolicy } from "./image-policy.ts";
+import { fitPromptImages } from "./prompt-images.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import { AutoRetry } from "./auto-retry.ts";
 import { lastAssistantOf, RunRecovery } from "./run-recovery.ts";
@@ -270,7 +272,9 @@ export class AgentSession {
       const before = this.hooks ? await this.hooks.beforeAgentStart(input) : undefined;
       // Each prompt starts from the base prompt; before_agent_start may change it for this run only.
       this.agent.state.systemPrompt = before?.systemPrompt ?? this.tools.baseSystemPrompt;
-      run = this.runToCompletion(() => this.agent.prompt([userMessage(input.text, input.images), ...(before?.messages ?? [])]));
+      // Fitted after before_agent_start, so a model an extension chose there decides the resize profile.
+      const fitted = await this.fitImages(input.text, input.images);
+      run = this.runToCompletion(() => this.agent.prompt([userMessage(fitted.text, fitted.images), ...(before?.messages ?? [])]));
     } finally {
       // The run (if any) is registered by now, so the session stays busy without a gap.
       start.end();
@@ -282,7 +286,8 @@ export class AgentSession {
   async steer(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<"queued" | "handled"> {
     const input = await this.route(text, images, source, "steer");
     if (!input) return "handled";
-    this.agent.steer(userMessage(input.text, input.images));
+    const fitted = await this.fitImages(input.text, input.images);
+    this.agent.steer(userMessage(fitted.text, fitted.images));
     return "queued";
   }
 
@@ -290,7 +295,8 @@ export class AgentSession {
   async followUp(text: string, images?: ImageContent[], source: InputSource = "rpc"): Promise<"queued" | "handled"> {
     const input = await this.route(text, images, source, "followUp");
     if (!input) return "handled";
-    this.agent.followUp(userMessage(input.text, input.images));
+    const fitted = await this.fitImages(input.text, input.images);
+    this.agent.followUp(userMessage(fitted.text, fitted.images));
     return "queued";
   }
 
@@ -306,6 +312,11 @@ export class AgentSession {
   /** An extension command runs at once whatever the agent is doing. */
   isCommand(text: string): boolean {
     return this.hooks?.isCommand(text) === true;
+  }
+
+  /** A user message's images scaled for the current model (images.autoResize, inputLimits.images.resize), notes after its text. */
+  private fitImages(text: string, images: ImageContent[] | undefined) {
+    return fitPromptImages(text, images, imagePolicy(this.settings as unknown as Record<string, unknown>, this.agent.state.model));
   }
 
   /** Extension commands and the `input` event see every typed message first; then skills and templates expand. */

@@ -26,6 +26,8 @@ import { ToolSet } from "./tool-set.ts";
 import { createToolSearchTool, TOOL_SEARCH_NAME } from "./tool-search.ts";
 import { activeBuiltins, mayActivateByItself, startsActive, type ToolSelection } from "./tool-selection.ts";
 import { codemodeStore } from "./codemode-store.ts";
+import { imagePolicy } from "./image-policy.ts";
+import { fitToolResultImages } from "./tool-result-images.ts";
 
 /**
  * The prompt-cache retention every request asks for: settings' `cacheRetention`,
@@ -84,6 +86,8 @@ export function createCodingAgent(
       cacheRetention: cacheRetentionOf(setup.settings.cacheRetention),
     },
   });
+  // Every tool's images (an MCP server's, an extension's, one a tool_result hook added) are scaled like read's.
+  agent.prepareToolResult = (result) => fitToolResultImages(result, imagePolicy(setup.settings, agent.state.model));
   // The command line's prompt texts win over SYSTEM.md / APPEND_SYSTEM.md; --no-context-files leaves those files alone, as pi does.
   const promptFiles = loadSystemPromptFiles(options.cwd, getAgentDir(), options.warn);
   // settings' defaultTools replace the default built-ins; the command line's choice still wins.
@@ -126,6 +130,8 @@ export function createCodingAgent(
     },
     // settings.json's shell and prefix (an untrusted project's were left out when the settings loaded).
     createTools([...allToolNames], options.cwd, {
+      // images.autoResize and the current model's resize profile, read at each call.
+      read: { images: () => imagePolicy(setup.settings, agent.state.model) },
       bash: {
         shellPath: setup.settings.shellPath,
         commandPrefix: setup.settings.shellCommandPrefix,

@@ -1,97 +1,12 @@
 /**
  * pi's image helpers for extensions (`resizeImage`, `formatDimensionNote`,
  * `convertToPng`, `detectSupportedImageMimeTypeFromFile`), on Bun's built-in image
- * pipeline (`Bun.Image`: libjpeg-turbo, libspng, libwebp inside Bun, no native
- * module or wasm). An image that already fits is returned as it is; one that does
- * not is scaled to fit and re-encoded as the smaller of PNG and JPEG, then with
- * lower JPEG quality and smaller sizes until it fits the byte limit.
+ * pipeline (`Bun.Image`). `resizeImage` is the resizer xcsh itself uses for every
+ * image it sends (tools/image-resize.ts), so an extension gets the same result.
  */
 import { detectImageMimeTypeFromFile } from "../tools/image-mime.ts";
 
-export interface ImageResizeOptions {
-  maxWidth?: number;
-  maxHeight?: number;
-  /** Limit of the base64-encoded data, in bytes. */
-  maxBytes?: number;
-  jpegQuality?: number;
-}
-
-export interface ResizedImage {
-  /** Base64 of the image bytes. */
-  data: string;
-  mimeType: string;
-  originalWidth: number;
-  originalHeight: number;
-  width: number;
-  height: number;
-  wasResized: boolean;
-}
-
-const DEFAULTS: Required<ImageResizeOptions> = { maxWidth: 2000, maxHeight: 2000, maxBytes: 4.5 * 1024 * 1024, jpegQuality: 80 };
-const FALLBACK_QUALITIES = [70, 55, 40, 25];
-const SHRINK_STEP = 0.75;
-
-const base64Size = (bytes: number) => Math.ceil(bytes / 3) * 4;
-const toBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
-
-function checkOptions(options: ImageResizeOptions | undefined): Required<ImageResizeOptions> {
-  const merged = { ...DEFAULTS, ...(options ?? {}) };
-  for (const [name, value] of Object.entries(merged)) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new TypeError(`resizeImage: ${name} must be a positive number`);
-  }
-  return merged;
-}
-
-async function encode(source: Uint8Array, width: number, height: number, format: "png" | "jpeg", quality: number) {
-  const pipeline = new Bun.Image(source).resize(width, height, { fit: "fill" });
-  const bytes = await (format === "png" ? pipeline.png() : pipeline.jpeg({ quality })).bytes();
-  return { bytes, mimeType: `image/${format}` };
-}
-
-/** The image scaled down (never up) to fit the limits, or null when it cannot be read or made small enough. */
-export async function resizeImage(inputBytes: Uint8Array, mimeType: string, options?: ImageResizeOptions): Promise<ResizedImage | null> {
-  if (!(inputBytes instanceof Uint8Array)) throw new TypeError("resizeImage: inputBytes must be a Uint8Array");
-  const limits = checkOptions(options);
-  let original: { width: number; height: number };
-  try {
-    original = await new Bun.Image(inputBytes).metadata();
-  } catch {
-    return null;
-  }
-  const unchanged = { originalWidth: original.width, originalHeight: original.height };
-  if (original.width <= limits.maxWidth && original.height <= limits.maxHeight && base64Size(inputBytes.length) < limits.maxBytes) {
-    return { data: toBase64(inputBytes), mimeType, ...unchanged, width: original.width, height: original.height, wasResized: false };
-  }
-
-  const scale = Math.min(1, limits.maxWidth / original.width, limits.maxHeight / original.height);
-  let width = Math.max(1, Math.round(original.width * scale));
-  let height = Math.max(1, Math.round(original.height * scale));
-  try {
-    while (true) {
-      const candidates = [await encode(inputBytes, width, height, "png", 0), await encode(inputBytes, width, height, "jpeg", limits.jpegQuality)];
-      for (const quality of FALLBACK_QUALITIES) {
-        if (quality < limits.jpegQuality) candidates.push(await encode(inputBytes, width, height, "jpeg", quality));
-      }
-      const fitting = candidates.filter((candidate) => base64Size(candidate.bytes.length) < limits.maxBytes);
-      if (fitting.length > 0) {
-        const best = fitting.reduce((smallest, candidate) => (candidate.bytes.length < smallest.bytes.length ? candidate : smallest));
-        return { data: toBase64(best.bytes), mimeType: best.mimeType, ...unchanged, width, height, wasResized: true };
-      }
-      if (width === 1 && height === 1) return null;
-      width = Math.max(1, Math.floor(width * SHRINK_STEP));
-      height = Math.max(1, Math.floor(height * SHRINK_STEP));
-    }
-  } catch {
-    return null;
-  }
-}
-
-/** A note for the model on how coordinates in a resized image map to the original; undefined when it was not resized. */
-export function formatDimensionNote(result: ResizedImage): string | undefined {
-  if (!result?.wasResized) return undefined;
-  const factor = (result.originalWidth / result.width).toFixed(2);
-  return `[Image scaled from ${result.originalWidth}x${result.originalHeight} to ${result.width}x${result.height} px: multiply coordinates in it by ${factor} for the original.]`;
-}
+export { formatDimensionNote, resizeImage, type ImageResizeOptions, type ResizedImage } from "../tools/image-resize.ts";
 
 /** The image as PNG (base64 in, base64 out); a PNG comes back as it is, an unreadable image as null. */
 export async function convertToPng(base64Data: string, mimeType: string): Promise<{ data: string; mimeType: string } | null> {
@@ -99,7 +14,7 @@ export async function convertToPng(base64Data: string, mimeType: string): Promis
   if (mimeType === "image/png") return { data: base64Data, mimeType };
   try {
     const png = await new Bun.Image(Buffer.from(base64Data, "base64")).png().bytes();
-    return { data: toBase64(png), mimeType: "image/png" };
+    return { data: Buffer.from(png).toString("base64"), mimeType: "image/png" };
   } catch {
     return null;
   }

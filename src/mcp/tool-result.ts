@@ -1,7 +1,7 @@
 /**
  * An MCP `tools/call` result as a tool result the model reads. Text stays text;
- * images stay images when a model can take them (a supported type within the size
- * limits), else a line says what was left out; an embedded resource shows its text
+ * images stay images when a model can take them (a supported type; the session scales
+ * or refuses by size, as for every tool), else a line says what was left out; an embedded resource shows its text
  * (or, for a binary one, what it is); a resource link becomes a line naming it;
  * `structuredContent` is shown as JSON when the server sent no text beside it (the
  * spec asks servers to, older ones do not). The text is truncated like other tools'
@@ -10,7 +10,6 @@
  */
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import type { AgentToolResult } from "../agent/types.ts";
-import { imageProblem } from "../tools/image-limits.ts";
 import { newTempFilePath, writeTempFile } from "../tools/temp-files.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "../tools/truncate.ts";
 
@@ -83,9 +82,7 @@ function convertBlock(item: unknown): Block[] {
 function image(data: unknown, mimeType: unknown, what: string): Block[] {
   if (typeof data !== "string" || typeof mimeType !== "string") return [{ type: "text", text: `[${what} without data not shown]` }];
   if (!IMAGE_TYPES.has(mimeType)) return [{ type: "text", text: `[${what} of type ${mimeType} not shown: models take PNG, JPEG, GIF and WebP]` }];
-  const bytes = Buffer.from(data, "base64");
-  const problem = imageProblem(bytes, mimeType, what);
-  if (problem) return [{ type: "text", text: `[${what} not shown: ${problem}]` }];
+  // Its size is the session's to fit (core/tool-result-images.ts: scaled, or refused with images.autoResize off).
   return [{ type: "image", data, mimeType }];
 }
 

@@ -4,8 +4,9 @@
  * the `@path` files go with the first — a text file as its contents in a
  * `<file name="…">` block, an image (known by its bytes, not its name) as image
  * content beside an empty block — and piped stdin, trimmed, comes before all of it.
- * A file that is missing, a folder, or an image too large to send is a usage error
- * naming the argument.
+ * A file that is missing, a folder, or — with `images.autoResize` off — an image too
+ * large to send is a usage error naming the argument; with it on (the default) the
+ * session scales the image like every other attachment (core/prompt-images.ts).
  */
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -14,6 +15,7 @@ import type { ImageContent } from "../ai/types.ts";
 import { UserError } from "../core/user-error.ts";
 import { imageProblem } from "../tools/image-limits.ts";
 import { detectImageMimeTypeFromBytes } from "../tools/image-mime.ts";
+import { autoResizeSetting } from "../tools/image-fit.ts";
 
 export interface InitialPrompt {
   text: string;
@@ -28,7 +30,8 @@ function filePath(path: string, cwd: string): string {
 }
 
 /** The text and images the `@path` arguments add to the first prompt, in their order. */
-export function readFileArguments(paths: readonly string[], cwd: string): InitialPrompt {
+export function readFileArguments(paths: readonly string[], cwd: string, settings: Readonly<Record<string, unknown>> = {}): InitialPrompt {
+  const refuseOversized = !autoResizeSetting(settings);
   let text = "";
   const images: ImageContent[] = [];
   for (const path of paths) {
@@ -52,7 +55,7 @@ export function readFileArguments(paths: readonly string[], cwd: string): Initia
     }
     const mimeType = detectImageMimeTypeFromBytes(bytes.subarray(0, 12));
     if (mimeType) {
-      const problem = imageProblem(bytes, mimeType, absolute);
+      const problem = refuseOversized ? imageProblem(bytes, mimeType, absolute) : undefined;
       if (problem) throw new UserError(`@${path}: ${problem}`, 2);
       images.push({ type: "image", data: bytes.toString("base64"), mimeType });
       text += `<file name="${absolute}"></file>\n`;

@@ -75,9 +75,12 @@ export function imageProblem(bytes: Uint8Array, mimeType: string, path: string):
     size ? `${size.width}×${size.height} px` : undefined,
     `${(bytes.length / 1_000_000).toFixed(1)} MB`,
   ].filter(Boolean).join(", ");
+  const limit = `${path} is too large to show to the model (${what}; the limit is ${MAX_IMAGE_SIDE} px on a side and ${MAX_IMAGE_BYTES / 1_000_000} MB).`;
+  // Only a file has a copy to make; an attached or tool-made image is named by what it is.
+  if (!path.startsWith("/")) return `${limit} Turn on images.autoResize in settings.json to have it scaled down.`;
   return (
-    `${path} is too large to show to the model (${what}; the limit is ${MAX_IMAGE_SIDE} px on a side and ${MAX_IMAGE_BYTES / 1_000_000} MB). ` +
+    `${limit} ` +
     `Make a smaller copy and read that instead, e.g. with ImageMagick: convert '${path}' -resize '2000x2000>' /tmp/smaller.png ` +
-    `(macOS: sips -Z 2000 '${path}' --out /tmp/smaller.png).`
+    `(macOS: sips -Z 2000 '${path}' --out /tmp/smaller.png), or turn on images.autoResize in settings.json.`
   );
 }

@@ -10,7 +10,7 @@ import { Type } from "../schema/type.ts";
 import type { AgentToolResult } from "../agent/types.ts";
 import type { ImageContent, TextContent } from "../ai/types.ts";
 import { detectImageMimeTypeFromBytes, detectImageMimeTypeFromFile } from "./image-mime.ts";
-import { imageProblem } from "./image-limits.ts";
+import { DEFAULT_IMAGE_POLICY, fitImage, type ImagePolicy } from "./image-fit.ts";
 import { assertFileToRead, readFileGuarded } from "../sandbox/read-guard.ts";
 import { resolveReadPath } from "./path-utils.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.ts";
@@ -39,6 +39,8 @@ export interface ReadOperations {
 
 export interface ReadToolOptions {
   operations?: ReadOperations;
+  /** How images are fitted for the model, asked at each read (settings and the model may change); pi's defaults when absent. */
+  images?: () => ImagePolicy;
 }
 
 const localReadOperations: ReadOperations = {
@@ -97,11 +99,10 @@ function textResult(text: string, details?: ReadToolDetails): AgentToolResult<Re
   return { content: [{ type: "text", text }], details };
 }
 
-function imageResult(buffer: Buffer, mimeType: string): AgentToolResult<ReadToolDetails | undefined> {
-  const content: (TextContent | ImageContent)[] = [
-    { type: "text", text: `Read image file [${mimeType}]` },
-    { type: "image", data: buffer.toString("base64"), mimeType },
-  ];
+function imageResult(image: ImageContent, note: string | undefined): AgentToolResult<ReadToolDetails | undefined> {
+  // The note (original size, how to map coordinates back) is in the text codemode scripts get as `note` too.
+  const text = note ? `Read image file [${image.mimeType}]\n${note}` : `Read image file [${image.mimeType}]`;
+  const content: (TextContent | ImageContent)[] = [{ type: "text", text }, image];
   return { content, details: undefined };
 }
 
@@ -196,10 +197,10 @@ export function createReadTool(
 
       const mimeType = declaredMime === undefined ? detectImageMimeTypeFromBytes(buffer) : declaredMime;
       if (mimeType) {
-        // An image a provider would reject fails the whole request: refuse it here, saying what to do.
-        const problem = imageProblem(buffer, mimeType, absolutePath);
-        if (problem) throw new Error(problem);
-        return imageResult(buffer, mimeType);
+        // Scaled to fit the model, or refused saying what to do: an image a provider rejects fails the whole request.
+        const fitted = await fitImage(buffer, mimeType, options?.images?.() ?? DEFAULT_IMAGE_POLICY, absolutePath);
+        if (!fitted.ok) throw new Error(fitted.message);
+        return imageResult(fitted.image, fitted.note);
       }
 
       if (looksBinary(buffer)) {

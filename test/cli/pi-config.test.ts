@@ -138,11 +138,11 @@ describe("a pi 0.87.1 settings.json, unchanged", () => {
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`${join(home.agentDir, "settings.json")}: settings xcsh accepts but does not apply:`);
-    for (const key of ["transport", "compaction.modelOverrides", "images.autoResize", "cacheWarming"]) {
+    for (const key of ["transport", "compaction.modelOverrides", "cacheWarming"]) {
       expect(lines[0]).toContain(`"${key}" (`);
     }
     // Honoured, or values that ask for what xcsh does anyway, are not listed.
-    for (const key of ["theme", "themes", "quietStartup", "hideThinkingBlock", "sessionDir", "externalEditor", "tuiMode", "images.blockImages", "lastChangelogVersion", "enableInstallTelemetry", "packages"]) {
+    for (const key of ["theme", "themes", "quietStartup", "hideThinkingBlock", "sessionDir", "externalEditor", "tuiMode", "images.blockImages", "images.autoResize", "lastChangelogVersion", "enableInstallTelemetry", "packages"]) {
       expect(lines[0]).not.toContain(`"${key}"`);
     }
     expect(result.stderr).not.toContain("unknown key");

@@ -3,7 +3,7 @@
  * fake LLM records: compat `requiresToolsWithToolHistory`, `requiresNonNullAssistantContent`,
  * `promptCacheKeyMode` (Chat Completions and Responses), and the model fields
  * `samplingParams` / `samplingParamsByThinkingLevel`, `supportsMaxOutputTokens`; the keys for features
- * xcsh does not have (message threads, `inputLimits.images.resize`, `promptCache`…) load and are
+ * xcsh does not have (message threads, `promptCache`…) load and are
  * named once as not applied. A bad value is an error naming the field.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
@@ -137,10 +137,11 @@ describe("pi 1.x keys for features xcsh does not have", () => {
     const lines = result.stderr.split("\n").filter((line) => line.includes("accepts but does not apply"));
     expect(lines).toHaveLength(1);
     const [line] = lines;
-    for (const named of ["providers.p.compat.supportsMessageThreads", "models[0].compat.supportsMidConvoToolChanges", "models[0].inputLimits.images.resize", "models[0].promptCache"]) {
+    for (const named of ["providers.p.compat.supportsMessageThreads", "models[0].compat.supportsMidConvoToolChanges", "models[0].promptCache"]) {
       expect(line).toContain(named);
     }
-    for (const quiet of ["supportsMidConvoSystemMessages", "allowedFallbackModels", "supportsOpenAIGrammarTools", "maxRequestBytes", "maxPerRequest"]) {
+    // inputLimits.images.resize is applied (test/tools/read-image-resize.test.ts).
+    for (const quiet of ["supportsMidConvoSystemMessages", "allowedFallbackModels", "supportsOpenAIGrammarTools", "maxRequestBytes", "maxPerRequest", "inputLimits.images.resize"]) {
       expect(line).not.toContain(quiet);
     }
     // Not half-applied: the request is an ordinary one, the whole conversation and no thread.

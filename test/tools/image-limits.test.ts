@@ -1,7 +1,8 @@
 /**
- * Images too large for a provider are refused by `read` with a message saying
- * how to make them fit, instead of being sent to fail the whole request —
- * checked on the headers of every supported format and through the binary.
+ * With images.autoResize off, images too large for a provider are refused by
+ * `read` with a message saying how to make them fit, instead of being sent to
+ * fail the whole request — checked on the headers of every supported format and
+ * through the binary. (With it on they are scaled: read-image-resize.test.ts.)
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -68,6 +69,7 @@ describe("read through the binary", () => {
   afterAll(() => fixture.cleanup());
 
   test("an oversized image is refused with what to do, the run goes on, and a normal one is shown", async () => {
+    home.writeSettings({ images: { autoResize: false } });
     const dir = join(home.home, "images");
     mkdirSync(dir);
     writeFileSync(join(dir, "huge.png"), png(12000, 9000));

@@ -132,10 +132,12 @@ describe("images and other files", () => {
 
   test("JPEG, GIF and WebP headers are recognised even behind a .txt name", async () => {
     const tool = createReadTool(dir);
+    // Real (tiny) images: an image that cannot be decoded is refused (read-image-resize.test.ts).
+    const onePixel = new Bun.Image(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"));
     const cases: [string, Uint8Array, string][] = [
-      ["jpeg.txt", Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]), "image/jpeg"],
-      ["gif.txt", Buffer.from("GIF89a\x01\x00\x01\x00", "latin1"), "image/gif"],
-      ["webp.txt", Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WEBPVP8 ")]), "image/webp"],
+      ["jpeg.txt", await onePixel.jpeg().bytes(), "image/jpeg"],
+      ["gif.txt", Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"), "image/gif"],
+      ["webp.txt", await onePixel.webp().bytes(), "image/webp"],
     ];
     for (const [name, bytes, mimeType] of cases) {
       const result = await tool.execute("t", { path: await fileWith(name, bytes) });

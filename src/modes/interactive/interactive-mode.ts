@@ -465,7 +465,7 @@ export async function runInteractiveMode(args: RunOptions, hostApi: () => Promis
     app.showKeymapWarnings();
     if (created.setup.noKeyHint) app.say(`! ${created.setup.noKeyHint}`, "", "warning");
     // The command line's prompts, one after another (the @files' text and images with the first).
-    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd));
+    const prompts = initialPrompts(created.args.messages, readFileArguments(created.args.fileArgs, created.session.cwd, created.session.settings as unknown as Record<string, unknown>));
     void (async () => {
       // -r: the /resume picker first; the prompts then go to the session picked.
       if (created.args.resume) await app.runCommand("/resume");

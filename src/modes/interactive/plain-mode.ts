@@ -60,7 +60,7 @@ export async function runPlainMode(args: RunOptions, hostApi: () => Promise<Reco
       out(`error: ${(error as Error).message}\n`);
     }
   };
-  for (const prompt of initialPrompts(parsed.messages, readFileArguments(parsed.fileArgs, session.cwd))) await ask(prompt.text, prompt.images);
+  for (const prompt of initialPrompts(parsed.messages, readFileArguments(parsed.fileArgs, session.cwd, session.settings as unknown as Record<string, unknown>))) await ask(prompt.text, prompt.images);
   out("> ");
   for (let line = await input.next(); line !== undefined; line = await input.next()) {
     const text = line.trim();

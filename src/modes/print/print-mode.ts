@@ -28,8 +28,8 @@ import { initialPrompts, readFileArguments, type InitialPrompt } from "../initia
 import { describeExtensionError, headlessExtensionOptions } from "../headless-extensions.ts";
 
 /** The command line's prompts: stdin first, then the `@file` contents, then the first message; each further message on its own. */
-async function collectPrompts(args: RunOptions, cwd: string): Promise<InitialPrompt[]> {
-  const files = readFileArguments(args.fileArgs, cwd);
+async function collectPrompts(args: RunOptions, cwd: string, settings: Readonly<Record<string, unknown>>): Promise<InitialPrompt[]> {
+  const files = readFileArguments(args.fileArgs, cwd, settings);
   const prompts = initialPrompts(args.messages, files, await readPipedStdin());
   if (prompts.length === 0) {
     throw new UserError('No prompt given. Pass it as xcsh -p "your prompt", or pipe it: echo "your prompt" | xcsh -p', 2);
@@ -157,7 +157,7 @@ async function runPrompt(
   });
   const { session, extensions } = created;
   // Extension flags are parsed now, so the prompts are what is left of the command line.
-  const prompts = await collectPrompts(created.args, session.cwd);
+  const prompts = await collectPrompts(created.args, session.cwd, session.settings as unknown as Record<string, unknown>);
   // As pi prints it: the answer to the last prompt only, so only that one streams.
   const streamLive = session.agent.state.tools.length === 0;
   let onLastPrompt = prompts.length === 1;

@@ -144,7 +144,8 @@ describe("a run", () => {
 
   test("a prompt with images sends them to the model", async () => {
     const rpc = fixture.start();
-    const data = Buffer.from("not really a png").toString("base64");
+    // A real 1×1 PNG: one that cannot be decoded is left out with a line saying so.
+    const data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
     const before = fixture.server.requests.length;
     const response = await rpc.request({ type: "prompt", message: "What's in this image?", images: [{ type: "image", data, mimeType: "image/png" }] });
     expect(response.success).toBe(true);

@@ -23,7 +23,8 @@ beforeAll(() => {
 });
 afterAll(() => fixture.cleanup());
 
-const IMAGE = { type: "image", data: Buffer.from("a tiny picture").toString("base64"), mimeType: "image/png" };
+// A real 1×1 PNG (an undecodable one would be left out of the prompt with a line saying so).
+const IMAGE = { type: "image", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", mimeType: "image/png" };
 
 function lastUserText(request: RecordedRequest): string {
   const users = request.body.messages.filter((message: { role: string }) => message.role === "user");
