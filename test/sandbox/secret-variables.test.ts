@@ -123,8 +123,8 @@ describe.skipIf(!canSandbox)("under a sandbox (workspace-write unless the test s
       "start=$(cut -d' ' -f22 /proc/$$/stat)",
       'echo "age:$(awk -v up="$up" -v st="$start" -v hz="$(getconf CLK_TCK)" \'BEGIN { printf "%.3f", up - st / hz }\')"',
     ].join("\n");
-    // The first command is too long for a waiting sandbox's pipe (a fresh one runs it); the model asks for the second a second later.
-    fixture.server.enqueue({ content: [bash(`${report}\n: ${"x".repeat(5000)}`)] }, { content: [bash(report)], delayMs: 1000 }, { content: [{ type: "text", text: "done" }] });
+    // The first command is too long for a waiting sandbox's pipe (a fresh one runs it); the model asks for the second two seconds later (a loaded machine starts the waiting sandbox slowly).
+    fixture.server.enqueue({ content: [bash(`${report}\n: ${"x".repeat(5000)}`)] }, { content: [bash(report)], delayMs: 2000 }, { content: [{ type: "text", text: "done" }] });
     const from = rpc.mark();
     expect((await rpc.request({ type: "prompt", message: "go" })).success).toBe(true);
     await rpc.waitForEvent("tool_execution_end", () => true, 20_000, from);
