@@ -177,18 +177,19 @@ describe("MCP tool exposure", () => {
   }, 30_000);
 
   test("the first prompt waits for a server that declares tools, not for one reached only by scripts", async () => {
-    const mute = (exposure?: string) => ({
+    // The direct server's wait is sat through, so it is short; the other's is longer than the run may take.
+    const mute = (startupTimeout: number, exposure?: string) => ({
       command: "bash",
       args: ["-c", "exec sleep 30"],
-      startupTimeout: 2,
+      startupTimeout,
       ...(exposure ? { exposure } : {}),
     });
     server.enqueue({ content: [{ type: "text", text: "a" }] });
-    const direct = await run({ mute: mute("direct") }, "hi");
-    expect(direct.stderr).toContain('MCP server "mute" is still connecting after 2 s');
+    const direct = await run({ mute: mute(1, "direct") }, "hi");
+    expect(direct.stderr).toContain('MCP server "mute" is still connecting after 1 s');
     server.enqueue({ content: [{ type: "text", text: "b" }] });
     const started = Date.now();
-    const indirect = await run({ mute: mute() }, "hi");
+    const indirect = await run({ mute: mute(2) }, "hi");
     expect(indirect.exitCode).toBe(0);
     expect(indirect.stdout).toBe("b\n");
     expect(indirect.stderr).not.toContain("still connecting");

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, symlink, truncate } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createGrepTool, type GrepOperations, type GrepToolInput } from "../../src/tools/grep.ts";
@@ -18,10 +19,16 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** Written synchronously, each folder made once: the large trees here hold thousands of files, and a promise per file cost seconds. */
 async function writeTree(files: Record<string, string | Buffer>): Promise<void> {
+  const made = new Set<string>();
   for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), content);
+    const folder = dirname(join(root, path));
+    if (!made.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
+    writeFileSync(join(root, path), content);
   }
 }
 

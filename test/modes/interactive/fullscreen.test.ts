@@ -25,7 +25,15 @@ function longAnswer(count = 60): string {
   return Array.from({ length: count }, (_, i) => `line-${i + 1}`).join("\n\n");
 }
 
-const shown = (pane: XcshPane, line: string) => new RegExp(`^ ${line}$`, "m").test(pane.screen());
+/**
+ * A transcript row that holds just `text`. After a scroll the scrollbar shows for a second in the
+ * last column (fullscreenScrollbar "auto"): a row may end in it, so a wait need not sit out its fading.
+ */
+const row = (text: string) => new RegExp(`^ ${text} *[│┃█]?$`, "m");
+/** A row as the text on it, the scrollbar's cell left out. */
+const rowText = (line: string) => line.replace(/ *[│┃█]$/, "");
+
+const shown = (pane: XcshPane, line: string) => row(line).test(pane.screen());
 
 /** Pixel rows of a screenshot where a horizontal rule crosses most of the text's width. */
 function ruleRows(png: Uint8Array): { rules: number[]; lastInk: number } {
@@ -84,30 +92,30 @@ describe("fullscreen terminal UI", () => {
       async ({ fake, pane }) => {
         fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
         send(pane, "many");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
         // The editor stays put while the answer scrolls above it.
         expect(borderRows(pane.screen())).toEqual([19, 21]);
         expect(shown(pane, "line-40")).toBe(false);
 
         pane.keys("PageUp");
-        await pane.waitFor(/^ line-45$/m);
+        await pane.waitFor(row("line-45"));
         expect(shown(pane, "line-60")).toBe(false);
         pane.keys("PageUp");
-        await pane.waitFor(/^ line-37$/m);
+        await pane.waitFor(row("line-37"));
         pane.keys("PageDown");
-        await pane.waitFor(/^ line-52$/m);
+        await pane.waitFor(row("line-52"));
 
         // Ctrl+Home: the top; Ctrl+End: back to the end.
         pane.keys("C-Home");
-        await pane.waitFor(/^ line-1$/m);
+        await pane.waitFor(row("line-1"));
         expect(borderRows(pane.screen())).toEqual([19, 21]);
         pane.keys("C-End");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
 
         // A prompt sent when scrolled up brings the view back to the end, where its answer appears.
         fake.server.enqueue({ content: [{ type: "text", text: "second-answer" }] });
         pane.keys("PageUp");
-        await pane.waitFor((screen) => !/^ line-60$/m.test(screen));
+        await pane.waitFor((screen) => !row("line-60").test(screen));
         send(pane, "again");
         await pane.waitFor("second-answer");
       },
@@ -121,9 +129,9 @@ describe("fullscreen terminal UI", () => {
         for (const [index, name] of ["first", "second"].entries()) {
           fake.server.enqueue({ content: [{ type: "text", text: longAnswer(20) }] });
           send(pane, `${name}-prompt`);
-          await pane.waitFor((screen) => fake.server.requests.length === index + 1 && /^ line-20$/m.test(screen) && !/Working/.test(screen));
+          await pane.waitFor((screen) => fake.server.requests.length === index + 1 && row("line-20").test(screen) && !/Working/.test(screen));
         }
-        const topLine = () => visibleLines(pane.screen())[0]!.trim();
+        const topLine = () => rowText(visibleLines(pane.screen())[0]!).trim();
         pane.keys("C-Up");
         await pane.waitFor(() => topLine() === "second-prompt");
         pane.keys("C-Up");
@@ -143,7 +151,7 @@ describe("fullscreen terminal UI", () => {
       async ({ fake, pane }) => {
         fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
         send(pane, "many");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
         // /settings: a list in the editor's place; its count says which row is selected.
         send(pane, "/settings");
         await pane.waitFor(/\(1\/\d+\)/);
@@ -178,7 +186,7 @@ describe("fullscreen terminal UI", () => {
         const lines = Array.from({ length: 60 }, (_, i) => (i === 4 ? "needle-one" : i === 30 ? "needle-two" : `line-${i + 1}`));
         fake.server.enqueue({ content: [{ type: "text", text: lines.join("\n\n") }] });
         send(pane, "many");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
         expect(pane.screen()).not.toContain("needle");
         // Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u).
         pane.type("\x1b[102;6u");
@@ -202,14 +210,14 @@ describe("fullscreen terminal UI", () => {
       async ({ fake, pane }) => {
         fake.server.enqueue({ content: [{ type: "text", text: longAnswer() }] });
         send(pane, "many");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
         // Two wheel-up notches of 10 rows each (SGR mouse report, button 64): 20 rows = 10 paragraphs.
         pane.type("\x1b[<64;10;5M\x1b[<64;10;5M");
         // line-51 … line-60 went below: line-41 is on top (line-50, on the last row, is under the "more below" label).
-        await pane.waitFor((screen) => visibleLines(screen)[0] === " line-41" && /^ line-49$/m.test(screen) && !/^ line-5\d\b/m.test(screen));
+        await pane.waitFor((screen) => rowText(visibleLines(screen)[0]!) === " line-41" && row("line-49").test(screen) && !/^ line-5\d\b/m.test(screen));
         // Wheel down (button 65) twice returns to the end.
         pane.type("\x1b[<65;10;5M\x1b[<65;10;5M");
-        await pane.waitFor(/^ line-60$/m);
+        await pane.waitFor(row("line-60"));
       },
       {
         args: FULLSCREEN,

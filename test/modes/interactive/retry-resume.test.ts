@@ -49,7 +49,8 @@ describe("the live view of automatic retries", () => {
           again.kill();
         }
       },
-      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 1500 } }) },
+      // Each wait a second (capped, so the second is not doubled): long enough to be seen, short enough to sit through twice.
+      { before: (fake) => fake.home.writeSettings({ retry: { baseDelayMs: 1000, maxAgentDelayMs: 1000 } }) },
     );
   });
 
