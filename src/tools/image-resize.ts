@@ -50,6 +50,23 @@ async function encode(source: Uint8Array, width: number, height: number, format:
   return { bytes, mimeType: `image/${format}` };
 }
 
+type Encoded = Awaited<ReturnType<typeof encode>>;
+
+function smallestFitting(candidates: Encoded[], maxBytes: number): Encoded | undefined {
+  const fitting = candidates.filter((candidate) => base64Size(candidate.bytes.length) < maxBytes);
+  return fitting.length === 0 ? undefined : fitting.reduce((smallest, candidate) => (candidate.bytes.length < smallest.bytes.length ? candidate : smallest));
+}
+
+/** The first JPEG below the asked quality, best quality first, that fits. */
+async function lowerQualityFitting(source: Uint8Array, width: number, height: number, limits: Required<ImageResizeOptions>): Promise<Encoded | undefined> {
+  for (const quality of FALLBACK_QUALITIES) {
+    if (quality >= limits.jpegQuality) continue;
+    const candidate = await encode(source, width, height, "jpeg", quality);
+    if (base64Size(candidate.bytes.length) < limits.maxBytes) return candidate;
+  }
+  return undefined;
+}
+
 /** The image scaled down (never up) to fit the limits, or null when it cannot be read or made small enough. */
 export async function resizeImage(inputBytes: Uint8Array, mimeType: string, options?: ImageResizeOptions): Promise<ResizedImage | null> {
   if (!(inputBytes instanceof Uint8Array)) throw new TypeError("resizeImage: inputBytes must be a Uint8Array");
@@ -70,15 +87,11 @@ export async function resizeImage(inputBytes: Uint8Array, mimeType: string, opti
   let height = Math.max(1, Math.round(original.height * scale));
   try {
     while (true) {
-      const candidates = [await encode(inputBytes, width, height, "png", 0), await encode(inputBytes, width, height, "jpeg", limits.jpegQuality)];
-      for (const quality of FALLBACK_QUALITIES) {
-        if (quality < limits.jpegQuality) candidates.push(await encode(inputBytes, width, height, "jpeg", quality));
-      }
-      const fitting = candidates.filter((candidate) => base64Size(candidate.bytes.length) < limits.maxBytes);
-      if (fitting.length > 0) {
-        const best = fitting.reduce((smallest, candidate) => (candidate.bytes.length < smallest.bytes.length ? candidate : smallest));
-        return { data: toBase64(best.bytes), mimeType: best.mimeType, ...unchanged, width, height, wasResized: true };
-      }
+      // The smaller of PNG and JPEG at the asked quality; lower qualities only when neither fits
+      // (each encoding of a large image costs a good part of a second).
+      const first = [await encode(inputBytes, width, height, "png", 0), await encode(inputBytes, width, height, "jpeg", limits.jpegQuality)];
+      const best = smallestFitting(first, limits.maxBytes) ?? (await lowerQualityFitting(inputBytes, width, height, limits));
+      if (best) return { data: toBase64(best.bytes), mimeType: best.mimeType, ...unchanged, width, height, wasResized: true };
       if (width === 1 && height === 1) return null;
       width = Math.max(1, Math.floor(width * SHRINK_STEP));
       height = Math.max(1, Math.floor(height * SHRINK_STEP));
