@@ -125,8 +125,10 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       expect(setup!.text).toContain("ready");
       // The writes queue behind one held on the FIFO. The command takes the FIFO away (the later writes make a plain
       // file), then, while they run one by one, swaps the real folder for a symlink to the user's folder and back.
+      // It opens the FIFO by whichever name holds the real folder at that instant, trying until one does: a single
+      // try of each name could miss both (a swap between them) and leave the first write held for good.
       const writes = Array.from({ length: 40 }, () => ({ type: "toolCall" as const, name: "write", arguments: { path: "flip/gate", content: "echo planted-by-the-model\n" } }));
-      const flipper = `ln -s ${victim} .other; python3 -c '${EXCHANGE_LOOP}' flip .other & sleep 0.5; exec 3<.other/gate 2>/dev/null || exec 3<flip/gate; rm -f flip/gate .other/gate; cat <&3 >/dev/null; wait; echo flipped`;
+      const flipper = `ln -s ${victim} .other; python3 -c '${EXCHANGE_LOOP}' flip .other & sleep 0.5; for i in $(seq 2000); do exec 3<flip/gate 2>/dev/null && break; exec 3<.other/gate 2>/dev/null && break; done; rm -f flip/gate .other/gate; cat <&3 >/dev/null; wait; echo flipped`;
       fixture.server.enqueue(
         { content: [{ type: "toolCall", name: "write", arguments: { path: "flip/gate", content: "first\n" } }, ...writes, { type: "toolCall", name: "bash", arguments: { command: flipper } }] },
         { content: [{ type: "text", text: "done" }] },
@@ -141,7 +143,7 @@ describe.skipIf(!canSandbox)("a hostile model under --sandbox workspace-write", 
       // Forty writes and a flipping loop leave cleanup to do: under a loaded machine it takes more than the usual 5 s.
       await rpc.close(30_000);
     }
-  }, 60_000);
+  }, 90_000);
 
   test("the writes the guard holds still land where they should: new folders, a symlink within the project, a file with two names", async () => {
     const project = fixture.cwd;
