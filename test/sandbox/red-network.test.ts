@@ -21,7 +21,7 @@ import { ensureBinary } from "../support/cli.ts";
 import type { ExtensionFixture } from "../support/extensions.ts";
 import { textOf, type RpcProcess } from "../support/rpc-harness.ts";
 import { bwrapWorks, createSandboxFixture } from "./sandbox-fixture.ts";
-import { withPane } from "../modes/interactive/fixture.ts";
+import { editorText, withPane } from "../modes/interactive/fixture.ts";
 
 const canSandbox = bwrapWorks();
 const curl = Bun.which("curl");
@@ -359,17 +359,6 @@ describe("red team: an untrusted project's retry settings", () => {
   }, 90_000);
 });
 
-/** The interactive editor's lines: between the two horizontal rules above the footer. */
-function editorText(screen: string): string {
-  const lines = screen.split("\n");
-  const rules = lines.map((line, index) => (/^─{10,}/.test(line) ? index : -1)).filter((index) => index >= 0);
-  if (rules.length < 2) return "";
-  return lines
-    .slice(rules.at(-2)! + 1, rules.at(-1)!)
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .join("\n");
-}
 
 async function until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

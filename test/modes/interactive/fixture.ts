@@ -63,6 +63,18 @@ export function withExtension(source: string, name = "ext.ts"): Pick<PaneSetup, 
   return { args: ["-e", name], before: (_fake, project) => writeFileSync(join(project, name), source) };
 }
 
+/** The prompt editor's lines: between the two horizontal rules above the footer. */
+export function editorText(screen: string): string {
+  const lines = screen.split("\n");
+  const rules = lines.map((line, index) => (/^─{10,}/.test(line) ? index : -1)).filter((index) => index >= 0);
+  if (rules.length < 2) return "";
+  return lines
+    .slice(rules.at(-2)! + 1, rules.at(-1)!)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join("\n");
+}
+
 /** The screen without trailing blanks, for "what is on the last lines" checks. */
 export function visibleLines(screen: string): string[] {
   return screen.split("\n").map((line) => line.trimEnd());

@@ -9,20 +9,9 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome, makeTestHome } from "../../support/cli.ts";
-import { send, withPane } from "./fixture.ts";
+import { editorText, send, withPane } from "./fixture.ts";
 import { ShellPane } from "./shell-pane.ts";
 
-/** The editor's lines: between the two horizontal rules above the footer. */
-function editorText(screen: string): string {
-  const lines = screen.split("\n");
-  const rules = lines.map((line, index) => (/^─{10,}/.test(line) ? index : -1)).filter((index) => index >= 0);
-  if (rules.length < 2) return "";
-  return lines
-    .slice(rules.at(-2)! + 1, rules.at(-1)!)
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .join("\n");
-}
 
 /** The model the footer's last line names. */
 /** Two Esc presses as a person makes them (one write of both bytes reads as Alt+Esc). */

@@ -4,19 +4,8 @@
  * giving the terminal back.
  */
 import { describe, expect, test } from "bun:test";
-import { send, withPane } from "./fixture.ts";
+import { editorText, send, withPane } from "./fixture.ts";
 
-/** The editor's lines: between the two horizontal rules above the footer. */
-function editorText(screen: string): string {
-  const lines = screen.split("\n");
-  const rules = lines.map((line, index) => (/^─{10,}/.test(line) ? index : -1)).filter((index) => index >= 0);
-  if (rules.length < 2) return "";
-  return lines
-    .slice(rules.at(-2)! + 1, rules.at(-1)!)
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .join("\n");
-}
 
 describe("keys", () => {
   test("Ctrl+T shows the model's thinking, and again folds it", async () => {
