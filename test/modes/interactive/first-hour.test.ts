@@ -16,26 +16,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contrast, type Rgb } from "../../../src/resources/theme-colors.ts";
 import { readPng } from "../../support/png.ts";
-import { NO_DESKTOP_ENV, send, visibleLines, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, pasteBuffer, send, visibleLines, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 /** Ctrl+Shift+F as a terminal with the kitty keyboard protocol reports it (CSI 102;6u). */
 const SEARCH_KEY = "\x1b[102;6u";
-
-/** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
-async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const buffer = pane.tmux(["show-buffer"]);
-      if (buffer) return buffer;
-    } catch {
-      // no buffer yet
-    }
-    await Bun.sleep(50);
-  }
-  return "";
-}
 
 /** The column where `text` starts on the row that holds `row`, or -1. */
 function columnOf(screen: string, row: string, text: string): number {

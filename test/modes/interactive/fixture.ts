@@ -63,6 +63,21 @@ export function withExtension(source: string, name = "ext.ts"): Pick<PaneSetup, 
   return { args: ["-e", name], before: (_fake, project) => writeFileSync(join(project, name), source) };
 }
 
+/** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
+export async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const buffer = pane.tmux(["show-buffer"]);
+      if (buffer) return buffer;
+    } catch {
+      // no buffer yet
+    }
+    await Bun.sleep(50);
+  }
+  return "";
+}
+
 /** The prompt editor's lines: between the two horizontal rules above the footer. */
 export function editorText(screen: string): string {
   const lines = screen.split("\n");

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ensureBinary, makeFakeModelHome } from "../../support/cli.ts";
 import { readPng } from "../../support/png.ts";
 import { ShellPane } from "./shell-pane.ts";
-import { NO_DESKTOP_ENV, send, visibleLines, withExtension, withPane } from "./fixture.ts";
+import { NO_DESKTOP_ENV, pasteBuffer, send, visibleLines, withExtension, withPane } from "./fixture.ts";
 import type { XcshPane } from "./tmux.ts";
 
 const FULLSCREEN = ["--tui-mode", "fullscreen"];
@@ -227,21 +227,6 @@ describe("fullscreen terminal UI", () => {
       },
     );
   }, 60_000);
-
-  /** tmux's newest paste buffer (where `set-clipboard on` puts an OSC 52 copy), polled until there is one. */
-  async function pasteBuffer(pane: XcshPane, timeoutMs = 5000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const buffer = pane.tmux(["show-buffer"]);
-        if (buffer) return buffer;
-      } catch {
-        // no buffer yet
-      }
-      await Bun.sleep(50);
-    }
-    return "";
-  }
 
   /** Drags the left button across `text` where it is on screen (SGR mouse reports, 1-based), and lets go. */
   function dragAcross(pane: XcshPane, text: string): void {
