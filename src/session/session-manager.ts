@@ -19,6 +19,7 @@ import type { ImageContent, TextContent, Usage } from "../ai/types.ts";
 import type { AgentMessage } from "../agent/types.ts";
 import { buildContextProjection, buildDisplayItems, type ContextMessage } from "./build-context.ts";
 import { newContextEdit } from "./context-edits.ts";
+import { writeOpeningEntries, type OpeningState } from "./opening-entries.ts";
 import { buildContextEntries, buildSessionProjection, type SessionProjection } from "./projection.ts";
 import { LiveContextEdits } from "./live-context-edits.ts";
 import { isUsage } from "./entry-shapes.ts";
@@ -161,9 +162,7 @@ export class SessionManager {
       cwd: this.cwd,
       parentSession: options?.parentSession,
     });
-    this.index = new EntryIndex();
-    this.liveEdits = new LiveContextEdits();
-    this.leafId = null;
+    this.adoptTree([]);
     this.loadWarnings = [];
     if (!this.persisted) {
       this.writer = SessionWriter.inMemory();
@@ -195,9 +194,7 @@ export class SessionManager {
     this.header = loaded.header;
     if (typeof this.header.cwd === "string") this.cwd = this.header.cwd;
     this.writer = SessionWriter.loaded(file, loaded.needsNewline, loaded.tornTail);
-    this.index = new EntryIndex(loaded.entries);
-    this.liveEdits = new LiveContextEdits();
-    this.leafId = this.index.lastEntry?.id ?? null;
+    this.adoptTree(loaded.entries);
     this.loadWarnings = loaded.warnings;
     if (loaded.migrated) this.writer.rewriteAfterMigration(this.header, this.index.entries, this.warn);
   }
@@ -473,14 +470,10 @@ export class SessionManager {
     return { type, id: generateEntryId(this.index.byId), parentId: this.leafId, timestamp: new Date().toISOString() };
   }
 
-  /**
-   * What a fresh session opens with, written just before its first entry: pi (0.87.1 and
-   * 1.6.0) starts every session file with the model and thinking level in use, so a reader
-   * of the file knows them before any message names them. Set by whoever knows the model.
-   */
-  private opening?: () => { provider: string; modelId: string; thinkingLevel: string } | undefined;
+  /** The model and thinking level a fresh session file opens with (opening-entries.ts); set by whoever knows the model. */
+  private opening?: () => OpeningState | undefined;
 
-  setOpening(opening: () => { provider: string; modelId: string; thinkingLevel: string } | undefined): void {
+  setOpening(opening: () => OpeningState | undefined): void {
     this.opening = opening;
   }
 
@@ -498,14 +491,11 @@ export class SessionManager {
   private writeOpening(entry: SessionEntry): void {
     const state = this.opening?.();
     if (!state) return;
-    const model: ModelChangeEntry = { ...this.entryBase("model_change"), provider: state.provider, modelId: state.modelId };
-    this.persist(model);
-    this.index.add(model);
-    const level: ThinkingLevelChangeEntry = { ...this.entryBase("thinking_level_change"), parentId: model.id, thinkingLevel: state.thinkingLevel };
-    this.persist(level);
-    this.index.add(level);
-    this.leafId = level.id;
-    entry.parentId = level.id;
+    const add = (opening: SessionEntry) => {
+      this.persist(opening);
+      this.index.add(opening);
+    };
+    this.leafId = writeOpeningEntries(state, entry, (type, parentId) => ({ ...this.entryBase(type), parentId }), add);
   }
 
   private persist(entry: SessionEntry): void {
@@ -518,9 +508,14 @@ export class SessionManager {
 
   /** Replaces this session's entries (fork, branch extraction) and writes them out at once. */
   private adoptEntries(entries: SessionEntry[]): void {
+    this.adoptTree(entries);
+    this.writer.writeAll(this.header, entries);
+  }
+
+  /** These entries become the tree, its last entry the leaf. */
+  private adoptTree(entries: SessionEntry[]): void {
     this.index = new EntryIndex(entries);
     this.liveEdits = new LiveContextEdits();
     this.leafId = this.index.lastEntry?.id ?? null;
-    this.writer.writeAll(this.header, entries);
   }
 }
