@@ -11,7 +11,7 @@ import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/m
 /** The most breakpoints Anthropic accepts in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-type Marked = { cache_control?: unknown };
+export type Marked = { cache_control?: unknown };
 
 /** Every block of the request that carries a breakpoint, in request order (system, tools, messages). */
 function markedBlocks(payload: MessageCreateParamsStreaming): Marked[] {
@@ -35,10 +35,17 @@ function userTurnMarks(payload: MessageCreateParamsStreaming): Marked[] {
 
 /** Drops xcsh's own user-turn breakpoints, the earlier turn's first, until the request has at most four. */
 export function fitCacheBreakpoints(payload: MessageCreateParamsStreaming): void {
-  let excess = markedBlocks(payload).length - MAX_CACHE_BREAKPOINTS;
-  if (excess <= 0) return;
-  // xcsh marks the last two user turns; the earlier one goes first.
-  for (const block of userTurnMarks(payload).slice(0, 2).reverse()) {
+  giveWayToExtensionMarks(markedBlocks(payload).length, userTurnMarks(payload));
+}
+
+/**
+ * The rule both payload shapes share (Anthropic's here, OpenRouter's Chat Completions in
+ * openai-completions-convert.ts): with more than four marks in all, xcsh's marks on the last
+ * two user turns (`latestFirst`) give way, the earlier turn's first.
+ */
+export function giveWayToExtensionMarks(markCount: number, latestFirst: readonly Marked[]): void {
+  let excess = markCount - MAX_CACHE_BREAKPOINTS;
+  for (const block of latestFirst.slice(0, 2).reverse()) {
     if (excess <= 0) break;
     delete block.cache_control;
     excess--;

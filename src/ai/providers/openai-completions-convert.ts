@@ -8,6 +8,7 @@ import { applySamplingParams, samplingParamsFor } from "./sampling-params.ts";
 import type { AssistantMessage, CacheRetention, Context, ImageContent, Model, ModelThinkingLevel, TextContent, ToolResultMessage, UserMessage } from "../types.ts";
 import type { ResolvedCompat, ToolCallIdFormat } from "./openai-completions-compat.ts";
 import { transformMessages } from "./transform-messages.ts";
+import { giveWayToExtensionMarks, MAX_CACHE_BREAKPOINTS, type Marked } from "./anthropic-breakpoints.ts";
 
 // The provider and the tests reach the dialect through the converter, its one request-side entry.
 export { detectCompat, type ResolvedCompat, type ThinkingFormat, type ToolCallIdFormat } from "./openai-completions-compat.ts";
@@ -252,9 +253,6 @@ function addCacheControl(payload: CompletionsPayload, marker: CacheControl): voi
   }
 }
 
-/** The most breakpoints OpenRouter passes on to Claude in one request. */
-const MAX_CACHE_BREAKPOINTS = 4;
-
 /**
  * An extension's `before_provider_request` may add `cache_control` marks of its own beside
  * xcsh's four, and a fifth is refused. Then xcsh's user-turn marks give way, the earlier
@@ -267,10 +265,10 @@ export function fitCompletionsCacheBreakpoints(payload: unknown): void {
   const isMarked = (value: unknown) => typeof value === "object" && value !== null && (value as { cache_control?: unknown }).cache_control != null;
   const partsOf = (message: WireMessage) => (Array.isArray(message?.content) ? message.content : []);
   const tools = Array.isArray(body.tools) ? body.tools : [];
-  let excess = tools.filter(isMarked).length + body.messages.flatMap(partsOf).filter(isMarked).length - MAX_CACHE_BREAKPOINTS;
-  if (excess <= 0) return;
+  const markCount = tools.filter(isMarked).length + body.messages.flatMap(partsOf).filter(isMarked).length;
+  if (markCount <= MAX_CACHE_BREAKPOINTS) return;
   // The last marked text part of each of the last two user turns, latest first: where xcsh marks.
-  const turnMarks: { cache_control?: CacheControl }[] = [];
+  const turnMarks: Marked[] = [];
   let inTurn = false;
   for (let i = body.messages.length - 1; i >= 0 && turnMarks.length < 2; i--) {
     const message = body.messages[i];
@@ -281,15 +279,11 @@ export function fitCompletionsCacheBreakpoints(payload: unknown): void {
     if (inTurn) continue;
     const mark = partsOf(message).filter(isMarked).at(-1);
     if (mark) {
-      turnMarks.push(mark as { cache_control?: CacheControl });
+      turnMarks.push(mark as Marked);
       inTurn = true;
     }
   }
-  for (const part of turnMarks.reverse()) {
-    if (excess <= 0) break;
-    delete part.cache_control;
-    excess--;
-  }
+  giveWayToExtensionMarks(markCount, turnMarks);
 }
 
 // --- reasoning ----------------------------------------------------------------
